@@ -1,0 +1,39 @@
+/*
+ * modbuild.h - assembling small binary modules byte by byte for unit
+ * tests, so each test states exactly the bytes it feeds the decoder.
+ */
+#ifndef HEISEN_TESTS_MODBUILD_H
+#define HEISEN_TESTS_MODBUILD_H
+
+#include "core/wasm.h"
+
+#include <string.h>
+
+/* Start a module: magic and version. */
+static inline void mb_begin(wasm_buf *b)
+{
+	memset(b, 0, sizeof *b);
+	wasm_buf_put(b, "\0asm\1\0\0\0", 8);
+}
+
+/* Append a section with the given payload. */
+static inline void mb_section(wasm_buf *b, uint8_t id, const void *payload,
+			      size_t n)
+{
+	wasm_buf_byte(b, id);
+	wasm_buf_u32(b, (uint32_t)n);
+	wasm_buf_put(b, payload, n);
+}
+
+/* Decode and validate; returns the first failing status. */
+static inline wasm_status mb_check(const wasm_buf *b, wasm_err *e)
+{
+	wasm_module *m = NULL;
+	wasm_status st = wasm_decode(b->data, b->len, &m, e);
+	if (!st)
+		st = wasm_validate(m, e);
+	wasm_module_free(m);
+	return st;
+}
+
+#endif

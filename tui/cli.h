@@ -1,0 +1,97 @@
+/*
+ * cli.h - heisen's command language: one table of commands that argv
+ * parsing, `help`, and (later) the TUI prompt, scripts and completion all
+ * read.
+ *
+ * A command is a row of tui_commands[]: its name, a usage synopsis, a
+ * one-line summary, a longer description, its options and its handler.
+ * Options are parsed by tui_parse_opts from the same rows, so help text and
+ * parsing cannot drift apart.
+ *
+ * Exit codes (also the handlers' return values), everywhere:
+ *   0 success, 1 findings when asked for, 2 bad usage or bad input,
+ *   3 internal error. Errors go to stderr, results to stdout.
+ */
+#ifndef HEISEN_TUI_CLI_H
+#define HEISEN_TUI_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum {
+	TUI_EXIT_OK = 0,
+	TUI_EXIT_FINDINGS = 1,
+	TUI_EXIT_USAGE = 2,
+	TUI_EXIT_INTERNAL = 3,
+};
+
+#define HEISEN_VERSION "0.1.0"
+
+/* One option of a command. `arg` names the value ("FILE") or is NULL for
+ * a flag. */
+typedef struct tui_opt {
+	const char *name; /* "--json" */
+	const char *arg;
+	const char *help;
+} tui_opt;
+
+/* Parsed options: values[i] is the value of opts[i] ("" for a set flag,
+ * NULL when absent); operands are the remaining words in order. Storage
+ * points into argv; nothing to free. */
+#define TUI_MAX_OPTS 16
+#define TUI_MAX_OPERANDS 64
+typedef struct tui_args {
+	const char *values[TUI_MAX_OPTS];
+	const char *operands[TUI_MAX_OPERANDS];
+	int noperands;
+} tui_args;
+
+typedef struct tui_cmd tui_cmd;
+
+/* A handler runs a command with its parsed arguments; returns an exit
+ * code. out/err are where results and errors go. */
+typedef int (*tui_handler)(const tui_cmd *cmd, const tui_args *a, FILE *out,
+			   FILE *err);
+
+struct tui_cmd {
+	const char *name;
+	const char *usage;   /* "FILE.wasm [--json]" */
+	const char *summary; /* one line, for the command list */
+	const char *help;    /* paragraphs shown by `heisen help CMD` */
+	int min_operands, max_operands;
+	const tui_opt *opts; /* terminated by a row with name NULL */
+	tui_handler run;
+};
+
+extern const tui_cmd tui_commands[];
+
+/* Find a command by name, or NULL. */
+const tui_cmd *tui_find_cmd(const char *name);
+
+/* Parse argv (after the command name) against cmd's options. On a bad
+ * option or operand count prints a one-line message to err and returns
+ * false. */
+bool tui_parse_opts(const tui_cmd *cmd, int argc, char **argv, tui_args *a,
+		    FILE *err);
+
+/* Value of option `name` in a, or NULL when not given. */
+const char *tui_opt_value(const tui_cmd *cmd, const tui_args *a,
+			  const char *name);
+
+/* Run one command line (argv[0] is the command name). */
+int tui_dispatch(int argc, char **argv, FILE *out, FILE *err);
+
+/* The overview (`heisen --help`) and one command's help. */
+void tui_print_usage(FILE *f);
+void tui_print_cmd_help(const tui_cmd *cmd, FILE *f);
+
+/* Command handlers, one per command row. */
+int tui_cmd_help(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_version(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		    FILE *err);
+int tui_cmd_inspect(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		    FILE *err);
+int tui_cmd_validate(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
+
+#endif

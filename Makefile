@@ -52,7 +52,7 @@ help:
 # missing, so a machine that has them all makes no network request.
 DEB_PKGS := build-essential pkg-config libncurses-dev libreadline-dev \
 	libedit-dev libsqlite3-dev sqlite3 libcmocka-dev clang lld \
-	libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc wabt tmux
+	libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc wabt tmux xxd
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \

@@ -560,6 +560,7 @@ static wasm_status rd_limits(dec *d, bool memory, wasm_limits *l)
 	uint8_t flags;
 	wasm_status st;
 
+	l->at = at;
 	if ((st = rd_byte(c, &flags)))
 		return st;
 	if (flags > (memory ? 3 : 1))
@@ -690,6 +691,7 @@ static wasm_status sec_import(dec *d)
 		wasm_import *im = &m->imports[i];
 		size_t at;
 		uint8_t kind;
+		im->at = d->c.pos;
 		if ((st = rd_name(&d->c, &im->module)) ||
 		    (st = rd_name(&d->c, &im->name)))
 			return st;
@@ -794,6 +796,7 @@ static wasm_status sec_export(dec *d)
 		wasm_export *ex = &m->exports[i];
 		size_t at;
 		uint8_t kind;
+		ex->at = d->c.pos;
 		if ((st = rd_name(&d->c, &ex->name)))
 			return st;
 		at = d->c.pos;
@@ -813,6 +816,7 @@ static wasm_status sec_export(dec *d)
 static wasm_status sec_start(dec *d)
 {
 	d->m->has_start = true;
+	d->m->start_at = d->c.pos;
 	return rd_u32(&d->c, &d->m->start);
 }
 
@@ -828,6 +832,7 @@ static wasm_status sec_element(dec *d)
 		wasm_elem *e = &m->elems[i];
 		size_t at = d->c.pos;
 		uint32_t flags;
+		e->at = at;
 		if ((st = rd_u32(&d->c, &flags)))
 			return st;
 		if (flags > 7)

@@ -134,6 +134,7 @@ typedef struct wasm_instr {
 		struct {
 			uint32_t a, b; /* the two indices, in binary order */
 		} idx2;
+		/* LANE keeps its lane index in lanes[0]; SHUFFLE uses all 16. */
 		struct {
 			wasm_memarg m;
 			uint8_t lane;
@@ -186,10 +187,13 @@ typedef struct wasm_functype {
 	uint8_t *types; /* nparams + nresults value types */
 } wasm_functype;
 
+/* Entries the validator may reject carry `at`: the file offset where the
+ * entry starts, so that errors point into the file. */
 typedef struct wasm_limits {
 	uint32_t min, max;
 	bool has_max;
 	bool shared;
+	size_t at; /* offset of the flags byte */
 } wasm_limits;
 
 typedef struct wasm_tabletype {
@@ -225,6 +229,7 @@ typedef enum wasm_extern {
 const char *wasm_extern_name(wasm_extern k);
 
 typedef struct wasm_import {
+	size_t at;
 	wasm_str module, name;
 	wasm_extern kind;
 	union {
@@ -236,6 +241,7 @@ typedef struct wasm_import {
 } wasm_import;
 
 typedef struct wasm_export {
+	size_t at;
 	wasm_str name;
 	wasm_extern kind;
 	uint32_t index;
@@ -269,6 +275,7 @@ typedef enum wasm_segmode {
 } wasm_segmode;
 
 typedef struct wasm_elem {
+	size_t at;
 	wasm_segmode mode;
 	uint8_t flags;  /* 0..7 as encoded; kept so encode is faithful */
 	uint8_t type;   /* WASM_FUNCREF or WASM_EXTERNREF */
@@ -342,6 +349,7 @@ typedef struct wasm_module {
 	wasm_export *exports;
 	bool has_start;
 	uint32_t start;
+	size_t start_at; /* offset of the start section's index */
 	uint32_t nelems;
 	wasm_elem *elems;
 	bool has_datacount;

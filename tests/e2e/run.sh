@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Run every tests/e2e/t_*.sh against the heisen binary in $HEISEN.
+#
+#   HEISEN=/abs/path/to/heisen tests/e2e/run.sh     (make e2e sets it)
+#
+# Each test is a standalone bash script: exit 0 means pass, and on failure
+# it prints what broke. This prints PASS/FAIL per test (with the failing
+# test's output), then exactly `e2e: N passed, M failed`, and exits
+# non-zero if anything failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+
+if [ -z "${HEISEN:-}" ] || [ ! -x "$HEISEN" ]; then
+	echo "e2e: HEISEN must name the heisen binary (got '${HEISEN:-}')" >&2
+	exit 2
+fi
+export HEISEN
+
+passed=0
+failed=0
+log=$(mktemp) || exit 3
+trap 'rm -f "$log"' EXIT
+
+for t in "$here"/t_*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	if bash "$t" >"$log" 2>&1; then
+		echo "PASS $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name"
+		sed 's/^/    /' "$log"
+		failed=$((failed + 1))
+	fi
+done
+
+echo "e2e: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,23 @@
+;; Element segments of every flavour: active with and without table
+;; index, passive, declarative, function-index and expression forms.
+(module
+  (type $t (func (result i32)))
+  (table $t0 4 funcref)
+  (table $t1 4 funcref)
+  (table $t2 2 externref)
+  (func $a (result i32) i32.const 1)
+  (func $b (result i32) i32.const 2)
+  (elem (i32.const 0) $a $b)
+  (elem (table $t1) (i32.const 1) func $b $a)
+  (elem $pf func $a $b)
+  (elem $pe funcref (ref.func $a) (ref.null func) (item ref.func $b))
+  (elem $pn externref (ref.null extern))
+  (elem declare func $b)
+  (elem (table $t1) (offset (i32.const 2)) funcref (ref.func $b))
+  (func (export "f")
+    (table.init $t0 $pf (i32.const 2) (i32.const 0) (i32.const 2))
+    (table.init $t1 $pe (i32.const 0) (i32.const 1) (i32.const 2))
+    (table.init $t2 $pn (i32.const 0) (i32.const 0) (i32.const 1))
+    (table.copy $t0 $t1 (i32.const 0) (i32.const 1) (i32.const 2))
+    (elem.drop $pf)
+    (drop (ref.func $b))))

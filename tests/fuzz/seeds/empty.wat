@@ -1,0 +1,2 @@
+;; The smallest module: header only.
+(module)

@@ -1,0 +1,16 @@
+;; Every plain load and store with unusual alignments and large offsets.
+(module
+  (memory 1 65536)
+  (func (export "f") (param $p i32)
+    (drop (i32.load8_s (local.get $p))) (drop (i32.load8_u offset=1 (local.get $p)))
+    (drop (i32.load16_s align=1 (local.get $p))) (drop (i32.load16_u (local.get $p)))
+    (drop (i32.load offset=4294967295 align=1 (local.get $p)))
+    (drop (i64.load8_s (local.get $p))) (drop (i64.load16_u (local.get $p)))
+    (drop (i64.load32_s align=2 (local.get $p))) (drop (i64.load32_u (local.get $p)))
+    (drop (i64.load offset=65536 align=4 (local.get $p)))
+    (drop (f32.load (local.get $p))) (drop (f64.load align=1 (local.get $p)))
+    (i32.store8 (local.get $p) (i32.const 1)) (i32.store16 (local.get $p) (i32.const 1))
+    (i32.store (local.get $p) (i32.const 1)) (i64.store8 (local.get $p) (i64.const 1))
+    (i64.store16 (local.get $p) (i64.const 1)) (i64.store32 (local.get $p) (i64.const 1))
+    (i64.store align=8 (local.get $p) (i64.const 1))
+    (f32.store (local.get $p) (f32.const 1)) (f64.store offset=8 (local.get $p) (f64.const 1))))

@@ -1,0 +1,231 @@
+/*
+ * engine.h - heisen's WebAssembly engine: compile a validated module once,
+ * instantiate it many times, run it on real threads.
+ *
+ * Objects and ownership:
+ *   eng_module    a compiled module. Immutable once built, shared by every
+ *                 instance and thread; owns the wasm_module given to
+ *                 eng_compile. Freed with eng_module_free after its last
+ *                 instance.
+ *   eng_proc      one run of a program: its limits, stop flag, exit status
+ *                 and first trap, and its threads. Everything a run creates
+ *                 (instances, memories, tables, globals, host functions,
+ *                 threads) belongs to one proc and is freed by eng_proc_free.
+ *   eng_instance  a module instance: its functions, tables, memories,
+ *                 globals and segments, some of them imported.
+ *   eng_thread    an execution context: a value stack and a call stack.
+ *                 Used by one OS thread at a time.
+ *   eng_memory / eng_table / eng_global / eng_func
+ *                 runtime objects; importable and exportable.
+ *
+ * Errors: instantiation problems (unresolved import, incompatible import
+ * type) are host errors in a wasm_err, with an actionable message. Anything
+ * the guest does wrong at run time is a trap (eng_trap), naming the trap,
+ * the function (name-section name when present) and the code offset.
+ * Nothing the guest does can crash the host process: out-of-bounds memory
+ * accesses fault in guard pages and become traps, stack depth is bounded,
+ * and every limit ends the run with a clear status.
+ *
+ * Threads: every atomic uses the host's atomic instructions on linear
+ * memory (no global lock). eng_proc_stop() asks every thread of a proc to
+ * stop; running code polls the request at loop back-edges and calls, and
+ * threads blocked in memory.atomic.wait wake up.
+ */
+#ifndef HEISEN_CORE_ENGINE_H
+#define HEISEN_CORE_ENGINE_H
+
+#include "wasm.h"
+
+typedef struct eng_module eng_module;
+typedef struct eng_proc eng_proc;
+typedef struct eng_instance eng_instance;
+typedef struct eng_thread eng_thread;
+typedef struct eng_memory eng_memory;
+typedef struct eng_table eng_table;
+typedef struct eng_global eng_global;
+typedef struct eng_func eng_func;
+
+/* A value in a slot. i32 and f32 use the low 32 bits (f32/f64 as bit
+ * patterns); a funcref is an eng_func pointer, NULL for null; an externref
+ * is an opaque host value, 0 for null (so a host must not pass 0 for a
+ * non-null externref). */
+typedef uint64_t eng_val;
+
+/* Why a run, a call or an instantiation stopped. */
+typedef enum eng_trap_kind {
+	ENG_OK = 0,
+	ENG_TRAP_UNREACHABLE,     /* "unreachable" */
+	ENG_TRAP_MEMORY_OOB,      /* "out of bounds memory access" */
+	ENG_TRAP_TABLE_OOB,       /* "out of bounds table access" */
+	ENG_TRAP_UNDEFINED_ELEM,  /* "undefined element" */
+	ENG_TRAP_UNINIT_ELEM,     /* "uninitialized element" */
+	ENG_TRAP_INDIRECT_TYPE,   /* "indirect call type mismatch" */
+	ENG_TRAP_DIV_ZERO,        /* "integer divide by zero" */
+	ENG_TRAP_INT_OVERFLOW,    /* "integer overflow" */
+	ENG_TRAP_BAD_CONVERSION,  /* "invalid conversion to integer" */
+	ENG_TRAP_STACK,           /* "call stack exhausted" */
+	ENG_TRAP_UNALIGNED,       /* "unaligned atomic" */
+	ENG_TRAP_WAIT_UNSHARED,   /* "expected shared memory" */
+	ENG_TRAP_HOST,            /* a host function failed (msg says why) */
+	ENG_EXIT,                 /* proc_exit: not an error; see exit_code */
+	ENG_TIMEOUT,              /* the proc's wall-clock limit passed */
+	ENG_STOPPED,              /* eng_proc_stop from outside */
+	ENG_LIMIT,                /* a resource limit (threads, memory) */
+} eng_trap_kind;
+
+/* The spec's wording for a trap kind (what assert_trap compares with). */
+const char *eng_trap_name(eng_trap_kind k);
+
+typedef struct eng_trap {
+	eng_trap_kind kind;
+	int exit_code;       /* ENG_EXIT: the code given to proc_exit */
+	uint32_t func;       /* function index where it happened, or
+				WASM_NO_FUNC */
+	size_t offset;       /* file offset of the instruction, or
+				WASM_NO_OFFSET */
+	char msg[256];       /* full message, e.g. "integer divide by zero
+				in function 12 'fib' at offset 0x1a3f" */
+} eng_trap;
+
+/* Limits of one proc. Zero fields take the defaults shown. */
+typedef struct eng_limits {
+	uint32_t max_memory_pages; /* cap on any memory: 65536 (4 GiB) */
+	uint32_t max_threads;      /* live threads at once: 64 */
+	uint32_t max_call_depth;   /* wasm frames per thread: 10000 */
+	uint32_t stack_slots;      /* value slots per thread: 1 << 20 */
+	double timeout_s;          /* wall clock for the run; 0 = none */
+} eng_limits;
+
+/* ---- compile --------------------------------------------------------- */
+
+/* Translate a validated module into the engine's internal form. Takes
+ * ownership of m (freed with the compiled module, also on error). Errors:
+ * WASM_NOMEM, WASM_LIMIT (a function too large for the internal form). */
+wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err);
+
+/* The module a compiled module was built from (owned by it). */
+const wasm_module *eng_module_wasm(const eng_module *cm);
+
+void eng_module_free(eng_module *cm);
+
+/* ---- procs and threads ----------------------------------------------- */
+
+/* A new proc with the given limits (NULL for defaults). Caller frees with
+ * eng_proc_free, which first stops and joins every thread it still has. */
+eng_proc *eng_proc_new(const eng_limits *lim);
+void eng_proc_free(eng_proc *p);
+
+/* Ask every thread of p to stop with `why` (ENG_STOPPED, ENG_EXIT, a trap
+ * kind); the first request wins and is what eng_proc_status reports.
+ * Safe from any thread and from a signal handler. */
+void eng_proc_stop(eng_proc *p, const eng_trap *why);
+
+/* The first stop request or trap of the proc (ENG_OK if none). */
+void eng_proc_status(eng_proc *p, eng_trap *out);
+
+/* An execution context for the calling OS thread. Belongs to p. */
+eng_thread *eng_thread_new(eng_proc *p, wasm_err *err);
+/* Thread ids: 0 for the first thread of a proc, then as assigned. */
+uint32_t eng_thread_id(const eng_thread *t);
+eng_proc *eng_thread_proc(const eng_thread *t);
+/* Inside a host function: the instance whose code made the call (WASI
+ * reads and writes that instance's memory 0). NULL outside a call. */
+eng_instance *eng_thread_instance(const eng_thread *t);
+
+/* Run fn(t, arg) on a new OS thread of p with its own eng_thread t (the
+ * wasi-threads model: the caller instantiates the module again on t).
+ * Returns the new thread's id (> 0), or -1 with err set when the proc's
+ * thread limit is reached (WASM_LIMIT) or the OS refuses (WASM_NOMEM). */
+typedef void (*eng_thread_fn)(eng_thread *t, void *arg);
+int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
+		       wasm_err *err);
+
+/* Wait until every thread started with eng_proc_spawn has returned. */
+void eng_proc_join(eng_proc *p);
+
+/* Host data attached to a proc (WASI state, the detector's tables). */
+void eng_proc_set_host(eng_proc *p, void *host);
+void *eng_proc_host(const eng_proc *p);
+
+/* ---- runtime objects --------------------------------------------------- */
+
+/* Host function: read params from args, write results to results (both in
+ * slot form, in type order). Return ENG_OK, or a trap kind after filling
+ * trap (ENG_EXIT with exit_code for proc_exit). */
+typedef eng_trap_kind (*eng_host_fn)(eng_thread *t, void *ctx,
+				     const eng_val *args, eng_val *results,
+				     eng_trap *trap);
+
+/* A host function of the given type (copied). */
+eng_func *eng_host_func_new(eng_proc *p, const wasm_functype *type,
+			    eng_host_fn fn, void *ctx, const char *name);
+
+/* A memory with the given limits (max capped by the proc's limit). Shared
+ * memories are reserved at their maximum and never move. NULL on
+ * failure with err set. */
+eng_memory *eng_memory_new(eng_proc *p, const wasm_limits *lim,
+			   wasm_err *err);
+/* Base address and current size in bytes. The base never changes. */
+uint8_t *eng_memory_data(eng_memory *mem);
+uint64_t eng_memory_size(eng_memory *mem);
+const wasm_limits *eng_memory_limits(const eng_memory *mem);
+
+eng_table *eng_table_new(eng_proc *p, const wasm_tabletype *type,
+			 wasm_err *err);
+eng_global *eng_global_new(eng_proc *p, wasm_globaltype type, eng_val v);
+eng_val eng_global_get(const eng_global *g);
+wasm_globaltype eng_global_type(const eng_global *g);
+const wasm_functype *eng_func_type(const eng_func *f);
+
+/* ---- linking and instantiation ---------------------------------------- */
+
+typedef struct eng_extern {
+	wasm_extern kind;
+	union {
+		eng_func *func;
+		eng_table *table;
+		eng_memory *memory;
+		eng_global *global;
+	} u;
+} eng_extern;
+
+/* Resolve one import: fill *out and return true, or return false (the
+ * import is then reported as unknown). */
+typedef bool (*eng_resolver)(void *ctx, const wasm_import *imp,
+			     eng_extern *out);
+
+/* Instantiate cm in proc p: resolve imports (checking their types as the
+ * spec's import matching does), create defined memories, tables and
+ * globals, apply active element and data segments, run the start
+ * function on thread t. Errors: WASM_INVALID-class host errors in err
+ * ("unknown import env.foo", "incompatible import type for env.memory:
+ * expected shared memory"), or a trap during start or segment
+ * initialisation, returned as ENG_* in *trap with *out still set to
+ * NULL. Returns true on success. */
+bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
+		     eng_resolver resolve, void *ctx, eng_instance **out,
+		     eng_trap *trap, wasm_err *err);
+
+/* Look up an export by name. */
+bool eng_instance_export(eng_instance *inst, const char *name,
+			 eng_extern *out);
+
+/* Memory `idx` of the instance's index space (imported or defined), or
+ * NULL if there is none. */
+eng_memory *eng_instance_memory(eng_instance *inst, uint32_t idx);
+const eng_module *eng_instance_module(const eng_instance *inst);
+
+/* ---- running ---------------------------------------------------------- */
+
+/* Call f on thread t with args (slot form); write results. Returns ENG_OK
+ * or why it stopped (the same as trap->kind). Not reentrant for one
+ * thread except from host functions called by the guest. */
+eng_trap_kind eng_call(eng_thread *t, eng_func *f, const eng_val *args,
+		       eng_val *results, eng_trap *trap);
+
+/* The host-import hook: every import is resolved by the embedder's
+ * eng_resolver, so a runtime such as the detector provides `heisen.probe`
+ * by chaining its resolver in front of WASI's; core/ never knows what the
+ * functions it calls do. */
+
+#endif

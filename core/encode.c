@@ -358,14 +358,17 @@ static bool instr_eq(const wasm_instr *x, const wasm_instr *y)
 		return x->u.block.kind == y->u.block.kind &&
 		       x->u.block.val == y->u.block.val;
 	case WASM_IMM_BR_TABLE:
+		/* With no targets the reader may not have a label array. */
 		return x->u.br_table.count == y->u.br_table.count &&
 		       x->u.br_table.def == y->u.br_table.def &&
-		       !memcmp(x->u.br_table.labels, y->u.br_table.labels,
-			       x->u.br_table.count * sizeof(uint32_t));
+		       (!x->u.br_table.count ||
+			!memcmp(x->u.br_table.labels, y->u.br_table.labels,
+				x->u.br_table.count * sizeof(uint32_t)));
 	case WASM_IMM_SELECT_T:
 		return x->u.select.count == y->u.select.count &&
-		       !memcmp(x->u.select.types, y->u.select.types,
-			       x->u.select.count);
+		       (!x->u.select.count ||
+			!memcmp(x->u.select.types, y->u.select.types,
+				x->u.select.count));
 	case WASM_IMM_MEMARG:
 	case WASM_IMM_MEMARG_LANE:
 		return x->u.mem.m.align == y->u.mem.m.align &&

@@ -151,6 +151,7 @@ typedef struct lrun {
 
 typedef struct vstate {
 	const wasm_module *m;
+	wasm_features features;
 	wasm_err *err;
 	const char *section;
 	uint32_t func;
@@ -539,6 +540,29 @@ static bool check_mem(vstate *v, size_t off, uint32_t x)
 	return false;
 }
 
+/* Without multi-memory the last n immediates of a memory instruction are
+ * reserved zero bytes, each a single byte: the byte before them is the
+ * end of the opcode or of a LEB128, so it has no continuation bit. */
+static bool check_zero_bytes(vstate *v, const wasm_instr *in, unsigned n)
+{
+	const uint8_t *b = v->m->bytes;
+	size_t end = v->r.pos;
+
+	if (v->features.multi_memory)
+		return true;
+	for (unsigned i = 1; i <= n; i++)
+		if (b[end - i] != 0)
+			goto bad;
+	if (!(b[end - n - 1] & 0x80))
+		return true;
+bad:
+	fail(v, WASM_MALFORMED, in->offset,
+	     "zero byte expected: %s takes a reserved 0x00 byte without "
+	     "multi-memory",
+	     op_name(in->op));
+	return false;
+}
+
 static bool check_func(vstate *v, size_t off, uint32_t x)
 {
 	if (x < v->nfuncs)
@@ -641,13 +665,17 @@ static bool check_imm(vstate *v, const opsig *s, const wasm_instr *in)
 				return false;
 			}
 		return true;
-	case WASM_IMM_MEM: return check_mem(v, in->offset, in->u.idx);
+	case WASM_IMM_MEM:
+		return check_zero_bytes(v, in, 1) &&
+		       check_mem(v, in->offset, in->u.idx);
 	case WASM_IMM_TABLE: return check_table(v, in->offset, in->u.idx);
 	case WASM_IMM_MEMORY_COPY:
-		return check_mem(v, in->offset, in->u.idx2.a) &&
+		return check_zero_bytes(v, in, 2) &&
+		       check_mem(v, in->offset, in->u.idx2.a) &&
 		       check_mem(v, in->offset, in->u.idx2.b);
 	case WASM_IMM_MEMORY_INIT:
-		return check_mem(v, in->offset, in->u.idx2.b) &&
+		return check_zero_bytes(v, in, 1) &&
+		       check_mem(v, in->offset, in->u.idx2.b) &&
 		       check_data(v, in->offset, in->u.idx2.a);
 	case WASM_IMM_DATA: return check_data(v, in->offset, in->u.idx);
 	case WASM_IMM_ELEM: return check_elem(v, in->offset, in->u.idx);
@@ -1288,6 +1316,14 @@ static wasm_status check_module(vstate *v)
 	v->ntables = m->ntable_imports + m->ntables;
 	v->nmems = m->nmem_imports + m->nmems;
 	v->nglobals = m->nglobal_imports + m->nglobals;
+	if (v->nmems > 1 && !v->features.multi_memory) {
+		const wasm_limits *second = wasm_mem_limits(m, 1);
+		v->section = m->nmem_imports > 1 ? "import" : "memory";
+		return fail(v, WASM_INVALID, second->at,
+			    "multiple memories: %u memories need the "
+			    "multi-memory feature",
+			    v->nmems);
+	}
 	v->func_type = wasm_malloc((size_t)v->nfuncs * sizeof *v->func_type);
 	v->table_elem = wasm_malloc(v->ntables);
 	v->globals = wasm_malloc((size_t)v->nglobals * sizeof *v->globals);
@@ -1487,6 +1523,13 @@ static void prefer_malformed(vstate *v, uint32_t from)
 
 wasm_status wasm_validate(const wasm_module *m, wasm_err *err)
 {
+	static const wasm_features all = {.multi_memory = true};
+	return wasm_validate_with(m, &all, err);
+}
+
+wasm_status wasm_validate_with(const wasm_module *m, const wasm_features *f,
+			       wasm_err *err)
+{
 	vstate v;
 	wasm_status st;
 	uint32_t failed;
@@ -1495,6 +1538,7 @@ wasm_status wasm_validate(const wasm_module *m, wasm_err *err)
 	wasm_err_clear(err);
 	memset(&v, 0, sizeof v);
 	v.m = m;
+	v.features = *f;
 	v.err = err;
 	v.func = WASM_NO_FUNC;
 	wasm_reader_init(&v.r, m->bytes, 0, 0);

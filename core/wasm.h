@@ -374,8 +374,22 @@ wasm_status wasm_decode(const uint8_t *bytes, size_t len, wasm_module **out,
 void wasm_module_free(wasm_module *m);
 
 /* Validate a decoded module: WASM_OK, or WASM_INVALID / WASM_MALFORMED
- * with the offset, section and function of the first problem. */
+ * with the offset, section and function of the first problem. Every
+ * feature of DESIGN's scope is on (heisen needs multi-memory for its probe
+ * mask). */
 wasm_status wasm_validate(const wasm_module *m, wasm_err *err);
+
+/* Proposals that change the rules of earlier ones, for tools that must
+ * judge a module by an older standard (the spec suites of Wasm 2.0 and
+ * threads predate multi-memory). */
+typedef struct wasm_features {
+	/* Off: at most one memory, and memory.size/grow/copy/fill/init
+	 * take a single 0x00 byte where multi-memory has a memory index. */
+	bool multi_memory;
+} wasm_features;
+
+wasm_status wasm_validate_with(const wasm_module *m, const wasm_features *f,
+			       wasm_err *err);
 
 /* Encode a module. On success *out (caller frees with wasm_free) holds
  * *len bytes. The module must have been validated. */

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# run.sh BUILD_DIR - the spec-suite check of decode, validate and encode.
+#
+# Converts the WebAssembly spec suite (.wast) with wabt's wast2json into
+# BUILD_DIR/spec-json/{core,threads,multi-memory}/NAME/NAME.json (each file
+# in its own folder: wast2json writes NAME.N.wasm next to the JSON and the
+# suites share file names), then runs BUILD_DIR/tests/spec/spec_validate
+# on all of them. A JSON newer than its .wast is not converted again.
+#
+# The suite is found at $HEISEN_SPEC_DIR, else ../shared/wasm-spec next to
+# the repository. `make spec` builds spec_validate and runs this.
+set -euo pipefail
+
+if [ $# -ne 1 ]; then
+	echo "usage: tests/spec/run.sh BUILD_DIR" >&2
+	exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$1" 2>/dev/null && pwd) || { echo "run.sh: no build folder $1" >&2; exit 2; }
+spec=${HEISEN_SPEC_DIR:-$root/../shared/wasm-spec}
+if [ ! -d "$spec/core" ]; then
+	echo "run.sh: spec suite not found at $spec (expected core/*.wast;" \
+		"set HEISEN_SPEC_DIR to the wasm-spec folder)" >&2
+	exit 2
+fi
+spec=$(cd "$spec" && pwd) # before the cd below, so a relative one works
+cd "$root"
+bin=$build/tests/spec/spec_validate
+out=$build/spec-json
+for tool in wast2json wasm-validate; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "run.sh: $tool not found (Debian package wabt; make deps)" >&2
+		exit 2
+	fi
+done
+if [ ! -x "$bin" ]; then
+	echo "run.sh: $bin missing (make $bin)" >&2
+	exit 2
+fi
+
+"$bin" --selftest
+
+# Folders of the suite and the wast2json flags each needs
+# (wasm-spec/README.md).
+suites=(
+	"core|$spec/core|"
+	"threads|$spec/proposals/threads|--enable-threads"
+	"multi-memory|$spec/proposals/multi-memory|--enable-multi-memory"
+)
+
+# Stale conversions, three words each: FLAGS WAST JSON (FLAGS may be "").
+jobs=()
+jsons=()
+for entry in "${suites[@]}"; do
+	IFS='|' read -r suite dir flags <<<"$entry"
+	shopt -s nullglob
+	wasts=("$dir"/*.wast)
+	shopt -u nullglob
+	if [ ${#wasts[@]} -eq 0 ]; then
+		echo "run.sh: no .wast files in $dir" >&2
+		exit 2
+	fi
+	for wast in "${wasts[@]}"; do
+		name=$(basename "$wast" .wast)
+		json=$out/$suite/$name/$name.json
+		jsons+=("$json")
+		if [ ! "$json" -nt "$wast" ]; then
+			jobs+=("$flags" "$wast" "$json")
+		fi
+	done
+done
+
+if [ ${#jobs[@]} -gt 0 ]; then
+	echo "run.sh: converting $((${#jobs[@]} / 3)) .wast files with wast2json"
+	# A failed conversion removes its JSON so that the next run retries
+	# it instead of trusting a partial file; its folder is emptied first
+	# so no .wasm of an older conversion lingers.
+	printf '%s\0' "${jobs[@]}" | xargs -0 -P 2 -n 3 bash -c '
+		flags=$1 wast=$2 json=$3
+		dir=$(dirname "$json")
+		rm -rf "$dir" && mkdir -p "$dir"
+		if ! wast2json $flags "$wast" -o "$json"; then
+			rm -f "$json"
+			echo "run.sh: wast2json $flags $wast failed" >&2
+			exit 255
+		fi' _ || { echo "run.sh: conversion failed" >&2; exit 1; }
+fi
+
+# Re-encoded modules that wasm-validate rejects are kept here to look at.
+tmp=$build/spec-roundtrip
+rm -rf "$tmp"
+mkdir -p "$tmp"
+"$bin" -j 2 --exceptions tests/spec/exceptions.txt --tmpdir "$tmp" "${jsons[@]}"

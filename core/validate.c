@@ -467,7 +467,11 @@ static wasm_status setup_locals(vstate *v, const wasm_func *f,
 		}
 		if (ft->nparams)
 			memcpy(v->locals, ft->types, ft->nparams);
+		/* Empty groups are legal and may come before any local
+		 * exists, when v->locals is still NULL. */
 		for (uint32_t g = 0; g < f->ngroups; g++) {
+			if (!f->groups[g].count)
+				continue;
 			memset(v->locals + n, f->groups[g].type,
 			       f->groups[g].count);
 			n += f->groups[g].count;

@@ -243,6 +243,44 @@ static void broken_name_section_is_ignored(void **state)
 	wasm_buf_fini(&b);
 }
 
+/* Regression (found by the fuzzer): an empty local group in the first
+ * body, and a br_table with only a default target, made validate and
+ * module_equal pass NULL to memset/memcmp. Under UBSan this aborts. */
+static void empty_local_group_and_bare_br_table(void **state)
+{
+	static const uint8_t type[] = {1, 0x60, 0, 0};
+	static const uint8_t func[] = {1, 0};
+	/* locals: one group of 0 i32; body: block, i32.const 0,
+	 * br_table [] 0, end, end. */
+	static const uint8_t code[] = {1,    10,   1,    0,	  0x7f, 0x02,
+				       0x40, 0x41, 0,	 0x0e, 0,    0};
+	static const uint8_t tail[] = {0x0b, 0x0b};
+	wasm_buf b, c = {0};
+	wasm_module *m, *m2;
+	wasm_err e;
+	uint8_t *out;
+	size_t len;
+	char why[256];
+
+	wasm_buf_put(&c, code, sizeof code);
+	wasm_buf_put(&c, tail, sizeof tail);
+	c.data[1] = (uint8_t)(c.len - 2);
+	mb_begin(&b);
+	mb_section(&b, 1, type, sizeof type);
+	mb_section(&b, 3, func, sizeof func);
+	mb_section(&b, 10, c.data, c.len);
+	assert_int_equal(wasm_decode(b.data, b.len, &m, &e), WASM_OK);
+	assert_int_equal(wasm_validate(m, &e), WASM_OK);
+	assert_int_equal(wasm_encode(m, &out, &len, &e), WASM_OK);
+	assert_int_equal(wasm_decode(out, len, &m2, &e), WASM_OK);
+	assert_true(wasm_module_equal(m, m2, why, sizeof why));
+	wasm_free(out);
+	wasm_module_free(m);
+	wasm_module_free(m2);
+	wasm_buf_fini(&b);
+	wasm_buf_fini(&c);
+}
+
 /* Fail the Nth allocation for every N until decode, validate, summarize
  * and encode all succeed: each step must fail cleanly (ASan checks for
  * leaks and bad frees). */
@@ -290,6 +328,7 @@ int main(void)
 		cmocka_unit_test(hostile_sections),
 		cmocka_unit_test(invalid_body_names_function_and_offset),
 		cmocka_unit_test(broken_name_section_is_ignored),
+		cmocka_unit_test(empty_local_group_and_bare_br_table),
 		cmocka_unit_test(allocation_failure_at_every_step),
 	};
 	return cmocka_run_group_tests_name("module", tests, NULL, NULL);

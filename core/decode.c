@@ -21,7 +21,7 @@
 #include <string.h>
 
 const wasm_opinfo wasm_opinfo_table[WASM_OP_COUNT] = {
-#define OP(id, pfx, code, name, imm, sig, width, flags, syn)                 \
+#define OP(id, pfx, code, name, imm, sig, width, flags, syn)                   \
 	{pfx, code, WASM_IMM_##imm, width, flags, name, sig, syn},
 #include "opcodes.def"
 #undef OP
@@ -29,9 +29,9 @@ const wasm_opinfo wasm_opinfo_table[WASM_OP_COUNT] = {
 
 /* Opcode lookup: slot (0 = one byte, 1..3 = 0xFC..0xFE) * 256 + code ->
  * wasm_op + 1; 0 means no such opcode. */
-#define OP_SLOT(pfx) ((pfx) == 0 ? 0 : (pfx) - 0xFB)
+#define OP_SLOT(pfx) ((pfx) == 0 ? 0 : (pfx)-0xFB)
 static const uint16_t opmap[4 * 256] = {
-#define OP(id, pfx, code, name, imm, sig, width, flags, syn)                 \
+#define OP(id, pfx, code, name, imm, sig, width, flags, syn)                   \
 	[OP_SLOT(pfx) * 256 + (code)] = WASM_OP_##id + 1,
 #include "opcodes.def"
 #undef OP
@@ -64,9 +64,9 @@ const char *wasm_extern_name(wasm_extern k)
 const char *wasm_section_name(uint8_t id)
 {
 	static const char *const names[] = {
-		"custom", "type",   "import", "function", "table",
-		"memory", "global", "export", "start",    "element",
-		"code",   "data",   "datacount"};
+	    "custom", "type",	"import",   "function", "table",
+	    "memory", "global", "export",   "start",	"element",
+	    "code",   "data",	"datacount"};
 	return id < 13 ? names[id] : "unknown";
 }
 
@@ -124,16 +124,16 @@ static wasm_status rd_uleb(cur *c, unsigned bits, uint64_t *v)
 		if (i == maxlen - 1) {
 			if (b & 0x80)
 				return wasm_err_set(
-					c->err, WASM_MALFORMED, start,
-					"integer representation too long "
-					"(LEB128 over %u bytes)",
-					maxlen);
+				    c->err, WASM_MALFORMED, start,
+				    "integer representation too long "
+				    "(LEB128 over %u bytes)",
+				    maxlen);
 			if ((b >> (bits - shift)) != 0)
 				return wasm_err_set(
-					c->err, WASM_MALFORMED, start,
-					"integer too large: LEB128 has bits "
-					"set beyond %u",
-					bits);
+				    c->err, WASM_MALFORMED, start,
+				    "integer too large: LEB128 has bits "
+				    "set beyond %u",
+				    bits);
 		}
 		r |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
@@ -173,19 +173,19 @@ static wasm_status rd_sleb(cur *c, unsigned bits, int64_t *v)
 			int sign = (b >> (used - 1)) & 1;
 			uint8_t rest = (uint8_t)((b & 0x7f) >> used);
 			uint8_t want =
-				sign ? (uint8_t)(0x7f >> used) : (uint8_t)0;
+			    sign ? (uint8_t)(0x7f >> used) : (uint8_t)0;
 			if (b & 0x80)
 				return wasm_err_set(
-					c->err, WASM_MALFORMED, start,
-					"integer representation too long "
-					"(LEB128 over %u bytes)",
-					maxlen);
+				    c->err, WASM_MALFORMED, start,
+				    "integer representation too long "
+				    "(LEB128 over %u bytes)",
+				    maxlen);
 			if (rest != want)
 				return wasm_err_set(
-					c->err, WASM_MALFORMED, start,
-					"integer too large: signed LEB128 "
-					"does not fit %u bits",
-					bits);
+				    c->err, WASM_MALFORMED, start,
+				    "integer too large: signed LEB128 "
+				    "does not fit %u bits",
+				    bits);
 		}
 		r |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
@@ -433,8 +433,8 @@ wasm_status wasm_reader_next(wasm_reader *r, wasm_instr *in, wasm_err *err)
 			return st;
 		if (n > r->labels_cap) {
 			uint32_t cap = n < 16 ? 16 : n;
-			uint32_t *p = wasm_realloc(r->labels,
-						   (size_t)cap * sizeof *p);
+			uint32_t *p =
+			    wasm_realloc(r->labels, (size_t)cap * sizeof *p);
 			if (!p)
 				return wasm_err_set(err, WASM_NOMEM, at,
 						    "out of memory");
@@ -538,7 +538,7 @@ wasm_status wasm_reader_next(wasm_reader *r, wasm_instr *in, wasm_err *err)
 /* ---- module sections ------------------------------------------------- */
 
 /* Order of the known sections; datacount (12) goes before code (10). */
-static const uint8_t section_rank[13] = {0, 1, 2, 3, 4, 5, 6,
+static const uint8_t section_rank[13] = {0, 1, 2, 3,  4,  5, 6,
 					 7, 8, 9, 11, 12, 10};
 
 typedef struct dec {
@@ -547,11 +547,10 @@ typedef struct dec {
 	wasm_err *err;
 } dec;
 
-#define NEW_ARRAY(ptr, n)                                                    \
-	(((ptr) = wasm_calloc((n) ? (n) : 1, sizeof *(ptr))) != NULL         \
-		 ? WASM_OK                                                   \
-		 : wasm_err_set(d->err, WASM_NOMEM, d->c.pos,                \
-				"out of memory"))
+#define NEW_ARRAY(ptr, n)                                                      \
+	(((ptr) = wasm_calloc((n) ? (n) : 1, sizeof *(ptr))) != NULL           \
+	     ? WASM_OK                                                         \
+	     : wasm_err_set(d->err, WASM_NOMEM, d->c.pos, "out of memory"))
 
 static wasm_status rd_limits(dec *d, bool memory, wasm_limits *l)
 {
@@ -565,8 +564,7 @@ static wasm_status rd_limits(dec *d, bool memory, wasm_limits *l)
 		return st;
 	if (flags > (memory ? 3 : 1))
 		return wasm_err_set(d->err, WASM_MALFORMED, at,
-				    "malformed limits flags 0x%02x (%s)",
-				    flags,
+				    "malformed limits flags 0x%02x (%s)", flags,
 				    memory ? "expected 0..3"
 					   : "tables take 0 or 1");
 	l->has_max = flags & 1;
@@ -664,8 +662,7 @@ static wasm_status sec_type(dec *d)
 		if ((st = rd_count(&d->c, 1, &nr)))
 			return st;
 		if (nr) {
-			uint8_t *p = wasm_realloc(ft->types,
-						  (size_t)np + nr);
+			uint8_t *p = wasm_realloc(ft->types, (size_t)np + nr);
 			if (!p)
 				return wasm_err_set(d->err, WASM_NOMEM, at,
 						    "out of memory");
@@ -843,7 +840,7 @@ static wasm_status sec_element(dec *d)
 		e->flags = (uint8_t)flags;
 		/* Bit 0: passive or declarative; bit 1: explicit table
 		 * (active) or declarative; bit 2: expressions. */
-		e->mode = !(flags & 1)	 ? WASM_SEG_ACTIVE
+		e->mode = !(flags & 1)	? WASM_SEG_ACTIVE
 			  : (flags & 2) ? WASM_SEG_DECLARATIVE
 					: WASM_SEG_PASSIVE;
 		e->type = WASM_FUNCREF;
@@ -865,10 +862,10 @@ static wasm_status sec_element(dec *d)
 					return st;
 				if (kind != 0)
 					return wasm_err_set(
-						d->err, WASM_MALFORMED, kat,
-						"malformed element kind "
-						"0x%02x (expected 0x00)",
-						kind);
+					    d->err, WASM_MALFORMED, kat,
+					    "malformed element kind "
+					    "0x%02x (expected 0x00)",
+					    kind);
 			}
 		}
 		if ((st = rd_count(&d->c, 1, &e->count)))
@@ -940,8 +937,7 @@ static wasm_status sec_code(dec *d)
 				return st;
 			f->nlocals += f->groups[k].count;
 			if (f->nlocals > MAX_LOCALS)
-				return wasm_err_set(d->err, WASM_MALFORMED,
-						    gat,
+				return wasm_err_set(d->err, WASM_MALFORMED, gat,
 						    "too many locals (over "
 						    "2^32-1 in one function)");
 		}
@@ -1005,8 +1001,7 @@ static bool rd_namemap(cur *c, uint32_t *count, wasm_name **out)
 		return false;
 	*count = n;
 	for (uint32_t i = 0; i < n; i++)
-		if (rd_u32(c, &(*out)[i].index) ||
-		    rd_name(c, &(*out)[i].name))
+		if (rd_u32(c, &(*out)[i].index) || rd_name(c, &(*out)[i].name))
 			return false;
 	qsort(*out, n, sizeof **out, name_cmp);
 	return true;
@@ -1051,8 +1046,8 @@ static void parse_names(wasm_module *m, size_t start, size_t end)
 			if (rd_count(&sub, 2, &n))
 				ok = false;
 			else
-				nm->locals = wasm_calloc(n ? n : 1,
-							 sizeof *nm->locals);
+				nm->locals =
+				    wasm_calloc(n ? n : 1, sizeof *nm->locals);
 			if (!nm->locals) {
 				ok = false;
 				break;
@@ -1060,8 +1055,7 @@ static void parse_names(wasm_module *m, size_t start, size_t end)
 			for (uint32_t i = 0; ok && i < n; i++) {
 				struct wasm_local_names *ln = &nm->locals[i];
 				ok = !rd_u32(&sub, &ln->func) &&
-				     rd_namemap(&sub, &ln->count,
-						&ln->locals);
+				     rd_namemap(&sub, &ln->count, &ln->locals);
 				nm->nlocal_funcs = i + 1;
 			}
 		}
@@ -1076,10 +1070,10 @@ static void parse_names(wasm_module *m, size_t start, size_t end)
 /* ---- the module ------------------------------------------------------ */
 
 static wasm_status (*const section_reader[13])(dec *) = {
-	[1] = sec_type,     [2] = sec_import,  [3] = sec_function,
-	[4] = sec_table,    [5] = sec_memory,  [6] = sec_global,
-	[7] = sec_export,   [8] = sec_start,   [9] = sec_element,
-	[10] = sec_code,    [11] = sec_data,   [12] = sec_datacount,
+    [1] = sec_type,   [2] = sec_import, [3] = sec_function,
+    [4] = sec_table,  [5] = sec_memory, [6] = sec_global,
+    [7] = sec_export, [8] = sec_start,	[9] = sec_element,
+    [10] = sec_code,  [11] = sec_data,	[12] = sec_datacount,
 };
 
 static wasm_status decode_sections(dec *d)
@@ -1117,22 +1111,20 @@ static wasm_status decode_sections(dec *d)
 			return wasm_err_set(d->err, WASM_MALFORMED, at,
 					    "malformed section id %u", id);
 		d->err->section = wasm_section_name(id);
-		if ((st = rd_u32(c, &size)) ||
-		    (st = rd_bytes(c, size, &body)))
+		if ((st = rd_u32(c, &size)) || (st = rd_bytes(c, size, &body)))
 			return st;
 		if (id != 0) {
 			if (m->section_present[id])
-				return wasm_err_set(d->err, WASM_MALFORMED,
-						    at,
+				return wasm_err_set(d->err, WASM_MALFORMED, at,
 						    "duplicate %s section",
 						    wasm_section_name(id));
 			if (last && section_rank[id] <= section_rank[last])
 				return wasm_err_set(
-					d->err, WASM_MALFORMED, at,
-					"unexpected content after last "
-					"section: %s section after %s section",
-					wasm_section_name(id),
-					wasm_section_name(last));
+				    d->err, WASM_MALFORMED, at,
+				    "unexpected content after last "
+				    "section: %s section after %s section",
+				    wasm_section_name(id),
+				    wasm_section_name(last));
 			m->section_present[id] = true;
 			m->section_size[id] = size;
 		}
@@ -1146,8 +1138,8 @@ static wasm_status decode_sections(dec *d)
 			cs.start = c->pos;
 			cs.len = (uint32_t)(c->end - c->pos);
 			cs.after = last;
-			p = wasm_realloc(m->customs, (m->ncustoms + 1) *
-							     sizeof *p);
+			p = wasm_realloc(m->customs,
+					 (m->ncustoms + 1) * sizeof *p);
 			if (!p)
 				return wasm_err_set(d->err, WASM_NOMEM, at,
 						    "out of memory");
@@ -1164,12 +1156,12 @@ static wasm_status decode_sections(dec *d)
 				return st;
 			if (c->pos != c->end)
 				return wasm_err_set(
-					d->err, WASM_MALFORMED, c->pos,
-					"section size mismatch: %s section "
-					"declares %u bytes, its content ends "
-					"%zu bytes early",
-					wasm_section_name(id), size,
-					c->end - c->pos);
+				    d->err, WASM_MALFORMED, c->pos,
+				    "section size mismatch: %s section "
+				    "declares %u bytes, its content ends "
+				    "%zu bytes early",
+				    wasm_section_name(id), size,
+				    c->end - c->pos);
 			last = id;
 		}
 		c->end = file_end;

@@ -261,8 +261,8 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 				wasm_buf_u32(&body, f->groups[k].count);
 				wasm_buf_byte(&body, f->groups[k].type);
 			}
-			st = put_code(&body, m, f->code_start, f->code_end,
-				      err);
+			st =
+			    put_code(&body, m, f->code_start, f->code_end, err);
 			if (st)
 				err->func = m->nfunc_imports + i;
 			wasm_buf_u32(s, (uint32_t)body.len);
@@ -328,11 +328,11 @@ wasm_status wasm_encode(const wasm_module *m, uint8_t **out, size_t *len,
 
 /* ---- equality -------------------------------------------------------- */
 
-#define DIFF(...)                                                            \
-	do {                                                                 \
-		if (cap)                                                     \
-			snprintf(why, cap, __VA_ARGS__);                     \
-		return false;                                                \
+#define DIFF(...)                                                              \
+	do {                                                                   \
+		if (cap)                                                       \
+			snprintf(why, cap, __VA_ARGS__);                       \
+		return false;                                                  \
 	} while (0)
 
 static bool str_eq(wasm_str a, wasm_str b)
@@ -395,8 +395,8 @@ static bool instr_eq(const wasm_instr *x, const wasm_instr *y)
 
 /* Compare two instruction streams; where names the stream for the message. */
 static bool code_eq(const wasm_module *a, size_t as, size_t ae,
-		    const wasm_module *b, size_t bs, size_t be, const char *where,
-		    char *why, size_t cap)
+		    const wasm_module *b, size_t bs, size_t be,
+		    const char *where, char *why, size_t cap)
 {
 	wasm_reader ra, rb;
 	wasm_instr x, y;
@@ -409,8 +409,9 @@ static bool code_eq(const wasm_module *a, size_t as, size_t ae,
 		bool enda = ra.pos >= ra.end, endb = rb.pos >= rb.end;
 		if (enda || endb) {
 			if (enda != endb) {
-				snprintf(why, cap, "%s: lengths differ after %u "
-						   "instructions",
+				snprintf(why, cap,
+					 "%s: lengths differ after %u "
+					 "instructions",
 					 where, n);
 				eq = false;
 			}
@@ -422,11 +423,12 @@ static bool code_eq(const wasm_module *a, size_t as, size_t ae,
 				 e.msg);
 			eq = false;
 		} else if (!instr_eq(&x, &y)) {
-			snprintf(why, cap,
-				 "%s: instruction %u differs (%s at 0x%zx vs %s "
-				 "at 0x%zx)",
-				 where, n, wasm_op_info(x.op)->name, x.offset,
-				 wasm_op_info(y.op)->name, y.offset);
+			snprintf(
+			    why, cap,
+			    "%s: instruction %u differs (%s at 0x%zx vs %s "
+			    "at 0x%zx)",
+			    where, n, wasm_op_info(x.op)->name, x.offset,
+			    wasm_op_info(y.op)->name, y.offset);
 			eq = false;
 		}
 	}
@@ -435,12 +437,12 @@ static bool code_eq(const wasm_module *a, size_t as, size_t ae,
 	return eq;
 }
 
-#define EXPR_EQ(ea, eb, where)                                               \
-	code_eq(a, (ea).start, (ea).end, b, (eb).start, (eb).end, where, why, \
+#define EXPR_EQ(ea, eb, where)                                                 \
+	code_eq(a, (ea).start, (ea).end, b, (eb).start, (eb).end, where, why,  \
 		cap)
 
-bool wasm_module_equal(const wasm_module *a, const wasm_module *b,
-		       char *why, size_t cap)
+bool wasm_module_equal(const wasm_module *a, const wasm_module *b, char *why,
+		       size_t cap)
 {
 	char where[64];
 
@@ -458,7 +460,8 @@ bool wasm_module_equal(const wasm_module *a, const wasm_module *b,
 		DIFF("import count %u vs %u", a->nimports, b->nimports);
 	for (uint32_t i = 0; i < a->nimports; i++) {
 		const wasm_import *x = &a->imports[i], *y = &b->imports[i];
-		bool same = x->kind == y->kind && str_eq(x->module, y->module) &&
+		bool same = x->kind == y->kind &&
+			    str_eq(x->module, y->module) &&
 			    str_eq(x->name, y->name);
 		if (same) {
 			switch (x->kind) {
@@ -466,9 +469,9 @@ bool wasm_module_equal(const wasm_module *a, const wasm_module *b,
 				same = x->u.func_type == y->u.func_type;
 				break;
 			case WASM_EXTERN_TABLE:
-				same = x->u.table.elem == y->u.table.elem &&
-				       limits_eq(&x->u.table.lim,
-						 &y->u.table.lim);
+				same =
+				    x->u.table.elem == y->u.table.elem &&
+				    limits_eq(&x->u.table.lim, &y->u.table.lim);
 				break;
 			case WASM_EXTERN_MEMORY:
 				same = limits_eq(&x->u.memory, &y->u.memory);

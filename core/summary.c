@@ -32,8 +32,7 @@ static void count_access(wasm_summary *s, const wasm_instr *in)
 		s->per_mem[mem]++;
 }
 
-wasm_status wasm_summarize(const wasm_module *m, wasm_summary *s,
-			   wasm_err *err)
+wasm_status wasm_summarize(const wasm_module *m, wasm_summary *s, wasm_err *err)
 {
 	wasm_reader r;
 	wasm_instr in;

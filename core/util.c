@@ -34,20 +34,19 @@ wasm_status wasm_err_set(wasm_err *e, wasm_status st, size_t offset,
 	return st;
 }
 
-void wasm_err_format(const wasm_err *e, const char *file, char *buf,
-		     size_t cap)
+void wasm_err_format(const wasm_err *e, const char *file, char *buf, size_t cap)
 {
 	size_t n = 0;
 
 	if (cap == 0)
 		return;
 	buf[0] = '\0';
-#define PUT(...)                                                             \
-	do {                                                                 \
-		if (n < cap) {                                               \
-			int k_ = snprintf(buf + n, cap - n, __VA_ARGS__);    \
-			n += k_ > 0 ? (size_t)k_ : 0;                        \
-		}                                                            \
+#define PUT(...)                                                               \
+	do {                                                                   \
+		if (n < cap) {                                                 \
+			int k_ = snprintf(buf + n, cap - n, __VA_ARGS__);      \
+			n += k_ > 0 ? (size_t)k_ : 0;                          \
+		}                                                              \
 	} while (0)
 	if (file)
 		PUT("%s: ", file);
@@ -262,7 +261,8 @@ wasm_status wasm_read_file(const char *path, uint8_t **data, size_t *len,
 			goto done;
 		}
 		if (k == 0)
-			break; /* the file shrank under us: take what is there */
+			break; /* the file shrank under us: take what is there
+				*/
 		got += (size_t)k;
 	}
 	*data = buf;
@@ -274,15 +274,14 @@ done:
 	return rc;
 }
 
-wasm_status wasm_write_file(const char *path, const uint8_t *data,
-			    size_t len, wasm_err *err)
+wasm_status wasm_write_file(const char *path, const uint8_t *data, size_t len,
+			    wasm_err *err)
 {
 	char tmp[4096];
 	size_t done = 0;
 	int fd;
 
-	if (snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >=
-	    (int)sizeof tmp)
+	if (snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >= (int)sizeof tmp)
 		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
 				    "path too long");
 	fd = mkstemp(tmp);
@@ -303,8 +302,7 @@ wasm_status wasm_write_file(const char *path, const uint8_t *data,
 		}
 		done += (size_t)k;
 	}
-	if (fchmod(fd, 0644) != 0 || close(fd) != 0 ||
-	    rename(tmp, path) != 0) {
+	if (fchmod(fd, 0644) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
 		int e = errno;
 		unlink(tmp);
 		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,

@@ -21,10 +21,10 @@
 typedef enum wasm_status {
 	WASM_OK = 0,
 	WASM_MALFORMED, /* the bytes are not a well-formed binary module */
-	WASM_INVALID,   /* well formed, but fails validation (type rules) */
-	WASM_IO,        /* the file could not be read or written (errno) */
-	WASM_NOMEM,     /* an allocation failed */
-	WASM_LIMIT,     /* an implementation limit was exceeded */
+	WASM_INVALID,	/* well formed, but fails validation (type rules) */
+	WASM_IO,	/* the file could not be read or written (errno) */
+	WASM_NOMEM,	/* an allocation failed */
+	WASM_LIMIT,	/* an implementation limit was exceeded */
 } wasm_status;
 
 /* No function: the error is not inside a function body. */
@@ -34,10 +34,10 @@ typedef enum wasm_status {
 
 typedef struct wasm_err {
 	wasm_status status;
-	size_t offset;       /* byte offset in the binary or WASM_NO_OFFSET */
+	size_t offset;	     /* byte offset in the binary or WASM_NO_OFFSET */
 	const char *section; /* section name ("code", "type"…) or NULL */
-	uint32_t func;       /* function index or WASM_NO_FUNC */
-	char msg[256];       /* the reason, without position */
+	uint32_t func;	     /* function index or WASM_NO_FUNC */
+	char msg[256];	     /* the reason, without position */
 } wasm_err;
 
 /* Clear an error to "no error". */
@@ -47,7 +47,7 @@ void wasm_err_clear(wasm_err *e);
  * position fields are set by the caller beforehand or left as they are. */
 wasm_status wasm_err_set(wasm_err *e, wasm_status st, size_t offset,
 			 const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* Write "FILE: offset 0x1a3f (code, func 12): REASON" into buf (always
  * NUL-terminated, truncated to cap). file may be NULL. */
@@ -96,7 +96,7 @@ wasm_status wasm_read_file(const char *path, uint8_t **data, size_t *len,
 			   wasm_err *err);
 
 /* Write bytes to path atomically (temp file + rename). */
-wasm_status wasm_write_file(const char *path, const uint8_t *data,
-			    size_t len, wasm_err *err);
+wasm_status wasm_write_file(const char *path, const uint8_t *data, size_t len,
+			    wasm_err *err);
 
 #endif

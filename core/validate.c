@@ -1200,8 +1200,8 @@ static wasm_status check_limits(vstate *v, const wasm_limits *l, bool memory,
 			    "%s %u has %u > %u",
 			    kind, idx, l->min, l->max);
 	if (l->shared && !memory)
-		return fail(v, WASM_INVALID, l->at,
-			    "table %u cannot be shared", idx);
+		return fail(v, WASM_INVALID, l->at, "table %u cannot be shared",
+			    idx);
 	if (l->shared && !l->has_max)
 		return fail(v, WASM_INVALID, l->at,
 			    "shared memory must have maximum: memory %u has "

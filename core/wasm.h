@@ -43,33 +43,33 @@ const char *wasm_type_name(uint8_t t);
 /* Immediate formats (column IMM of opcodes.def). */
 typedef enum wasm_imm {
 	WASM_IMM_NONE,
-	WASM_IMM_BLOCK,         /* block type */
-	WASM_IMM_LABEL,         /* label depth */
-	WASM_IMM_BR_TABLE,      /* vec(label) default */
-	WASM_IMM_FUNC,          /* function index */
+	WASM_IMM_BLOCK,		/* block type */
+	WASM_IMM_LABEL,		/* label depth */
+	WASM_IMM_BR_TABLE,	/* vec(label) default */
+	WASM_IMM_FUNC,		/* function index */
 	WASM_IMM_CALL_INDIRECT, /* type index, table index */
-	WASM_IMM_SELECT_T,      /* vec(valtype) */
+	WASM_IMM_SELECT_T,	/* vec(valtype) */
 	WASM_IMM_LOCAL,
 	WASM_IMM_GLOBAL,
 	WASM_IMM_TABLE,
 	WASM_IMM_MEMARG,      /* align (+ memory when bit 6), offset */
 	WASM_IMM_MEMARG_LANE, /* memarg, lane byte */
-	WASM_IMM_MEM,         /* memory index */
+	WASM_IMM_MEM,	      /* memory index */
 	WASM_IMM_I32,
 	WASM_IMM_I64,
 	WASM_IMM_F32,
 	WASM_IMM_F64,
 	WASM_IMM_V128,
 	WASM_IMM_SHUFFLE, /* 16 lane bytes */
-	WASM_IMM_LANE,    /* one lane byte */
+	WASM_IMM_LANE,	  /* one lane byte */
 	WASM_IMM_REFTYPE,
-	WASM_IMM_DATA,        /* data segment index */
-	WASM_IMM_ELEM,        /* element segment index */
+	WASM_IMM_DATA,	      /* data segment index */
+	WASM_IMM_ELEM,	      /* element segment index */
 	WASM_IMM_MEMORY_INIT, /* data index, memory index */
 	WASM_IMM_MEMORY_COPY, /* destination memory, source memory */
 	WASM_IMM_TABLE_INIT,  /* element index, table index */
 	WASM_IMM_TABLE_COPY,  /* destination table, source table */
-	WASM_IMM_FENCE,       /* one zero byte */
+	WASM_IMM_FENCE,	      /* one zero byte */
 } wasm_imm;
 
 /* Opcode flags (column FLAGS of opcodes.def). */
@@ -80,7 +80,7 @@ enum {
 	WASM_F_SYNC = 1 << 3, /* wait/notify/fence: synchronisation */
 	WASM_F_SIMD = 1 << 4,
 	WASM_F_RANGE_WRITE = 1 << 5, /* memory.copy/fill/init */
-	WASM_F_CONST = 1 << 6,       /* allowed in constant expressions */
+	WASM_F_CONST = 1 << 6,	     /* allowed in constant expressions */
 	WASM_F_CTRL = 1 << 7,
 	WASM_F_CALL = 1 << 8,
 	WASM_F_TRAPS = 1 << 9, /* may trap on its operands */
@@ -95,13 +95,13 @@ typedef enum wasm_op {
 
 /* Static facts about an opcode, one row of opcodes.def. */
 typedef struct wasm_opinfo {
-	uint8_t prefix;      /* 0, 0xFC, 0xFD or 0xFE */
-	uint8_t code;        /* opcode byte or sub-opcode */
-	uint8_t imm;         /* wasm_imm */
-	uint8_t width;       /* access width in bytes, 0 if none */
-	uint16_t flags;      /* WASM_F_* */
-	const char *name;    /* "i32.add" */
-	const char *sig;     /* "ii>i" or NULL */
+	uint8_t prefix;	  /* 0, 0xFC, 0xFD or 0xFE */
+	uint8_t code;	  /* opcode byte or sub-opcode */
+	uint8_t imm;	  /* wasm_imm */
+	uint8_t width;	  /* access width in bytes, 0 if none */
+	uint16_t flags;	  /* WASM_F_* */
+	const char *name; /* "i32.add" */
+	const char *sig;  /* "ii>i" or NULL */
 	const char *synopsis;
 } wasm_opinfo;
 
@@ -119,7 +119,7 @@ typedef struct wasm_blocktype {
 
 typedef struct wasm_memarg {
 	uint32_t align; /* log2 of the alignment */
-	uint32_t mem;   /* memory index */
+	uint32_t mem;	/* memory index */
 	uint64_t offset;
 } wasm_memarg;
 
@@ -134,7 +134,8 @@ typedef struct wasm_instr {
 		struct {
 			uint32_t a, b; /* the two indices, in binary order */
 		} idx2;
-		/* LANE keeps its lane index in lanes[0]; SHUFFLE uses all 16. */
+		/* LANE keeps its lane index in lanes[0]; SHUFFLE uses all 16.
+		 */
 		struct {
 			wasm_memarg m;
 			uint8_t lane;
@@ -147,8 +148,9 @@ typedef struct wasm_instr {
 		uint8_t lanes[16];
 		uint8_t reftype;
 		struct {
-			uint32_t count;     /* targets, not counting default */
-			const uint32_t *labels; /* count entries, reader-owned */
+			uint32_t count; /* targets, not counting default */
+			const uint32_t
+			    *labels; /* count entries, reader-owned */
 			uint32_t def;
 		} br_table;
 		struct {
@@ -262,10 +264,10 @@ typedef struct wasm_func {
 	uint32_t type;
 	uint32_t ngroups;
 	wasm_localgroup *groups;
-	uint64_t nlocals;   /* sum of group counts, without params */
-	size_t body_start;  /* file offset of the body entry's size LEB */
-	size_t code_start;  /* first instruction */
-	size_t code_end;    /* one past the final `end` */
+	uint64_t nlocals;  /* sum of group counts, without params */
+	size_t body_start; /* file offset of the body entry's size LEB */
+	size_t code_start; /* first instruction */
+	size_t code_end;   /* one past the final `end` */
 } wasm_func;
 
 typedef enum wasm_segmode {
@@ -277,13 +279,13 @@ typedef enum wasm_segmode {
 typedef struct wasm_elem {
 	size_t at;
 	wasm_segmode mode;
-	uint8_t flags;  /* 0..7 as encoded; kept so encode is faithful */
-	uint8_t type;   /* WASM_FUNCREF or WASM_EXTERNREF */
+	uint8_t flags;	/* 0..7 as encoded; kept so encode is faithful */
+	uint8_t type;	/* WASM_FUNCREF or WASM_EXTERNREF */
 	uint32_t table; /* active only */
 	wasm_expr offset;
 	uint32_t count;
-	uint32_t *funcs;   /* flags without bit 2: function indices */
-	wasm_expr *exprs;  /* flags with bit 2: one expression each */
+	uint32_t *funcs;  /* flags without bit 2: function indices */
+	wasm_expr *exprs; /* flags with bit 2: one expression each */
 } wasm_elem;
 
 typedef struct wasm_data {
@@ -322,7 +324,7 @@ typedef struct wasm_names {
 		uint32_t func;
 		uint32_t count;
 		wasm_name *locals;
-	} *locals;
+	} * locals;
 } wasm_names;
 
 typedef struct wasm_module {
@@ -399,11 +401,11 @@ wasm_status wasm_encode(const wasm_module *m, uint8_t **out, size_t *len,
 /* Compare two modules structurally: types, imports, every section, and
  * each body instruction by instruction (offsets and LEB padding aside).
  * Returns true if equal; otherwise writes the first difference to why. */
-bool wasm_module_equal(const wasm_module *a, const wasm_module *b,
-		       char *why, size_t cap);
+bool wasm_module_equal(const wasm_module *a, const wasm_module *b, char *why,
+		       size_t cap);
 
 /* Index-space helpers. */
-uint32_t wasm_func_count(const wasm_module *m);   /* imports + defined */
+uint32_t wasm_func_count(const wasm_module *m); /* imports + defined */
 uint32_t wasm_table_count(const wasm_module *m);
 uint32_t wasm_mem_count(const wasm_module *m);
 uint32_t wasm_global_count(const wasm_module *m);
@@ -421,12 +423,12 @@ const wasm_str *wasm_func_name(const wasm_module *m, uint32_t idx);
  * memories when they differ); wait, notify and fence are synchronisation
  * and are not counted. */
 typedef struct wasm_summary {
-	uint64_t instrs;    /* instructions in all bodies */
-	uint64_t accesses;  /* memory-access instructions, all memories */
-	uint64_t atomics;   /* of which atomic */
-	uint32_t nmems;     /* wasm_mem_count(m) */
-	uint64_t *per_mem;  /* nmems counters, owned by the summary */
-	bool has_dwarf;     /* a custom section named .debug_* exists */
+	uint64_t instrs;   /* instructions in all bodies */
+	uint64_t accesses; /* memory-access instructions, all memories */
+	uint64_t atomics;  /* of which atomic */
+	uint32_t nmems;	   /* wasm_mem_count(m) */
+	uint64_t *per_mem; /* nmems counters, owned by the summary */
+	bool has_dwarf;	   /* a custom section named .debug_* exists */
 	bool has_debug_line;
 } wasm_summary;
 

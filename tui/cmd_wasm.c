@@ -103,8 +103,8 @@ static void format_type(const wasm_functype *ft, char *buf, size_t cap)
 		n += (size_t)snprintf(buf + n, cap - n, ") -> (");
 	for (uint32_t i = 0; i < ft->nresults && n < cap; i++)
 		n += (size_t)snprintf(
-			buf + n, cap - n, "%s%s", i ? " " : "",
-			wasm_type_name(ft->types[ft->nparams + i]));
+		    buf + n, cap - n, "%s%s", i ? " " : "",
+		    wasm_type_name(ft->types[ft->nparams + i]));
 	if (n < cap)
 		snprintf(buf + n, cap - n, ")");
 }
@@ -127,7 +127,7 @@ typedef void (*section_fn)(void *ctx, uint8_t id, const wasm_custom *c,
 
 static void each_section(const wasm_module *m, section_fn fn, void *ctx)
 {
-	static const uint8_t order[] = {0, 1, 2, 3, 4, 5, 6,
+	static const uint8_t order[] = {0, 1, 2, 3,  4,	 5, 6,
 					7, 8, 9, 12, 10, 11};
 	for (size_t k = 0; k < sizeof order; k++) {
 		uint8_t id = order[k];
@@ -188,8 +188,7 @@ static void inspect_text(const char *path, const wasm_module *m,
 	for (uint32_t i = 0; i < m->nimports; i++) {
 		const wasm_import *im = &m->imports[i];
 		buf[0] = '\0';
-		if (im->kind == WASM_EXTERN_FUNC &&
-		    im->u.func_type < m->ntypes)
+		if (im->kind == WASM_EXTERN_FUNC && im->u.func_type < m->ntypes)
 			format_type(&m->types[im->u.func_type], buf,
 				    sizeof buf);
 		else if (im->kind == WASM_EXTERN_MEMORY)
@@ -226,8 +225,7 @@ static void inspect_text(const char *path, const wasm_module *m,
 		"\nfunctions: %u (%u imported, %u defined), %" PRIu64
 		" instructions\n",
 		wasm_func_count(m), m->nfunc_imports, m->nfuncs, s->instrs);
-	fprintf(out,
-		"memory accesses: %" PRIu64 " (%" PRIu64 " atomic)\n",
+	fprintf(out, "memory accesses: %" PRIu64 " (%" PRIu64 " atomic)\n",
 		s->accesses, s->atomics);
 	fprintf(out, "debug info: DWARF %s%s, name section %s\n",
 		s->has_dwarf ? "yes" : "no",
@@ -326,8 +324,7 @@ static void inspect_json(const char *path, const wasm_module *m,
 	tui_json_done(&j);
 }
 
-int tui_cmd_inspect(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		    FILE *err)
+int tui_cmd_inspect(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *path = a->operands[0];
 	wasm_module *m;

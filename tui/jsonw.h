@@ -24,9 +24,9 @@ typedef struct tui_json {
 } tui_json;
 
 void tui_json_init(tui_json *j, FILE *f);
-void tui_json_obj(tui_json *j, const char *key);  /* { */
-void tui_json_arr(tui_json *j, const char *key);  /* [ */
-void tui_json_end(tui_json *j, char close);       /* } or ] */
+void tui_json_obj(tui_json *j, const char *key); /* { */
+void tui_json_arr(tui_json *j, const char *key); /* [ */
+void tui_json_end(tui_json *j, char close);	 /* } or ] */
 void tui_json_str(tui_json *j, const char *key, const char *s);
 void tui_json_strn(tui_json *j, const char *key, const char *s, size_t n);
 void tui_json_u64(tui_json *j, const char *key, uint64_t v);

@@ -32,7 +32,7 @@ static wasm_instr roundtrip(wasm_instr in)
 
 static void i32_const_edges(void **state)
 {
-	static const int32_t vals[] = {0,  1,	  -1,	 63,	    64,	-64,
+	static const int32_t vals[] = {0,   1,	 -1,  63,	 64,	   -64,
 				       -65, 127, 128, INT32_MAX, INT32_MIN};
 	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
 		wasm_instr in = {.op = WASM_OP_I32_CONST};
@@ -43,8 +43,8 @@ static void i32_const_edges(void **state)
 
 static void i64_const_edges(void **state)
 {
-	static const int64_t vals[] = {0, -1, 1LL << 40, -(1LL << 40),
-				       INT64_MAX, INT64_MIN};
+	static const int64_t vals[] = {
+	    0, -1, 1LL << 40, -(1LL << 40), INT64_MAX, INT64_MIN};
 	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
 		wasm_instr in = {.op = WASM_OP_I64_CONST};
 		in.u.i64 = vals[i];
@@ -91,9 +91,9 @@ static void overlong_and_overflowing(void **state)
 	 * the sign. */
 	static const uint8_t too_big[] = {0x41, 0xff, 0xff, 0xff, 0xff, 0x4f};
 	/* i64.const with 11 bytes. */
-	static const uint8_t too_long64[] = {0x42, 0x80, 0x80, 0x80, 0x80,
-					     0x80, 0x80, 0x80, 0x80, 0x80,
-					     0x80, 0x00};
+	static const uint8_t too_long64[] = {0x42, 0x80, 0x80, 0x80,
+					     0x80, 0x80, 0x80, 0x80,
+					     0x80, 0x80, 0x80, 0x00};
 	/* local.get whose u32 has bit 35 set. */
 	static const uint8_t u32_big[] = {0x20, 0x80, 0x80, 0x80, 0x80, 0x10};
 	/* Truncated immediate. */
@@ -126,11 +126,11 @@ static void padded_but_in_range_is_accepted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(i32_const_edges),
-		cmocka_unit_test(i64_const_edges),
-		cmocka_unit_test(memarg_offsets_and_memories),
-		cmocka_unit_test(overlong_and_overflowing),
-		cmocka_unit_test(padded_but_in_range_is_accepted),
+	    cmocka_unit_test(i32_const_edges),
+	    cmocka_unit_test(i64_const_edges),
+	    cmocka_unit_test(memarg_offsets_and_memories),
+	    cmocka_unit_test(overlong_and_overflowing),
+	    cmocka_unit_test(padded_but_in_range_is_accepted),
 	};
 	return cmocka_run_group_tests_name("leb", tests, NULL, NULL);
 }

@@ -20,24 +20,23 @@
 static void build_sample(wasm_buf *b)
 {
 	static const uint8_t type[] = {1, 0x60, 1, 0x7f, 1, 0x7f};
-	static const uint8_t import[] = {1,   3,   'e', 'n', 'v', 6, 'm',
-					 'e', 'm', 'o', 'r', 'y', 2, 3,
-					 1,   4};
+	static const uint8_t import[] = {1,   3,   'e', 'n', 'v', 6, 'm', 'e',
+					 'm', 'o', 'r', 'y', 2,	  3, 1,	  4};
 	static const uint8_t func[] = {1, 0};
 	static const uint8_t export[] = {1, 3, 'r', 'u', 'n', 0, 0};
 	static const uint8_t code[] = {
-		1, 26, 1, 1, 0x7f,	 /* one local i32 */
-		0x20, 0,		 /* local.get 0 */
-		0x28, 2, 0,		 /* i32.load align=2 */
-		0x21, 1,		 /* local.set 1 */
-		0x20, 0, 0x20, 1,	 /* local.get 0, local.get 1 */
-		0x36, 2, 4,		 /* i32.store offset=4 */
-		0x20, 0, 0x41, 1,	 /* local.get 0, i32.const 1 */
-		0xfe, 0x1e, 2, 0,	 /* i32.atomic.rmw.add */
-		0x0b};
+	    1,	  26,	1,    1, 0x7f, /* one local i32 */
+	    0x20, 0,		       /* local.get 0 */
+	    0x28, 2,	0,	       /* i32.load align=2 */
+	    0x21, 1,		       /* local.set 1 */
+	    0x20, 0,	0x20, 1,       /* local.get 0, local.get 1 */
+	    0x36, 2,	4,	       /* i32.store offset=4 */
+	    0x20, 0,	0x41, 1,       /* local.get 0, i32.const 1 */
+	    0xfe, 0x1e, 2,    0,       /* i32.atomic.rmw.add */
+	    0x0b};
 	static const uint8_t data[] = {1, 0, 0x41, 16, 0x0b, 2, 'h', 'i'};
-	static const uint8_t names[] = {4, 'n', 'a', 'm', 'e', 1, 6, 1,
-					0, 3, 'r', 'u', 'n'};
+	static const uint8_t names[] = {4, 'n', 'a', 'm', 'e', 1,  6,
+					1, 0,	3,   'r', 'u', 'n'};
 	static const uint8_t custom[] = {3, 'x', 'y', 'z', 42};
 
 	mb_begin(b);
@@ -163,33 +162,30 @@ static void hostile_headers(void **state)
 static void hostile_sections(void **state)
 {
 	/* Function section before type section. */
-	static const uint8_t order[] = {0,    'a', 's', 'm', 1, 0, 0, 0,
-					3,    1,   0,	1,   4, 1, 0x60,
-					0,    0};
+	static const uint8_t order[] = {0, 'a', 's', 'm', 1, 0,	   0, 0, 3,
+					1, 0,	1,   4,	  1, 0x60, 0, 0};
 	/* Type count 2^32-1 in a 5-byte section. */
-	static const uint8_t count[] = {0,    'a',  's',  'm',	1, 0, 0,
-					0,    1,    5,	  0xff, 0xff,
-					0xff, 0xff, 0x0f};
+	static const uint8_t count[] = {0, 'a', 's',  'm',  1,	  0,	0,   0,
+					1, 5,	0xff, 0xff, 0xff, 0xff, 0x0f};
 	/* Section size larger than the file. */
 	static const uint8_t size[] = {0, 'a', 's', 'm', 1, 0, 0, 0, 1, 100};
 	/* Type count as a 6-byte LEB. */
-	static const uint8_t leb[] = {0,    'a',  's',	'm',  1,    0, 0,
-				      0,    1,	  6,	0x80, 0x80, 0x80,
-				      0x80, 0x80, 0x00};
+	static const uint8_t leb[] = {0,    'a',  's',	'm', 1,	   0,
+				      0,    0,	  1,	6,   0x80, 0x80,
+				      0x80, 0x80, 0x80, 0x00};
 	/* Unknown section id 13. */
 	static const uint8_t id[] = {0, 'a', 's', 'm', 1, 0, 0, 0, 13, 0};
 	/* Duplicate type section. */
-	static const uint8_t dup[] = {0, 'a', 's', 'm', 1, 0, 0, 0,
-				      1, 1,   0,   1,	1, 0};
+	static const uint8_t dup[] = {0, 'a', 's', 'm', 1, 0, 0,
+				      0, 1,   1,   0,	1, 1, 0};
 	/* Function declared, code section missing. */
-	static const uint8_t nocode[] = {0,    'a', 's', 'm', 1, 0, 0,
-					 0,    1,   4,	 1,   0x60, 0, 0,
-					 3,    2,   1,	 0};
+	static const uint8_t nocode[] = {0, 'a', 's',  'm', 1, 0, 0, 0, 1,
+					 4, 1,	 0x60, 0,   0, 3, 2, 1, 0};
 	/* Custom section name with invalid UTF-8. */
-	static const uint8_t utf8[] = {0, 'a', 's', 'm', 1, 0, 0, 0,
-				       0, 3,   2,   0xc0, 0x80};
+	static const uint8_t utf8[] = {0, 'a', 's', 'm', 1,    0,   0,
+				       0, 0,   3,   2,	 0xc0, 0x80};
 	/* Section content shorter than declared. */
-	static const uint8_t slack[] = {0, 'a', 's', 'm', 1, 0,	 0, 0,
+	static const uint8_t slack[] = {0, 'a', 's', 'm',  1, 0, 0, 0,
 					1, 5,	1,   0x60, 0, 0, 0};
 
 	expect_malformed(order, sizeof order, 11, "after");
@@ -208,8 +204,8 @@ static void invalid_body_names_function_and_offset(void **state)
 	/* (func (result i32) f64.const 0 i32.eqz ... ) -> type mismatch. */
 	static const uint8_t type[] = {1, 0x60, 0, 1, 0x7f};
 	static const uint8_t func[] = {1, 0};
-	static const uint8_t code[] = {1,	 12, 0, 0x44, 0, 0, 0, 0,
-				       0, 0, 0, 0, 0x45, 0x0b};
+	static const uint8_t code[] = {1, 12, 0, 0x44, 0, 0,	0,
+				       0, 0,  0, 0,    0, 0x45, 0x0b};
 	wasm_buf b;
 	wasm_err e;
 	char line[512];
@@ -252,8 +248,8 @@ static void empty_local_group_and_bare_br_table(void **state)
 	static const uint8_t func[] = {1, 0};
 	/* locals: one group of 0 i32; body: block, i32.const 0,
 	 * br_table [] 0, end, end. */
-	static const uint8_t code[] = {1,    10,   1,    0,	  0x7f, 0x02,
-				       0x40, 0x41, 0,	 0x0e, 0,    0};
+	static const uint8_t code[] = {1,    10,   1, 0,    0x7f, 0x02,
+				       0x40, 0x41, 0, 0x0e, 0,	  0};
 	static const uint8_t tail[] = {0x0b, 0x0b};
 	wasm_buf b, c = {0};
 	wasm_module *m, *m2;
@@ -321,15 +317,15 @@ static void allocation_failure_at_every_step(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sample_is_valid_and_described),
-		cmocka_unit_test(encode_roundtrip_keeps_everything),
-		cmocka_unit_test(equality_notices_a_changed_immediate),
-		cmocka_unit_test(hostile_headers),
-		cmocka_unit_test(hostile_sections),
-		cmocka_unit_test(invalid_body_names_function_and_offset),
-		cmocka_unit_test(broken_name_section_is_ignored),
-		cmocka_unit_test(empty_local_group_and_bare_br_table),
-		cmocka_unit_test(allocation_failure_at_every_step),
+	    cmocka_unit_test(sample_is_valid_and_described),
+	    cmocka_unit_test(encode_roundtrip_keeps_everything),
+	    cmocka_unit_test(equality_notices_a_changed_immediate),
+	    cmocka_unit_test(hostile_headers),
+	    cmocka_unit_test(hostile_sections),
+	    cmocka_unit_test(invalid_body_names_function_and_offset),
+	    cmocka_unit_test(broken_name_section_is_ignored),
+	    cmocka_unit_test(empty_local_group_and_bare_br_table),
+	    cmocka_unit_test(allocation_failure_at_every_step),
 	};
 	return cmocka_run_group_tests_name("module", tests, NULL, NULL);
 }

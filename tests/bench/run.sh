@@ -9,6 +9,7 @@
 # file already in memory); the reference is the best of 3 wall-clock runs of
 # the wasm-validate process, which includes its start-up and file read, so
 # the ratio slightly favours us on small files and not measurably on 24 MB.
+# Then the execution benchmark, tests/bench/kernels.sh (see its header).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -77,3 +78,8 @@ echo "|---|---|---|---|"
 echo "| time (ours best of 5, reference best of 3) | $ours_time | $ref_time | $ratio |"
 echo "| throughput | $ours_rate | $ref_rate | $ratio |"
 echo
+
+# Execution: C kernels natively, under `heisen run`, Node's WASI and
+# wasm-interp. kernels.sh also runs alone; it fails (and so do we) only on
+# a build problem, a failed run or a checksum mismatch, never on a timing.
+"$(dirname "${BASH_SOURCE[0]}")/kernels.sh" "$build" || exit $?

@@ -209,6 +209,9 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 /* Look up an export by name. */
 bool eng_instance_export(eng_instance *inst, const char *name,
 			 eng_extern *out);
+/* The same for a name of len bytes that may contain NUL bytes. */
+bool eng_instance_export_n(eng_instance *inst, const char *name, size_t len,
+			   eng_extern *out);
 
 /* Memory `idx` of the instance's index space (imported or defined), or
  * NULL if there is none. */

@@ -36,14 +36,22 @@ typedef struct tui_opt {
 } tui_opt;
 
 /* Parsed options: values[i] is the value of opts[i] ("" for a set flag,
- * NULL when absent); operands are the remaining words in order. Storage
- * points into argv; nothing to free. */
+ * NULL when absent; the last one when given more than once); operands are
+ * the remaining words in order. seen[] lists every option given, in
+ * order, so that repeatable options (--dir, --env) keep each value: read
+ * them with tui_opt_values. Storage points into argv; nothing to free. */
 #define TUI_MAX_OPTS 16
 #define TUI_MAX_OPERANDS 64
+#define TUI_MAX_SEEN 64
 typedef struct tui_args {
 	const char *values[TUI_MAX_OPTS];
 	const char *operands[TUI_MAX_OPERANDS];
 	int noperands;
+	struct tui_seen {
+		int opt;           /* index into the command's opts */
+		const char *value; /* as in values[] */
+	} seen[TUI_MAX_SEEN];
+	int nseen;
 } tui_args;
 
 typedef struct tui_cmd tui_cmd;
@@ -58,10 +66,16 @@ struct tui_cmd {
 	const char *usage;   /* "FILE.wasm [--json]" */
 	const char *summary; /* one line, for the command list */
 	const char *help;    /* paragraphs shown by `heisen help CMD` */
-	int min_operands, max_operands;
+	int min_operands, max_operands; /* max TUI_RAW_ARGS: see below */
 	const tui_opt *opts; /* terminated by a row with name NULL */
 	tui_handler run;
 };
+
+/* max_operands of a command whose words are not heisen's to parse
+ * (`heisen cc` hands them to clang): every word after the command name
+ * becomes an operand, options included; only --help and -h still show
+ * the command's help. */
+#define TUI_RAW_ARGS (-1)
 
 extern const tui_cmd tui_commands[];
 
@@ -78,6 +92,11 @@ bool tui_parse_opts(const tui_cmd *cmd, int argc, char **argv, tui_args *a,
 const char *tui_opt_value(const tui_cmd *cmd, const tui_args *a,
 			  const char *name);
 
+/* Every value of a repeatable option `name`, in command-line order:
+ * stores up to cap of them in vals and returns how many were given. */
+int tui_opt_values(const tui_cmd *cmd, const tui_args *a, const char *name,
+		   const char **vals, int cap);
+
 /* Run one command line (argv[0] is the command name). */
 int tui_dispatch(int argc, char **argv, FILE *out, FILE *err);
 
@@ -93,5 +112,8 @@ int tui_cmd_inspect(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		    FILE *err);
 int tui_cmd_validate(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
+int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		FILE *err);
+int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 
 #endif

@@ -21,6 +21,27 @@ static const tui_opt validate_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+/* Only for help: cc's words go to clang unparsed (TUI_RAW_ARGS), and
+ * tui_cmd_cc picks its own option out of them. */
+static const tui_opt cc_opts[] = {
+	{"--print-cmd", NULL,
+	 "print the clang command line instead of running it"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt run_opts[] = {
+	{"--dir", "HOST[::GUEST]",
+	 "grant directory HOST, seen by the program as GUEST (default: "
+	 "HOST); repeatable"},
+	{"--env", "K=V", "set a variable in the program's environment; "
+	 "repeatable"},
+	{"--timeout", "S", "stop the program after S seconds (exit 124)"},
+	{"--max-threads", "N", "most threads alive at once (default 64)"},
+	{"--max-memory", "SIZE",
+	 "cap on each memory: bytes or 64K/64M/1G (default 4G)"},
+	{NULL, NULL, NULL},
+};
+
 const tui_cmd tui_commands[] = {
 	{"help", "[COMMAND]", "show the command list or one command's help",
 	 "Without an argument, lists every command. With one, shows its "
@@ -48,6 +69,49 @@ const tui_cmd tui_commands[] = {
 	 "  app.wasm: offset 0x1a3f (code, func 12): type mismatch: i32.add "
 	 "expects i32, got f64",
 	 1, 1, validate_opts, tui_cmd_validate},
+	{"run",
+	 "FILE.wasm [--dir HOST[::GUEST]]... [--env K=V]... [--timeout S] "
+	 "[--max-threads N] [--max-memory SIZE] [-- ARGS...]",
+	 "run a WASI program in heisen's engine",
+	 "Runs FILE.wasm, a WASI preview1 command module (it exports "
+	 "_start), in heisen's interpreter, with wasi-threads: every thread "
+	 "the program spawns is a new instance sharing its memory, on its own "
+	 "OS thread. ARGS after -- are the program's arguments (its argv[0] "
+	 "is FILE.wasm). Standard input, output and error are the program's. "
+	 "The program sees only the directories granted with --dir (paths "
+	 "cannot leave them, not through .. nor symlinks) and only the "
+	 "variables set with --env, not heisen's environment.\n"
+	 "Past --max-memory, memory.grow fails as the program sees it; past "
+	 "--max-threads, creating a thread fails with EAGAIN.\n"
+	 "Exit status: the program's own (its proc_exit code, or 0 when "
+	 "_start returns, even if other threads still run); 134 if it traps "
+	 "or needs more memory than --max-memory to start, with the reason "
+	 "on stderr, e.g.\n"
+	 "  heisen: trap: integer divide by zero in function 12 'fib' at "
+	 "offset 0x1a3f\n"
+	 "124 if --timeout passes; 2 if FILE.wasm cannot be read, is not a "
+	 "valid module or not a WASI command, or an option is wrong; 3 on an "
+	 "internal error. A program may return these codes itself: the "
+	 "message on stderr tells them apart.",
+	 1, TUI_MAX_OPERANDS, run_opts, tui_cmd_run},
+	{"cc", "[CLANG ARGS...] [--print-cmd]",
+	 "compile and link C for heisen (wasm32-wasi with threads)",
+	 "Runs clang for wasm32-wasi with wasi-threads and links heisen's "
+	 "guest library, like mpicc: programs written against <pthread.h> "
+	 "compile unchanged, and malloc and stdio output are made "
+	 "thread-safe. Every argument goes to clang: -o OUT.wasm, -O2, -g, "
+	 "-D, -I, several .c files, -c to compile only, -Wl,... to the "
+	 "linker (-Wl,--max-memory=BYTES overrides the default cap of "
+	 "256 MiB). errno is one variable shared by all threads (Debian's "
+	 "wasi-libc has no thread-local errno).\n"
+	 "Example: heisen cc -g -O1 -o app.wasm app.c && heisen run app.wasm\n"
+	 "Needs the Debian packages clang, lld, wasi-libc and "
+	 "libclang-rt-14-dev-wasm32; HEISEN_CLANG names another compiler, "
+	 "HEISEN_WASI_SYSROOT another wasi-libc sysroot (default /usr).\n"
+	 "Exit status: 0 success; 2 if clang fails (its messages say why); "
+	 "3 if clang cannot be run or the toolchain or guest library is "
+	 "missing (the message names the package).",
+	 1, TUI_RAW_ARGS, cc_opts, tui_cmd_cc},
 	{NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
 
@@ -74,6 +138,16 @@ bool tui_parse_opts(const tui_cmd *cmd, int argc, char **argv, tui_args *a,
 	bool only_operands = false;
 
 	memset(a, 0, sizeof *a);
+	if (cmd->max_operands == TUI_RAW_ARGS) {
+		if (argc > TUI_MAX_OPERANDS) {
+			fprintf(err, "heisen %s: too many arguments (at most %d)\n",
+				cmd->name, TUI_MAX_OPERANDS);
+			return false;
+		}
+		for (int i = 0; i < argc; i++)
+			a->operands[a->noperands++] = argv[i];
+		return true;
+	}
 	for (int i = 0; i < argc; i++) {
 		const char *w = argv[i];
 		if (!only_operands && !strcmp(w, "--")) {
@@ -108,6 +182,13 @@ bool tui_parse_opts(const tui_cmd *cmd, int argc, char **argv, tui_args *a,
 					cmd->opts[k].arg);
 				return false;
 			}
+			if (a->nseen == TUI_MAX_SEEN) {
+				fprintf(err, "heisen %s: too many options\n",
+					cmd->name);
+				return false;
+			}
+			a->seen[a->nseen].opt = k;
+			a->seen[a->nseen++].value = a->values[k];
 		} else {
 			if (a->noperands == TUI_MAX_OPERANDS) {
 				fprintf(err, "heisen %s: too many arguments\n",
@@ -133,6 +214,20 @@ const char *tui_opt_value(const tui_cmd *cmd, const tui_args *a,
 {
 	int k = opt_index(cmd, name, strlen(name));
 	return k < 0 ? NULL : a->values[k];
+}
+
+int tui_opt_values(const tui_cmd *cmd, const tui_args *a, const char *name,
+		   const char **vals, int cap)
+{
+	int k = opt_index(cmd, name, strlen(name)), n = 0;
+
+	for (int i = 0; k >= 0 && i < a->nseen; i++)
+		if (a->seen[i].opt == k) {
+			if (n < cap)
+				vals[n] = a->seen[i].value;
+			n++;
+		}
+	return n;
 }
 
 int tui_dispatch(int argc, char **argv, FILE *out, FILE *err)

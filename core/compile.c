@@ -1,0 +1,1351 @@
+/*
+ * compile.c - translate a validated module into the engine's register
+ * code (eng_compile), and map code back to module offsets for traps.
+ *
+ * How it works:
+ *   One forward pass per body with the wasm_reader, simulating the
+ *   operand stack. Each simulated value is one of
+ *     TEMP   in its depth slot (nlocals + depth),
+ *     LOCAL  still in local slot i (local.get emits nothing),
+ *     CONST  a known constant (i32/i64/f32/f64.const, ref.null).
+ *   An instruction reads LOCAL operands straight from the local's slot;
+ *   CONST operands either become the immediate of an _RI variant (the
+ *   second operand of the hot i32/i64 arithmetic and compares) or are
+ *   materialised into their depth slot. The result goes to the depth slot
+ *   of the first operand. A LOCAL entry is materialised (copied to its
+ *   depth slot) when a local.set/tee of that local would clobber it, and
+ *   every LOCAL entry is materialised at block/loop/if entry so that a
+ *   pending reference never crosses a control-flow join. local.set right
+ *   after the instruction that produced the value rewrites that
+ *   instruction's destination instead of copying (peephole "patch").
+ *   A compare (or eqz) immediately followed by br_if/if is fused into one
+ *   compare-and-branch.
+ *
+ *   Blocks pass values through fixed slots: the results (or, for a loop,
+ *   the params) of a block entered at height h live in the depth slots
+ *   h, h+1...; a branch copies the values it carries there first. Calls
+ *   need their arguments in consecutive depth slots (materialised); the
+ *   callee's frame starts at the first argument, so the callee's params
+ *   are those slots and its results come back in the same place. A return
+ *   moves results to slots 0..n-1 of the frame.
+ *
+ *   Code after br/br_table/return/unreachable is skipped up to the end or
+ *   else of its block (it cannot run). A body with a SIMD instruction (or
+ *   a v128 local) compiles to one TRAP_SIMD instruction.
+ *
+ *   Every Wasm instruction that emits code adds (cell, file offset) to the
+ *   function's pc map, used only when a trap is reported.
+ *
+ * Limitations:
+ *   Slot numbers and code size are 32-bit (WASM_LIMIT beyond 2^30 cells).
+ *   No register allocation across blocks, no constant folding.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+enum { SV_TEMP, SV_LOCAL, SV_CONST };
+
+typedef struct sv {
+	uint8_t kind;
+	uint32_t slot; /* LOCAL: the local */
+	uint64_t k;    /* CONST: the value bits */
+} sv;
+
+enum { K_BLOCK, K_LOOP, K_IF, K_FUNC };
+#define NONE UINT32_MAX
+
+typedef struct ctl {
+	uint8_t kind;
+	uint32_t np, nr;
+	uint32_t height;   /* depth below the params */
+	uint32_t loop_pc;  /* loop: first cell of the body */
+	uint32_t fixups;   /* list of branches to the end */
+	uint32_t else_fix; /* if: the false branch, until else/end */
+} ctl;
+
+typedef struct fixup {
+	uint32_t instr; /* start of the branch instruction */
+	uint32_t cell;  /* cell holding the offset */
+	uint8_t half;   /* which 32-bit half */
+	uint32_t next;
+} fixup;
+
+typedef struct cc {
+	const wasm_module *m;
+	eng_module *cm;
+	const void *const *h;
+	jmp_buf oom;
+	eng_cell *code;
+	uint32_t ncode, capcode;
+	sv *stk;
+	uint32_t depth, capstk, maxdepth;
+	ctl *ctls;
+	uint32_t nctl, capctl;
+	fixup *fix;
+	uint32_t nfix, capfix;
+	eng_pcmap *pcm;
+	uint32_t npcm, cappcm;
+	uint32_t nlocals;
+	uint32_t nrefs;   /* LOCAL entries on the stack */
+	int64_t patch;    /* cell of the last instruction's {d,..}, or -1 */
+	uint32_t last_op, last_at;
+	uint32_t dead;    /* > 0: skipping unreachable code (nesting + 1) */
+} cc;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void *grow(cc *c, void *p, uint32_t *cap, uint32_t need, size_t sz)
+{
+	uint32_t n;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	n = *cap ? *cap : 16;
+	while (n < need) {
+		if (n > (1u << 30))
+			longjmp(c->oom, 2);
+		n *= 2;
+	}
+	q = wasm_realloc(p, (size_t)n * sz);
+	if (!q)
+		longjmp(c->oom, 1);
+	*cap = n;
+	return q;
+}
+
+#define TS(c, d) ((c)->nlocals + (d))
+
+static uint32_t emit(cc *c, unsigned op, unsigned n)
+{
+	uint32_t at = c->ncode;
+
+	c->code = grow(c, c->code, &c->capcode, at + n, sizeof *c->code);
+	memset(&c->code[at], 0, n * sizeof *c->code);
+	if (c->h)
+		c->code[at].h = c->h[op];
+	else
+		c->code[at].op = op;
+	c->ncode += n;
+	c->patch = -1;
+	c->last_op = op;
+	c->last_at = at;
+	return at;
+}
+
+static void set2(cc *c, uint32_t cell, uint32_t a, uint32_t b)
+{
+	c->code[cell].u32[0] = a;
+	c->code[cell].u32[1] = b;
+}
+
+static void push(cc *c, uint8_t kind, uint32_t slot, uint64_t k)
+{
+	c->stk = grow(c, c->stk, &c->capstk, c->depth + 1, sizeof *c->stk);
+	c->stk[c->depth].kind = kind;
+	c->stk[c->depth].slot = slot;
+	c->stk[c->depth].k = k;
+	if (kind == SV_LOCAL)
+		c->nrefs++;
+	c->depth++;
+	if (c->depth > c->maxdepth)
+		c->maxdepth = c->depth;
+}
+
+static uint32_t push_temp(cc *c)
+{
+	push(c, SV_TEMP, 0, 0);
+	return TS(c, c->depth - 1);
+}
+
+static void pop_n(cc *c, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		c->depth--;
+		if (c->stk[c->depth].kind == SV_LOCAL)
+			c->nrefs--;
+	}
+}
+
+/* Move the entry at pos into its depth slot (TEMP from now on). */
+static void materialise(cc *c, uint32_t pos)
+{
+	sv *e = &c->stk[pos];
+	uint32_t at;
+
+	if (e->kind == SV_LOCAL) {
+		at = emit(c, EOP_MOV, 2);
+		set2(c, at + 1, TS(c, pos), e->slot);
+		c->nrefs--;
+	} else if (e->kind == SV_CONST) {
+		at = emit(c, EOP_CONST, 3);
+		set2(c, at + 1, TS(c, pos), 0);
+		c->code[at + 2].u64 = e->k;
+	}
+	e->kind = SV_TEMP;
+}
+
+/* Operand slot of the entry at pos (CONST materialised). */
+static uint32_t opnd(cc *c, uint32_t pos)
+{
+	if (c->stk[pos].kind == SV_CONST)
+		materialise(c, pos);
+	return c->stk[pos].kind == SV_LOCAL ? c->stk[pos].slot : TS(c, pos);
+}
+
+/* Materialise every LOCAL entry (of local `only`, or all if NONE) below
+ * stack position `below`. */
+static void flush_refs(cc *c, uint32_t only, uint32_t below)
+{
+	if (!c->nrefs)
+		return;
+	for (uint32_t i = 0; i < below && c->nrefs; i++)
+		if (c->stk[i].kind == SV_LOCAL &&
+		    (only == NONE || c->stk[i].slot == only))
+			materialise(c, i);
+}
+
+static void pcmap_add(cc *c, size_t offset)
+{
+	if (c->npcm && c->pcm[c->npcm - 1].pc == c->ncode) {
+		c->pcm[c->npcm - 1].offset = (uint32_t)offset;
+		return;
+	}
+	c->pcm = grow(c, c->pcm, &c->cappcm, c->npcm + 1, sizeof *c->pcm);
+	c->pcm[c->npcm].pc = c->ncode;
+	c->pcm[c->npcm].offset = (uint32_t)offset;
+	c->npcm++;
+}
+
+static void add_fixup(cc *c, ctl *f, uint32_t instr, uint32_t cell,
+		      uint8_t half)
+{
+	uint32_t i = c->nfix;
+	c->fix = grow(c, c->fix, &c->capfix, i + 1, sizeof *c->fix);
+	c->fix[i] = (fixup){instr, cell, half, f->fixups};
+	c->nfix++;
+	f->fixups = i;
+}
+
+static void patch_list(cc *c, uint32_t head, uint32_t target)
+{
+	for (uint32_t i = head; i != NONE; i = c->fix[i].next)
+		c->code[c->fix[i].cell].i32[c->fix[i].half] =
+			(int32_t)(target - c->fix[i].instr);
+}
+
+static void blocktype(cc *c, const wasm_blocktype *bt, uint32_t *np,
+		      uint32_t *nr)
+{
+	switch (bt->kind) {
+	case WASM_BT_EMPTY: *np = 0, *nr = 0; break;
+	case WASM_BT_VAL: *np = 0, *nr = 1; break;
+	default:
+		*np = c->m->types[bt->val].nparams;
+		*nr = c->m->types[bt->val].nresults;
+	}
+}
+
+/* Values a branch to f carries. */
+static uint32_t label_arity(const ctl *f)
+{
+	return f->kind == K_LOOP ? f->np : f->nr;
+}
+
+/* Whether the n values below stack position top are not all in the
+ * depth slots from dst_depth already. */
+static bool needs_copy_at(cc *c, uint32_t top, uint32_t n,
+			  uint32_t dst_depth)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t pos = top - n + i;
+		if (c->stk[pos].kind != SV_TEMP || pos != dst_depth + i)
+			return true;
+	}
+	return false;
+}
+
+static bool needs_copy(cc *c, uint32_t n, uint32_t dst_depth)
+{
+	return needs_copy_at(c, c->depth, n, dst_depth);
+}
+
+/* Copy the top n values to the depth slots from dst_depth (ascending is
+ * safe: a TEMP source is never below its destination). */
+static void copy_top(cc *c, uint32_t n, uint32_t dst_depth)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t pos = c->depth - n + i, at;
+		sv *e = &c->stk[pos];
+		uint32_t dst = TS(c, dst_depth + i);
+
+		if (e->kind == SV_CONST) {
+			at = emit(c, EOP_CONST, 3);
+			set2(c, at + 1, dst, 0);
+			c->code[at + 2].u64 = e->k;
+		} else {
+			uint32_t src = e->kind == SV_LOCAL ? e->slot
+							   : TS(c, pos);
+			if (src == dst)
+				continue;
+			at = emit(c, EOP_MOV, 2);
+			set2(c, at + 1, dst, src);
+		}
+	}
+}
+
+/* Move the top n values to slots 0..n-1 and return. */
+static void emit_return(cc *c, uint32_t n)
+{
+	uint32_t base = c->depth - n;
+
+	/* A LOCAL source below its destination index could be overwritten
+	 * by an earlier move: give it its depth slot first. */
+	for (uint32_t j = 0; j < n; j++)
+		if (c->stk[base + j].kind == SV_LOCAL &&
+		    c->stk[base + j].slot < j)
+			materialise(c, base + j);
+	for (uint32_t j = 0; j < n; j++) {
+		sv *e = &c->stk[base + j];
+		uint32_t at;
+		if (e->kind == SV_CONST) {
+			at = emit(c, EOP_CONST, 3);
+			set2(c, at + 1, j, 0);
+			c->code[at + 2].u64 = e->k;
+		} else {
+			uint32_t src = e->kind == SV_LOCAL ? e->slot
+							   : TS(c, base + j);
+			if (src != j) {
+				at = emit(c, EOP_MOV, 2);
+				set2(c, at + 1, j, src);
+			}
+		}
+	}
+	emit(c, EOP_RETURN, 1);
+}
+
+/* Unconditional branch to label depth l (values already on the stack). */
+static void emit_br(cc *c, uint32_t l)
+{
+	ctl *f = &c->ctls[c->nctl - 1 - l];
+	uint32_t n = label_arity(f), at;
+
+	if (f->kind == K_FUNC) {
+		emit_return(c, n);
+		return;
+	}
+	copy_top(c, n, f->height);
+	if (f->kind == K_LOOP) {
+		at = emit(c, EOP_BR_POLL, 2);
+		c->code[at + 1].i32[0] = (int32_t)(f->loop_pc - at);
+	} else {
+		at = emit(c, EOP_BR, 2);
+		add_fixup(c, f, at, at + 1, 0);
+	}
+}
+
+/* ---- compare fusion --------------------------------------------------- */
+
+static bool is_i32_cmp(uint32_t op, bool *ri, uint32_t *k)
+{
+	if (op >= EOP_I32_EQ && op <= EOP_I32_GE_U) {
+		*ri = false;
+		*k = op - EOP_I32_EQ;
+		return true;
+	}
+	if (op >= EOP_I32_EQ_RI && op <= EOP_I32_GE_U_RI) {
+		*ri = true;
+		*k = op - EOP_I32_EQ_RI;
+		return true;
+	}
+	return false;
+}
+
+/* Inverse of compare k (order: eq ne lt_s lt_u gt_s gt_u le_s le_u ge_s
+ * ge_u). */
+static const uint8_t cmp_inverse[10] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
+
+/* If the condition on top was produced by the last instruction and that
+ * was an i32 compare or eqz, remove it and emit a branch that jumps when
+ * (cond != 0) == when_true. Returns the branch instruction or NONE.
+ * The compare-and-branch ops poll the stop flag when they jump
+ * backwards, so they may close a loop. */
+static uint32_t fuse_branch(cc *c, bool when_true, bool allow_eqz)
+{
+	uint32_t start = c->last_at, k, a, at;
+	uint64_t b;
+	bool ri;
+
+	if (c->patch < 0 || c->stk[c->depth - 1].kind != SV_TEMP ||
+	    c->code[c->patch].u32[0] != TS(c, c->depth - 1))
+		return NONE;
+	if (c->last_op == EOP_I32_EQZ) {
+		/* BR_IF/BR_UNLESS do not poll: not for loops. */
+		if (!allow_eqz)
+			return NONE;
+		a = c->code[start + 1].u32[1];
+		c->ncode = start;
+		while (c->npcm && c->pcm[c->npcm - 1].pc > start)
+			c->npcm--;
+		at = emit(c, when_true ? EOP_BR_UNLESS : EOP_BR_IF, 2);
+		c->code[at + 1].u32[0] = a;
+		return at;
+	}
+	if (!is_i32_cmp(c->last_op, &ri, &k))
+		return NONE;
+	a = c->code[start + 1].u32[1];
+	b = ri ? c->code[start + 2].u64 : c->code[start + 2].u32[0];
+	c->ncode = start;
+	while (c->npcm && c->pcm[c->npcm - 1].pc > start)
+		c->npcm--;
+	if (!when_true)
+		k = cmp_inverse[k];
+	at = emit(c, EOP_BR_I32_EQ + k + (ri ? EOP_BR_CMP_RI_DELTA : 0), 3);
+	c->code[at + 1].u32[0] = a;
+	c->code[at + 1].u32[1] = (uint32_t)b;
+	return at;
+}
+
+/* Offset field of a branch instruction made by fuse_branch or emitted
+ * as BR_IF/BR_UNLESS. */
+static void branch_field(cc *c, uint32_t at, uint32_t *cell, uint8_t *half)
+{
+	unsigned op = c->last_op;
+	if (op == EOP_BR_IF || op == EOP_BR_UNLESS || op == EOP_BR_IF_POLL) {
+		*cell = at + 1;
+		*half = 1;
+	} else {
+		*cell = at + 2;
+		*half = 0;
+	}
+}
+
+/* ---- block entry ------------------------------------------------------ */
+
+static void block_entry(cc *c, uint32_t np)
+{
+	flush_refs(c, NONE, c->depth);
+	for (uint32_t i = c->depth - np; i < c->depth; i++)
+		materialise(c, i);
+}
+
+static ctl *push_ctl(cc *c, uint8_t kind, uint32_t np, uint32_t nr)
+{
+	ctl *f;
+	c->ctls = grow(c, c->ctls, &c->capctl, c->nctl + 1, sizeof *c->ctls);
+	f = &c->ctls[c->nctl++];
+	f->kind = kind;
+	f->np = np;
+	f->nr = nr;
+	f->height = c->depth - np;
+	f->loop_pc = 0;
+	f->fixups = NONE;
+	f->else_fix = NONE;
+	return f;
+}
+
+static void reset_stack(cc *c, uint32_t height, uint32_t n)
+{
+	pop_n(c, c->depth - height);
+	for (uint32_t i = 0; i < n; i++)
+		push_temp(c);
+}
+
+/* ---- numeric instructions by signature -------------------------------- */
+
+typedef struct opsig {
+	uint8_t npop, npush;
+	bool generic; /* unary or binary, no immediate, no memory */
+} opsig;
+
+static opsig sigs[WASM_OP_COUNT];
+static pthread_once_t sigs_once = PTHREAD_ONCE_INIT;
+
+static void sigs_init(void)
+{
+	for (int op = 0; op < WASM_OP_COUNT; op++) {
+		const wasm_opinfo *oi = wasm_op_info((wasm_op)op);
+		const char *s = oi->sig;
+		uint8_t np = 0, nr = 0;
+		if (!s)
+			continue;
+		while (*s && *s != '>')
+			np++, s++;
+		if (*s == '>')
+			s++;
+		while (*s)
+			nr++, s++;
+		sigs[op].npop = np;
+		sigs[op].npush = nr;
+		sigs[op].generic = oi->imm == WASM_IMM_NONE && nr == 1 &&
+				   (np == 1 || np == 2) &&
+				   !(oi->flags & (WASM_F_SIMD | WASM_F_LOAD |
+						  WASM_F_STORE));
+	}
+}
+
+/* The _RI variant of a binary op, or 0. */
+static unsigned ri_variant(unsigned op)
+{
+	switch (op) {
+#define RI(x) case EOP_##x: return EOP_##x##_RI;
+	RI(I32_ADD) RI(I32_SUB) RI(I32_MUL) RI(I32_AND) RI(I32_OR)
+	RI(I32_XOR) RI(I32_SHL) RI(I32_SHR_S) RI(I32_SHR_U) RI(I32_EQ)
+	RI(I32_NE) RI(I32_LT_S) RI(I32_LT_U) RI(I32_GT_S) RI(I32_GT_U)
+	RI(I32_LE_S) RI(I32_LE_U) RI(I32_GE_S) RI(I32_GE_U)
+	RI(I64_ADD) RI(I64_SUB) RI(I64_MUL) RI(I64_AND) RI(I64_OR)
+	RI(I64_XOR) RI(I64_SHL) RI(I64_SHR_S) RI(I64_SHR_U) RI(I64_EQ)
+	RI(I64_NE) RI(I64_LT_S) RI(I64_LT_U) RI(I64_GT_S) RI(I64_GT_U)
+	RI(I64_LE_S) RI(I64_LE_U) RI(I64_GE_S) RI(I64_GE_U)
+#undef RI
+	}
+	return 0;
+}
+
+/* For `k OP x` with a constant first operand: the op giving the same
+ * result as `x OP' k`, or 0. */
+static unsigned swapped(unsigned op)
+{
+	switch (op) {
+	case EOP_I32_ADD: case EOP_I32_MUL: case EOP_I32_AND:
+	case EOP_I32_OR: case EOP_I32_XOR: case EOP_I32_EQ: case EOP_I32_NE:
+	case EOP_I64_ADD: case EOP_I64_MUL: case EOP_I64_AND:
+	case EOP_I64_OR: case EOP_I64_XOR: case EOP_I64_EQ: case EOP_I64_NE:
+		return op;
+	case EOP_I32_LT_S: return EOP_I32_GT_S;
+	case EOP_I32_LT_U: return EOP_I32_GT_U;
+	case EOP_I32_GT_S: return EOP_I32_LT_S;
+	case EOP_I32_GT_U: return EOP_I32_LT_U;
+	case EOP_I32_LE_S: return EOP_I32_GE_S;
+	case EOP_I32_LE_U: return EOP_I32_GE_U;
+	case EOP_I32_GE_S: return EOP_I32_LE_S;
+	case EOP_I32_GE_U: return EOP_I32_LE_U;
+	case EOP_I64_LT_S: return EOP_I64_GT_S;
+	case EOP_I64_LT_U: return EOP_I64_GT_U;
+	case EOP_I64_GT_S: return EOP_I64_LT_S;
+	case EOP_I64_GT_U: return EOP_I64_LT_U;
+	case EOP_I64_LE_S: return EOP_I64_GE_S;
+	case EOP_I64_LE_U: return EOP_I64_GE_U;
+	case EOP_I64_GE_S: return EOP_I64_LE_S;
+	case EOP_I64_GE_U: return EOP_I64_LE_U;
+	}
+	return 0;
+}
+
+static void emit_generic(cc *c, unsigned op)
+{
+	const opsig *s = &sigs[op];
+	uint32_t at, d;
+
+	if (s->npop == 1) {
+		uint32_t a = opnd(c, c->depth - 1);
+		pop_n(c, 1);
+		d = push_temp(c);
+		at = emit(c, op, 2);
+		set2(c, at + 1, d, a);
+		c->patch = at + 1;
+		return;
+	}
+	{
+		sv *x = &c->stk[c->depth - 2], *y = &c->stk[c->depth - 1];
+		unsigned ri = ri_variant(op), sw;
+		uint32_t a, b;
+		if (ri && y->kind == SV_CONST && x->kind != SV_CONST) {
+			uint64_t k = y->k;
+			a = opnd(c, c->depth - 2);
+			pop_n(c, 2);
+			d = push_temp(c);
+			at = emit(c, ri, 3);
+			set2(c, at + 1, d, a);
+			c->code[at + 2].u64 = k;
+			c->patch = at + 1;
+			return;
+		}
+		if (ri && x->kind == SV_CONST && y->kind != SV_CONST &&
+		    (sw = swapped(op)) != 0) {
+			uint64_t k = x->k;
+			a = opnd(c, c->depth - 1);
+			pop_n(c, 2);
+			d = push_temp(c);
+			at = emit(c, ri_variant(sw), 3);
+			set2(c, at + 1, d, a);
+			c->code[at + 2].u64 = k;
+			c->patch = at + 1;
+			return;
+		}
+		a = opnd(c, c->depth - 2);
+		b = opnd(c, c->depth - 1);
+		pop_n(c, 2);
+		d = push_temp(c);
+		at = emit(c, op, 3);
+		set2(c, at + 1, d, a);
+		c->code[at + 2].u32[0] = b;
+		c->patch = at + 1;
+	}
+}
+
+/* ---- one function ----------------------------------------------------- */
+
+static void local_set(cc *c, uint32_t i, bool tee)
+{
+	uint32_t top = c->depth - 1, at;
+	sv v = c->stk[top];
+
+	flush_refs(c, i, top);
+	if (v.kind == SV_LOCAL) {
+		if (v.slot != i) {
+			at = emit(c, EOP_MOV, 2);
+			set2(c, at + 1, i, v.slot);
+		}
+	} else if (v.kind == SV_CONST) {
+		at = emit(c, EOP_CONST, 3);
+		set2(c, at + 1, i, 0);
+		c->code[at + 2].u64 = v.k;
+	} else if (c->patch >= 0 && c->code[c->patch].u32[0] == TS(c, top)) {
+		c->code[c->patch].u32[0] = i;
+	} else {
+		at = emit(c, EOP_MOV, 2);
+		set2(c, at + 1, i, TS(c, top));
+	}
+	pop_n(c, 1);
+	if (tee)
+		push(c, SV_LOCAL, i, 0);
+}
+
+static void do_end(cc *c, bool reachable)
+{
+	ctl *f = &c->ctls[c->nctl - 1];
+
+	if (f->kind == K_FUNC) {
+		if (reachable)
+			emit_return(c, f->nr);
+		c->nctl--;
+		return;
+	}
+	if (reachable)
+		copy_top(c, f->nr, f->height);
+	if (f->else_fix != NONE)
+		patch_list(c, f->else_fix, c->ncode);
+	patch_list(c, f->fixups, c->ncode);
+	c->patch = -1;
+	reset_stack(c, f->height, f->nr);
+	c->nctl--;
+}
+
+static void do_else(cc *c, bool reachable)
+{
+	ctl *f = &c->ctls[c->nctl - 1];
+	uint32_t at;
+
+	if (reachable) {
+		copy_top(c, f->nr, f->height);
+		at = emit(c, EOP_BR, 2);
+		add_fixup(c, f, at, at + 1, 0);
+	}
+	patch_list(c, f->else_fix, c->ncode);
+	f->else_fix = NONE;
+	c->patch = -1;
+	reset_stack(c, f->height, f->np);
+}
+
+/* Emit a call: args are the top np entries. kind: EOP_CALL,
+ * EOP_CALL_IMPORT or EOP_CALL_INDIRECT. */
+static void emit_call(cc *c, const wasm_functype *ft, unsigned op,
+		      uint64_t x, uint32_t y, uint32_t elem)
+{
+	uint32_t np = ft->nparams, base = c->depth - np, at;
+
+	for (uint32_t i = base; i < c->depth; i++)
+		materialise(c, i);
+	if (op == EOP_CALL) {
+		at = emit(c, op, 3);
+		set2(c, at + 1, TS(c, base), 0);
+		c->code[at + 2].u64 = x;
+	} else if (op == EOP_CALL_IMPORT) {
+		at = emit(c, op, 2);
+		set2(c, at + 1, TS(c, base), (uint32_t)x);
+	} else {
+		at = emit(c, op, 3);
+		set2(c, at + 1, TS(c, base), elem);
+		set2(c, at + 2, (uint32_t)x, y);
+	}
+	pop_n(c, np);
+	for (uint32_t i = 0; i < ft->nresults; i++)
+		push_temp(c);
+}
+
+static bool type_has_v128(const wasm_functype *ft)
+{
+	for (uint32_t i = 0; i < ft->nparams + ft->nresults; i++)
+		if (ft->types[i] == WASM_V128)
+			return true;
+	return false;
+}
+
+static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
+				wasm_err *err)
+{
+	const wasm_module *m = c->m;
+	const wasm_func *f = &m->funcs[fi];
+	const wasm_functype *ft = &m->types[f->type];
+	wasm_reader rd;
+	wasm_instr in;
+	wasm_status st = WASM_OK;
+	bool simd = type_has_v128(ft);
+
+	for (uint32_t g = 0; g < f->ngroups; g++)
+		if (f->groups[g].type == WASM_V128)
+			simd = true;
+	c->ncode = c->depth = c->maxdepth = c->nctl = c->nfix = c->npcm = 0;
+	c->nrefs = 0;
+	c->patch = -1;
+	c->dead = 0;
+	c->nlocals = (uint32_t)(ft->nparams + f->nlocals);
+	out->index = m->nfunc_imports + fi;
+	out->type = f->type;
+	out->nparams = ft->nparams;
+	out->nresults = ft->nresults;
+	out->nlocals = c->nlocals;
+	out->body_offset = f->code_start;
+
+	wasm_reader_init(&rd, m->bytes, f->code_start, f->code_end);
+	push_ctl(c, K_FUNC, 0, ft->nresults);
+	while (!simd && c->nctl && rd.pos < rd.end) {
+		const wasm_opinfo *oi;
+		unsigned op;
+		uint32_t at, d;
+		if ((st = wasm_reader_next(&rd, &in, err)))
+			goto done;
+		op = in.op;
+		oi = wasm_op_info(in.op);
+		if (oi->flags & WASM_F_SIMD) {
+			simd = true;
+			break;
+		}
+		if (c->dead) {
+			if (op == EOP_BLOCK || op == EOP_LOOP || op == EOP_IF)
+				c->dead++;
+			else if (op == EOP_END && --c->dead == 0)
+				do_end(c, false);
+			else if (op == EOP_ELSE && c->dead == 1) {
+				c->dead = 0;
+				do_else(c, false);
+			}
+			continue;
+		}
+		pcmap_add(c, in.offset);
+		switch (op) {
+		case EOP_UNREACHABLE:
+			emit(c, EOP_TRAP_UNREACHABLE, 1);
+			c->dead = 1;
+			break;
+		case EOP_NOP:
+		case EOP_I32_REINTERPRET_F32:
+		case EOP_I64_REINTERPRET_F64:
+		case EOP_F32_REINTERPRET_I32:
+		case EOP_F64_REINTERPRET_I64:
+		case EOP_I64_EXTEND_I32_U:
+			/* i32 slots are zero-extended and floats are kept
+			 * as bits: these change nothing. */
+			break;
+		case EOP_BLOCK:
+		case EOP_LOOP: {
+			uint32_t np, nr;
+			ctl *fr;
+			blocktype(c, &in.u.block, &np, &nr);
+			block_entry(c, np);
+			fr = push_ctl(c, op == EOP_LOOP ? K_LOOP : K_BLOCK,
+				      np, nr);
+			fr->loop_pc = c->ncode;
+			c->patch = -1;
+			break;
+		}
+		case EOP_IF: {
+			uint32_t np, nr, br = NONE, cell = 0, cond;
+			uint8_t half = 0;
+			ctl *fr;
+			blocktype(c, &in.u.block, &np, &nr);
+			cond = opnd(c, c->depth - 1);
+			{
+				/* Fuse only when nothing has to be emitted
+				 * between the compare and the branch. */
+				bool clean = !c->nrefs;
+				for (uint32_t i = c->depth - 1 - np;
+				     i < c->depth - 1; i++)
+					if (c->stk[i].kind != SV_TEMP)
+						clean = false;
+				br = clean ? fuse_branch(c, false, true)
+					   : NONE;
+			}
+			pop_n(c, 1);
+			if (br == NONE) {
+				block_entry(c, np);
+				br = emit(c, EOP_BR_UNLESS, 2);
+				c->code[br + 1].u32[0] = cond;
+			}
+			fr = push_ctl(c, K_IF, np, nr);
+			branch_field(c, br, &cell, &half);
+			{
+				uint32_t i = c->nfix;
+				c->fix = grow(c, c->fix, &c->capfix, i + 1,
+					      sizeof *c->fix);
+				c->fix[i] = (fixup){br, cell, half, NONE};
+				c->nfix++;
+				fr->else_fix = i;
+			}
+			c->patch = -1;
+			break;
+		}
+		case EOP_ELSE:
+			do_else(c, true);
+			break;
+		case EOP_END:
+			do_end(c, true);
+			break;
+		case EOP_BR:
+			emit_br(c, in.u.idx);
+			c->dead = 1;
+			break;
+		case EOP_BR_IF: {
+			ctl *fr = &c->ctls[c->nctl - 1 - in.u.idx];
+			uint32_t n = label_arity(fr), cond, cell;
+			uint8_t half;
+			bool simple = fr->kind != K_FUNC &&
+				      !needs_copy_at(c, c->depth - 1, n,
+						     fr->height);
+			if (simple && fr->kind != K_LOOP &&
+			    (at = fuse_branch(c, true, true)) != NONE) {
+				pop_n(c, 1);
+				branch_field(c, at, &cell, &half);
+				add_fixup(c, fr, at, cell, half);
+				c->patch = -1;
+				break;
+			}
+			if (simple && fr->kind == K_LOOP &&
+			    (at = fuse_branch(c, true, false)) != NONE) {
+				pop_n(c, 1);
+				branch_field(c, at, &cell, &half);
+				c->code[cell].i32[half] =
+					(int32_t)(fr->loop_pc - at);
+				c->patch = -1;
+				break;
+			}
+			cond = opnd(c, c->depth - 1);
+			pop_n(c, 1);
+			if (simple) {
+				at = emit(c, fr->kind == K_LOOP ? EOP_BR_IF_POLL
+								: EOP_BR_IF,
+					  2);
+				c->code[at + 1].u32[0] = cond;
+				if (fr->kind == K_LOOP)
+					c->code[at + 1].i32[1] =
+						(int32_t)(fr->loop_pc - at);
+				else
+					add_fixup(c, fr, at, at + 1, 1);
+			} else {
+				uint32_t skip = emit(c, EOP_BR_UNLESS, 2);
+				c->code[skip + 1].u32[0] = cond;
+				emit_br(c, in.u.idx);
+				c->code[skip + 1].i32[1] =
+					(int32_t)(c->ncode - skip);
+			}
+			c->patch = -1;
+			break;
+		}
+		case EOP_BR_TABLE: {
+			uint32_t cnt = in.u.br_table.count, idx, n, ncell;
+			uint32_t *lab;
+			idx = opnd(c, c->depth - 1);
+			pop_n(c, 1);
+			lab = wasm_malloc(((size_t)cnt + 1) * sizeof *lab);
+			if (!lab)
+				longjmp(c->oom, 1);
+			if (cnt)
+				memcpy(lab, in.u.br_table.labels,
+				       cnt * sizeof *lab);
+			lab[cnt] = in.u.br_table.def;
+			n = label_arity(&c->ctls[c->nctl - 1 - lab[cnt]]);
+			ncell = 2 + (cnt + 2) / 2;
+			at = emit(c, EOP_BR_TABLE, ncell);
+			set2(c, at + 1, idx, cnt);
+			for (uint32_t k = 0; k <= cnt; k++) {
+				ctl *fr = &c->ctls[c->nctl - 1 - lab[k]];
+				uint32_t cell = at + 2 + k / 2;
+				if (fr->kind == K_LOOP &&
+				    !needs_copy(c, n, fr->height)) {
+					c->code[cell].i32[k % 2] =
+						(int32_t)(fr->loop_pc - at);
+				} else if (fr->kind != K_FUNC &&
+					   fr->kind != K_LOOP &&
+					   !needs_copy(c, n, fr->height)) {
+					add_fixup(c, fr, at, cell, k % 2);
+				} else {
+					c->code[cell].i32[k % 2] =
+						(int32_t)(c->ncode - at);
+					emit_br(c, lab[k]);
+				}
+			}
+			wasm_free(lab);
+			c->dead = 1;
+			break;
+		}
+		case EOP_RETURN:
+			emit_return(c, ft->nresults);
+			c->dead = 1;
+			break;
+		case EOP_CALL: {
+			uint32_t x = in.u.idx;
+			const wasm_functype *cft = wasm_func_type(m, x);
+			if (x < m->nfunc_imports)
+				emit_call(c, cft, EOP_CALL_IMPORT, x, 0, 0);
+			else
+				emit_call(c, cft, EOP_CALL,
+					  (uint64_t)(uintptr_t)&c->cm->fns
+						  [x - m->nfunc_imports],
+					  0, 0);
+			break;
+		}
+		case EOP_CALL_INDIRECT: {
+			const wasm_functype *cft = &m->types[in.u.idx2.a];
+			uint32_t elem = opnd(c, c->depth - 1);
+			pop_n(c, 1);
+			/* The element index must survive the argument
+			 * moves: they only write depth slots below it. */
+			emit_call(c, cft, EOP_CALL_INDIRECT,
+				  c->cm->type_ids[in.u.idx2.a], in.u.idx2.b,
+				  elem);
+			break;
+		}
+		case EOP_DROP: pop_n(c, 1); break;
+		case EOP_SELECT:
+		case EOP_SELECT_T: {
+			uint32_t a = opnd(c, c->depth - 3);
+			uint32_t b = opnd(c, c->depth - 2);
+			uint32_t cnd = opnd(c, c->depth - 1);
+			pop_n(c, 3);
+			d = push_temp(c);
+			at = emit(c, EOP_SELECT3, 3);
+			set2(c, at + 1, d, a);
+			set2(c, at + 2, b, cnd);
+			c->patch = at + 1;
+			break;
+		}
+		case EOP_LOCAL_GET: push(c, SV_LOCAL, in.u.idx, 0); break;
+		case EOP_LOCAL_SET: local_set(c, in.u.idx, false); break;
+		case EOP_LOCAL_TEE: local_set(c, in.u.idx, true); break;
+		case EOP_GLOBAL_GET:
+			d = push_temp(c);
+			at = emit(c, EOP_GLOBAL_GET, 2);
+			set2(c, at + 1, d, in.u.idx);
+			c->patch = at + 1;
+			break;
+		case EOP_GLOBAL_SET: {
+			uint32_t a = opnd(c, c->depth - 1);
+			pop_n(c, 1);
+			at = emit(c, EOP_GLOBAL_SET, 2);
+			set2(c, at + 1, a, in.u.idx);
+			break;
+		}
+		case EOP_I32_CONST:
+			push(c, SV_CONST, 0, (uint32_t)in.u.i32);
+			break;
+		case EOP_I64_CONST:
+			push(c, SV_CONST, 0, (uint64_t)in.u.i64);
+			break;
+		case EOP_F32_CONST: push(c, SV_CONST, 0, in.u.f32); break;
+		case EOP_F64_CONST: push(c, SV_CONST, 0, in.u.f64); break;
+		case EOP_REF_NULL: push(c, SV_CONST, 0, 0); break;
+		case EOP_REF_FUNC:
+			d = push_temp(c);
+			at = emit(c, EOP_REF_FUNC, 2);
+			set2(c, at + 1, d, in.u.idx);
+			c->patch = at + 1;
+			break;
+		case EOP_REF_IS_NULL: {
+			uint32_t a = opnd(c, c->depth - 1);
+			pop_n(c, 1);
+			d = push_temp(c);
+			at = emit(c, EOP_REF_IS_NULL, 2);
+			set2(c, at + 1, d, a);
+			c->patch = at + 1;
+			break;
+		}
+		case EOP_MEMORY_SIZE:
+		case EOP_TABLE_SIZE:
+			d = push_temp(c);
+			at = emit(c, op, 2);
+			set2(c, at + 1, d, in.u.idx);
+			c->patch = at + 1;
+			break;
+		case EOP_MEMORY_GROW:
+		case EOP_TABLE_GET: {
+			uint32_t a = opnd(c, c->depth - 1);
+			pop_n(c, 1);
+			d = push_temp(c);
+			at = emit(c, op, 3);
+			set2(c, at + 1, d, a);
+			c->code[at + 2].u32[0] = in.u.idx;
+			c->patch = at + 1;
+			break;
+		}
+		case EOP_TABLE_SET: {
+			uint32_t a = opnd(c, c->depth - 2);
+			uint32_t b = opnd(c, c->depth - 1);
+			pop_n(c, 2);
+			at = emit(c, op, 3);
+			set2(c, at + 1, a, b);
+			c->code[at + 2].u32[0] = in.u.idx;
+			break;
+		}
+		case EOP_TABLE_GROW: {
+			uint32_t a = opnd(c, c->depth - 2);
+			uint32_t b = opnd(c, c->depth - 1);
+			pop_n(c, 2);
+			d = push_temp(c);
+			at = emit(c, op, 3);
+			set2(c, at + 1, d, a);
+			set2(c, at + 2, b, in.u.idx);
+			c->patch = at + 1;
+			break;
+		}
+		case EOP_MEMORY_INIT:
+		case EOP_MEMORY_COPY:
+		case EOP_MEMORY_FILL:
+		case EOP_TABLE_INIT:
+		case EOP_TABLE_COPY:
+		case EOP_TABLE_FILL: {
+			uint32_t a = opnd(c, c->depth - 3);
+			uint32_t b = opnd(c, c->depth - 2);
+			uint32_t cc3 = opnd(c, c->depth - 1);
+			pop_n(c, 3);
+			at = emit(c, op, 4);
+			set2(c, at + 1, a, b);
+			c->code[at + 2].u32[0] = cc3;
+			if (op == EOP_MEMORY_FILL || op == EOP_TABLE_FILL)
+				set2(c, at + 3, in.u.idx, 0);
+			else
+				set2(c, at + 3, in.u.idx2.a, in.u.idx2.b);
+			break;
+		}
+		case EOP_DATA_DROP:
+		case EOP_ELEM_DROP:
+			at = emit(c, op, 2);
+			c->code[at + 1].u32[0] = in.u.idx;
+			break;
+		case EOP_ATOMIC_FENCE:
+			emit(c, op, 1);
+			break;
+		default:
+			if (oi->flags & WASM_F_ATOMIC) {
+				const opsig *s = &sigs[op];
+				uint32_t o[3] = {0, 0, 0};
+				for (uint32_t k = 0; k < s->npop; k++)
+					o[k] = opnd(c, c->depth - s->npop + k);
+				pop_n(c, s->npop);
+				d = s->npush ? push_temp(c) : 0;
+				at = emit(c, op, 4);
+				set2(c, at + 1, d, o[0]);
+				set2(c, at + 2, o[1], o[2]);
+				set2(c, at + 3, (uint32_t)in.u.mem.m.offset,
+				     in.u.mem.m.mem);
+				if (s->npush)
+					c->patch = at + 1;
+			} else if (oi->flags & WASM_F_LOAD) {
+				uint32_t a = opnd(c, c->depth - 1);
+				pop_n(c, 1);
+				d = push_temp(c);
+				at = emit(c, in.u.mem.m.mem ? op + EOP_MN_DELTA
+							    : op,
+					  3);
+				set2(c, at + 1, d, a);
+				set2(c, at + 2, (uint32_t)in.u.mem.m.offset,
+				     in.u.mem.m.mem);
+				c->patch = at + 1;
+			} else if (oi->flags & WASM_F_STORE) {
+				uint32_t a = opnd(c, c->depth - 2);
+				uint32_t v = opnd(c, c->depth - 1);
+				pop_n(c, 2);
+				at = emit(c, in.u.mem.m.mem ? op + EOP_MN_DELTA
+							    : op,
+					  3);
+				set2(c, at + 1, a, v);
+				set2(c, at + 2, (uint32_t)in.u.mem.m.offset,
+				     in.u.mem.m.mem);
+			} else if (sigs[op].generic) {
+				emit_generic(c, op);
+			} else {
+				st = wasm_err_set(err, WASM_LIMIT, in.offset,
+						  "engine: cannot compile %s",
+						  oi->name);
+				goto done;
+			}
+		}
+	}
+	if (simd) {
+		c->ncode = c->npcm = 0;
+		pcmap_add(c, f->code_start);
+		emit(c, EOP_TRAP_SIMD, 1);
+		c->maxdepth = 0;
+	}
+	{
+		uint64_t ns = (uint64_t)c->nlocals + c->maxdepth;
+		if (ns < ft->nresults)
+			ns = ft->nresults;
+		if (ns > UINT32_MAX / 2) {
+			st = wasm_err_set(err, WASM_LIMIT, f->code_start,
+					  "engine: frame of %" PRIu64
+					  " slots is too large",
+					  ns);
+			goto done;
+		}
+		out->nslots = (uint32_t)ns;
+	}
+	out->code = wasm_malloc(c->ncode * sizeof *out->code);
+	out->pcmap = wasm_malloc(c->npcm * sizeof *out->pcmap);
+	if (!out->code || !out->pcmap) {
+		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory compiling function %u",
+				  out->index);
+		goto done;
+	}
+	if (c->ncode)
+		memcpy(out->code, c->code, c->ncode * sizeof *out->code);
+	if (c->npcm)
+		memcpy(out->pcmap, c->pcm, c->npcm * sizeof *out->pcmap);
+	out->ncode = c->ncode;
+	out->npcmap = c->npcm;
+	/* Branch offsets were relative; the code moved as a whole. */
+done:
+	wasm_reader_fini(&rd);
+	return st;
+}
+
+/* ---- canonical function types ----------------------------------------- */
+
+/* Process-wide registry: equal types get equal ids, so call_indirect
+ * compares one integer. Entries are never removed (a few bytes per
+ * distinct type a process ever sees). */
+typedef struct tentry {
+	uint64_t hash;
+	uint32_t np, nr, id;
+	uint8_t *types;
+} tentry;
+
+static pthread_mutex_t treg_lock = PTHREAD_MUTEX_INITIALIZER;
+static tentry *treg;
+static uint32_t treg_n, treg_cap; /* open addressing, cap a power of 2 */
+
+static uint64_t type_hash(const wasm_functype *ft)
+{
+	uint64_t h = 1469598103934665603ull ^ ft->nparams;
+	uint32_t n = ft->nparams + ft->nresults;
+	h = (h ^ ft->nresults) * 1099511628211ull;
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ ft->types[i]) * 1099511628211ull;
+	return h | 1;
+}
+
+static bool type_eq(const tentry *e, const wasm_functype *ft)
+{
+	return e->np == ft->nparams && e->nr == ft->nresults &&
+	       !memcmp(e->types, ft->types, e->np + e->nr);
+}
+
+uint32_t eng_type_intern(const wasm_functype *ft)
+{
+	uint64_t h = type_hash(ft);
+	uint32_t id = 0;
+
+	pthread_mutex_lock(&treg_lock);
+	if ((treg_n + 1) * 2 > treg_cap) {
+		uint32_t ncap = treg_cap ? treg_cap * 2 : 64;
+		tentry *nt = wasm_calloc(ncap, sizeof *nt);
+		if (!nt)
+			goto done;
+		for (uint32_t i = 0; i < treg_cap; i++) {
+			if (!treg[i].hash)
+				continue;
+			uint32_t j = (uint32_t)treg[i].hash & (ncap - 1);
+			while (nt[j].hash)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = treg[i];
+		}
+		wasm_free(treg);
+		treg = nt;
+		treg_cap = ncap;
+	}
+	for (uint32_t j = (uint32_t)h & (treg_cap - 1);;
+	     j = (j + 1) & (treg_cap - 1)) {
+		tentry *e = &treg[j];
+		if (!e->hash) {
+			uint32_t n = ft->nparams + ft->nresults;
+			e->types = wasm_malloc(n ? n : 1);
+			if (!e->types)
+				goto done;
+			memcpy(e->types, ft->types, n);
+			e->np = ft->nparams;
+			e->nr = ft->nresults;
+			e->hash = h;
+			e->id = ++treg_n;
+			id = e->id;
+			break;
+		}
+		if (e->hash == h && type_eq(e, ft)) {
+			id = e->id;
+			break;
+		}
+	}
+done:
+	pthread_mutex_unlock(&treg_lock);
+	return id;
+}
+
+/* ---- the module ------------------------------------------------------- */
+
+wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
+{
+	eng_module *cm;
+	cc c;
+	volatile wasm_status st = WASM_OK;
+	volatile uint32_t fi = 0;
+	int jr;
+
+	*out = NULL;
+	pthread_once(&sigs_once, sigs_init);
+	cm = wasm_calloc(1, sizeof *cm);
+	if (!cm) {
+		wasm_module_free(m);
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	}
+	cm->m = m;
+	cm->type_ids = wasm_calloc(m->ntypes ? m->ntypes : 1,
+				   sizeof *cm->type_ids);
+	cm->fns = wasm_calloc(m->nfuncs ? m->nfuncs : 1, sizeof *cm->fns);
+	if (!cm->type_ids || !cm->fns)
+		goto nomem;
+	for (uint32_t i = 0; i < m->ntypes; i++)
+		if (!(cm->type_ids[i] = eng_type_intern(&m->types[i])))
+			goto nomem;
+	memset(&c, 0, sizeof c);
+	c.m = m;
+	c.cm = cm;
+	c.h = eng_interp_handlers();
+	if ((jr = setjmp(c.oom)) != 0) {
+		if (jr == 2)
+			st = wasm_err_set(err, WASM_LIMIT,
+					  m->funcs[fi].code_start,
+					  "function %u is too large for the "
+					  "engine",
+					  m->nfunc_imports + fi);
+		else
+			st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+					  "out of memory compiling function "
+					  "%u",
+					  m->nfunc_imports + fi);
+		goto fail;
+	}
+	for (; fi < m->nfuncs; fi++) {
+		err->func = m->nfunc_imports + fi;
+		if ((st = compile_body(&c, fi, &cm->fns[fi], err)))
+			goto fail;
+	}
+	err->func = WASM_NO_FUNC;
+fail:
+	wasm_free(c.code);
+	wasm_free(c.stk);
+	wasm_free(c.ctls);
+	wasm_free(c.fix);
+	wasm_free(c.pcm);
+	if (st) {
+		eng_module_free(cm);
+		return st;
+	}
+	*out = cm;
+	return WASM_OK;
+nomem:
+	eng_module_free(cm);
+	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET, "out of memory");
+}
+
+const wasm_module *eng_module_wasm(const eng_module *cm)
+{
+	return cm->m;
+}
+
+void eng_module_free(eng_module *cm)
+{
+	if (!cm)
+		return;
+	if (cm->fns)
+		for (uint32_t i = 0; i < cm->m->nfuncs; i++) {
+			wasm_free(cm->fns[i].code);
+			wasm_free(cm->fns[i].pcmap);
+		}
+	wasm_free(cm->fns);
+	wasm_free(cm->type_ids);
+	wasm_module_free(cm->m);
+	wasm_free(cm);
+}
+
+/* ---- code -> module offsets ------------------------------------------- */
+
+const eng_fn *eng_fn_of_pc(const eng_module *cm, const eng_cell *pc)
+{
+	if (!cm || !pc)
+		return NULL;
+	for (uint32_t i = 0; i < cm->m->nfuncs; i++) {
+		const eng_fn *fn = &cm->fns[i];
+		if (fn->code && pc >= fn->code && pc < fn->code + fn->ncode)
+			return fn;
+	}
+	return NULL;
+}
+
+static size_t pc_offset(const eng_fn *fn, const eng_cell *pc)
+{
+	uint32_t at = (uint32_t)(pc - fn->code), lo = 0, hi = fn->npcmap;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (fn->pcmap[mid].pc <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? fn->pcmap[lo - 1].offset : fn->body_offset;
+}
+
+void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,
+		 const eng_cell *pc, const char *detail)
+{
+	const eng_fn *fn = eng_fn_of_pc(cm, pc);
+	const char *what = detail ? detail : eng_trap_name(k);
+
+	trap->kind = k;
+	trap->exit_code = 0;
+	if (!fn) {
+		trap->func = WASM_NO_FUNC;
+		trap->offset = WASM_NO_OFFSET;
+		snprintf(trap->msg, sizeof trap->msg, "%s", what);
+		return;
+	}
+	trap->func = fn->index;
+	trap->offset = pc_offset(fn, pc);
+	{
+		const wasm_str *nm = wasm_func_name(cm->m, fn->index);
+		if (nm)
+			snprintf(trap->msg, sizeof trap->msg,
+				 "%s in function %u '%.*s' at offset 0x%zx",
+				 what, fn->index, (int)nm->len, nm->p,
+				 trap->offset);
+		else
+			snprintf(trap->msg, sizeof trap->msg,
+				 "%s in function %u at offset 0x%zx", what,
+				 fn->index, trap->offset);
+	}
+}

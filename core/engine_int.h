@@ -1,0 +1,320 @@
+/*
+ * engine_int.h - the engine's internal structures, shared by compile.c
+ * (module -> register code), interp.c (the dispatch loop) and runtime.c
+ * (procs, threads, memories, tables, instantiation, wait/notify).
+ * Nothing outside core/engine*.c / compile.c / interp.c / runtime.c may
+ * include this header: engine.h is the contract.
+ *
+ * The internal code (register form):
+ *   A compiled function is an array of 8-byte cells. An instruction is one
+ *   cell holding its handler (a label address for computed goto, or the
+ *   internal opcode number with -DENG_SWITCH_DISPATCH) followed by operand
+ *   cells, two 32-bit fields each. Operands name frame slots: a frame is
+ *   [params | other locals | operand-stack temporaries], one 64-bit slot
+ *   per value, addressed from the frame pointer fp. Temporaries are fixed
+ *   by stack depth: the value at operand depth d lives in slot
+ *   nlocals + d, so block results and call arguments/results land in
+ *   known slots without moves. Branch offsets are in cells, relative to
+ *   the start of the branch instruction.
+ */
+#ifndef HEISEN_CORE_ENGINE_INT_H
+#define HEISEN_CORE_ENGINE_INT_H
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+
+#include "engine.h"
+
+/* One code cell. */
+typedef union eng_cell {
+	const void *h;    /* handler (computed goto) */
+	uintptr_t op;     /* internal opcode (switch dispatch) */
+	uint64_t u64;     /* 64-bit immediate */
+	int64_t i64;
+	uint32_t u32[2];  /* two operands: slots, indices, offsets */
+	int32_t i32[2];
+	const void *ptr;  /* a pointer immediate (callee) */
+} eng_cell;
+
+/*
+ * Internal opcodes that are not Wasm opcodes. Every Wasm opcode of
+ * opcodes.def is also an internal opcode (EOP_<ID>), used with the layout
+ * below when it is emitted as is. A few Wasm opcodes are reused with an
+ * internal meaning and layout:
+ *   BR            {off,-}: jump
+ *   BR_IF         {c,off}: jump if slot[c] (i32) != 0
+ *   BR_TABLE      {i,n} {off0,off1}...: n+1 targets, the last the default
+ *   RETURN        results already in slots 0..n-1
+ *   CALL          {argbase,-} {eng_fn*}: a function of the same module
+ *   CALL_INDIRECT {argbase,elem slot} {canonical type id,table}
+ *   GLOBAL_GET    {d,idx}     GLOBAL_SET {a,idx} Operand layouts (cells after the
+ * handler), d = destination slot, a/b/c = source slots:
+ *   unary        {d,a}
+ *   binary       {d,a} {b,-}
+ *   binary-imm   {d,a} {imm64}          (the _RI variants: b is constant)
+ *   load         {d,a} {offset,mem}
+ *   store        {a,v} {offset,mem}
+ *   atomic       {d,a} {b,c} {offset,mem}
+ */
+#define ENG_EXTRA_OPS(X)                                                     \
+	X(MOV)          /* {d,a}: slot[d] = slot[a] */                       \
+	X(CONST)        /* {d,-} {k}: slot[d] = k */                         \
+	X(BR_POLL)      /* {off,-}: loop back-edge: poll stop, jump */       \
+	X(BR_IF_POLL)   /* {c,off}: same, to a loop */                       \
+	X(BR_UNLESS)    /* {c,off}: jump if slot[c] (i32) == 0 */            \
+	X(CALL_IMPORT)  /* {argbase,funcidx}: through inst->funcs */         \
+	X(SELECT3)      /* {d,a} {b,c}: d = c ? a : b */                     \
+	X(TRAP_SIMD)    /* the function uses SIMD: trap when called */       \
+	X(TRAP_UNREACHABLE) /* unreachable */                                \
+	X(I32_ADD_RI)                                                        \
+	X(I32_SUB_RI)                                                        \
+	X(I32_MUL_RI)                                                        \
+	X(I32_AND_RI)                                                        \
+	X(I32_OR_RI)                                                         \
+	X(I32_XOR_RI)                                                        \
+	X(I32_SHL_RI)                                                        \
+	X(I32_SHR_S_RI)                                                      \
+	X(I32_SHR_U_RI)                                                      \
+	X(I32_EQ_RI)                                                         \
+	X(I32_NE_RI)                                                         \
+	X(I32_LT_S_RI)                                                       \
+	X(I32_LT_U_RI)                                                       \
+	X(I32_GT_S_RI)                                                       \
+	X(I32_GT_U_RI)                                                       \
+	X(I32_LE_S_RI)                                                       \
+	X(I32_LE_U_RI)                                                       \
+	X(I32_GE_S_RI)                                                       \
+	X(I32_GE_U_RI)                                                       \
+	X(I64_ADD_RI)                                                        \
+	X(I64_SUB_RI)                                                        \
+	X(I64_MUL_RI)                                                        \
+	X(I64_AND_RI)                                                        \
+	X(I64_OR_RI)                                                         \
+	X(I64_XOR_RI)                                                        \
+	X(I64_SHL_RI)                                                        \
+	X(I64_SHR_S_RI)                                                      \
+	X(I64_SHR_U_RI)                                                      \
+	X(I64_EQ_RI)                                                         \
+	X(I64_NE_RI)                                                         \
+	X(I64_LT_S_RI)                                                       \
+	X(I64_LT_U_RI)                                                       \
+	X(I64_GT_S_RI)                                                       \
+	X(I64_GT_U_RI)                                                       \
+	X(I64_LE_S_RI)                                                       \
+	X(I64_LE_U_RI)                                                       \
+	X(I64_GE_S_RI)                                                       \
+	X(I64_GE_U_RI)                                                       \
+	/* fused compare-and-branch: {a,b} {off,-}, jump if the compare \
+	   holds; the _RI forms compare with the immediate in b */          \
+	X(BR_I32_EQ) X(BR_I32_NE) X(BR_I32_LT_S) X(BR_I32_LT_U)              \
+	X(BR_I32_GT_S) X(BR_I32_GT_U) X(BR_I32_LE_S) X(BR_I32_LE_U)          \
+	X(BR_I32_GE_S) X(BR_I32_GE_U)                                        \
+	X(BR_I32_EQ_RI) X(BR_I32_NE_RI) X(BR_I32_LT_S_RI) X(BR_I32_LT_U_RI)  \
+	X(BR_I32_GT_S_RI) X(BR_I32_GT_U_RI) X(BR_I32_LE_S_RI)                \
+	X(BR_I32_LE_U_RI) X(BR_I32_GE_S_RI) X(BR_I32_GE_U_RI)                \
+	/* loads and stores on a memory other than 0: same layouts */       \
+	X(MN_I32_LOAD) X(MN_I64_LOAD) X(MN_F32_LOAD) X(MN_F64_LOAD)          \
+	X(MN_I32_LOAD8_S) X(MN_I32_LOAD8_U) X(MN_I32_LOAD16_S)               \
+	X(MN_I32_LOAD16_U) X(MN_I64_LOAD8_S) X(MN_I64_LOAD8_U)               \
+	X(MN_I64_LOAD16_S) X(MN_I64_LOAD16_U) X(MN_I64_LOAD32_S)             \
+	X(MN_I64_LOAD32_U) X(MN_I32_STORE) X(MN_I64_STORE) X(MN_F32_STORE)   \
+	X(MN_F64_STORE) X(MN_I32_STORE8) X(MN_I32_STORE16) X(MN_I64_STORE8)  \
+	X(MN_I64_STORE16) X(MN_I64_STORE32)
+
+enum {
+#define OP(id, pfx, code, name, imm, sig, width, flags, syn) EOP_##id,
+#include "opcodes.def"
+#undef OP
+#define X(id) EOP_##id,
+	ENG_EXTRA_OPS(X)
+#undef X
+	EOP_COUNT
+};
+
+/* Offset of a branch-compare op's _RI twin and of an op's memory-N twin
+ * (the lists above are in the same order). */
+#define EOP_BR_CMP_RI_DELTA (EOP_BR_I32_EQ_RI - EOP_BR_I32_EQ)
+#define EOP_MN_DELTA (EOP_MN_I32_LOAD - EOP_I32_LOAD)
+
+/* pc -> module offset: one entry per Wasm instruction that emitted code;
+ * the entry for a cell is the last one with pc <= the cell's index. */
+typedef struct eng_pcmap {
+	uint32_t pc;      /* cell index in the function's code */
+	uint32_t offset;  /* file offset of the Wasm instruction */
+} eng_pcmap;
+
+/* A compiled function. */
+typedef struct eng_fn {
+	uint32_t index;    /* in the module's function index space */
+	uint32_t type;     /* module type index */
+	uint32_t nparams, nresults;
+	uint32_t nlocals;  /* params included */
+	uint32_t nslots;   /* frame size: locals + operand temps (>= nresults) */
+	eng_cell *code;
+	uint32_t ncode;    /* cells */
+	eng_pcmap *pcmap;
+	uint32_t npcmap;
+	size_t body_offset; /* code_start of the body: stack traps point here */
+} eng_fn;
+
+struct eng_module {
+	wasm_module *m;
+	uint32_t *type_ids;   /* canonical id of each module type */
+	eng_fn *fns;          /* defined functions, m->nfuncs */
+};
+
+/* Objects a proc owns are chained for eng_proc_free. */
+typedef struct eng_obj {
+	struct eng_obj *next;
+	void (*free)(struct eng_obj *);
+} eng_obj;
+
+struct eng_func {
+	eng_obj obj;          /* host functions only */
+	uint32_t type_id;     /* canonical: call_indirect compares these */
+	const wasm_functype *type;
+	eng_instance *inst;   /* NULL for a host function */
+	const eng_fn *fn;     /* compiled body; NULL for a host function */
+	eng_host_fn host;
+	void *ctx;
+	char *name;           /* host functions: for messages */
+	wasm_functype own_type; /* host functions: the copy `type` points at */
+};
+
+struct eng_memory {
+	eng_obj obj;
+	uint8_t *base;        /* start of the reservation; never moves */
+	size_t reserved;      /* bytes reserved (PROT_NONE beyond size) */
+	_Atomic uint64_t size; /* accessible bytes */
+	uint32_t max_pages;   /* effective maximum (limits, proc cap) */
+	wasm_limits lim;      /* min = current pages kept up to date */
+	pthread_mutex_t grow_lock;
+};
+
+struct eng_table {
+	eng_obj obj;
+	wasm_tabletype type;  /* lim.min = current size */
+	uint32_t size, max;   /* max: effective (UINT32_MAX if none) */
+	eng_val *elems;
+};
+
+struct eng_global {
+	eng_obj obj;
+	wasm_globaltype type;
+	eng_val val;          /* not atomic: globals are not shared */
+};
+
+struct eng_instance {
+	eng_obj obj;
+	eng_module *cm;
+	eng_proc *proc;
+	eng_func **funcs;     /* function index space */
+	eng_func *own_funcs;  /* defined functions (array of m->nfuncs) */
+	eng_table **tables;
+	eng_memory **mems;
+	uint32_t nmems;
+	uint8_t **mem_base;   /* base of each memory, for memory-N ops */
+	eng_global **globals;
+	eng_val **elem_vals;  /* evaluated element segments; NULL = dropped */
+	uint32_t *elem_len;
+	bool *data_dropped;
+	eng_global *own_globals; /* defined globals */
+	eng_table *own_tables;   /* defined tables */
+};
+
+/* A call frame: what RETURN restores. */
+typedef struct eng_frame {
+	const eng_cell *ret_ip;
+	eng_val *fp;
+	eng_instance *inst;
+} eng_frame;
+
+struct eng_thread {
+	eng_proc *proc;
+	uint32_t id;
+	struct eng_thread *next_in_proc; /* the proc's list, newest first */
+	eng_val *stack, *stack_end;      /* value slots */
+	size_t stack_bytes;
+	eng_frame *frames;
+	uint32_t depth, max_depth;
+	eng_val *stack_top;   /* first free slot (for nested eng_call) */
+	eng_instance *cur_inst; /* instance whose code runs (signal handler) */
+	const eng_cell *pc;   /* instruction of the current memory access */
+	sigjmp_buf *trap_jmp; /* innermost eng_call's trap point */
+	bool in_wasm;         /* running guest code (signal handler check) */
+	/* wait/notify */
+	_Atomic uint32_t park_word; /* 0 waiting, 1 notified, 2 stopped */
+	_Atomic bool parked;
+	struct eng_thread *park_next;
+	uintptr_t park_key;
+	void *park_mem;
+	/* spawned threads */
+	pthread_t os;
+	eng_thread_fn fn;
+	void *arg;
+};
+
+struct eng_proc {
+	eng_limits lim;
+	atomic_int stop;        /* non-zero: every thread must stop */
+	atomic_int rec_state;   /* 0 none, 1 being written, 2 written */
+	eng_trap rec;           /* the first stop request or trap */
+	void *host;
+	pthread_mutex_t lock;   /* objects, threads, spawn bookkeeping */
+	eng_obj *objs;
+	_Atomic(eng_thread *) threads;
+	uint32_t next_tid;
+	uint32_t live;          /* spawned threads still running */
+	uint32_t nspawned;      /* ever spawned */
+	pthread_t *finished;    /* spawned threads that returned, to join */
+	uint32_t nfinished, cap_finished;
+	pthread_cond_t done_cv; /* signalled when live drops */
+	/* watchdog */
+	bool has_watchdog;
+	pthread_t watchdog;
+	pthread_cond_t wd_cv;
+	bool wd_quit;
+};
+
+/* ---- shared between the files ---------------------------------------- */
+
+/* compile.c: handler addresses, from the interpreter (NULL in switch
+ * mode: the code then holds opcode numbers). */
+const void *const *eng_interp_handlers(void);
+
+/* interp.c: run f (a Wasm function) on t with its arguments already in
+ * base[0..nparams); results end up in base[0..nresults). Returns ENG_OK or
+ * a trap kind; for a trap, *trap_pc is the instruction (NULL when not in
+ * code) and *trap_inst the instance running it. Out-of-bounds memory
+ * faults do not return here: they longjmp to t->trap_jmp. */
+eng_trap_kind eng_interp(eng_thread *t, eng_func *f, eng_val *base,
+			 eng_trap *trap, const eng_cell **trap_pc,
+			 eng_instance **trap_inst);
+
+/* runtime.c helpers the interpreter calls on slow paths. */
+eng_trap_kind eng_rt_call_host(eng_thread *t, eng_func *f, eng_val *args,
+			       eng_val *scratch, eng_trap *trap);
+uint32_t eng_rt_memory_grow(eng_proc *p, eng_memory *mem, uint32_t delta);
+uint32_t eng_rt_table_grow(eng_table *tab, eng_val init, uint32_t delta);
+eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
+			  uint64_t expect, bool is64, int64_t timeout_ns,
+			  uint32_t *result);
+uint32_t eng_rt_notify(eng_memory *mem, uint8_t *addr, uint32_t count);
+/* Wake every waiter of p (after its stop flag was set). */
+void eng_rt_wake_proc(eng_proc *p);
+
+/* Canonical id of a function type (process-wide registry). 0 on
+ * allocation failure (ids start at 1). */
+uint32_t eng_type_intern(const wasm_functype *ft);
+
+/* Fill a trap: kind, function, offset and the message. */
+void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,
+		 const eng_cell *pc, const char *detail);
+
+/* Find the compiled function of cm containing pc (NULL if none). */
+const eng_fn *eng_fn_of_pc(const eng_module *cm, const eng_cell *pc);
+
+#define ENG_PAGE 65536u
+
+#endif

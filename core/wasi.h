@@ -1,0 +1,115 @@
+/*
+ * wasi.h - WASI preview1 and wasi-threads host for command modules: what
+ * `heisen run` uses, and what the detector will use to run a program
+ * thousands of times with its own imports (heisen.probe, heisen.mask)
+ * chained in front.
+ *
+ * How a run works:
+ *   wasi_load()   reads, decodes, validates and compiles a module once and
+ *                 checks it is a WASI command (exports _start; if it
+ *                 imports wasi.thread-spawn, also exports
+ *                 wasi_thread_start and imports a shared env.memory).
+ *   wasi_run()    runs a compiled module once: a new eng_proc with the
+ *                 config's limits, a fresh file descriptor table (stdio,
+ *                 then one preopen per granted directory from fd 3), the
+ *                 imported env.memory created once from its declared
+ *                 limits, the module instantiated on the calling thread
+ *                 and _start called. Each wasi.thread-spawn instantiates
+ *                 the same compiled module again on a new OS thread (same
+ *                 resolvers, same env.memory) and calls
+ *                 wasi_thread_start(tid, arg). Nothing is compiled again.
+ *
+ * How a run ends (the first of these wins and is what wasi_run reports):
+ *   - _start returns: exit code 0, even if other threads still run (they
+ *     are stopped and joined first);
+ *   - proc_exit(code) on any thread: exit with that code;
+ *   - a trap on any thread ends the whole program with that trap;
+ *   - the wall-clock timeout (ENG_TIMEOUT) or a resource limit (ENG_LIMIT).
+ *
+ * Sandbox: the guest reaches only the fds it was given. Paths are resolved
+ * one component at a time with openat(O_NOFOLLOW) beneath a directory fd:
+ * absolute paths, `..` above that directory and symlinks leading outside
+ * it fail with ENOTCAPABLE and never reach the host's file system. Every
+ * guest pointer and length is checked against the size of the calling
+ * instance's memory 0; a bad one returns EFAULT. Functions this host does
+ * not implement (sockets, proc_raise…) link and return ENOSYS.
+ *
+ * wasi-threads thread-spawn returns the new thread id (> 0), or -6
+ * (-EAGAIN in WASI's numbering, what wasi-libc's pthread_create expects)
+ * when the thread limit is reached or the OS refuses a thread.
+ */
+#ifndef HEISEN_CORE_WASI_H
+#define HEISEN_CORE_WASI_H
+
+#include "engine.h"
+
+/* A directory granted to the guest: `host` is opened when the run starts;
+ * the guest sees it as the preopened directory `guest` (what wasi-libc
+ * matches absolute and relative paths against). */
+typedef struct wasi_dir {
+	const char *host;
+	const char *guest;
+} wasi_dir;
+
+/* Everything one run needs. Strings are borrowed for the duration of
+ * wasi_run. Initialise with wasi_config_init, then set what differs. */
+typedef struct wasi_config {
+	const char *const *argv; /* argc strings; argv[0] = program name */
+	uint32_t argc;
+	const char *const *env;  /* nenv "KEY=VALUE" strings; the host's own
+				    environment is not passed on */
+	uint32_t nenv;
+	const wasi_dir *dirs;    /* ndirs grants, preopened as fd 3, 4… */
+	uint32_t ndirs;
+	int stdio[3];            /* host fds behind guest fds 0, 1, 2
+				    (default 0, 1, 2; -1 = not open). Never
+				    closed by the host. */
+	eng_limits limits;       /* threads, memory, timeout… (0 = default) */
+
+	/* Imports the embedder provides (heisen.probe, heisen.mask…),
+	 * consulted before WASI's own for every instance of the run, thread
+	 * instances included. NULL for none. */
+	eng_resolver resolve;
+	void *resolve_ctx;
+	/* Called once per run with the new proc before anything is
+	 * instantiated: the place to attach host data (eng_proc_set_host,
+	 * which WASI leaves free), create the memories the resolver hands
+	 * out, or keep the proc to stop it from a watchdog. NULL for none. */
+	void (*on_proc)(void *hook_ctx, eng_proc *p);
+	void *hook_ctx;
+} wasi_config;
+
+/* Defaults: no arguments, no environment, no directories, stdio 0/1/2,
+ * engine default limits, no extra imports. */
+void wasi_config_init(wasi_config *c);
+
+/* Read path, decode, validate, check that it is a WASI command module
+ * (see above) and compile it. On success *out owns the compiled module
+ * (free with eng_module_free after its last run). Errors: WASM_IO
+ * (unreadable), WASM_MALFORMED / WASM_INVALID (with the validator's
+ * offset and reason, or "not a WASI command: no _start export"),
+ * WASM_NOMEM, WASM_LIMIT. */
+wasm_status wasi_load(const char *path, eng_module **out, wasm_err *err);
+
+/* The command-module check of wasi_load, for a module decoded and
+ * validated by the caller. */
+wasm_status wasi_check_command(const wasm_module *m, wasm_err *err);
+
+/* Run cm once with cfg. Safe to call again, also concurrently, on the
+ * same compiled module.
+ *
+ * Returns WASM_OK when the program ran; then *trap says how it ended:
+ * ENG_EXIT with *exit_code the program's exit status (0 when _start
+ * returned), or a trap / ENG_TIMEOUT / ENG_LIMIT / ENG_STOPPED with its
+ * message in trap->msg and *exit_code = -1. A trap during instantiation
+ * (start function, segment initialisation) is reported the same way; a
+ * memory limit met while instantiating (a memory larger than
+ * limits.max_memory_pages) is ENG_LIMIT.
+ *
+ * Returns a host error when the program could not be started: WASM_IO (a
+ * granted directory cannot be opened), WASM_INVALID (an import nobody
+ * provides, an incompatible import type, no _start), WASM_NOMEM. */
+wasm_status wasi_run(eng_module *cm, const wasi_config *cfg, eng_trap *trap,
+		     int *exit_code, wasm_err *err);
+
+#endif

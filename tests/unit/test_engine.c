@@ -1,0 +1,649 @@
+/*
+ * test_engine.c - the engine end to end: traps with function and offset,
+ * guard-page faults, call-stack exhaustion, memory.grow limits, host
+ * functions, import errors, atomics on real threads, wait/notify
+ * ping-pong, a real data race, stopping and timing out a proc.
+ *
+ * The test module is embedded as bytes generated once by
+ * `wat2wasm --enable-threads --debug-names` from this source:
+ *
+ * (module
+ *   (import "env" "memory" (memory 1 10 shared))
+ *   (import "env" "host_add" (func $host_add (param i32 i32) (result i32)))
+ *   (type $ii (func (param i32) (result i32)))
+ *   (table 2 funcref)
+ *   (elem (i32.const 0) $inc)
+ *   (func $inc (param i32) (result i32) (i32.add (local.get 0) (i32.const 1)))
+ *   (func $div (export "div") (param i32 i32) (result i32) (i32.div_s (local.get 0) (local.get 1)))
+ *   (func (export "unreachable") (unreachable))
+ *   (func $load (export "load") (param i32) (result i32) (i32.load offset=4 (local.get 0)))
+ *   (func (export "call_ind") (param i32 i32) (result i32)
+ *     (call_indirect (type $ii) (local.get 1) (local.get 0)))
+ *   (func (export "call_ind_bad") (result i32)
+ *     (call_indirect (param i64) (result i32) (i64.const 1) (i32.const 0)))
+ *   (func $rec (export "recurse") (param i32) (result i32)
+ *     (call $rec (i32.add (local.get 0) (i32.const 1))))
+ *   (func (export "fib") (param i32) (result i32)
+ *     (if (result i32) (i32.lt_u (local.get 0) (i32.const 2))
+ *       (then (local.get 0))
+ *       (else (i32.add (call 8 (i32.sub (local.get 0) (i32.const 1)))
+ *                      (call 8 (i32.sub (local.get 0) (i32.const 2)))))))
+ *   (func (export "host") (param i32) (result i32)
+ *     (call $host_add (local.get 0) (i32.const 100)))
+ *   (func (export "atomic_add") (param $n i32)
+ *     (loop $l
+ *       (drop (i32.atomic.rmw.add (i32.const 8) (i32.const 1)))
+ *       (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))
+ *   (func (export "plain_add") (param $n i32)
+ *     (loop $l
+ *       (i32.store (i32.const 12) (i32.add (i32.load (i32.const 12)) (i32.const 1)))
+ *       (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))
+ *   (func (export "pingpong") (param $me i32) (param $n i32)
+ *     (local $other i32)
+ *     (local.set $other (i32.xor (local.get $me) (i32.const 1)))
+ *     (block $done
+ *       (loop $outer
+ *         (br_if $done (i32.eqz (local.get $n)))
+ *         (block $ready
+ *           (loop $w
+ *             (br_if $ready (i32.eq (i32.atomic.load (i32.const 0)) (local.get $me)))
+ *             (drop (memory.atomic.wait32 (i32.const 0) (local.get $other) (i64.const -1)))
+ *             (br $w)))
+ *         (drop (i32.atomic.rmw.add (i32.const 4) (i32.const 1)))
+ *         (i32.atomic.store (i32.const 0) (local.get $other))
+ *         (drop (memory.atomic.notify (i32.const 0) (i32.const 1)))
+ *         (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+ *         (br $outer))))
+ *   (func (export "spin") (loop $l (br $l)))
+ *   (func (export "wait_forever") (result i32)
+ *     (memory.atomic.wait32 (i32.const 16) (i32.const 0) (i64.const -1)))
+ *   (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
+ *   (func (export "size") (result i32) (memory.size))
+ *   (func (export "unaligned") (result i32) (i32.atomic.load (i32.const 1)))
+ * )
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "core/engine.h"
+
+static const uint8_t mod_bytes[] = {
+	0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x21, 0x07, 0x60,
+	0x01, 0x7f, 0x01, 0x7f, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x60, 0x00,
+	0x00, 0x60, 0x00, 0x01, 0x7f, 0x60, 0x01, 0x7e, 0x01, 0x7f, 0x60, 0x01,
+	0x7f, 0x00, 0x60, 0x02, 0x7f, 0x7f, 0x00, 0x02, 0x1f, 0x02, 0x03, 0x65,
+	0x6e, 0x76, 0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x03, 0x01,
+	0x0a, 0x03, 0x65, 0x6e, 0x76, 0x08, 0x68, 0x6f, 0x73, 0x74, 0x5f, 0x61,
+	0x64, 0x64, 0x00, 0x01, 0x03, 0x12, 0x11, 0x00, 0x01, 0x02, 0x00, 0x01,
+	0x03, 0x00, 0x00, 0x00, 0x05, 0x05, 0x06, 0x02, 0x03, 0x00, 0x03, 0x03,
+	0x04, 0x04, 0x01, 0x70, 0x00, 0x02, 0x07, 0xa1, 0x01, 0x10, 0x03, 0x64,
+	0x69, 0x76, 0x00, 0x02, 0x0b, 0x75, 0x6e, 0x72, 0x65, 0x61, 0x63, 0x68,
+	0x61, 0x62, 0x6c, 0x65, 0x00, 0x03, 0x04, 0x6c, 0x6f, 0x61, 0x64, 0x00,
+	0x04, 0x08, 0x63, 0x61, 0x6c, 0x6c, 0x5f, 0x69, 0x6e, 0x64, 0x00, 0x05,
+	0x0c, 0x63, 0x61, 0x6c, 0x6c, 0x5f, 0x69, 0x6e, 0x64, 0x5f, 0x62, 0x61,
+	0x64, 0x00, 0x06, 0x07, 0x72, 0x65, 0x63, 0x75, 0x72, 0x73, 0x65, 0x00,
+	0x07, 0x03, 0x66, 0x69, 0x62, 0x00, 0x08, 0x04, 0x68, 0x6f, 0x73, 0x74,
+	0x00, 0x09, 0x0a, 0x61, 0x74, 0x6f, 0x6d, 0x69, 0x63, 0x5f, 0x61, 0x64,
+	0x64, 0x00, 0x0a, 0x09, 0x70, 0x6c, 0x61, 0x69, 0x6e, 0x5f, 0x61, 0x64,
+	0x64, 0x00, 0x0b, 0x08, 0x70, 0x69, 0x6e, 0x67, 0x70, 0x6f, 0x6e, 0x67,
+	0x00, 0x0c, 0x04, 0x73, 0x70, 0x69, 0x6e, 0x00, 0x0d, 0x0c, 0x77, 0x61,
+	0x69, 0x74, 0x5f, 0x66, 0x6f, 0x72, 0x65, 0x76, 0x65, 0x72, 0x00, 0x0e,
+	0x04, 0x67, 0x72, 0x6f, 0x77, 0x00, 0x0f, 0x04, 0x73, 0x69, 0x7a, 0x65,
+	0x00, 0x10, 0x09, 0x75, 0x6e, 0x61, 0x6c, 0x69, 0x67, 0x6e, 0x65, 0x64,
+	0x00, 0x11, 0x09, 0x07, 0x01, 0x00, 0x41, 0x00, 0x0b, 0x01, 0x01, 0x0a,
+	0x98, 0x02, 0x11, 0x07, 0x00, 0x20, 0x00, 0x41, 0x01, 0x6a, 0x0b, 0x07,
+	0x00, 0x20, 0x00, 0x20, 0x01, 0x6d, 0x0b, 0x03, 0x00, 0x00, 0x0b, 0x07,
+	0x00, 0x20, 0x00, 0x28, 0x02, 0x04, 0x0b, 0x09, 0x00, 0x20, 0x01, 0x20,
+	0x00, 0x11, 0x00, 0x00, 0x0b, 0x09, 0x00, 0x42, 0x01, 0x41, 0x00, 0x11,
+	0x04, 0x00, 0x0b, 0x09, 0x00, 0x20, 0x00, 0x41, 0x01, 0x6a, 0x10, 0x07,
+	0x0b, 0x1c, 0x00, 0x20, 0x00, 0x41, 0x02, 0x49, 0x04, 0x7f, 0x20, 0x00,
+	0x05, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x10, 0x08, 0x20, 0x00, 0x41, 0x02,
+	0x6b, 0x10, 0x08, 0x6a, 0x0b, 0x0b, 0x09, 0x00, 0x20, 0x00, 0x41, 0xe4,
+	0x00, 0x10, 0x00, 0x0b, 0x17, 0x00, 0x03, 0x40, 0x41, 0x08, 0x41, 0x01,
+	0xfe, 0x1e, 0x02, 0x00, 0x1a, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x22, 0x00,
+	0x0d, 0x00, 0x0b, 0x0b, 0x1b, 0x00, 0x03, 0x40, 0x41, 0x0c, 0x41, 0x0c,
+	0x28, 0x02, 0x00, 0x41, 0x01, 0x6a, 0x36, 0x02, 0x00, 0x20, 0x00, 0x41,
+	0x01, 0x6b, 0x22, 0x00, 0x0d, 0x00, 0x0b, 0x0b, 0x57, 0x01, 0x01, 0x7f,
+	0x20, 0x00, 0x41, 0x01, 0x73, 0x21, 0x02, 0x02, 0x40, 0x03, 0x40, 0x20,
+	0x01, 0x45, 0x0d, 0x01, 0x02, 0x40, 0x03, 0x40, 0x41, 0x00, 0xfe, 0x10,
+	0x02, 0x00, 0x20, 0x00, 0x46, 0x0d, 0x01, 0x41, 0x00, 0x20, 0x02, 0x42,
+	0x7f, 0xfe, 0x01, 0x02, 0x00, 0x1a, 0x0c, 0x00, 0x0b, 0x0b, 0x41, 0x04,
+	0x41, 0x01, 0xfe, 0x1e, 0x02, 0x00, 0x1a, 0x41, 0x00, 0x20, 0x02, 0xfe,
+	0x17, 0x02, 0x00, 0x41, 0x00, 0x41, 0x01, 0xfe, 0x00, 0x02, 0x00, 0x1a,
+	0x20, 0x01, 0x41, 0x01, 0x6b, 0x21, 0x01, 0x0c, 0x00, 0x0b, 0x0b, 0x0b,
+	0x07, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b, 0x0c, 0x00, 0x41, 0x10,
+	0x41, 0x00, 0x42, 0x7f, 0xfe, 0x01, 0x02, 0x00, 0x0b, 0x06, 0x00, 0x20,
+	0x00, 0x40, 0x00, 0x0b, 0x04, 0x00, 0x3f, 0x00, 0x0b, 0x08, 0x00, 0x41,
+	0x01, 0xfe, 0x10, 0x02, 0x00, 0x0b, 0x00, 0x69, 0x04, 0x6e, 0x61, 0x6d,
+	0x65, 0x01, 0x20, 0x05, 0x00, 0x08, 0x68, 0x6f, 0x73, 0x74, 0x5f, 0x61,
+	0x64, 0x64, 0x01, 0x03, 0x69, 0x6e, 0x63, 0x02, 0x03, 0x64, 0x69, 0x76,
+	0x04, 0x04, 0x6c, 0x6f, 0x61, 0x64, 0x07, 0x03, 0x72, 0x65, 0x63, 0x02,
+	0x39, 0x12, 0x00, 0x00, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04, 0x00,
+	0x05, 0x00, 0x06, 0x00, 0x07, 0x00, 0x08, 0x00, 0x09, 0x00, 0x0a, 0x01,
+	0x00, 0x01, 0x6e, 0x0b, 0x01, 0x00, 0x01, 0x6e, 0x0c, 0x03, 0x00, 0x02,
+	0x6d, 0x65, 0x01, 0x01, 0x6e, 0x02, 0x05, 0x6f, 0x74, 0x68, 0x65, 0x72,
+	0x0d, 0x00, 0x0e, 0x00, 0x0f, 0x00, 0x10, 0x00, 0x11, 0x00, 0x04, 0x05,
+	0x01, 0x00, 0x02, 0x69, 0x69
+};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+typedef struct env {
+	eng_memory *mem;
+	eng_func *host_add;
+	bool omit_host; /* resolve env.host_add as unknown */
+	bool bad_host;  /* resolve env.host_add with a wrong type */
+} env;
+
+static eng_trap_kind host_add(eng_thread *t, void *ctx, const eng_val *a,
+			      eng_val *r, eng_trap *trap)
+{
+	(void)ctx;
+	assert_non_null(eng_thread_instance(t));
+	if ((uint32_t)a[0] == 666) {
+		snprintf(trap->msg, sizeof trap->msg, "host says no");
+		return ENG_TRAP_HOST;
+	}
+	r[0] = (uint32_t)(a[0] + a[1]);
+	return ENG_OK;
+}
+
+static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out)
+{
+	env *e = ctx;
+	if (imp->kind == WASM_EXTERN_MEMORY) {
+		out->kind = WASM_EXTERN_MEMORY;
+		out->u.memory = e->mem;
+		return true;
+	}
+	if (e->omit_host)
+		return false;
+	out->kind = WASM_EXTERN_FUNC;
+	out->u.func = e->host_add;
+	return true;
+}
+
+static eng_module *compile_mod(void)
+{
+	wasm_module *m = NULL;
+	eng_module *cm = NULL;
+	wasm_err err;
+
+	assert_int_equal(wasm_decode(mod_bytes, sizeof mod_bytes, &m, &err),
+			 WASM_OK);
+	assert_int_equal(wasm_validate(m, &err), WASM_OK);
+	assert_int_equal(eng_compile(m, &cm, &err), WASM_OK);
+	return cm;
+}
+
+/* A proc with the shared memory and the host function set up. */
+static eng_proc *proc_env(const eng_limits *lim, env *e)
+{
+	eng_proc *p = eng_proc_new(lim);
+	wasm_limits l = {.min = 1, .max = 10, .has_max = true, .shared = true};
+	uint8_t ty[3] = {0x7f, 0x7f, 0x7f};
+	wasm_functype ft = {2, 1, ty};
+	wasm_err err;
+
+	assert_non_null(p);
+	memset(e, 0, sizeof *e);
+	e->mem = eng_memory_new(p, &l, &err);
+	assert_non_null(e->mem);
+	e->host_add = eng_host_func_new(p, &ft, host_add, NULL, "host_add");
+	assert_non_null(e->host_add);
+	return p;
+}
+
+static eng_instance *instance(eng_module *cm, eng_proc *p, eng_thread *t,
+			      env *e)
+{
+	eng_instance *in = NULL;
+	eng_trap tr;
+	wasm_err err;
+	bool ok = eng_instantiate(cm, p, t, resolve, e, &in, &tr, &err);
+	if (!ok)
+		fail_msg("instantiate: %s / %s", err.msg, tr.msg);
+	return in;
+}
+
+static eng_func *fn(eng_instance *in, const char *name)
+{
+	eng_extern ex;
+	assert_true(eng_instance_export(in, name, &ex));
+	assert_int_equal(ex.kind, WASM_EXTERN_FUNC);
+	return ex.u.func;
+}
+
+static eng_trap_kind call1(eng_thread *t, eng_instance *in, const char *name,
+			   eng_val a, eng_val b, eng_val *r, eng_trap *tr)
+{
+	eng_val args[2] = {a, b};
+	eng_val res[2] = {0, 0};
+	eng_trap_kind k = eng_call(t, fn(in, name), args, res, tr);
+	if (r)
+		*r = res[0];
+	return k;
+}
+
+typedef struct fixture {
+	eng_module *cm;
+	eng_proc *p;
+	eng_thread *t;
+	eng_instance *in;
+	env e;
+} fixture;
+
+static void fx_open(fixture *f, const eng_limits *lim)
+{
+	wasm_err err;
+	f->cm = compile_mod();
+	f->p = proc_env(lim, &f->e);
+	f->t = eng_thread_new(f->p, &err);
+	assert_non_null(f->t);
+	f->in = instance(f->cm, f->p, f->t, &f->e);
+}
+
+static void fx_close(fixture *f)
+{
+	eng_proc_free(f->p);
+	eng_module_free(f->cm);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- single-threaded behaviour ----------------------------------------- */
+
+static void runs_fib_and_host_calls(void **state)
+{
+	fixture f;
+	eng_val r;
+	eng_trap tr;
+	(void)state;
+
+	fx_open(&f, NULL);
+	assert_int_equal(call1(f.t, f.in, "fib", 20, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 6765);
+	assert_int_equal(call1(f.t, f.in, "host", 5, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 105);
+	assert_int_equal(call1(f.t, f.in, "call_ind", 0, 41, &r, &tr), ENG_OK);
+	assert_int_equal(r, 42);
+	assert_int_equal(call1(f.t, f.in, "host", 666, 0, &r, &tr),
+			 ENG_TRAP_HOST);
+	assert_string_equal(tr.msg, "host says no");
+	/* The thread is usable again after a trap. */
+	assert_int_equal(call1(f.t, f.in, "fib", 10, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 55);
+	fx_close(&f);
+}
+
+static void traps_name_function_and_offset(void **state)
+{
+	fixture f;
+	eng_val r;
+	eng_trap tr;
+	(void)state;
+
+	fx_open(&f, NULL);
+	assert_int_equal(call1(f.t, f.in, "div", 1, 0, &r, &tr),
+			 ENG_TRAP_DIV_ZERO);
+	assert_int_equal(tr.func, 2);
+	assert_true(tr.offset != WASM_NO_OFFSET && tr.offset < sizeof mod_bytes);
+	assert_int_equal(mod_bytes[tr.offset], 0x6d); /* i32.div_s */
+	assert_non_null(strstr(tr.msg, "integer divide by zero in function 2 "
+					"'div' at offset 0x"));
+	assert_int_equal(call1(f.t, f.in, "div", 0x80000000u, -1, &r, &tr),
+			 ENG_TRAP_INT_OVERFLOW);
+	assert_string_equal(eng_trap_name(tr.kind), "integer overflow");
+	assert_int_equal(call1(f.t, f.in, "unreachable", 0, 0, &r, &tr),
+			 ENG_TRAP_UNREACHABLE);
+	assert_int_equal(mod_bytes[tr.offset], 0x00);
+	assert_int_equal(call1(f.t, f.in, "call_ind", 1, 1, &r, &tr),
+			 ENG_TRAP_UNINIT_ELEM);
+	assert_int_equal(call1(f.t, f.in, "call_ind", 7, 1, &r, &tr),
+			 ENG_TRAP_UNDEFINED_ELEM);
+	assert_int_equal(call1(f.t, f.in, "call_ind_bad", 0, 0, &r, &tr),
+			 ENG_TRAP_INDIRECT_TYPE);
+	assert_int_equal(call1(f.t, f.in, "unaligned", 0, 0, &r, &tr),
+			 ENG_TRAP_UNALIGNED);
+	fx_close(&f);
+}
+
+static void guard_page_fault_is_a_trap(void **state)
+{
+	fixture f;
+	eng_val r;
+	eng_trap tr;
+	(void)state;
+
+	fx_open(&f, NULL);
+	assert_int_equal(call1(f.t, f.in, "load", 65532, 0, &r, &tr),
+			 ENG_TRAP_MEMORY_OOB);
+	assert_int_equal(tr.func, 4);
+	assert_int_equal(mod_bytes[tr.offset], 0x28); /* i32.load */
+	assert_non_null(strstr(tr.msg, "out of bounds memory access in "
+					"function 4 'load'"));
+	/* Highest address + offset: still inside the reservation. */
+	assert_int_equal(call1(f.t, f.in, "load", 0xffffffffu, 0, &r, &tr),
+			 ENG_TRAP_MEMORY_OOB);
+	assert_int_equal(call1(f.t, f.in, "load", 65528, 0, &r, &tr), ENG_OK);
+	/* After a grow the same address works. */
+	assert_int_equal(call1(f.t, f.in, "grow", 1, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 1);
+	assert_int_equal(call1(f.t, f.in, "load", 65532, 0, &r, &tr), ENG_OK);
+	fx_close(&f);
+}
+
+static void infinite_recursion_exhausts_the_stack(void **state)
+{
+	fixture f;
+	eng_val r;
+	eng_trap tr;
+	eng_limits lim = {.max_call_depth = 5000};
+	(void)state;
+
+	fx_open(&f, &lim);
+	assert_int_equal(call1(f.t, f.in, "recurse", 0, 0, &r, &tr),
+			 ENG_TRAP_STACK);
+	assert_string_equal(eng_trap_name(tr.kind), "call stack exhausted");
+	assert_int_equal(tr.func, 7);
+	/* A small value stack runs out before the depth limit. */
+	fx_close(&f);
+	lim.max_call_depth = 0;
+	lim.stack_slots = 1000;
+	fx_open(&f, &lim);
+	assert_int_equal(call1(f.t, f.in, "recurse", 0, 0, &r, &tr),
+			 ENG_TRAP_STACK);
+	assert_int_equal(call1(f.t, f.in, "fib", 15, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 610);
+	fx_close(&f);
+}
+
+static void memory_grow_stops_at_the_limit(void **state)
+{
+	fixture f;
+	eng_val r;
+	eng_trap tr;
+	eng_limits lim = {.max_memory_pages = 4};
+	(void)state;
+
+	fx_open(&f, &lim);
+	assert_int_equal(call1(f.t, f.in, "grow", 2, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 1);
+	assert_int_equal(call1(f.t, f.in, "grow", 2, 0, &r, &tr), ENG_OK);
+	assert_int_equal((uint32_t)r, 0xffffffffu);
+	assert_int_equal(call1(f.t, f.in, "grow", 1, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 3);
+	assert_int_equal(call1(f.t, f.in, "grow", 1, 0, &r, &tr), ENG_OK);
+	assert_int_equal((uint32_t)r, 0xffffffffu);
+	assert_int_equal(call1(f.t, f.in, "size", 0, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 4);
+	assert_int_equal(eng_memory_size(f.e.mem), 4 * 65536);
+	fx_close(&f);
+}
+
+static void import_errors_are_actionable(void **state)
+{
+	eng_module *cm = compile_mod();
+	env e;
+	eng_proc *p = proc_env(NULL, &e);
+	wasm_err err;
+	eng_thread *t = eng_thread_new(p, &err);
+	eng_instance *in = NULL;
+	eng_trap tr;
+	uint8_t ty[2] = {0x7f, 0x7f};
+	wasm_functype ft = {1, 1, ty};
+	wasm_limits l = {.min = 1, .max = 10, .has_max = true};
+	(void)state;
+
+	e.omit_host = true;
+	assert_false(eng_instantiate(cm, p, t, resolve, &e, &in, &tr, &err));
+	assert_null(in);
+	assert_string_equal(err.msg,
+			    "unknown import \"env\".\"host_add\" (function)");
+	e.omit_host = false;
+	e.host_add = eng_host_func_new(p, &ft, host_add, NULL, "wrong");
+	assert_false(eng_instantiate(cm, p, t, resolve, &e, &in, &tr, &err));
+	assert_non_null(strstr(err.msg, "incompatible import type for "
+					"\"env\".\"host_add\""));
+	e.mem = eng_memory_new(p, &l, &err); /* not shared */
+	assert_false(eng_instantiate(cm, p, t, resolve, &e, &in, &tr, &err));
+	assert_non_null(strstr(err.msg, "\"env\".\"memory\""));
+	eng_proc_free(p);
+	eng_module_free(cm);
+}
+
+static void instantiate_is_fast(void **state)
+{
+	fixture f;
+	double t0, dt;
+	eng_instance *in;
+	(void)state;
+
+	fx_open(&f, NULL);
+	t0 = now_s();
+	for (int i = 0; i < 200; i++) {
+		in = instance(f.cm, f.p, f.t, &f.e);
+		assert_int_equal(eng_call(f.t, fn(in, "size"), NULL,
+					  (eng_val[1]){0}, NULL),
+				 ENG_OK);
+	}
+	dt = (now_s() - t0) / 200;
+	printf("   instantiate + call: %.1f us\n", dt * 1e6);
+	fx_close(&f);
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+typedef struct job {
+	eng_module *cm;
+	env *e;
+	const char *func;
+	eng_val a, b;
+	eng_trap_kind result;
+	eng_trap trap;
+} job;
+
+static void job_main(eng_thread *t, void *arg)
+{
+	job *j = arg;
+	eng_instance *in = instance(j->cm, eng_thread_proc(t), t, j->e);
+	eng_val args[2] = {j->a, j->b}, res[1];
+	j->result = eng_call(t, fn(in, j->func), args, res, &j->trap);
+}
+
+static uint32_t mem_u32(env *e, uint32_t addr)
+{
+	uint32_t v;
+	memcpy(&v, eng_memory_data(e->mem) + addr, 4);
+	return v;
+}
+
+static void atomics_from_four_threads_are_exact(void **state)
+{
+	fixture f;
+	job j[4];
+	wasm_err err;
+	(void)state;
+
+	fx_open(&f, NULL);
+	for (int i = 0; i < 4; i++) {
+		j[i] = (job){f.cm, &f.e, "atomic_add", 1000000, 0, -1, {0}};
+		assert_true(eng_proc_spawn(f.p, job_main, &j[i], &err) > 0);
+	}
+	eng_proc_join(f.p);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(j[i].result, ENG_OK);
+	assert_int_equal(mem_u32(&f.e, 8), 4000000);
+	fx_close(&f);
+}
+
+static void wait_notify_ping_pong(void **state)
+{
+	fixture f;
+	job j[2];
+	wasm_err err;
+	double t0;
+	(void)state;
+
+	fx_open(&f, NULL);
+	t0 = now_s();
+	for (int i = 0; i < 2; i++) {
+		j[i] = (job){f.cm, &f.e, "pingpong", (eng_val)i, 100000, -1,
+			     {0}};
+		assert_true(eng_proc_spawn(f.p, job_main, &j[i], &err) > 0);
+	}
+	eng_proc_join(f.p);
+	printf("   100000 round trips: %.2f s\n", now_s() - t0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(j[i].result, ENG_OK);
+	assert_int_equal(mem_u32(&f.e, 4), 200000);
+	fx_close(&f);
+}
+
+static void plain_counter_loses_updates(void **state)
+{
+	int lost_runs = 0;
+	(void)state;
+
+	for (int run = 0; run < 20 && !lost_runs; run++) {
+		fixture f;
+		job j[2];
+		wasm_err err;
+		fx_open(&f, NULL);
+		for (int i = 0; i < 2; i++) {
+			j[i] = (job){f.cm, &f.e, "plain_add", 1000000, 0, -1,
+				     {0}};
+			assert_true(eng_proc_spawn(f.p, job_main, &j[i],
+						   &err) > 0);
+		}
+		eng_proc_join(f.p);
+		if (mem_u32(&f.e, 12) < 2000000)
+			lost_runs++;
+		fx_close(&f);
+	}
+	assert_true(lost_runs > 0);
+}
+
+static void timeout_stops_a_spinning_loop(void **state)
+{
+	fixture f;
+	eng_trap tr, st;
+	eng_limits lim = {.timeout_s = 0.2};
+	double t0;
+	(void)state;
+
+	fx_open(&f, &lim);
+	t0 = now_s();
+	assert_int_equal(call1(f.t, f.in, "spin", 0, 0, NULL, &tr),
+			 ENG_TIMEOUT);
+	assert_true(now_s() - t0 < 2.0);
+	eng_proc_status(f.p, &st);
+	assert_int_equal(st.kind, ENG_TIMEOUT);
+	/* Once stopped, calls return the stop reason at once. */
+	assert_int_equal(call1(f.t, f.in, "fib", 3, 0, NULL, &tr),
+			 ENG_TIMEOUT);
+	fx_close(&f);
+}
+
+static void stop_wakes_a_thread_waiting_forever(void **state)
+{
+	fixture f;
+	job j;
+	wasm_err err;
+	eng_trap why = {.kind = ENG_STOPPED, .msg = "test stop"};
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	(void)state;
+
+	fx_open(&f, NULL);
+	j = (job){f.cm, &f.e, "wait_forever", 0, 0, -1, {0}};
+	assert_true(eng_proc_spawn(f.p, job_main, &j, &err) > 0);
+	nanosleep(&ts, NULL);
+	eng_proc_stop(f.p, &why);
+	eng_proc_join(f.p);
+	assert_int_equal(j.result, ENG_STOPPED);
+	assert_string_equal(j.trap.msg, "test stop");
+	fx_close(&f);
+
+	/* The same with the timeout, the waiter being the caller. */
+	eng_limits lim = {.timeout_s = 0.1};
+	eng_trap tr;
+	fx_open(&f, &lim);
+	assert_int_equal(call1(f.t, f.in, "wait_forever", 0, 0, NULL, &tr),
+			 ENG_TIMEOUT);
+	fx_close(&f);
+}
+
+static void spawn_respects_the_thread_limit(void **state)
+{
+	fixture f;
+	job j[3];
+	wasm_err err;
+	eng_limits lim = {.max_threads = 2};
+	eng_trap why = {.kind = ENG_STOPPED};
+	(void)state;
+
+	fx_open(&f, &lim);
+	for (int i = 0; i < 2; i++) {
+		j[i] = (job){f.cm, &f.e, "wait_forever", 0, 0, -1, {0}};
+		assert_true(eng_proc_spawn(f.p, job_main, &j[i], &err) > 0);
+	}
+	j[2] = (job){f.cm, &f.e, "wait_forever", 0, 0, -1, {0}};
+	assert_int_equal(eng_proc_spawn(f.p, job_main, &j[2], &err), -1);
+	assert_int_equal(err.status, WASM_LIMIT);
+	eng_proc_stop(f.p, &why);
+	fx_close(&f); /* joins */
+}
+
+static void trap_in_a_thread_stops_the_proc(void **state)
+{
+	fixture f;
+	job j[2];
+	wasm_err err;
+	eng_trap st;
+	(void)state;
+
+	fx_open(&f, NULL);
+	j[0] = (job){f.cm, &f.e, "wait_forever", 0, 0, -1, {0}};
+	j[1] = (job){f.cm, &f.e, "unreachable", 0, 0, -1, {0}};
+	assert_true(eng_proc_spawn(f.p, job_main, &j[0], &err) > 0);
+	assert_true(eng_proc_spawn(f.p, job_main, &j[1], &err) > 0);
+	eng_proc_join(f.p);
+	assert_int_equal(j[1].result, ENG_TRAP_UNREACHABLE);
+	assert_int_equal(j[0].result, ENG_TRAP_UNREACHABLE);
+	eng_proc_status(f.p, &st);
+	assert_int_equal(st.kind, ENG_TRAP_UNREACHABLE);
+	fx_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(runs_fib_and_host_calls),
+		cmocka_unit_test(traps_name_function_and_offset),
+		cmocka_unit_test(guard_page_fault_is_a_trap),
+		cmocka_unit_test(infinite_recursion_exhausts_the_stack),
+		cmocka_unit_test(memory_grow_stops_at_the_limit),
+		cmocka_unit_test(import_errors_are_actionable),
+		cmocka_unit_test(instantiate_is_fast),
+		cmocka_unit_test(atomics_from_four_threads_are_exact),
+		cmocka_unit_test(wait_notify_ping_pong),
+		cmocka_unit_test(plain_counter_loses_updates),
+		cmocka_unit_test(timeout_stops_a_spinning_loop),
+		cmocka_unit_test(stop_wakes_a_thread_waiting_forever),
+		cmocka_unit_test(spawn_respects_the_thread_limit),
+		cmocka_unit_test(trap_in_a_thread_stops_the_proc),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,468 @@
+/*
+ * cmd_cc.c - `heisen cc`: compile and link C programs for heisen, the way
+ * mpicc does for MPI. It runs clang for wasm32-wasi with wasi-threads and
+ * heisen's guest library (demos/guest/: pthreads, a locked malloc and
+ * stdio), passing the user's arguments through.
+ *
+ * The command line it builds (--print-cmd shows it):
+ *
+ *   clang --target=wasm32-wasi --sysroot=SYSROOT -pthread
+ *         -ftls-model=local-exec -isystem GUEST_INC
+ *         [-nostartfiles GUEST_LIB/crt1.o GUEST_LIB/thread_start.o
+ *          -LGUEST_LIB -lheisen-guest -Wl,--import-memory
+ *          -Wl,--max-memory=N -Wl,--export=wasi_thread_start
+ *          -Wl,--no-check-features -Wl,--wrap=malloc ...]   (when linking)
+ *         USER ARGS...
+ *
+ * Why each piece:
+ *   -pthread         atomics + bulk-memory features, _REENTRANT, and
+ *                    --shared-memory at link time.
+ *   local-exec TLS   the only TLS model clang 14 supports for wasm32-wasi.
+ *   crt1.o           replaces crt1-command.o: runs constructors once, on
+ *                    the main thread, which stops wasm-ld from wrapping
+ *                    wasi_thread_start in exit-time cleanup.
+ *   --import-memory  the wasi-threads convention (memory env.memory).
+ *   --no-check-features  Debian's wasi-libc was built without atomics.
+ *   --wrap=...       puts the guest library's lock around wasi-libc's
+ *                    malloc and stdio output, which have none.
+ * Our link flags precede the user's so that a user -Wl,--max-memory=N
+ * (the last one wins in wasm-ld) overrides the default.
+ *
+ * Where the guest library is looked for, first found wins:
+ *   1. next to the executable, installed:  EXE/../lib/heisen/guest and
+ *      EXE/../include/heisen/guest        (make install)
+ *   2. next to the executable, build tree: EXE/../demos/build/guest and
+ *      EXE/../demos/guest/include          (build/heisen after make demos)
+ *   3. the install prefix baked in at build time (HEISEN_GUEST_LIBDIR,
+ *      HEISEN_GUEST_INCDIR), for a binary copied elsewhere.
+ * Environment: HEISEN_CLANG names the compiler (default: the first of
+ * clang, clang-14 on PATH); HEISEN_WASI_SYSROOT the wasi-libc sysroot
+ * (default /usr, Debian's layout: /usr/lib/wasm32-wasi,
+ * /usr/include/wasm32-wasi).
+ *
+ * Exit status: clang's 0 on success; 2 when clang fails (the input is
+ * bad: compile or link errors, which clang has printed); 3 when clang
+ * cannot be run at all or the toolchain or guest library is missing.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#ifndef HEISEN_GUEST_LIBDIR
+#define HEISEN_GUEST_LIBDIR "/usr/local/lib/heisen/guest"
+#endif
+#ifndef HEISEN_GUEST_INCDIR
+#define HEISEN_GUEST_INCDIR "/usr/local/include/heisen/guest"
+#endif
+
+/* The default cap on the program's memory: generous for real programs,
+ * cheap because the engine only reserves address space up front. */
+#define CC_MAX_MEMORY "268435456"
+
+#define DEB_TOOLS "clang lld wasi-libc libclang-rt-14-dev-wasm32"
+
+/* wasi-libc functions that get the guest library's lock (malloc.c,
+ * stdio.c). One list: the --wrap flags come from it. */
+static const char *const wrapped[] = {
+    "malloc",
+    "free",
+    "calloc",
+    "realloc",
+    "posix_memalign",
+    "aligned_alloc",
+    "malloc_usable_size",
+    "vfprintf",
+    "fwrite",
+    "fputs",
+    "puts",
+    "fputc",
+    "putc",
+    "putchar",
+    "fflush",
+};
+#define NWRAPPED (sizeof wrapped / sizeof wrapped[0])
+
+/* Files a guest library directory pair must hold. */
+static const char *const guest_lib_files[] = {
+    "libheisen-guest.a",
+    "crt1.o",
+    "thread_start.o",
+};
+
+/* Words of the clang command line. They point into argv, string
+ * literals or the strings array, which owns what it holds. */
+#define CC_MAX_WORDS ((int)(TUI_MAX_OPERANDS + NWRAPPED + 32))
+typedef struct cc_line {
+	const char *w[CC_MAX_WORDS + 1];
+	int n;
+	char *owned[NWRAPPED + 16];
+	int nowned;
+} cc_line;
+
+static void add(cc_line *l, const char *w)
+{
+	if (l->n < CC_MAX_WORDS)
+		l->w[l->n++] = w;
+}
+
+/* Add a word built with printf; false when out of memory. */
+__attribute__((format(printf, 2, 3))) static bool addf(cc_line *l,
+						       const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	if (l->nowned == (int)(sizeof l->owned / sizeof l->owned[0]))
+		return false;
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return false;
+	l->owned[l->nowned++] = s;
+	add(l, s);
+	return true;
+}
+
+static void cc_line_fini(cc_line *l)
+{
+	for (int i = 0; i < l->nowned; i++)
+		free(l->owned[i]);
+}
+
+/* buf = a/b; false when it does not fit. */
+static bool join(char *buf, size_t cap, const char *a, const char *b)
+{
+	int n = snprintf(buf, cap, "%s/%s", a, b);
+	return n >= 0 && (size_t)n < cap;
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The full path of an executable named `name` on PATH (or name itself
+ * when it contains a slash), in buf; false when there is none. */
+static bool find_exe(const char *name, char *buf, size_t cap)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/')) {
+		snprintf(buf, cap, "%s", name);
+		return access(buf, X_OK) == 0;
+	}
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t len = colon ? (size_t)(colon - path) : strlen(path);
+		if (len &&
+		    (size_t)snprintf(buf, cap, "%.*s/%s", (int)len, path,
+				     name) < cap &&
+		    access(buf, X_OK) == 0 && is_file(buf))
+			return true;
+		path += len + (colon != NULL);
+	}
+	return false;
+}
+
+/* Guest library and header directories that hold the needed files. */
+static bool guest_dirs_ok(const char *lib, const char *inc)
+{
+	char p[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof guest_lib_files / sizeof *guest_lib_files;
+	     i++) {
+		if (!join(p, sizeof p, lib, guest_lib_files[i]) || !is_file(p))
+			return false;
+	}
+	return join(p, sizeof p, inc, "pthread.h") && is_file(p);
+}
+
+/* Replace path by its canonical form ("build/../demos" reads badly in
+ * --print-cmd); false if that does not fit. */
+static bool canonical(char *path, size_t cap)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(path, real))
+		return true;
+	return (size_t)snprintf(path, cap, "%s", real) < cap;
+}
+
+/* Find the guest library (see the top of the file). On failure, lists
+ * where it looked on err. */
+static bool find_guest(char *lib, char *inc, size_t cap, FILE *err)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	/* {lib, inc} relative to the executable's directory */
+	static const char *const rel[][2] = {
+	    {"../lib/heisen/guest", "../include/heisen/guest"},
+	    {"../demos/build/guest", "../demos/guest/include"},
+	};
+
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')))
+			*slash = '\0';
+		for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+			if (join(lib, cap, exe, rel[i][0]) &&
+			    join(inc, cap, exe, rel[i][1]) &&
+			    guest_dirs_ok(lib, inc))
+				return canonical(lib, cap) &&
+				       canonical(inc, cap);
+		}
+	}
+	snprintf(lib, cap, "%s", HEISEN_GUEST_LIBDIR);
+	snprintf(inc, cap, "%s", HEISEN_GUEST_INCDIR);
+	if (guest_dirs_ok(lib, inc))
+		return true;
+	fprintf(err, "heisen cc: guest library (libheisen-guest.a, crt1.o, "
+		     "thread_start.o, pthread.h) not found in:\n");
+	if (n > 0)
+		for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+			fprintf(err, "  %s/%s\n", exe, rel[i][0]);
+	fprintf(err, "  %s\n", HEISEN_GUEST_LIBDIR);
+	fprintf(err, "build it with 'make demos' in heisen's source tree, "
+		     "or install heisen with 'make install'\n");
+	return false;
+}
+
+/* Does this clang command line stop before linking? */
+static bool compile_only(const tui_args *a)
+{
+	static const char *const stops[] = {"-c", "-S", "-E", "-fsyntax-only",
+					    "-M", "-MM"};
+	for (int i = 0; i < a->noperands; i++)
+		for (size_t k = 0; k < sizeof stops / sizeof *stops; k++)
+			if (!strcmp(a->operands[i], stops[k]))
+				return true;
+	return false;
+}
+
+/* Print a word so that a shell reads it back as the same word. */
+static void print_word(FILE *f, const char *w)
+{
+	if (*w && !w[strcspn(w, " \t\n'\"\\$`*?[]{}()<>|&;#~!")]) {
+		fputs(w, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *w; w++)
+		if (*w == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*w, f);
+	fputc('\'', f);
+}
+
+/* Check what clang needs beyond itself, naming the Debian package of
+ * whatever is missing. */
+static bool toolchain_ok(const char *clang, const char *sysroot, bool link,
+			 FILE *err)
+{
+	char p[PATH_MAX], dir[PATH_MAX], *slash;
+
+	if (!join(p, sizeof p, sysroot, "include/wasm32-wasi/stdio.h") ||
+	    !is_file(p)) {
+		fprintf(
+		    err,
+		    "heisen cc: wasi-libc not found (no %s); install the "
+		    "Debian package wasi-libc, or set HEISEN_WASI_SYSROOT\n",
+		    p);
+		return false;
+	}
+	if (!link)
+		return true;
+	if (!join(p, sizeof p, sysroot, "lib/wasm32-wasi/libc.a") ||
+	    !is_file(p)) {
+		fprintf(err,
+			"heisen cc: wasi-libc not found (no %s); install the "
+			"Debian package wasi-libc\n",
+			p);
+		return false;
+	}
+	/* clang looks for wasm-ld next to itself, then on PATH. */
+	if (!realpath(clang, dir))
+		snprintf(dir, sizeof dir, "%s", clang);
+	if ((slash = strrchr(dir, '/')))
+		*slash = '\0';
+	if ((!join(p, sizeof p, dir, "wasm-ld") || access(p, X_OK)) &&
+	    !find_exe("wasm-ld", p, sizeof p) &&
+	    !find_exe("wasm-ld-14", p, sizeof p)) {
+		fprintf(err, "heisen cc: wasm-ld not found; install the Debian "
+			     "package lld\n");
+		return false;
+	}
+	return true;
+}
+
+/* Run argv; returns its wait status in *status, or false with errno. */
+static bool run_argv(const char *const *argv, int *status)
+{
+	pid_t pid;
+	int e = posix_spawn(&pid, argv[0], NULL, NULL, (char *const *)argv,
+			    environ);
+
+	if (e) {
+		errno = e;
+		return false;
+	}
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return true;
+}
+
+/* The compiler-rt builtins clang will link, when they are missing: clang
+ * then fails with a message that does not say which package to install. */
+static bool builtins_ok(const char *clang, const char *sysroot, FILE *err)
+{
+	char cmd[PATH_MAX * 2 + 128], path[PATH_MAX];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof cmd,
+		 "'%s' --target=wasm32-wasi --sysroot='%s' "
+		 "-print-libgcc-file-name 2>/dev/null",
+		 clang, sysroot);
+	if (strchr(clang, '\'') || strchr(sysroot, '\'') ||
+	    !(p = popen(cmd, "r")))
+		return true; /* cannot tell: let clang report it */
+	n = fread(path, 1, sizeof path - 1, p);
+	pclose(p);
+	path[n] = '\0';
+	path[strcspn(path, "\n")] = '\0';
+	if (!*path || is_file(path))
+		return true;
+	fprintf(err,
+		"heisen cc: clang's wasm32 runtime library %s is missing; "
+		"install the Debian package libclang-rt-14-dev-wasm32 (for "
+		"clang 14)\n",
+		path);
+	return false;
+}
+
+int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	char clang[PATH_MAX], lib[PATH_MAX], inc[PATH_MAX];
+	const char *env_clang = getenv("HEISEN_CLANG");
+	const char *sysroot = getenv("HEISEN_WASI_SYSROOT");
+	bool print = false, link, have_input = false;
+	cc_line l = {.n = 0};
+	int rc = TUI_EXIT_INTERNAL, status;
+
+	if (!sysroot || !*sysroot)
+		sysroot = "/usr";
+	for (int i = 0; i < a->noperands; i++) {
+		if (!strcmp(a->operands[i], "--print-cmd"))
+			print = true;
+		else
+			have_input = true;
+	}
+	if (!have_input) {
+		fprintf(err, "heisen cc: no input; usage: heisen cc %s\n",
+			cmd->usage);
+		return TUI_EXIT_USAGE;
+	}
+	link = !compile_only(a);
+	if (env_clang && *env_clang) {
+		if (!find_exe(env_clang, clang, sizeof clang)) {
+			fprintf(err,
+				"heisen cc: HEISEN_CLANG=%s is not an "
+				"executable\n",
+				env_clang);
+			return TUI_EXIT_INTERNAL;
+		}
+	} else if (!find_exe("clang", clang, sizeof clang) &&
+		   !find_exe("clang-14", clang, sizeof clang)) {
+		if (!print) {
+			fprintf(err,
+				"heisen cc: clang not found on PATH; "
+				"install the Debian packages " DEB_TOOLS "\n");
+			return TUI_EXIT_INTERNAL;
+		}
+		snprintf(clang, sizeof clang, "clang");
+	}
+	if (!find_guest(lib, inc, sizeof lib, err))
+		return TUI_EXIT_INTERNAL;
+
+	add(&l, clang);
+	add(&l, "--target=wasm32-wasi");
+	if (!addf(&l, "--sysroot=%s", sysroot))
+		goto nomem;
+	add(&l, "-pthread");
+	add(&l, "-ftls-model=local-exec");
+	add(&l, "-isystem");
+	add(&l, inc);
+	if (link) {
+		add(&l, "-nostartfiles");
+		if (!addf(&l, "%s/crt1.o", lib) ||
+		    !addf(&l, "%s/thread_start.o", lib) ||
+		    !addf(&l, "-L%s", lib))
+			goto nomem;
+		add(&l, "-lheisen-guest");
+		add(&l, "-Wl,--import-memory");
+		add(&l, "-Wl,--max-memory=" CC_MAX_MEMORY);
+		add(&l, "-Wl,--export=wasi_thread_start");
+		add(&l, "-Wl,--no-check-features");
+		for (size_t i = 0; i < NWRAPPED; i++)
+			if (!addf(&l, "-Wl,--wrap=%s", wrapped[i]))
+				goto nomem;
+	}
+	if (l.n + a->noperands > CC_MAX_WORDS) {
+		fprintf(err, "heisen cc: too many arguments\n");
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	for (int i = 0; i < a->noperands; i++)
+		if (strcmp(a->operands[i], "--print-cmd"))
+			add(&l, a->operands[i]);
+	l.w[l.n] = NULL;
+
+	if (print) {
+		for (int i = 0; i < l.n; i++) {
+			if (i)
+				fputc(' ', out);
+			print_word(out, l.w[i]);
+		}
+		fputc('\n', out);
+		rc = TUI_EXIT_OK;
+		goto done;
+	}
+	if (!toolchain_ok(clang, sysroot, link, err) ||
+	    (link && !builtins_ok(clang, sysroot, err)))
+		goto done;
+	fflush(out);
+	fflush(err);
+	if (!run_argv(l.w, &status)) {
+		fprintf(err, "heisen cc: cannot run %s: %s\n", clang,
+			strerror(errno));
+		goto done;
+	}
+	if (WIFEXITED(status))
+		rc = WEXITSTATUS(status) ? TUI_EXIT_USAGE : TUI_EXIT_OK;
+	else
+		fprintf(err, "heisen cc: %s killed by signal %d\n", clang,
+			WTERMSIG(status));
+	goto done;
+nomem:
+	fprintf(err, "heisen cc: out of memory\n");
+done:
+	cc_line_fini(&l);
+	return rc;
+}

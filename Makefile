@@ -52,7 +52,7 @@ help:
 # missing, so a machine that has them all makes no network request.
 DEB_PKGS := build-essential pkg-config libncurses-dev libreadline-dev \
 	libedit-dev libsqlite3-dev sqlite3 libcmocka-dev clang lld \
-	libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc wabt tmux xxd
+	libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc llvm wabt tmux xxd
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
@@ -83,6 +83,11 @@ $(BUILD)/tests/spec/%: tests/spec/%.c tests/spec/json.c tests/spec/json.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< tests/spec/json.c $(LIB) $(LDFLAGS_ALL) -lm -lpthread
 
+# The engine runner also links the spec suite's host module.
+$(BUILD)/tests/spec/spec_run: tests/spec/spec_run.c tests/spec/spectest.c tests/spec/spectest.h tests/spec/json.c tests/spec/json.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< tests/spec/spectest.c tests/spec/json.c $(LIB) $(LDFLAGS_ALL) -lm -lpthread
+
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O2 -o $@ $< $(LIB) $(LDFLAGS_ALL) -lm -lpthread
@@ -100,10 +105,10 @@ $(FUZZ_BIN): tests/fuzz/fuzz_module.c $(FUZZ_SRC) $(wildcard core/*.h core/*.def
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-spec: $(SPEC_BIN) $(HEISEN)
+spec: $(SPEC_BIN) $(BUILD)/tests/spec/spec_run $(HEISEN)
 	tests/spec/run.sh $(BUILD)
 
-e2e: $(HEISEN)
+e2e: $(HEISEN) demos
 	HEISEN=$(abspath $(HEISEN)) tests/e2e/run.sh
 
 # Replays the committed corpus, then explores for FUZZ_SECONDS.
@@ -127,22 +132,46 @@ bench: deps
 
 DEMO_WASM := $(patsubst demos/%.c,demos/build/%.wasm,$(wildcard demos/*.c))
 WASI_CLANG := clang --target=wasm32-wasi --sysroot=/usr -matomics -mbulk-memory -g -O1
-WASI_LINK := -nostdlib -Wl,-L/usr/lib/wasm32-wasi /usr/lib/wasm32-wasi/crt1-command.o \
-	-lc /usr/lib/llvm-14/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a \
-	-Wl,--shared-memory -Wl,--import-memory -Wl,--max-memory=67108864 -Wl,--no-check-features
-demos: $(DEMO_WASM)
-demos/build/%.wasm: demos/%.c
+# The guest library (demos/guest/: pthreads on wasi-threads, locked malloc
+# and stdio) and the demos, built with `heisen cc`, which holds the compile
+# and link flags (tui/cmd_cc.c). Native builds of the same sources, whose
+# output the wasm builds must reproduce, go to demos/build/native/.
+WASI_AR ?= llvm-ar
+GUEST_DIR := demos/build/guest
+GUEST_OBJ := $(patsubst demos/guest/%.c,$(GUEST_DIR)/%.o,$(filter-out demos/guest/crt1.c,$(wildcard demos/guest/*.c)))
+GUEST_FILES := $(GUEST_DIR)/libheisen-guest.a $(GUEST_DIR)/crt1.o $(GUEST_DIR)/thread_start.o
+GUEST_CFLAGS := -pthread -ftls-model=local-exec -O2 -Wall -Wextra -Wno-unused-parameter -Werror -isystem demos/guest/include
+DEMO_NATIVE := $(patsubst demos/%.c,demos/build/native/%,$(wildcard demos/*.c))
+demos: $(GUEST_FILES) $(DEMO_WASM) $(DEMO_NATIVE)
+$(GUEST_DIR)/%.o: demos/guest/%.c $(wildcard demos/guest/*.h demos/guest/include/*.h)
 	@mkdir -p $(dir $@)
-	$(WASI_CLANG) -fuse-ld=lld -o $@ $< $(WASI_LINK)
+	$(WASI_CLANG) $(GUEST_CFLAGS) -c -o $@ $<
+$(GUEST_DIR)/thread_start.o: demos/guest/thread_start.s
+	@mkdir -p $(dir $@)
+	$(WASI_CLANG) -c -o $@ $<
+$(GUEST_DIR)/libheisen-guest.a: $(GUEST_OBJ)
+	@rm -f $@
+	$(WASI_AR) rcs $@ $^
+demos/build/%.wasm: demos/%.c $(GUEST_FILES) tui/cmd_cc.c | $(HEISEN)
+	@mkdir -p $(dir $@)
+	$(HEISEN) cc -g -O1 -Wall -o $@ $<
+demos/build/native/%: demos/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -pthread -Wall -o $@ $<
+$(BUILD)/tui/cmd_cc.o: CFLAGS_ALL += -DHEISEN_GUEST_LIBDIR='"$(PREFIX)/lib/heisen/guest"' \
+	-DHEISEN_GUEST_INCDIR='"$(PREFIX)/include/heisen/guest"'
 
 run: deps
 	$(MAKE) all demos
-	$(HEISEN) inspect demos/build/hello.wasm
-	$(HEISEN) validate demos/build/hello.wasm
+	$(HEISEN) inspect demos/build/mutex-counter.wasm
+	$(HEISEN) run demos/build/mutex-counter.wasm
 
-install: $(HEISEN)
+install: $(HEISEN) $(GUEST_FILES)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(HEISEN) $(DESTDIR)$(PREFIX)/bin/heisen
+	install -d $(DESTDIR)$(PREFIX)/lib/heisen/guest $(DESTDIR)$(PREFIX)/include/heisen/guest
+	install -m 644 $(GUEST_FILES) $(DESTDIR)$(PREFIX)/lib/heisen/guest
+	install -m 644 demos/guest/include/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest
 
 format:
 	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true

@@ -542,6 +542,7 @@ INTERP_OPS(REG)
 	eng_val *const stack_end = th->stack_end;
 	const atomic_int *const stopp = &th->proc->stop;
 	eng_trap_kind kind = ENG_OK;
+	bool wait64 = false; /* which memory.atomic.wait is running */
 	const eng_fn *cfn;
 	eng_instance *cinst;
 	eng_func *cf;
@@ -1158,15 +1159,17 @@ dispatch:
 		fp[D] = eng_rt_notify(amem, p, I32(B));
 		NEXT(4);
 	}
+	/* Separate entries: adjacent labels with no code between them share
+	 * one address, so the handler could not tell them apart by ip->h. */
 	OPCASE(MEMORY_ATOMIC_WAIT32)
+	wait64 = false;
+	goto atomic_wait;
 	OPCASE(MEMORY_ATOMIC_WAIT64)
+	wait64 = true;
+atomic_wait:
 	{
 		uint32_t res = 0;
-#ifdef ENG_SWITCH_DISPATCH
-		bool is64 = ip->op == EOP_MEMORY_ATOMIC_WAIT64;
-#else
-		bool is64 = ip->h == &&L_MEMORY_ATOMIC_WAIT64;
-#endif
+		bool is64 = wait64;
 		{
 			unsigned w = is64 ? 8 : 4;
 			ATOMIC_ADDR(w);

@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 	return 2;
 }
 EOF
-# Same flags as the Makefile's WASI_CLANG / WASI_LINK.
+# The flags of the Makefile's WASI_CLANG, linked as DESIGN.md's guest notes say.
 if ! clang --target=wasm32-wasi --sysroot=/usr -matomics -mbulk-memory -g -O1 \
 	-fuse-ld=lld -o "$dir/prog.wasm" "$dir/prog.c" \
 	-nostdlib -Wl,-L/usr/lib/wasm32-wasi /usr/lib/wasm32-wasi/crt1-command.o \

@@ -1,0 +1,182 @@
+/*
+ * pthread.h - POSIX threads for wasm32-wasi guests, on wasi-threads.
+ *
+ * Debian's wasi-libc has no pthreads. heisen's guest library supplies
+ * them so that ordinary C written against <pthread.h> compiles unchanged
+ * with `heisen cc` (which puts this directory first on the include path
+ * and links libheisen-guest.a).
+ *
+ * How it works:
+ *   - pthread_create allocates one block (thread record, TLS block, shadow
+ *     stack) and calls the host import `wasi.thread-spawn(block)`. The host
+ *     instantiates the module again on a new OS thread, sharing memory, and
+ *     calls the exported `wasi_thread_start(tid, block)` (thread_start.s),
+ *     which points `__stack_pointer` and `__tls_base` at the block before
+ *     any C code runs.
+ *   - Every blocking primitive is a futex on shared linear memory:
+ *     `memory.atomic.wait32` / `memory.atomic.notify`. Mutexes are the
+ *     3-state lock of Drepper's "Futexes are tricky" (0 free, 1 locked,
+ *     2 locked with waiters); condition variables are sequence counters.
+ *   - All of the library's own shared state is accessed with atomics or
+ *     under its locks, so a race detector sees no races inside it.
+ *
+ * Limitations (wasi-threads and Debian's wasi-libc, not fixable here):
+ *   - errno is ONE variable shared by all threads: wasi-libc was built
+ *     without the atomics feature, so its `_Thread_local int errno` is a
+ *     plain global. (heisen's __errno.h declares it that way so programs
+ *     link.) Read errno right after the failing call.
+ *   - No cancellation, no signals, no scheduling policies or priorities.
+ *   - pthread_exit() from a thread other than main parks that thread until
+ *     the program ends (wasm cannot unwind a call stack from C); it still
+ *     counts against the host's live-thread limit. Returning from the start
+ *     routine is the normal way to end a thread.
+ *   - Stdio output functions (printf, puts, fwrite, ...) are serialised by
+ *     one library lock; input functions are not.
+ *   - Thread stacks have no guard page: overflowing one corrupts the heap.
+ *     The default size is 128 KiB; change it per thread with
+ *     pthread_attr_setstacksize, or for the whole program by defining
+ *     `size_t __heisen_default_stack_size = N;` in one source file.
+ */
+#ifndef HEISEN_GUEST_PTHREAD_H
+#define HEISEN_GUEST_PTHREAD_H
+
+#if !defined(__wasm32__)
+#error "heisen's pthread.h is for wasm32-wasi guests; use the system one natively"
+#endif
+
+/* The pthread types come from wasi-libc's musl headers, exactly as
+ * <sys/types.h> declares them, so both headers can be included together.
+ * The library interprets their storage (see the layouts in pthread.c). */
+#define __NEED_pthread_t
+#define __NEED_pthread_once_t
+#define __NEED_pthread_key_t
+#define __NEED_pthread_spinlock_t
+#define __NEED_pthread_attr_t
+#define __NEED_pthread_mutex_t
+#define __NEED_pthread_mutexattr_t
+#define __NEED_pthread_cond_t
+#define __NEED_pthread_condattr_t
+#define __NEED_pthread_rwlock_t
+#define __NEED_pthread_rwlockattr_t
+#define __NEED_pthread_barrier_t
+#define __NEED_pthread_barrierattr_t
+#define __NEED_size_t
+#define __NEED_clockid_t
+#define __NEED_struct_timespec
+#include <bits/alltypes.h>
+
+#include <sched.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PTHREAD_CREATE_JOINABLE 0
+#define PTHREAD_CREATE_DETACHED 1
+
+#define PTHREAD_MUTEX_NORMAL 0
+#define PTHREAD_MUTEX_DEFAULT 0
+#define PTHREAD_MUTEX_RECURSIVE 1
+#define PTHREAD_MUTEX_ERRORCHECK 2
+
+#define PTHREAD_PROCESS_PRIVATE 0
+#define PTHREAD_PROCESS_SHARED 1
+
+#define PTHREAD_MUTEX_INITIALIZER {{{0}}}
+#define PTHREAD_RWLOCK_INITIALIZER {{{0}}}
+#define PTHREAD_COND_INITIALIZER {{{0}}}
+#define PTHREAD_ONCE_INIT 0
+
+#define PTHREAD_BARRIER_SERIAL_THREAD (-1)
+
+#define PTHREAD_CANCELED ((void *)-1)
+
+/* Threads */
+int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
+		   void *(*)(void *), void *__restrict);
+int pthread_join(pthread_t, void **);
+int pthread_detach(pthread_t);
+_Noreturn void pthread_exit(void *);
+pthread_t pthread_self(void);
+int pthread_equal(pthread_t, pthread_t);
+#ifndef __cplusplus
+#define pthread_equal(x, y) ((x) == (y))
+#endif
+
+int pthread_attr_init(pthread_attr_t *);
+int pthread_attr_destroy(pthread_attr_t *);
+int pthread_attr_setstacksize(pthread_attr_t *, size_t);
+int pthread_attr_getstacksize(const pthread_attr_t *__restrict,
+			      size_t *__restrict);
+int pthread_attr_setdetachstate(pthread_attr_t *, int);
+int pthread_attr_getdetachstate(const pthread_attr_t *, int *);
+
+int pthread_once(pthread_once_t *, void (*)(void));
+
+/* Mutexes */
+int pthread_mutex_init(pthread_mutex_t *__restrict,
+		       const pthread_mutexattr_t *__restrict);
+int pthread_mutex_destroy(pthread_mutex_t *);
+int pthread_mutex_lock(pthread_mutex_t *);
+int pthread_mutex_trylock(pthread_mutex_t *);
+int pthread_mutex_timedlock(pthread_mutex_t *__restrict,
+			    const struct timespec *__restrict);
+int pthread_mutex_unlock(pthread_mutex_t *);
+
+int pthread_mutexattr_init(pthread_mutexattr_t *);
+int pthread_mutexattr_destroy(pthread_mutexattr_t *);
+int pthread_mutexattr_settype(pthread_mutexattr_t *, int);
+int pthread_mutexattr_gettype(const pthread_mutexattr_t *__restrict,
+			      int *__restrict);
+
+/* Condition variables (CLOCK_REALTIME deadlines, or CLOCK_MONOTONIC via
+ * pthread_condattr_setclock) */
+int pthread_cond_init(pthread_cond_t *__restrict,
+		      const pthread_condattr_t *__restrict);
+int pthread_cond_destroy(pthread_cond_t *);
+int pthread_cond_wait(pthread_cond_t *__restrict, pthread_mutex_t *__restrict);
+int pthread_cond_timedwait(pthread_cond_t *__restrict,
+			   pthread_mutex_t *__restrict,
+			   const struct timespec *__restrict);
+int pthread_cond_signal(pthread_cond_t *);
+int pthread_cond_broadcast(pthread_cond_t *);
+
+int pthread_condattr_init(pthread_condattr_t *);
+int pthread_condattr_destroy(pthread_condattr_t *);
+int pthread_condattr_setclock(pthread_condattr_t *, clockid_t);
+
+/* Reader-writer locks (reader-preferring, like glibc's default) */
+int pthread_rwlock_init(pthread_rwlock_t *__restrict,
+			const pthread_rwlockattr_t *__restrict);
+int pthread_rwlock_destroy(pthread_rwlock_t *);
+int pthread_rwlock_rdlock(pthread_rwlock_t *);
+int pthread_rwlock_tryrdlock(pthread_rwlock_t *);
+int pthread_rwlock_wrlock(pthread_rwlock_t *);
+int pthread_rwlock_trywrlock(pthread_rwlock_t *);
+int pthread_rwlock_unlock(pthread_rwlock_t *);
+
+/* Spin locks */
+int pthread_spin_init(pthread_spinlock_t *, int);
+int pthread_spin_destroy(pthread_spinlock_t *);
+int pthread_spin_lock(pthread_spinlock_t *);
+int pthread_spin_trylock(pthread_spinlock_t *);
+int pthread_spin_unlock(pthread_spinlock_t *);
+
+/* Barriers */
+int pthread_barrier_init(pthread_barrier_t *__restrict,
+			 const pthread_barrierattr_t *__restrict, unsigned);
+int pthread_barrier_destroy(pthread_barrier_t *);
+int pthread_barrier_wait(pthread_barrier_t *);
+
+/* Thread-specific data */
+int pthread_key_create(pthread_key_t *, void (*)(void *));
+int pthread_key_delete(pthread_key_t);
+void *pthread_getspecific(pthread_key_t);
+int pthread_setspecific(pthread_key_t, const void *);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

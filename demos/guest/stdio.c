@@ -1,0 +1,110 @@
+/*
+ * stdio.c - one lock around wasi-libc's stdio output functions.
+ *
+ * wasi-libc's FILE locking compiles to nothing (built without threads),
+ * so two threads printing at once would corrupt stdout's buffer. heisen cc
+ * links with `-Wl,--wrap=` for each function below; the wrappers hold one
+ * recursive lock (recursive because fputs calls fwrite, which is wrapped
+ * too). Covers what printf-style output reaches: clang turns printf into
+ * puts/putchar, and printf/fprintf/vprintf all end in vfprintf.
+ *
+ * Limitation: input functions (fgets, scanf, getc ...) and fclose, fseek
+ * are not serialised; share a FILE between threads only for output.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* A recursive mutex (type 1 in word [1], see pthread.c). */
+static pthread_mutex_t io_lock = {{{0, PTHREAD_MUTEX_RECURSIVE}}};
+
+int __real_vfprintf(FILE *restrict, const char *restrict, va_list);
+size_t __real_fwrite(const void *restrict, size_t, size_t, FILE *restrict);
+int __real_fputs(const char *restrict, FILE *restrict);
+int __real_puts(const char *);
+int __real_fputc(int, FILE *);
+int __real_putc(int, FILE *);
+int __real_putchar(int);
+int __real_fflush(FILE *);
+
+int __wrap_vfprintf(FILE *restrict f, const char *restrict fmt, va_list ap)
+{
+	int r;
+
+	pthread_mutex_lock(&io_lock);
+	r = __real_vfprintf(f, fmt, ap);
+	pthread_mutex_unlock(&io_lock);
+	return r;
+}
+
+size_t __wrap_fwrite(const void *restrict p, size_t size, size_t n,
+		     FILE *restrict f)
+{
+	size_t r;
+
+	pthread_mutex_lock(&io_lock);
+	r = __real_fwrite(p, size, n, f);
+	pthread_mutex_unlock(&io_lock);
+	return r;
+}
+
+int __wrap_fputs(const char *restrict s, FILE *restrict f)
+{
+	int r;
+
+	pthread_mutex_lock(&io_lock);
+	r = __real_fputs(s, f);
+	pthread_mutex_unlock(&io_lock);
+	return r;
+}
+
+int __wrap_puts(const char *s)
+{
+	int r;
+
+	pthread_mutex_lock(&io_lock);
+	r = __real_puts(s);
+	pthread_mutex_unlock(&io_lock);
+	return r;
+}
+
+int __wrap_fputc(int c, FILE *f)
+{
+	int r;
+
+	pthread_mutex_lock(&io_lock);
+	r = __real_fputc(c, f);
+	pthread_mutex_unlock(&io_lock);
+	return r;
+}
+
+int __wrap_putc(int c, FILE *f)
+{
+	int r;
+
+	pthread_mutex_lock(&io_lock);
+	r = __real_putc(c, f);
+	pthread_mutex_unlock(&io_lock);
+	return r;
+}
+
+int __wrap_putchar(int c)
+{
+	int r;
+
+	pthread_mutex_lock(&io_lock);
+	r = __real_putchar(c);
+	pthread_mutex_unlock(&io_lock);
+	return r;
+}
+
+int __wrap_fflush(FILE *f)
+{
+	int r;
+
+	pthread_mutex_lock(&io_lock);
+	r = __real_fflush(f);
+	pthread_mutex_unlock(&io_lock);
+	return r;
+}

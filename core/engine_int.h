@@ -216,7 +216,8 @@ struct eng_instance {
 	uint32_t nmems;
 	uint8_t **mem_base;   /* base of each memory, for memory-N ops */
 	eng_global **globals;
-	eng_val **elem_vals;  /* evaluated element segments; NULL = dropped */
+	eng_val **elem_vals;  /* evaluated element segments; NULL once an
+				 active one is applied */
 	uint32_t *elem_len;
 	bool *data_dropped;
 	eng_global *own_globals; /* defined globals */

@@ -1111,9 +1111,9 @@ dispatch:
 	}
 	OPCASE(ELEM_DROP)
 	{
-		uint32_t x = ip[1].u32[0];
-		inst->elem_vals[x] = NULL;
-		inst->elem_len[x] = 0;
+		/* An empty segment is a dropped one; the values stay owned
+		 * by the instance and are freed with it. */
+		inst->elem_len[ip[1].u32[0]] = 0;
 		NEXT(2);
 	}
 

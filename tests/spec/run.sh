@@ -5,10 +5,11 @@
 # BUILD_DIR/spec-json/{core,threads,multi-memory}/NAME/NAME.json (each file
 # in its own folder: wast2json writes NAME.N.wasm next to the JSON and the
 # suites share file names), then runs BUILD_DIR/tests/spec/spec_validate
-# on all of them. A JSON newer than its .wast is not converted again.
+# on all of them, and BUILD_DIR/tests/spec/spec_run, which executes them
+# on the engine. A JSON newer than its .wast is not converted again.
 #
 # The suite is found at $HEISEN_SPEC_DIR, else ../shared/wasm-spec next to
-# the repository. `make spec` builds spec_validate and runs this.
+# the repository. `make spec` builds both programs and runs this.
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -90,4 +91,19 @@ fi
 tmp=$build/spec-roundtrip
 rm -rf "$tmp"
 mkdir -p "$tmp"
-"$bin" -j 2 --exceptions tests/spec/exceptions.txt --tmpdir "$tmp" "${jsons[@]}"
+# Both checks run even when the first one fails: they judge different
+# parts of core/ (the module code; the engine).
+status=0
+"$bin" -j 2 --exceptions tests/spec/exceptions.txt --tmpdir "$tmp" "${jsons[@]}" || status=1
+
+# The engine on the same files: every command that runs code
+# (spec_run.c). Each .wast runs in a child of spec_run, so a crash names
+# its file and line. Under SANITIZE=1 nothing needs setting: the engine's
+# guard-page handler chains to ASan's for faults outside linear memory.
+run_bin=$build/tests/spec/spec_run
+if [ ! -x "$run_bin" ]; then
+	echo "run.sh: $run_bin missing (make $run_bin)" >&2
+	exit 2
+fi
+"$run_bin" -j 2 --exceptions tests/spec/run_exceptions.txt "${jsons[@]}" || status=1
+exit $status

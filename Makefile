@@ -24,7 +24,14 @@ else
 BUILD := build
 SAN :=
 endif
-CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) -MMD -MP -I. $(CFLAGS)
+# DISPATCH=switch builds the interpreter's switch fallback instead of
+# computed goto (core/interp.c); `make test` runs the engine suites on both.
+DISPATCH ?= goto
+ifeq ($(DISPATCH),switch)
+BUILD := $(BUILD)-switch
+DISPATCH_FLAGS := -DENG_SWITCH_DISPATCH
+endif
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) -MMD -MP -I. $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
 CORE_SRC := $(wildcard core/*.c)
@@ -37,7 +44,8 @@ HEISEN := $(BUILD)/heisen
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 SPEC_BIN := $(BUILD)/tests/spec/spec_validate
-BENCH_BIN := $(BUILD)/tests/bench/genmod $(BUILD)/tests/bench/bench_validate
+BENCH_BIN := $(BUILD)/tests/bench/genmod $(BUILD)/tests/bench/bench_validate \
+	$(BUILD)/tests/bench/bench_engine
 FUZZ_BIN := build-fuzz/fuzz_module
 
 .PHONY: all deps run test unit spec e2e fuzz fuzz-regress bench demos install clean help format
@@ -46,7 +54,7 @@ all: $(HEISEN)
 
 help:
 	@echo "targets: deps all run test unit spec e2e fuzz bench demos install clean"
-	@echo "options: SANITIZE=1  PREFIX=$(PREFIX)  FUZZ_SECONDS=$(FUZZ_SECONDS)"
+	@echo "options: SANITIZE=1  DISPATCH=switch  PREFIX=$(PREFIX)  FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 # Debian packages the project needs. Idempotent: installs only what is
 # missing, so a machine that has them all makes no network request.
@@ -125,6 +133,7 @@ test: deps
 	$(MAKE) spec
 	$(MAKE) e2e
 	$(MAKE) fuzz-regress
+	$(MAKE) DISPATCH=switch unit spec
 
 bench: deps
 	$(MAKE) $(BENCH_BIN) $(HEISEN)
@@ -177,6 +186,6 @@ format:
 	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true
 
 clean:
-	rm -rf build build-asan build-fuzz demos/build
+	rm -rf build build-asan build-fuzz build-switch build-asan-switch demos/build
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)

@@ -9,7 +9,8 @@
 # file already in memory); the reference is the best of 3 wall-clock runs of
 # the wasm-validate process, which includes its start-up and file read, so
 # the ratio slightly favours us on small files and not measurably on 24 MB.
-# Then the execution benchmark, tests/bench/kernels.sh (see its header).
+# Then the execution benchmark, tests/bench/kernels.sh (see its header),
+# and the fixed cost of a run (bench_engine).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -83,3 +84,21 @@ echo
 # wasm-interp. kernels.sh also runs alone; it fails (and so do we) only on
 # a build problem, a failed run or a checksum mismatch, never on a timing.
 "$(dirname "${BASH_SOURCE[0]}")/kernels.sh" "$build" || exit $?
+
+# Fixed cost of one run inside one process (what campaigns pay per run):
+# bench_engine's means over 2000 iterations; the goal is under 100 µs for
+# instantiate + empty _start.
+if line=$("$build/tests/bench/bench_engine" 2000 "$build/kernels/empty.wasm"); then
+	val() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$line"; }
+	echo
+	echo "fixed cost of a run (mean of 2000, in-process)"
+	echo
+	echo "| what | µs |"
+	echo "|---|---|"
+	echo "| instantiate + empty _start in an existing proc | $(val instance_us) |"
+	echo "| new proc + thread + instantiate + _start + free | $(val proc_us) |"
+	echo "| wasi_run of empty.wasm (fds, env.memory, _start) | $(val wasi_run_us) |"
+else
+	echo "bench: bench_engine failed" >&2
+	exit 3
+fi

@@ -627,7 +627,8 @@ static void clocks_random_and_poll(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000 +
 	     (uint64_t)(t1.tv_nsec / 1000000) - (uint64_t)(t0.tv_nsec / 1000000);
-	assert_true(ms >= 19 && ms < 1000);
+	/* It slept (a lower bound only: how much longer depends on load). */
+	assert_true(ms >= 19);
 	assert_int_equal(wasi_ld32(fx->mem + 3000), 1);
 	assert_int_equal(wasi_ld64(ev), 0x1234);
 	assert_int_equal(ev[10], 0);

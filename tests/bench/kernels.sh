@@ -127,7 +127,7 @@ stale() {
 rebuild() {
 	local target=$1 source=$2
 	shift 2
-	stale "$target" "$source" "$self" || return 0
+	stale "$target" "$source" "$src/harness.h" "$self" || return 0
 	echo "kernels: building $target" >&2
 	"$@" || die "build of $target failed: $*"
 }

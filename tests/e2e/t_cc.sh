@@ -6,15 +6,7 @@
 # command_export wrappers); exit codes 0 / 2 (clang failed) / 3 (missing
 # toolchain); --print-cmd; and it works from an installed prefix
 # (make install PREFIX=...), finding the guest library next to itself.
-set -u
-: "${HEISEN:?HEISEN must name the heisen binary}"
-root=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d) || exit 3
-trap 'rm -rf "$dir"' EXIT
-failures=0
-
-bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
-snippet() { head -c 400 "$1" | tr '\n' ' '; }
+. "$(dirname "$0")/lib.sh"
 
 cc() { # ARGS... : heisen cc, leaving rc, $dir/out and $dir/err
 	"$HEISEN" cc "$@" >"$dir/out" 2>"$dir/err"
@@ -25,14 +17,7 @@ for tool in clang wasm-objdump; do
 	command -v $tool >/dev/null || { echo "t_cc: $tool missing (make deps)"; exit 1; }
 done
 
-# heisen cc needs the guest library: build it for the heisen under test.
-make_flags=()
-case "$HEISEN" in */build-asan/heisen) make_flags+=(SANITIZE=1) ;; esac
-if ! make -s -C "$root" "${make_flags[@]}" demos >"$dir/make.log" 2>&1; then
-	echo "  FAIL: make demos failed:"
-	sed 's/^/    /' "$dir/make.log" | tail -20
-	exit 1
-fi
+need_demos
 
 cat >"$dir/main.c" <<'EOF'
 #include <errno.h>
@@ -118,7 +103,4 @@ else
 	bad "make install PREFIX=$prefix failed: $(tail -5 "$dir/make.log" | tr '\n' ' ')"
 fi
 
-if [ "$failures" -ne 0 ]; then
-	echo "t_cc: $failures check(s) failed"
-	exit 1
-fi
+finish t_cc

@@ -1,20 +1,13 @@
 #!/usr/bin/env bash
 # The command line itself: help, usage errors and exit codes (0 ok, 2 bad
 # usage or input), and that `inspect --json` prints JSON with a "schema".
-set -u
-: "${HEISEN:?HEISEN must name the heisen binary}"
-dir=$(mktemp -d) || exit 3
-trap 'rm -rf "$dir"' EXIT
-failures=0
-
-bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 run() { # ARGS... : run heisen, leaving rc, $dir/out and $dir/err
 	"$HEISEN" "$@" >"$dir/out" 2>"$dir/err"
 	rc=$?
 }
 
-snippet() { head -c 300 "$1" | tr '\n' ' '; }
 
 # (module (func)) with an export, so inspect has something to show.
 printf '%s' '0061736d01000000 0104016000000302010007050101660000 0a040102000b' |
@@ -64,7 +57,4 @@ check_json "inspect FILE --json"
 run inspect --json "$dir/valid.wasm"
 check_json "inspect --json FILE"
 
-if [ "$failures" -ne 0 ]; then
-	echo "t_cli: $failures check(s) failed"
-	exit 1
-fi
+finish t_cli

@@ -4,31 +4,10 @@
 # are race-free and deterministic, so any difference is a bug in the
 # engine, WASI, wasi-threads or the guest library (demos/guest/).
 #
-# Builds them first with `make demos` (which uses `heisen cc`). Skips, and
-# passes, only while `heisen run` does not exist yet.
-set -u
-: "${HEISEN:?HEISEN must name the heisen binary}"
-root=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d) || exit 3
-trap 'rm -rf "$dir"' EXIT
-failures=0
+# Builds them first with `make demos` (which uses `heisen cc`).
+. "$(dirname "$0")/lib.sh"
 
-bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
-snippet() { head -c 400 "$1" | tr '\n' ' '; }
-
-if ! "$HEISEN" help run >/dev/null 2>&1; then
-	echo "SKIP: heisen run not available"
-	exit 0
-fi
-
-# Build with the same heisen the tests run (build/ or build-asan/).
-make_flags=()
-case "$HEISEN" in */build-asan/heisen) make_flags+=(SANITIZE=1) ;; esac
-if ! make -s -C "$root" "${make_flags[@]}" demos >"$dir/make.log" 2>&1; then
-	echo "  FAIL: make demos failed:"
-	sed 's/^/    /' "$dir/make.log" | tail -20
-	exit 1
-fi
+need_demos
 
 n=0
 for src in "$root"/demos/*.c; do
@@ -51,7 +30,4 @@ for src in "$root"/demos/*.c; do
 done
 [ "$n" -gt 0 ] || bad "no demos found in $root/demos"
 
-if [ "$failures" -ne 0 ]; then
-	echo "t_demos: $failures of $n demo(s) failed"
-	exit 1
-fi
+finish t_demos

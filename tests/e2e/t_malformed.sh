@@ -3,14 +3,7 @@
 # with exit code 2, exactly one line on stderr naming the file (with
 # "offset 0x" when the bytes are at fault) and nothing on stdout. A valid
 # module is the control (exit 0, silent stderr).
-set -u
-: "${HEISEN:?HEISEN must name the heisen binary}"
-dir=$(mktemp -d) || exit 3
-trap 'rm -rf "$dir"' EXIT
-failures=0
-
-bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
-snippet() { head -c 300 "$1" | tr '\n' ' '; }
+. "$(dirname "$0")/lib.sh"
 
 hex() { # FILE HEX... : write the bytes
 	local f=$1
@@ -75,7 +68,4 @@ expect "$dir/empty.wasm" binary
 expect "$dir/a-directory.wasm" io
 expect "$missing" io
 
-if [ "$failures" -ne 0 ]; then
-	echo "t_malformed: $failures check(s) failed"
-	exit 1
-fi
+finish t_malformed

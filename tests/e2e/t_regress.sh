@@ -2,30 +2,22 @@
 # Regression files: every tests/regress/NNN-what.wat is a WASI command that
 # once showed a bug. Its `;; expect-exit: N` line gives the exit code a
 # correct engine produces under `heisen run`.
-set -u
-: "${HEISEN:?HEISEN must name the heisen binary}"
-here=$(cd "$(dirname "$0")/../regress" && pwd)
-dir=$(mktemp -d) || exit 3
-trap 'rm -rf "$dir"' EXIT
-failures=0
-for wat in "$here"/*.wat; do
+. "$(dirname "$0")/lib.sh"
+
+for wat in "$root"/tests/regress/*.wat; do
 	name=$(basename "$wat" .wat)
 	want=$(sed -n 's/^;; expect-exit: *\([0-9]*\).*/\1/p' "$wat" | head -1)
 	if [ -z "$want" ]; then
-		echo "  FAIL: $name: no ';; expect-exit: N' line"
-		failures=$((failures + 1))
+		bad "$name: no ';; expect-exit: N' line"
 		continue
 	fi
 	if ! wat2wasm --enable-threads -o "$dir/$name.wasm" "$wat" 2>"$dir/err"; then
-		echo "  FAIL: $name: wat2wasm: $(head -c 300 "$dir/err")"
-		failures=$((failures + 1))
+		bad "$name: wat2wasm: $(snippet "$dir/err")"
 		continue
 	fi
-	timeout 30 "$HEISEN" run "$dir/$name.wasm" >"$dir/out" 2>"$dir/err"
+	timeout -s KILL 30 "$HEISEN" run "$dir/$name.wasm" >"$dir/out" 2>"$dir/err"
 	rc=$?
-	if [ "$rc" != "$want" ]; then
-		echo "  FAIL: $name: exit $rc, want $want: $(head -c 300 "$dir/err")"
-		failures=$((failures + 1))
-	fi
+	[ "$rc" = "$want" ] || bad "$name: exit $rc, want $want: $(snippet "$dir/err")"
 done
-[ "$failures" -eq 0 ]
+
+finish t_regress

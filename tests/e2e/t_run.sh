@@ -8,14 +8,7 @@
 #
 # Guest programs are built here: C with clang + wasi-libc (the link line
 # of the Makefile's `demos` rule), and hand-written .wat with wat2wasm.
-set -u
-: "${HEISEN:?HEISEN must name the heisen binary}"
-dir=$(mktemp -d) || exit 3
-trap 'rm -rf "$dir"' EXIT
-failures=0
-
-bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
-snippet() { head -c 300 "$1" | tr '\n' ' '; }
+. "$(dirname "$0")/lib.sh"
 
 run() { # ARGS... : run heisen (stdin from $dir/in), leaving rc, out, err
 	# A hung engine must not hang the suite: KILL gives 137, not our 124.
@@ -365,7 +358,4 @@ for word in 134 124 --dir --timeout; do
 	grep -q -- "$word" "$dir/out" || bad "help run: does not mention $word"
 done
 
-if [ "$failures" -ne 0 ]; then
-	echo "t_run: $failures check(s) failed"
-	exit 1
-fi
+finish t_run

@@ -16,20 +16,7 @@
 #   api         the guest library's pthreads, call by call (TLS, keys,
 #               once, exit, detach, mutex kinds, conds, rwlock, spin,
 #               barrier), print what glibc's do
-# Skips, and passes, only while `heisen run` does not exist yet.
-set -u
-: "${HEISEN:?HEISEN must name the heisen binary}"
-dir=$(mktemp -d) || exit 3
-trap 'rm -rf "$dir"' EXIT
-failures=0
-
-bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
-snippet() { head -c 400 "$1" | tr '\n' ' '; }
-
-if ! "$HEISEN" help run >/dev/null 2>&1; then
-	echo "SKIP: heisen run not available"
-	exit 0
-fi
+. "$(dirname "$0")/lib.sh"
 
 # run SECONDS ARGS... : heisen run under a hard guard, leaving rc, the
 # elapsed whole seconds in secs, and $dir/out, $dir/err. KILL gives 137,
@@ -486,7 +473,4 @@ else
 		bad "api: exit $rc; stdout '$(snippet "$dir/out")', native '$(snippet "$dir/api.native")'; err: $(snippet "$dir/err")"
 fi
 
-if [ "$failures" -ne 0 ]; then
-	echo "t_threads: $failures check(s) failed"
-	exit 1
-fi
+finish t_threads

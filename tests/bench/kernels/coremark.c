@@ -16,95 +16,18 @@
  *
  *   coremark [N]   prints "coremark n=N checksum=C"; N defaults to DEFAULT_SIZE
  *
- * Built three ways by tests/bench/kernels.sh: natively, for wasm32-wasi,
- * and with -DNO_LIBC -DSIZE=N as a module without imports that exports
- * run() -> i32 returning the same checksum (for wasm-interp, which has no
- * WASI). The kernel itself uses no library function but the allocator.
+ * Entry points, the size argument and the no-libc build: harness.h.
  */
-#include <stddef.h>
-#include <stdint.h>
-
-#ifndef NO_LIBC
-#include <stdio.h>
-#include <stdlib.h>
-#endif
-
 #define NAME "coremark"
 #define DEFAULT_SIZE 6000
 #define MIN_SIZE 1
 #define MAX_SIZE 100000000
 
+#include "harness.h"
+
 #define LIST_NODES 200
 #define MAT_N 18
 #define TEXT_LEN 400
-
-#ifdef NO_LIBC
-/*
- * No libc: a bump allocator over the linear memory above __heap_base
- * (placed by wasm-ld), growing the memory as needed. Nothing is freed.
- */
-extern unsigned char __heap_base;
-static uintptr_t heap_next;
-
-static void *xalloc(size_t bytes)
-{
-	uintptr_t p, end, have;
-
-	if (heap_next == 0)
-		heap_next = (uintptr_t)&__heap_base;
-	p = (heap_next + 15) & ~(uintptr_t)15;
-	end = p + bytes;
-	have = (uintptr_t)__builtin_wasm_memory_size(0) * 65536;
-	if (end > have && __builtin_wasm_memory_grow(
-				  0, (end - have + 65535) / 65536) == (size_t)-1)
-		__builtin_trap();
-	heap_next = end;
-	return (void *)p;
-}
-
-static void xfree(void *p)
-{
-	(void)p;
-}
-
-/* The compiler may turn copy loops into memcpy calls; libc is absent. */
-void *memcpy(void *restrict dst, const void *restrict src, size_t n);
-void *memcpy(void *restrict dst, const void *restrict src, size_t n)
-{
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-
-	while (n--)
-		*d++ = *s++;
-	return dst;
-}
-
-void *memset(void *dst, int c, size_t n);
-void *memset(void *dst, int c, size_t n)
-{
-	unsigned char *d = dst;
-
-	while (n--)
-		*d++ = (unsigned char)c;
-	return dst;
-}
-#else
-static void *xalloc(size_t bytes)
-{
-	void *p = malloc(bytes);
-
-	if (!p) {
-		fprintf(stderr, "%s: out of memory (%zu bytes)\n", NAME, bytes);
-		exit(2);
-	}
-	return p;
-}
-
-static void xfree(void *p)
-{
-	free(p);
-}
-#endif
 
 /* ---- CRC-16/CCITT (polynomial 0x1021), bit by bit ---------------------- */
 
@@ -524,34 +447,3 @@ static uint32_t kernel(long n)
 	xfree(nodes);
 	return acc;
 }
-
-#ifdef NO_LIBC
-#ifndef SIZE
-#define SIZE DEFAULT_SIZE
-#endif
-__attribute__((export_name("run"))) int32_t run(void)
-{
-	static volatile long size = SIZE; /* opaque to the optimiser */
-
-	return (int32_t)kernel(size);
-}
-#else
-int main(int argc, char **argv)
-{
-	long n = DEFAULT_SIZE;
-
-	if (argc > 1) {
-		char *end;
-
-		n = strtol(argv[1], &end, 10);
-		if (argc > 2 || end == argv[1] || *end != '\0' ||
-		    n < MIN_SIZE || n > MAX_SIZE) {
-			fprintf(stderr, "usage: %s [N]  (N in %ld..%ld, default %ld)\n",
-				NAME, (long)MIN_SIZE, (long)MAX_SIZE, (long)DEFAULT_SIZE);
-			return 2;
-		}
-	}
-	printf("%s n=%ld checksum=%lu\n", NAME, n, (unsigned long)kernel(n));
-	return 0;
-}
-#endif

@@ -10,22 +10,14 @@
  *
  *   hash [N]       prints "hash n=N checksum=C"; N defaults to DEFAULT_SIZE
  *
- * Built three ways by tests/bench/kernels.sh: natively, for wasm32-wasi,
- * and with -DNO_LIBC -DSIZE=N as a module without imports that exports
- * run() -> i32 returning the same checksum (for wasm-interp, which has no
- * WASI). The kernel itself uses no library function.
+ * Entry points, the size argument and the no-libc build: harness.h.
  */
-#include <stdint.h>
-
-#ifndef NO_LIBC
-#include <stdio.h>
-#include <stdlib.h>
-#endif
-
 #define NAME "hash"
 #define DEFAULT_SIZE 800
 #define MIN_SIZE 1
 #define MAX_SIZE 1000000
+
+#include "harness.h"
 
 #define BUF_WORDS 16384 /* 64 KiB */
 
@@ -116,34 +108,3 @@ static uint32_t kernel(long n)
 		sum = rotr(sum, 5) ^ st[i];
 	return sum ^ fnv;
 }
-
-#ifdef NO_LIBC
-#ifndef SIZE
-#define SIZE DEFAULT_SIZE
-#endif
-__attribute__((export_name("run"))) int32_t run(void)
-{
-	static volatile long size = SIZE; /* opaque to the optimiser */
-
-	return (int32_t)kernel(size);
-}
-#else
-int main(int argc, char **argv)
-{
-	long n = DEFAULT_SIZE;
-
-	if (argc > 1) {
-		char *end;
-
-		n = strtol(argv[1], &end, 10);
-		if (argc > 2 || end == argv[1] || *end != '\0' ||
-		    n < MIN_SIZE || n > MAX_SIZE) {
-			fprintf(stderr, "usage: %s [N]  (N in %ld..%ld, default %ld)\n",
-				NAME, (long)MIN_SIZE, (long)MAX_SIZE, (long)DEFAULT_SIZE);
-			return 2;
-		}
-	}
-	printf("%s n=%ld checksum=%lu\n", NAME, n, (unsigned long)kernel(n));
-	return 0;
-}
-#endif

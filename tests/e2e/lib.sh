@@ -1,0 +1,39 @@
+# lib.sh - what every end-to-end test shares. Source it first:
+#
+#   . "$(dirname "$0")/lib.sh"
+#
+# It checks $HEISEN (the binary under test) and gives:
+#   $root          the source tree
+#   $dir           a scratch folder, removed on exit
+#   bad MSG        record a failed check (printed as "  FAIL: MSG")
+#   snippet FILE   the first 400 bytes of FILE on one line, for messages
+#   need_demos     build demos/ with the heisen under test (plain or ASan)
+#   finish NAME    report the failed checks and exit 1, or exit 0
+set -u
+: "${HEISEN:?HEISEN must name the heisen binary}"
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+dir=$(mktemp -d) || exit 3
+trap 'rm -rf "$dir"' EXIT
+failures=0
+
+bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
+
+snippet() { head -c 400 "$1" | tr '\n' ' '; }
+
+need_demos() {
+	local flags=()
+	case "$HEISEN" in */build-asan/heisen) flags+=(SANITIZE=1) ;; esac
+	if ! make -s -C "$root" "${flags[@]}" demos >"$dir/make.log" 2>&1; then
+		echo "  FAIL: make demos failed:"
+		sed 's/^/    /' "$dir/make.log" | tail -20
+		exit 1
+	fi
+}
+
+finish() {
+	if [ "$failures" -ne 0 ]; then
+		echo "$1: $failures check(s) failed"
+		exit 1
+	fi
+	exit 0
+}

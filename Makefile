@@ -87,14 +87,15 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDFLAGS_ALL) -lcmocka -lm -lpthread
 
-$(BUILD)/tests/spec/%: tests/spec/%.c tests/spec/json.c tests/spec/json.h $(LIB)
+SPEC_COMMON := tests/spec/json.c tests/spec/exceptions.c
+$(BUILD)/tests/spec/%: tests/spec/%.c $(SPEC_COMMON) tests/spec/json.h tests/spec/exceptions.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< tests/spec/json.c $(LIB) $(LDFLAGS_ALL) -lm -lpthread
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(SPEC_COMMON) $(LIB) $(LDFLAGS_ALL) -lm -lpthread
 
 # The engine runner also links the spec suite's host module.
-$(BUILD)/tests/spec/spec_run: tests/spec/spec_run.c tests/spec/spectest.c tests/spec/spectest.h tests/spec/json.c tests/spec/json.h $(LIB)
+$(BUILD)/tests/spec/spec_run: tests/spec/spec_run.c tests/spec/spectest.c tests/spec/spectest.h $(SPEC_COMMON) tests/spec/json.h tests/spec/exceptions.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< tests/spec/spectest.c tests/spec/json.c $(LIB) $(LDFLAGS_ALL) -lm -lpthread
+	$(CC) $(CFLAGS_ALL) -o $@ $< tests/spec/spectest.c $(SPEC_COMMON) $(LIB) $(LDFLAGS_ALL) -lm -lpthread
 
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)

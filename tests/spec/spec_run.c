@@ -49,6 +49,7 @@
  * Exit status 0 only if nothing failed (2: bad usage or setup).
  */
 #include "core/engine.h"
+#include "tests/spec/exceptions.h"
 #include "tests/spec/json.h"
 #include "tests/spec/spectest.h"
 
@@ -1377,49 +1378,18 @@ static void run_inline(totals *t, char **files, size_t n)
 
 /* ---- exceptions file --------------------------------------------------- */
 
+static void add_exception(void *ctx, const char *file, long line,
+			  const char *reason, int src_line)
+{
+	(void)ctx;
+	opt.excs = xrealloc(opt.excs, (opt.nexcs + 1) * sizeof *opt.excs);
+	opt.excs[opt.nexcs++] =
+	    (exception){xstrdup(file), line, xstrdup(reason), src_line};
+}
+
 static bool load_exceptions(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "spec_run: %s: %s\n", path, strerror(errno));
-		return false;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	int lineno = 0;
-	bool ok = true;
-	while (getline(&line, &cap, f) >= 0) {
-		lineno++;
-		char *s = line;
-		s[strcspn(s, "\r\n")] = '\0';
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '\0' || *s == '#')
-			continue;
-		char *colon = strchr(s, ':');
-		char *end = NULL;
-		long n = colon ? strtol(colon + 1, &end, 10) : 0;
-		char *reason = end;
-		while (reason && (*reason == ' ' || *reason == '\t'))
-			reason++;
-		if (!colon || end == colon + 1 || n <= 0 ||
-		    (*end != ' ' && *end != '\t') || !*reason) {
-			fprintf(stderr,
-				"spec_run: %s:%d: expected "
-				"\"suite/file.wast:LINE reason\"\n",
-				path, lineno);
-			ok = false;
-			break;
-		}
-		*colon = '\0';
-		opt.excs =
-		    xrealloc(opt.excs, (opt.nexcs + 1) * sizeof *opt.excs);
-		opt.excs[opt.nexcs++] =
-		    (exception){xstrdup(s), n, xstrdup(reason), lineno};
-	}
-	free(line);
-	fclose(f);
-	return ok;
+	return spec_exceptions_read("spec_run", path, add_exception, NULL);
 }
 
 /* Listed cases that passed or matched nothing fail the run: the list

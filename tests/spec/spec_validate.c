@@ -33,6 +33,7 @@
  * --selftest exercises the JSON reader (json.c) on edge cases instead.
  */
 #include "core/wasm.h"
+#include "tests/spec/exceptions.h"
 #include "tests/spec/json.h"
 
 #include <errno.h>
@@ -617,58 +618,29 @@ static void run_file(runner *r, const char *json_path)
 
 /* ---- exceptions file --------------------------------------------------- */
 
+static void add_exception(void *ctx, const char *file, long line,
+			  const char *reason, int src_line)
+{
+	runner *r = ctx;
+	exception *grown = realloc(r->excs, (r->nexcs + 1) * sizeof *r->excs);
+	exception *e;
+
+	if (!grown) {
+		fprintf(stderr, "spec_validate: out of memory\n");
+		exit(2);
+	}
+	r->excs = grown;
+	e = &r->excs[r->nexcs++];
+	memset(e, 0, sizeof *e);
+	e->file = xstrdup(file);
+	e->line = line;
+	e->reason = xstrdup(reason);
+	e->src_line = src_line;
+}
+
 static bool load_exceptions(runner *r, const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "spec_validate: %s: %s\n", path, strerror(errno));
-		return false;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	int lineno = 0;
-	bool ok = true;
-	while (getline(&line, &cap, f) >= 0) {
-		lineno++;
-		char *s = line;
-		s[strcspn(s, "\r\n")] = '\0';
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '\0' || *s == '#')
-			continue;
-		/* "suite/file.wast:LINE reason..." */
-		char *colon = strchr(s, ':');
-		char *end = NULL;
-		long n = colon ? strtol(colon + 1, &end, 10) : 0;
-		char *reason = end;
-		while (reason && (*reason == ' ' || *reason == '\t'))
-			reason++;
-		if (!colon || end == colon + 1 || n <= 0 ||
-		    (*end != ' ' && *end != '\t') || !*reason) {
-			fprintf(stderr,
-				"spec_validate: %s:%d: expected \"suite/file.wast:LINE reason\"\n",
-				path, lineno);
-			ok = false;
-			break;
-		}
-		*colon = '\0';
-		exception *grown =
-			realloc(r->excs, (r->nexcs + 1) * sizeof *r->excs);
-		if (!grown) {
-			fprintf(stderr, "spec_validate: out of memory\n");
-			exit(2);
-		}
-		r->excs = grown;
-		exception *e = &r->excs[r->nexcs++];
-		memset(e, 0, sizeof *e);
-		e->file = xstrdup(s);
-		e->line = n;
-		e->reason = xstrdup(reason);
-		e->src_line = lineno;
-	}
-	free(line);
-	fclose(f);
-	return ok;
+	return spec_exceptions_read("spec_validate", path, add_exception, r);
 }
 
 /* Listed cases that passed or matched nothing are failures: the list

@@ -7,19 +7,33 @@
  *   operand stack. Each simulated value is one of
  *     TEMP   in its depth slot (nlocals + depth),
  *     LOCAL  still in local slot i (local.get emits nothing),
- *     CONST  a known constant (i32/i64/f32/f64.const, ref.null).
+ *     CONST  a known constant (i32/i64/f32/f64.const, ref.null),
+ *     ADDK   local i plus an i32 constant (i32.add/sub of a LOCAL or
+ *            ADDK and a CONST emits nothing).
  *   An instruction reads LOCAL operands straight from the local's slot;
  *   CONST operands either become the immediate of an _RI variant (the
- *   second operand of the hot i32/i64 arithmetic and compares) or are
- *   materialised into their depth slot. The result goes to the depth slot
- *   of the first operand. A LOCAL entry is materialised (copied to its
- *   depth slot) when a local.set/tee of that local would clobber it, and
- *   every LOCAL entry is materialised at block/loop/if entry so that a
+ *   second operand of the hot i32/i64 arithmetic, shifts, rotates and
+ *   compares) or are materialised into their depth slot; ADDK operands
+ *   are materialised by an I32_ADD_RI, except as the address of a
+ *   memory-0 load or store, which then becomes its _AK twin adding the
+ *   constant itself (so does an address an I32_ADD_RI has just computed:
+ *   the add is dropped). The result goes to the depth slot of the first
+ *   operand. A LOCAL or ADDK entry is materialised (computed into its
+ *   depth slot) when a local.set/tee of its local would clobber it, and
+ *   every such entry is materialised at block/loop/if entry so that a
  *   pending reference never crosses a control-flow join. local.set right
  *   after the instruction that produced the value rewrites that
- *   instruction's destination instead of copying (peephole "patch").
+ *   instruction's destination instead of copying (peephole "patch"); so
+ *   does a return of one value just computed (destination slot 0).
  *   A compare (or eqz) immediately followed by br_if/if is fused into one
- *   compare-and-branch.
+ *   compare-and-branch; two MOVs in a row (no branch target between them)
+ *   become one MOV2.
+ *
+ *   Known constants: the pass remembers which locals hold a known
+ *   constant (the non-param locals start at zero; local.set of a CONST),
+ *   forgetting them all where control flow joins (loop start, else,
+ *   block/if end). A local.set of the value the local holds already
+ *   emits nothing: clang's `i32.const 0 local.set` of a fresh local.
  *
  *   Blocks pass values through fixed slots: the results (or, for a loop,
  *   the params) of a block entered at height h live in the depth slots
@@ -38,7 +52,8 @@
  *
  * Limitations:
  *   Slot numbers and code size are 32-bit (WASM_LIMIT beyond 2^30 cells).
- *   No register allocation across blocks, no constant folding.
+ *   No register allocation across blocks, no constant folding (beyond
+ *   the constants an ADDK accumulates).
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -47,13 +62,16 @@
 
 #include "engine_int.h"
 
-enum { SV_TEMP, SV_LOCAL, SV_CONST };
+enum { SV_TEMP, SV_LOCAL, SV_CONST, SV_ADDK };
 
 typedef struct sv {
 	uint8_t kind;
-	uint32_t slot; /* LOCAL: the local */
-	uint64_t k;    /* CONST: the value bits */
+	uint32_t slot; /* LOCAL, ADDK: the local */
+	uint64_t k;    /* CONST: the value bits; ADDK: the i32 addend */
 } sv;
+
+/* Entries that read a local when they are finally emitted. */
+#define IS_REF(kind) ((kind) == SV_LOCAL || (kind) == SV_ADDK)
 
 enum { K_BLOCK, K_LOOP, K_IF, K_FUNC };
 #define NONE UINT32_MAX
@@ -90,9 +108,17 @@ typedef struct cc {
 	eng_pcmap *pcm;
 	uint32_t npcm, cappcm;
 	uint32_t nlocals;
-	uint32_t nrefs;   /* LOCAL entries on the stack */
+	uint32_t nrefs;   /* LOCAL and ADDK entries on the stack */
+	/* Locals whose constant value is known here: local i holds
+	 * known[i].val if known[i].gen == gen (gen++ forgets them all). */
+	struct known {
+		uint64_t val, gen;
+	} *known;
+	uint64_t gen;
+	uint32_t capknown;
 	int64_t patch;    /* cell of the last instruction's {d,..}, or -1 */
 	uint32_t last_op, last_at;
+	uint32_t label;   /* cell of the latest block end, else or loop start */
 	uint32_t dead;    /* > 0: skipping unreachable code (nesting + 1) */
 } cc;
 
@@ -120,16 +146,21 @@ static void *grow(cc *c, void *p, uint32_t *cap, uint32_t need, size_t sz)
 
 #define TS(c, d) ((c)->nlocals + (d))
 
+static void set_op(cc *c, uint32_t at, unsigned op)
+{
+	if (c->h)
+		c->code[at].h = c->h[op];
+	else
+		c->code[at].op = op;
+}
+
 static uint32_t emit(cc *c, unsigned op, unsigned n)
 {
 	uint32_t at = c->ncode;
 
 	c->code = grow(c, c->code, &c->capcode, at + n, sizeof *c->code);
 	memset(&c->code[at], 0, n * sizeof *c->code);
-	if (c->h)
-		c->code[at].h = c->h[op];
-	else
-		c->code[at].op = op;
+	set_op(c, at, op);
 	c->ncode += n;
 	c->patch = -1;
 	c->last_op = op;
@@ -149,7 +180,7 @@ static void push(cc *c, uint8_t kind, uint32_t slot, uint64_t k)
 	c->stk[c->depth].kind = kind;
 	c->stk[c->depth].slot = slot;
 	c->stk[c->depth].k = k;
-	if (kind == SV_LOCAL)
+	if (IS_REF(kind))
 		c->nrefs++;
 	c->depth++;
 	if (c->depth > c->maxdepth)
@@ -166,8 +197,45 @@ static void pop_n(cc *c, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		c->depth--;
-		if (c->stk[c->depth].kind == SV_LOCAL)
+		if (IS_REF(c->stk[c->depth].kind))
 			c->nrefs--;
+	}
+}
+
+/* Emit code putting the value of the entry at pos into slot dst (nothing
+ * if it is already there). */
+static void emit_value(cc *c, uint32_t pos, uint32_t dst)
+{
+	const sv *e = &c->stk[pos];
+	uint32_t at, src;
+
+	if (e->kind == SV_CONST) {
+		at = emit(c, EOP_CONST, 3);
+		set2(c, at + 1, dst, 0);
+		c->code[at + 2].u64 = e->k;
+	} else if (e->kind == SV_ADDK) {
+		at = emit(c, EOP_I32_ADD_RI, 3);
+		set2(c, at + 1, dst, e->slot);
+		c->code[at + 2].u64 = e->k;
+	} else {
+		src = e->kind == SV_LOCAL ? e->slot : TS(c, pos);
+		if (src == dst)
+			return;
+		/* Two moves in a row (not across a branch target) become one
+		 * MOV2: the register shuffles at the end of loop bodies. */
+		if (c->last_op == EOP_MOV && c->last_at + 2 == c->ncode &&
+		    c->ncode != c->label) {
+			at = c->last_at;
+			c->code = grow(c, c->code, &c->capcode, at + 3,
+				       sizeof *c->code);
+			set_op(c, at, EOP_MOV2);
+			set2(c, at + 2, dst, src);
+			c->ncode = at + 3;
+			c->last_op = EOP_MOV2;
+			return;
+		}
+		at = emit(c, EOP_MOV, 2);
+		set2(c, at + 1, dst, src);
 	}
 }
 
@@ -175,36 +243,31 @@ static void pop_n(cc *c, uint32_t n)
 static void materialise(cc *c, uint32_t pos)
 {
 	sv *e = &c->stk[pos];
-	uint32_t at;
 
-	if (e->kind == SV_LOCAL) {
-		at = emit(c, EOP_MOV, 2);
-		set2(c, at + 1, TS(c, pos), e->slot);
+	if (e->kind == SV_TEMP)
+		return;
+	emit_value(c, pos, TS(c, pos));
+	if (IS_REF(e->kind))
 		c->nrefs--;
-	} else if (e->kind == SV_CONST) {
-		at = emit(c, EOP_CONST, 3);
-		set2(c, at + 1, TS(c, pos), 0);
-		c->code[at + 2].u64 = e->k;
-	}
 	e->kind = SV_TEMP;
 }
 
-/* Operand slot of the entry at pos (CONST materialised). */
+/* Operand slot of the entry at pos (CONST and ADDK materialised). */
 static uint32_t opnd(cc *c, uint32_t pos)
 {
-	if (c->stk[pos].kind == SV_CONST)
+	if (c->stk[pos].kind == SV_CONST || c->stk[pos].kind == SV_ADDK)
 		materialise(c, pos);
 	return c->stk[pos].kind == SV_LOCAL ? c->stk[pos].slot : TS(c, pos);
 }
 
-/* Materialise every LOCAL entry (of local `only`, or all if NONE) below
- * stack position `below`. */
+/* Materialise every LOCAL/ADDK entry (of local `only`, or all if NONE)
+ * below stack position `below`. */
 static void flush_refs(cc *c, uint32_t only, uint32_t below)
 {
 	if (!c->nrefs)
 		return;
 	for (uint32_t i = 0; i < below && c->nrefs; i++)
-		if (c->stk[i].kind == SV_LOCAL &&
+		if (IS_REF(c->stk[i].kind) &&
 		    (only == NONE || c->stk[i].slot == only))
 			materialise(c, i);
 }
@@ -219,6 +282,19 @@ static void pcmap_add(cc *c, size_t offset)
 	c->pcm[c->npcm].pc = c->ncode;
 	c->pcm[c->npcm].offset = (uint32_t)offset;
 	c->npcm++;
+}
+
+/* Drop the last instruction emitted, to fuse it into the one the current
+ * Wasm instruction emits next (which keeps the current one's offset in
+ * the pc map). */
+static void unemit_last(cc *c)
+{
+	uint32_t off = c->pcm[c->npcm - 1].offset;
+
+	c->ncode = c->last_at;
+	while (c->npcm && c->pcm[c->npcm - 1].pc >= c->last_at)
+		c->npcm--;
+	pcmap_add(c, off);
 }
 
 static void add_fixup(cc *c, ctl *f, uint32_t instr, uint32_t cell,
@@ -278,24 +354,8 @@ static bool needs_copy(cc *c, uint32_t n, uint32_t dst_depth)
  * safe: a TEMP source is never below its destination). */
 static void copy_top(cc *c, uint32_t n, uint32_t dst_depth)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t pos = c->depth - n + i, at;
-		sv *e = &c->stk[pos];
-		uint32_t dst = TS(c, dst_depth + i);
-
-		if (e->kind == SV_CONST) {
-			at = emit(c, EOP_CONST, 3);
-			set2(c, at + 1, dst, 0);
-			c->code[at + 2].u64 = e->k;
-		} else {
-			uint32_t src = e->kind == SV_LOCAL ? e->slot
-							   : TS(c, pos);
-			if (src == dst)
-				continue;
-			at = emit(c, EOP_MOV, 2);
-			set2(c, at + 1, dst, src);
-		}
-	}
+	for (uint32_t i = 0; i < n; i++)
+		emit_value(c, c->depth - n + i, TS(c, dst_depth + i));
 }
 
 /* Move the top n values to slots 0..n-1 and return. */
@@ -303,28 +363,23 @@ static void emit_return(cc *c, uint32_t n)
 {
 	uint32_t base = c->depth - n;
 
-	/* A LOCAL source below its destination index could be overwritten
-	 * by an earlier move: give it its depth slot first. */
+	/* A local read by a LOCAL/ADDK source below its destination index
+	 * could be overwritten by an earlier move: give it its depth slot
+	 * first. */
 	for (uint32_t j = 0; j < n; j++)
-		if (c->stk[base + j].kind == SV_LOCAL &&
-		    c->stk[base + j].slot < j)
+		if (IS_REF(c->stk[base + j].kind) && c->stk[base + j].slot < j)
 			materialise(c, base + j);
-	for (uint32_t j = 0; j < n; j++) {
-		sv *e = &c->stk[base + j];
-		uint32_t at;
-		if (e->kind == SV_CONST) {
-			at = emit(c, EOP_CONST, 3);
-			set2(c, at + 1, j, 0);
-			c->code[at + 2].u64 = e->k;
-		} else {
-			uint32_t src = e->kind == SV_LOCAL ? e->slot
-							   : TS(c, base + j);
-			if (src != j) {
-				at = emit(c, EOP_MOV, 2);
-				set2(c, at + 1, j, src);
-			}
-		}
+	/* A single result just computed: let its instruction write slot 0
+	 * (as local.set does; every instruction reads its operands before
+	 * it writes its destination). */
+	if (n == 1 && c->stk[base].kind == SV_TEMP && c->patch >= 0 &&
+	    c->code[c->patch].u32[0] == TS(c, base)) {
+		c->code[c->patch].u32[0] = 0;
+		emit(c, EOP_RETURN, 1);
+		return;
 	}
+	for (uint32_t j = 0; j < n; j++)
+		emit_value(c, base + j, j);
 	emit(c, EOP_RETURN, 1);
 }
 
@@ -388,9 +443,7 @@ static uint32_t fuse_branch(cc *c, bool when_true, bool allow_eqz)
 		if (!allow_eqz)
 			return NONE;
 		a = c->code[start + 1].u32[1];
-		c->ncode = start;
-		while (c->npcm && c->pcm[c->npcm - 1].pc > start)
-			c->npcm--;
+		unemit_last(c);
 		at = emit(c, when_true ? EOP_BR_UNLESS : EOP_BR_IF, 2);
 		c->code[at + 1].u32[0] = a;
 		return at;
@@ -399,9 +452,7 @@ static uint32_t fuse_branch(cc *c, bool when_true, bool allow_eqz)
 		return NONE;
 	a = c->code[start + 1].u32[1];
 	b = ri ? c->code[start + 2].u64 : c->code[start + 2].u32[0];
-	c->ncode = start;
-	while (c->npcm && c->pcm[c->npcm - 1].pc > start)
-		c->npcm--;
+	unemit_last(c);
 	if (!when_true)
 		k = cmp_inverse[k];
 	at = emit(c, EOP_BR_I32_EQ + k + (ri ? EOP_BR_CMP_RI_DELTA : 0), 3);
@@ -494,11 +545,13 @@ static unsigned ri_variant(unsigned op)
 	switch (op) {
 #define RI(x) case EOP_##x: return EOP_##x##_RI;
 	RI(I32_ADD) RI(I32_SUB) RI(I32_MUL) RI(I32_AND) RI(I32_OR)
-	RI(I32_XOR) RI(I32_SHL) RI(I32_SHR_S) RI(I32_SHR_U) RI(I32_EQ)
+	RI(I32_XOR) RI(I32_SHL) RI(I32_SHR_S) RI(I32_SHR_U) RI(I32_ROTL)
+	RI(I32_ROTR) RI(I32_EQ)
 	RI(I32_NE) RI(I32_LT_S) RI(I32_LT_U) RI(I32_GT_S) RI(I32_GT_U)
 	RI(I32_LE_S) RI(I32_LE_U) RI(I32_GE_S) RI(I32_GE_U)
 	RI(I64_ADD) RI(I64_SUB) RI(I64_MUL) RI(I64_AND) RI(I64_OR)
-	RI(I64_XOR) RI(I64_SHL) RI(I64_SHR_S) RI(I64_SHR_U) RI(I64_EQ)
+	RI(I64_XOR) RI(I64_SHL) RI(I64_SHR_S) RI(I64_SHR_U) RI(I64_ROTL)
+	RI(I64_ROTR) RI(I64_EQ)
 	RI(I64_NE) RI(I64_LT_S) RI(I64_LT_U) RI(I64_GT_S) RI(I64_GT_U)
 	RI(I64_LE_S) RI(I64_LE_U) RI(I64_GE_S) RI(I64_GE_U)
 #undef RI
@@ -554,6 +607,26 @@ static void emit_generic(cc *c, unsigned op)
 		sv *x = &c->stk[c->depth - 2], *y = &c->stk[c->depth - 1];
 		unsigned ri = ri_variant(op), sw;
 		uint32_t a, b;
+		/* local + constant (also local - constant, and more constants
+		 * added to that) stays pending as ADDK: a load or store takes
+		 * it as its address for free. */
+		if ((op == EOP_I32_ADD || op == EOP_I32_SUB) &&
+		    IS_REF(x->kind) && y->kind == SV_CONST) {
+			uint32_t k = (uint32_t)x->k, l = x->slot;
+			k = op == EOP_I32_ADD ? k + (uint32_t)y->k
+					      : k - (uint32_t)y->k;
+			pop_n(c, 2);
+			push(c, SV_ADDK, l, k);
+			return;
+		}
+		if (op == EOP_I32_ADD && x->kind == SV_CONST &&
+		    IS_REF(y->kind)) {
+			uint32_t k = (uint32_t)y->k + (uint32_t)x->k;
+			uint32_t l = y->slot;
+			pop_n(c, 2);
+			push(c, SV_ADDK, l, k);
+			return;
+		}
 		if (ri && y->kind == SV_CONST && x->kind != SV_CONST) {
 			uint64_t k = y->k;
 			a = opnd(c, c->depth - 2);
@@ -588,29 +661,62 @@ static void emit_generic(cc *c, unsigned op)
 	}
 }
 
+/* ---- memory ----------------------------------------------------------- */
+
+/* The internal op of load/store op whose address is the entry at pos,
+ * and its address slot (*a) and third field (*k: the memory index on
+ * entry). On memory 0 an address x + k becomes the _AK twin, which reads
+ * x and adds k itself: x + k pending as ADDK, or just computed by an
+ * I32_ADD_RI into the address's depth slot (that add is dropped). */
+static unsigned mem_op(cc *c, unsigned op, uint32_t pos, uint32_t *a,
+		       uint32_t *k)
+{
+	const sv *e = &c->stk[pos];
+
+	if (*k) {
+		*a = opnd(c, pos);
+		return op + EOP_MN_DELTA;
+	}
+	if (e->kind == SV_ADDK) {
+		*a = e->slot;
+		*k = (uint32_t)e->k;
+		return op + EOP_AK_DELTA;
+	}
+	if (e->kind == SV_TEMP && pos == c->depth - 1 && c->patch >= 0 &&
+	    c->last_op == EOP_I32_ADD_RI &&
+	    c->code[c->patch].u32[0] == TS(c, pos)) {
+		*a = c->code[c->last_at + 1].u32[1];
+		*k = (uint32_t)c->code[c->last_at + 2].u64;
+		unemit_last(c);
+		return op + EOP_AK_DELTA;
+	}
+	*a = opnd(c, pos);
+	return op;
+}
+
 /* ---- one function ----------------------------------------------------- */
 
 static void local_set(cc *c, uint32_t i, bool tee)
 {
-	uint32_t top = c->depth - 1, at;
-	sv v = c->stk[top];
+	uint32_t top = c->depth - 1;
+	const sv *v = &c->stk[top];
+	struct known *kn = &c->known[i];
 
-	flush_refs(c, i, top);
-	if (v.kind == SV_LOCAL) {
-		if (v.slot != i) {
-			at = emit(c, EOP_MOV, 2);
-			set2(c, at + 1, i, v.slot);
-		}
-	} else if (v.kind == SV_CONST) {
-		at = emit(c, EOP_CONST, 3);
-		set2(c, at + 1, i, 0);
-		c->code[at + 2].u64 = v.k;
-	} else if (c->patch >= 0 && c->code[c->patch].u32[0] == TS(c, top)) {
-		c->code[c->patch].u32[0] = i;
-	} else {
-		at = emit(c, EOP_MOV, 2);
-		set2(c, at + 1, i, TS(c, top));
+	if (v->kind == SV_CONST && kn->gen == c->gen && kn->val == v->k) {
+		/* It holds that value already (locals start at zero: the
+		 * `i32.const 0 local.set` clang emits). */
+		pop_n(c, 1);
+		if (tee)
+			push(c, SV_LOCAL, i, 0);
+		return;
 	}
+	*kn = (struct known){v->k, v->kind == SV_CONST ? c->gen : 0};
+	flush_refs(c, i, top);
+	if (c->stk[top].kind == SV_TEMP && c->patch >= 0 &&
+	    c->code[c->patch].u32[0] == TS(c, top))
+		c->code[c->patch].u32[0] = i;
+	else
+		emit_value(c, top, i);
 	pop_n(c, 1);
 	if (tee)
 		push(c, SV_LOCAL, i, 0);
@@ -620,6 +726,10 @@ static void do_end(cc *c, bool reachable)
 {
 	ctl *f = &c->ctls[c->nctl - 1];
 
+	/* Branches may join here (not at the end of a loop: they go to its
+	 * start). */
+	if (f->kind != K_LOOP || !reachable)
+		c->gen++;
 	if (f->kind == K_FUNC) {
 		if (reachable)
 			emit_return(c, f->nr);
@@ -631,6 +741,7 @@ static void do_end(cc *c, bool reachable)
 	if (f->else_fix != NONE)
 		patch_list(c, f->else_fix, c->ncode);
 	patch_list(c, f->fixups, c->ncode);
+	c->label = c->ncode;
 	c->patch = -1;
 	reset_stack(c, f->height, f->nr);
 	c->nctl--;
@@ -641,12 +752,14 @@ static void do_else(cc *c, bool reachable)
 	ctl *f = &c->ctls[c->nctl - 1];
 	uint32_t at;
 
+	c->gen++;
 	if (reachable) {
 		copy_top(c, f->nr, f->height);
 		at = emit(c, EOP_BR, 2);
 		add_fixup(c, f, at, at + 1, 0);
 	}
 	patch_list(c, f->else_fix, c->ncode);
+	c->label = c->ncode;
 	f->else_fix = NONE;
 	c->patch = -1;
 	reset_stack(c, f->height, f->np);
@@ -702,6 +815,7 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			simd = true;
 	c->ncode = c->depth = c->maxdepth = c->nctl = c->nfix = c->npcm = 0;
 	c->nrefs = 0;
+	c->label = 0;
 	c->patch = -1;
 	c->dead = 0;
 	c->nlocals = (uint32_t)(ft->nparams + f->nlocals);
@@ -711,6 +825,12 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 	out->nresults = ft->nresults;
 	out->nlocals = c->nlocals;
 	out->body_offset = f->code_start;
+	/* Locals other than the params start at zero. */
+	c->known = grow(c, c->known, &c->capknown, c->nlocals,
+			sizeof *c->known);
+	c->gen++;
+	for (uint32_t i = 0; i < c->nlocals; i++)
+		c->known[i] = (struct known){0, i < ft->nparams ? 0 : c->gen};
 
 	wasm_reader_init(&rd, m->bytes, f->code_start, f->code_end);
 	push_ctl(c, K_FUNC, 0, ft->nresults);
@@ -758,9 +878,11 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			ctl *fr;
 			blocktype(c, &in.u.block, &np, &nr);
 			block_entry(c, np);
+			if (op == EOP_LOOP) /* back-edges join here */
+				c->gen++;
 			fr = push_ctl(c, op == EOP_LOOP ? K_LOOP : K_BLOCK,
 				      np, nr);
-			fr->loop_pc = c->ncode;
+			fr->loop_pc = c->label = c->ncode;
 			c->patch = -1;
 			break;
 		}
@@ -1055,26 +1177,24 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 				if (s->npush)
 					c->patch = at + 1;
 			} else if (oi->flags & WASM_F_LOAD) {
-				uint32_t a = opnd(c, c->depth - 1);
+				uint32_t a, k = in.u.mem.m.mem;
+				unsigned eop = mem_op(c, op, c->depth - 1, &a,
+						      &k);
 				pop_n(c, 1);
 				d = push_temp(c);
-				at = emit(c, in.u.mem.m.mem ? op + EOP_MN_DELTA
-							    : op,
-					  3);
+				at = emit(c, eop, 3);
 				set2(c, at + 1, d, a);
-				set2(c, at + 2, (uint32_t)in.u.mem.m.offset,
-				     in.u.mem.m.mem);
+				set2(c, at + 2, (uint32_t)in.u.mem.m.offset, k);
 				c->patch = at + 1;
 			} else if (oi->flags & WASM_F_STORE) {
-				uint32_t a = opnd(c, c->depth - 2);
-				uint32_t v = opnd(c, c->depth - 1);
+				uint32_t a, k = in.u.mem.m.mem, v;
+				unsigned eop = mem_op(c, op, c->depth - 2, &a,
+						      &k);
+				v = opnd(c, c->depth - 1);
 				pop_n(c, 2);
-				at = emit(c, in.u.mem.m.mem ? op + EOP_MN_DELTA
-							    : op,
-					  3);
+				at = emit(c, eop, 3);
 				set2(c, at + 1, a, v);
-				set2(c, at + 2, (uint32_t)in.u.mem.m.offset,
-				     in.u.mem.m.mem);
+				set2(c, at + 2, (uint32_t)in.u.mem.m.offset, k);
 			} else if (sigs[op].generic) {
 				emit_generic(c, op);
 			} else {
@@ -1261,6 +1381,7 @@ fail:
 	wasm_free(c.ctls);
 	wasm_free(c.fix);
 	wasm_free(c.pcm);
+	wasm_free(c.known);
 	if (st) {
 		eng_module_free(cm);
 		return st;

@@ -59,6 +59,7 @@ typedef union eng_cell {
  */
 #define ENG_EXTRA_OPS(X)                                                     \
 	X(MOV)          /* {d,a}: slot[d] = slot[a] */                       \
+	X(MOV2)         /* {d,a} {d2,a2}: MOV d,a then MOV d2,a2 */          \
 	X(CONST)        /* {d,-} {k}: slot[d] = k */                         \
 	X(BR_POLL)      /* {off,-}: loop back-edge: poll stop, jump */       \
 	X(BR_IF_POLL)   /* {c,off}: same, to a loop */                       \
@@ -76,6 +77,8 @@ typedef union eng_cell {
 	X(I32_SHL_RI)                                                        \
 	X(I32_SHR_S_RI)                                                      \
 	X(I32_SHR_U_RI)                                                      \
+	X(I32_ROTL_RI)                                                       \
+	X(I32_ROTR_RI)                                                       \
 	X(I32_EQ_RI)                                                         \
 	X(I32_NE_RI)                                                         \
 	X(I32_LT_S_RI)                                                       \
@@ -95,6 +98,8 @@ typedef union eng_cell {
 	X(I64_SHL_RI)                                                        \
 	X(I64_SHR_S_RI)                                                      \
 	X(I64_SHR_U_RI)                                                      \
+	X(I64_ROTL_RI)                                                       \
+	X(I64_ROTR_RI)                                                       \
 	X(I64_EQ_RI)                                                         \
 	X(I64_NE_RI)                                                         \
 	X(I64_LT_S_RI)                                                       \
@@ -120,7 +125,17 @@ typedef union eng_cell {
 	X(MN_I64_LOAD16_S) X(MN_I64_LOAD16_U) X(MN_I64_LOAD32_S)             \
 	X(MN_I64_LOAD32_U) X(MN_I32_STORE) X(MN_I64_STORE) X(MN_F32_STORE)   \
 	X(MN_F64_STORE) X(MN_I32_STORE8) X(MN_I32_STORE16) X(MN_I64_STORE8)  \
-	X(MN_I64_STORE16) X(MN_I64_STORE32)
+	X(MN_I64_STORE16) X(MN_I64_STORE32)                                  \
+	/* loads and stores on memory 0 whose address is slot a plus a \
+	   constant k: {d,a} {offset,k} / {a,v} {offset,k}, effective      \
+	   address (u32)(a + k) + offset */                                 \
+	X(AK_I32_LOAD) X(AK_I64_LOAD) X(AK_F32_LOAD) X(AK_F64_LOAD)          \
+	X(AK_I32_LOAD8_S) X(AK_I32_LOAD8_U) X(AK_I32_LOAD16_S)               \
+	X(AK_I32_LOAD16_U) X(AK_I64_LOAD8_S) X(AK_I64_LOAD8_U)               \
+	X(AK_I64_LOAD16_S) X(AK_I64_LOAD16_U) X(AK_I64_LOAD32_S)             \
+	X(AK_I64_LOAD32_U) X(AK_I32_STORE) X(AK_I64_STORE) X(AK_F32_STORE)   \
+	X(AK_F64_STORE) X(AK_I32_STORE8) X(AK_I32_STORE16) X(AK_I64_STORE8)  \
+	X(AK_I64_STORE16) X(AK_I64_STORE32)
 
 enum {
 #define OP(id, pfx, code, name, imm, sig, width, flags, syn) EOP_##id,
@@ -132,10 +147,11 @@ enum {
 	EOP_COUNT
 };
 
-/* Offset of a branch-compare op's _RI twin and of an op's memory-N twin
- * (the lists above are in the same order). */
+/* Offset of a branch-compare op's _RI twin and of an op's memory-N and
+ * address-plus-constant twins (the lists above are in the same order). */
 #define EOP_BR_CMP_RI_DELTA (EOP_BR_I32_EQ_RI - EOP_BR_I32_EQ)
 #define EOP_MN_DELTA (EOP_MN_I32_LOAD - EOP_I32_LOAD)
+#define EOP_AK_DELTA (EOP_AK_I32_LOAD - EOP_I32_LOAD)
 
 /* pc -> module offset: one entry per Wasm instruction that emitted code;
  * the entry for a cell is the last one with pc <= the cell's index. */

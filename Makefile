@@ -34,7 +34,7 @@ endif
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) -MMD -MP -I. $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
-CORE_SRC := $(wildcard core/*.c)
+CORE_SRC := $(wildcard core/*.c rewriter/*.c)
 TUI_SRC := $(wildcard tui/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ := $(TUI_SRC:%.c=$(BUILD)/%.o)
@@ -43,10 +43,15 @@ HEISEN := $(BUILD)/heisen
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
-SPEC_BIN := $(BUILD)/tests/spec/spec_validate
+SPEC_BIN := $(BUILD)/tests/spec/spec_validate $(BUILD)/tests/spec/spec_instrument
+# Runs a WASI program whose heisen.mask is all zeros or all ones (the
+# rewriter's e2e test and the density-0 benchmark).
+MASKED_RUN := $(BUILD)/tests/e2e/masked_run
 BENCH_BIN := $(BUILD)/tests/bench/genmod $(BUILD)/tests/bench/bench_validate \
-	$(BUILD)/tests/bench/bench_engine
+	$(BUILD)/tests/bench/bench_engine $(BUILD)/tests/bench/bench_rewrite \
+	$(MASKED_RUN)
 FUZZ_BIN := build-fuzz/fuzz_module
+FUZZ_RW_BIN := build-fuzz/fuzz_instrument
 
 .PHONY: all deps run test unit spec e2e fuzz fuzz-regress bench demos install clean help format
 
@@ -100,6 +105,10 @@ $(BUILD)/tests/spec/spec_run: tests/spec/spec_run.c tests/spec/spectest.c tests/
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< tests/spec/spectest.c $(SPEC_COMMON) $(LIB) $(LDFLAGS_ALL) -lm -lpthread
 
+$(BUILD)/tests/e2e/%: tests/e2e/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDFLAGS_ALL) -lm -lpthread
+
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O2 -o $@ $< $(LIB) $(LDFLAGS_ALL) -lm -lpthread
@@ -113,6 +122,11 @@ FUZZ_SRC := core/util.c core/decode.c core/validate.c core/encode.c core/summary
 $(FUZZ_BIN): tests/fuzz/fuzz_module.c $(FUZZ_SRC) $(wildcard core/*.h core/*.def)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_module.c $(FUZZ_SRC) -lm -lpthread
+# The rewriter on top of the module core: instrument, then check the output.
+FUZZ_RW_SRC := $(FUZZ_SRC) $(wildcard rewriter/*.c)
+$(FUZZ_RW_BIN): tests/fuzz/fuzz_instrument.c $(FUZZ_RW_SRC) $(wildcard core/*.h core/*.def rewriter/*.h)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_instrument.c $(FUZZ_RW_SRC) -lm -lpthread
 
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
@@ -120,7 +134,7 @@ unit: $(UNIT_BIN)
 spec: $(SPEC_BIN) $(BUILD)/tests/spec/spec_run $(HEISEN)
 	tests/spec/run.sh $(BUILD)
 
-e2e: $(HEISEN) demos
+e2e: $(HEISEN) $(MASKED_RUN) demos
 	HEISEN=$(abspath $(HEISEN)) tests/e2e/run.sh
 
 # Replays the committed corpus, then explores for FUZZ_SECONDS.
@@ -128,8 +142,9 @@ fuzz: $(FUZZ_BIN)
 	@mkdir -p build-fuzz/corpus
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build-fuzz/corpus tests/fuzz/corpus
 
-fuzz-regress: $(FUZZ_BIN)
+fuzz-regress: $(FUZZ_BIN) $(FUZZ_RW_BIN)
 	$(FUZZ_BIN) -runs=0 tests/fuzz/corpus
+	$(FUZZ_RW_BIN) -runs=0 tests/fuzz/corpus
 
 test: deps
 	$(MAKE) all

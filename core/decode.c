@@ -1127,6 +1127,7 @@ static wasm_status decode_sections(dec *d)
 				    wasm_section_name(last));
 			m->section_present[id] = true;
 			m->section_size[id] = size;
+			m->section_start[id] = body;
 		}
 		c->pos = body;
 		c->end = body + size;

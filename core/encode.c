@@ -87,9 +87,21 @@ void wasm_encode_instr(wasm_buf *b, const wasm_instr *in)
 	}
 }
 
-/* Re-encode the instructions in [start, end) of the module's bytes. */
+static uint32_t map_func(const wasm_encode_hooks *h, uint32_t idx)
+{
+	return h && h->func_index ? h->func_index(h->ctx, idx) : idx;
+}
+
+static uint32_t map_mem(const wasm_encode_hooks *h, uint32_t idx)
+{
+	return h && h->mem_index ? h->mem_index(h->ctx, idx) : idx;
+}
+
+/* Re-encode the instructions in [start, end) of the module's bytes (a
+ * constant expression: only ref.func names an index that hooks move). */
 static wasm_status put_code(wasm_buf *b, const wasm_module *m, size_t start,
-			    size_t end, wasm_err *err)
+			    size_t end, const wasm_encode_hooks *h,
+			    wasm_err *err)
 {
 	wasm_reader r;
 	wasm_instr in;
@@ -99,6 +111,8 @@ static wasm_status put_code(wasm_buf *b, const wasm_module *m, size_t start,
 	while (r.pos < r.end) {
 		if ((st = wasm_reader_next(&r, &in, err)))
 			break;
+		if (wasm_op_info(in.op)->imm == WASM_IMM_FUNC)
+			in.u.idx = map_func(h, in.u.idx);
 		wasm_encode_instr(b, &in);
 	}
 	wasm_reader_fini(&r);
@@ -136,32 +150,48 @@ static void flush_section(wasm_buf *out, wasm_buf *sec, uint8_t id)
 	sec->len = 0;
 }
 
-static void put_customs(wasm_buf *out, const wasm_module *m, uint8_t after)
+static wasm_status put_customs(wasm_buf *out, const wasm_module *m,
+			       uint8_t after, const wasm_encode_hooks *h,
+			       wasm_err *err)
 {
-	for (uint32_t i = 0; i < m->ncustoms; i++) {
+	wasm_status st = WASM_OK;
+
+	for (uint32_t i = 0; i < m->ncustoms && !st; i++) {
 		const wasm_custom *c = &m->customs[i];
 		wasm_buf tmp = {0};
+		bool keep = true;
 		if (c->after != after)
 			continue;
-		put_name(&tmp, c->name);
-		wasm_buf_put(&tmp, m->bytes + c->start, c->len);
-		flush_section(out, &tmp, 0);
+		if (h && h->custom) {
+			keep = false;
+			st = h->custom(h->ctx, c, &tmp, &keep, err);
+		} else {
+			put_name(&tmp, c->name);
+			wasm_buf_put(&tmp, m->bytes + c->start, c->len);
+		}
+		if (keep && !st)
+			flush_section(out, &tmp, 0);
 		wasm_buf_fini(&tmp);
 	}
+	return st;
 }
 
 /* Write the payload of known section `id` into sec; false if the module
  * has nothing for it. */
 static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
-			       wasm_err *err)
+			       const wasm_encode_hooks *h, wasm_err *err)
 {
 	wasm_status st = WASM_OK;
+	uint32_t ntypes = h ? h->nextra_types : 0;
+	uint32_t nimports = h ? h->nextra_imports : 0;
 
 	switch (id) {
 	case 1:
-		wasm_buf_u32(s, m->ntypes);
-		for (uint32_t i = 0; i < m->ntypes; i++) {
-			const wasm_functype *ft = &m->types[i];
+		wasm_buf_u32(s, m->ntypes + ntypes);
+		for (uint32_t i = 0; i < m->ntypes + ntypes; i++) {
+			const wasm_functype *ft =
+			    i < m->ntypes ? &m->types[i]
+					  : &h->extra_types[i - m->ntypes];
 			wasm_buf_byte(s, 0x60);
 			wasm_buf_u32(s, ft->nparams);
 			wasm_buf_put(s, ft->types, ft->nparams);
@@ -170,9 +200,12 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 		}
 		break;
 	case 2:
-		wasm_buf_u32(s, m->nimports);
-		for (uint32_t i = 0; i < m->nimports; i++) {
-			const wasm_import *im = &m->imports[i];
+		wasm_buf_u32(s, m->nimports + nimports);
+		for (uint32_t i = 0; i < m->nimports + nimports; i++) {
+			const wasm_import *im =
+			    i < m->nimports
+				? &m->imports[i]
+				: &h->extra_imports[i - m->nimports];
 			put_name(s, im->module);
 			put_name(s, im->name);
 			wasm_buf_byte(s, (uint8_t)im->kind);
@@ -214,18 +247,24 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 			const wasm_global *g = &m->globals[i];
 			wasm_buf_byte(s, g->type.type);
 			wasm_buf_byte(s, g->type.mut);
-			st = put_code(s, m, g->init.start, g->init.end, err);
+			st = put_code(s, m, g->init.start, g->init.end, h, err);
 		}
 		break;
 	case 7:
 		wasm_buf_u32(s, m->nexports);
 		for (uint32_t i = 0; i < m->nexports; i++) {
-			put_name(s, m->exports[i].name);
-			wasm_buf_byte(s, (uint8_t)m->exports[i].kind);
-			wasm_buf_u32(s, m->exports[i].index);
+			const wasm_export *ex = &m->exports[i];
+			uint32_t idx = ex->index;
+			if (ex->kind == WASM_EXTERN_FUNC)
+				idx = map_func(h, idx);
+			else if (ex->kind == WASM_EXTERN_MEMORY)
+				idx = map_mem(h, idx);
+			put_name(s, ex->name);
+			wasm_buf_byte(s, (uint8_t)ex->kind);
+			wasm_buf_u32(s, idx);
 		}
 		break;
-	case 8: wasm_buf_u32(s, m->start); break;
+	case 8: wasm_buf_u32(s, map_func(h, m->start)); break;
 	case 9:
 		wasm_buf_u32(s, m->nelems);
 		for (uint32_t i = 0; i < m->nelems && !st; i++) {
@@ -235,7 +274,7 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 				if (e->flags & 2)
 					wasm_buf_u32(s, e->table);
 				st = put_code(s, m, e->offset.start,
-					      e->offset.end, err);
+					      e->offset.end, h, err);
 			}
 			if (e->flags & 3)
 				wasm_buf_byte(s, (e->flags & 4) ? e->type : 0);
@@ -243,9 +282,10 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 			for (uint32_t k = 0; k < e->count && !st; k++) {
 				if (e->flags & 4)
 					st = put_code(s, m, e->exprs[k].start,
-						      e->exprs[k].end, err);
+						      e->exprs[k].end, h, err);
 				else
-					wasm_buf_u32(s, e->funcs[k]);
+					wasm_buf_u32(s,
+						     map_func(h, e->funcs[k]));
 			}
 		}
 		break;
@@ -261,8 +301,8 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 				wasm_buf_u32(&body, f->groups[k].count);
 				wasm_buf_byte(&body, f->groups[k].type);
 			}
-			st =
-			    put_code(&body, m, f->code_start, f->code_end, err);
+			st = put_code(&body, m, f->code_start, f->code_end, h,
+				      err);
 			if (st)
 				err->func = m->nfunc_imports + i;
 			wasm_buf_u32(s, (uint32_t)body.len);
@@ -277,12 +317,17 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 		wasm_buf_u32(s, m->ndatas);
 		for (uint32_t i = 0; i < m->ndatas && !st; i++) {
 			const wasm_data *ds = &m->datas[i];
-			wasm_buf_u32(s, ds->flags);
-			if (ds->flags == 2)
-				wasm_buf_u32(s, ds->mem);
+			uint32_t mem = map_mem(h, ds->mem), flags = ds->flags;
+			/* Flags 0 means memory 0: a moved memory needs the
+			 * explicit form. */
+			if (flags == 0 && mem != 0)
+				flags = 2;
+			wasm_buf_u32(s, flags);
+			if (flags == 2)
+				wasm_buf_u32(s, mem);
 			if (ds->mode == WASM_SEG_ACTIVE)
 				st = put_code(s, m, ds->offset.start,
-					      ds->offset.end, err);
+					      ds->offset.end, h, err);
 			wasm_buf_u32(s, ds->len);
 			wasm_buf_put(s, m->bytes + ds->start, ds->len);
 		}
@@ -294,6 +339,12 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 wasm_status wasm_encode(const wasm_module *m, uint8_t **out, size_t *len,
 			wasm_err *err)
 {
+	return wasm_encode_with(m, NULL, out, len, err);
+}
+
+wasm_status wasm_encode_with(const wasm_module *m, const wasm_encode_hooks *h,
+			     uint8_t **out, size_t *len, wasm_err *err)
+{
 	/* Known sections in binary order (datacount before code). */
 	static const uint8_t order[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11};
 	wasm_buf b = {0}, sec = {0};
@@ -302,16 +353,32 @@ wasm_status wasm_encode(const wasm_module *m, uint8_t **out, size_t *len,
 	*out = NULL;
 	*len = 0;
 	wasm_err_clear(err);
+	if (h && h->size_hint)
+		wasm_buf_reserve(&b, h->size_hint);
 	wasm_buf_put(&b, "\0asm\1\0\0\0", 8);
-	put_customs(&b, m, 0);
+	st = put_customs(&b, m, 0, h, err);
 	for (size_t i = 0; i < sizeof order && !st; i++) {
 		uint8_t id = order[i];
-		if (!m->section_present[id])
+		bool done = false;
+		bool extra = h && ((id == 1 && h->nextra_types) ||
+				   (id == 2 && h->nextra_imports));
+		if (!m->section_present[id] && !extra)
 			continue;
 		err->section = wasm_section_name(id);
-		st = put_section(&sec, m, id, err);
+		if (h && h->section)
+			st = h->section(h->ctx, id, &sec, &done, err);
+		if (!st && !done)
+			st = put_section(&sec, m, id, h, err);
+		if (st)
+			break;
 		flush_section(&b, &sec, id);
-		put_customs(&b, m, id);
+		if (h && h->after) {
+			if ((st = h->after(h->ctx, id, &sec, err)))
+				break;
+			if (sec.len)
+				flush_section(&b, &sec, 0);
+		}
+		st = put_customs(&b, m, id, h, err);
 	}
 	wasm_buf_fini(&sec);
 	if (!st && b.oom)

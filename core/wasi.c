@@ -100,12 +100,23 @@ static bool should_stop(void *ctx)
 
 /* ---- host functions -------------------------------------------------- */
 
+/* WASI's memory is the one exported as "memory" (what the ABI names);
+ * a module that exports none (clang's --import-memory) uses memory 0.
+ * Memory 0 alone is not enough: instrumenting a module that defines its
+ * memory puts the imported heisen.mask first. */
 static wasi_mem caller_memory(eng_thread *t)
 {
 	eng_instance *inst = eng_thread_instance(t);
-	eng_memory *mem = inst ? eng_instance_memory(inst, 0) : NULL;
+	eng_memory *mem = NULL;
+	eng_extern ex;
 	static uint8_t none; /* a base for empty copies, never written */
 	wasi_mem m = {&none, 0};
+
+	if (inst && eng_instance_export(inst, "memory", &ex) &&
+	    ex.kind == WASM_EXTERN_MEMORY)
+		mem = ex.u.memory;
+	else if (inst)
+		mem = eng_instance_memory(inst, 0);
 
 	if (mem) {
 		m.base = eng_memory_data(mem);

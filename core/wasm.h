@@ -364,6 +364,9 @@ typedef struct wasm_module {
 	/* Section sizes by id (0..12), payload bytes; for inspect. */
 	uint32_t section_size[13];
 	bool section_present[13];
+	/* File offset of each known section's payload (after id and size);
+	 * 0 if absent. DWARF addresses are offsets from section_start[10]. */
+	size_t section_start[13];
 } wasm_module;
 
 /* Decode a binary module. Copies `bytes`; the caller keeps its own.
@@ -397,6 +400,46 @@ wasm_status wasm_validate_with(const wasm_module *m, const wasm_features *f,
  * *len bytes. The module must have been validated. */
 wasm_status wasm_encode(const wasm_module *m, uint8_t **out, size_t *len,
 			wasm_err *err);
+
+/* Edits applied while encoding, so that the rewriter writes a changed
+ * module through this encoder instead of a copy of it. Every member may be
+ * NULL / 0; wasm_encode is wasm_encode_with(m, NULL, …). */
+typedef struct wasm_encode_hooks {
+	void *ctx;
+	/* New index of function / memory idx of m, applied to exports,
+	 * start, element segments, ref.func in constant expressions and
+	 * data segments (a data segment for memory 0 that moves gets the
+	 * explicit-memory form). Bodies are the section hook's business. */
+	uint32_t (*func_index)(void *ctx, uint32_t idx);
+	uint32_t (*mem_index)(void *ctx, uint32_t idx);
+	/* Types and imports appended after the module's own (the sections
+	 * are written even if m has none). */
+	uint32_t nextra_types;
+	const wasm_functype *extra_types;
+	uint32_t nextra_imports;
+	const wasm_import *extra_imports;
+	/* Write the payload of known section id into s instead of the
+	 * encoder, setting *done; leave *done false to let it encode. s is
+	 * empty; the hook may also replace it by a wasm_buf of its own
+	 * (after wasm_buf_fini(s)), which the encoder then frees. */
+	wasm_status (*section)(void *ctx, uint8_t id, wasm_buf *s, bool *done,
+			       wasm_err *err);
+	/* Custom section c: write a replacement (name and payload) into s
+	 * and set *keep, or leave *keep false to drop it. When NULL, every
+	 * custom section is copied unchanged. */
+	wasm_status (*custom)(void *ctx, const wasm_custom *c, wasm_buf *s,
+			      bool *keep, wasm_err *err);
+	/* After known section id (before the custom sections that followed
+	 * it in m): write a new custom section (name and payload) into s, or
+	 * nothing. */
+	wasm_status (*after)(void *ctx, uint8_t id, wasm_buf *s, wasm_err *err);
+	/* Expected size of the output, to allocate it once (0: unknown). */
+	size_t size_hint;
+} wasm_encode_hooks;
+
+/* wasm_encode with edits; h may be NULL. */
+wasm_status wasm_encode_with(const wasm_module *m, const wasm_encode_hooks *h,
+			     uint8_t **out, size_t *len, wasm_err *err);
 
 /* Compare two modules structurally: types, imports, every section, and
  * each body instruction by instruction (offsets and LEB padding aside).

@@ -33,17 +33,17 @@ static void *work(void *arg)
 	unsigned id = (unsigned)(long)arg;
 
 	/* Start together, to make the atomics actually contend. */
-	atomic_fetch_add(&ready, 1);
-	while (atomic_load(&ready) < THREADS)
+	atomic_fetch_add(&ready, 1); /* heisen:site atomic-rmw ready */
+	while (atomic_load(&ready) < THREADS) /* heisen:site atomic-read ready */
 		;
 	for (unsigned i = 0; i < ITERS; i++) {
 		unsigned h = hash(id * ITERS + i), cur;
-		atomic_fetch_add(&total, (long)(h % 100));
+		atomic_fetch_add(&total, (long)(h % 100)); /* heisen:site atomic-rmw total */
 		__atomic_fetch_add(&squares, (long)((h % 10) * (h % 10)),
 				   __ATOMIC_RELAXED);
-		cur = atomic_load(&max_hash);
+		cur = atomic_load(&max_hash); /* heisen:site atomic-read max_hash */
 		while (h > cur &&
-		       !atomic_compare_exchange_weak(&max_hash, &cur, h))
+		       !atomic_compare_exchange_weak(&max_hash, &cur, h)) /* heisen:site atomic-rmw max_hash */
 			;
 	}
 	return NULL;

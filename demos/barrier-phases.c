@@ -28,7 +28,7 @@ static void *work(void *arg)
 		for (int i = lo; i < hi; i++) {
 			long left = src[(i + CELLS - 1) % CELLS];
 			long right = src[(i + 1) % CELLS];
-			dst[i] = (left + 2 * src[i] + right) / 4 + (i == 0);
+			dst[i] = (left + 2 * src[i] + right) / 4 + (i == 0); /* heisen:site write dst */
 		}
 		/* Everyone has written dst: one thread sums it. One barrier
 		 * per phase is enough: the next phase only reads dst, and
@@ -38,8 +38,8 @@ static void *work(void *arg)
 		    PTHREAD_BARRIER_SERIAL_THREAD) {
 			long sum = 0;
 			for (int i = 0; i < CELLS; i++)
-				sum += dst[i] * (i + 1);
-			checksum[p] = sum;
+				sum += dst[i] * (i + 1); /* heisen:site read dst */
+			checksum[p] = sum; /* heisen:site write checksum */
 		}
 	}
 	return NULL;

@@ -17,7 +17,7 @@ static void *work(void *arg)
 	(void)arg;
 	for (int i = 0; i < ITERS; i++) {
 		pthread_mutex_lock(&lock);
-		counter++;
+		counter++; /* heisen:site read,write counter */
 		pthread_mutex_unlock(&lock);
 	}
 	return NULL;

@@ -22,9 +22,9 @@ static void *work(void *arg)
 {
 	struct slice *s = arg;
 
-	s->sum = 0;
+	s->sum = 0; /* heisen:site write s->sum */
 	for (int i = s->lo; i < s->hi; i++)
-		s->sum += data[i];
+		s->sum += data[i]; /* heisen:site read,write s->sum */
 	return s;
 }
 

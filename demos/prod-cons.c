@@ -35,12 +35,12 @@ static void *produce(void *arg)
 		pthread_mutex_lock(&lock);
 		while (count == CAP)
 			pthread_cond_wait(&not_full, &lock);
-		queue[(head + count++) % CAP] = base + i;
+		queue[(head + count++) % CAP] = base + i; /* heisen:site read,write queue */
 		pthread_cond_signal(&not_empty);
 		pthread_mutex_unlock(&lock);
 	}
 	pthread_mutex_lock(&lock);
-	producers_left--;
+	producers_left--; /* heisen:site read,write producers_left */
 	pthread_cond_broadcast(&not_empty);
 	pthread_mutex_unlock(&lock);
 	return NULL;
@@ -63,8 +63,8 @@ static void *consume(void *arg)
 			pthread_mutex_unlock(&lock);
 			break;
 		}
-		v = queue[head];
-		head = (head + 1) % CAP;
+		v = queue[head]; /* heisen:site read queue */
+		head = (head + 1) % CAP; /* heisen:site write head */
 		count--;
 		pthread_cond_signal(&not_full);
 		pthread_mutex_unlock(&lock);
@@ -73,8 +73,8 @@ static void *consume(void *arg)
 		tally[1] += v;
 	}
 	pthread_mutex_lock(&lock);
-	consumed_items += (long)tally[0];
-	consumed_sum += tally[1];
+	consumed_items += (long)tally[0]; /* heisen:site read,write consumed_items */
+	consumed_sum += tally[1]; /* heisen:site read,write consumed_sum */
 	pthread_mutex_unlock(&lock);
 	return NULL; /* the key's destructor frees the tally */
 }

@@ -115,5 +115,9 @@ int tui_cmd_validate(const tui_cmd *cmd, const tui_args *a, FILE *out,
 int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		FILE *err);
 int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		       FILE *err);
+int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		  FILE *err);
 
 #endif

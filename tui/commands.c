@@ -42,6 +42,24 @@ static const tui_opt run_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt instrument_opts[] = {
+	{"-o", "OUT.wasm", "write the instrumented module here (required)"},
+	{"--static", "MASKFILE",
+	 "deployment mode: probe only the site ids listed in MASKFILE, "
+	 "without a mask"},
+	{"--all-memories", NULL, "instrument unshared memories too"},
+	{"--json", NULL,
+	 "print the summary as JSON (schema heisen.instrument/1)"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt sites_opts[] = {
+	{"--all-memories", NULL,
+	 "for a module not yet instrumented: count unshared memories too"},
+	{"--json", NULL, "print the table as JSON (schema heisen.sites/1)"},
+	{NULL, NULL, NULL},
+};
+
 const tui_cmd tui_commands[] = {
 	{"help", "[COMMAND]", "show the command list or one command's help",
 	 "Without an argument, lists every command. With one, shows its "
@@ -112,6 +130,39 @@ const tui_cmd tui_commands[] = {
 	 "3 if clang cannot be run or the toolchain or guest library is "
 	 "missing (the message names the package).",
 	 1, TUI_RAW_ARGS, cc_opts, tui_cmd_cc},
+	{"instrument",
+	 "IN.wasm -o OUT.wasm [--static MASKFILE] [--all-memories] [--json]",
+	 "put a probe in front of every shared-memory access",
+	 "Validates IN.wasm and writes OUT.wasm with every load, store, "
+	 "atomic access and memory.copy/fill/init on a shared memory made a "
+	 "numbered site: before it the program calls the imported "
+	 "heisen.probe(address, site) when byte SITE of the imported "
+	 "heisen.mask memory is non-zero. The site table goes into a "
+	 "heisen.sites custom section; DWARF is kept and still describes the "
+	 "original code. With --static, only the sites listed in MASKFILE "
+	 "(decimal ids or ranges A-B, separated by spaces, commas or "
+	 "newlines; # starts a comment) are probed, always, and there is no "
+	 "mask.\n"
+	 "Prints e.g.\n"
+	 "  out.wasm: 120 sites (70 reads, 40 writes, 8 atomic, 2 range) on "
+	 "1 memory\n"
+	 "Exit status: 0 on success; 2 if IN.wasm is unreadable or invalid, "
+	 "already instrumented, has no shared memory (without "
+	 "--all-memories), MASKFILE names a site that does not exist, or -o "
+	 "is missing; 3 on an internal error.",
+	 1, 1, instrument_opts, tui_cmd_instrument},
+	{"sites", "FILE.wasm [--all-memories] [--json]",
+	 "list the access sites of a module",
+	 "Lists the sites of FILE.wasm: its heisen.sites table if it is "
+	 "instrumented, otherwise the table 'heisen instrument' would give "
+	 "it. One row per site: id, kind (read, write, atomic-read, "
+	 "atomic-write, atomic-rmw, range-write), width in bytes, memory, "
+	 "function (its name-section name or func[N]), offset of the access "
+	 "in the original binary, and file:line:column from DWARF or -.\n"
+	 "Exit status: 0 on success; 2 if FILE.wasm is unreadable, invalid, "
+	 "has a broken site table, or (not instrumented) has no shared "
+	 "memory; 3 on an internal error.",
+	 1, 1, sites_opts, tui_cmd_sites},
 	{NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
 

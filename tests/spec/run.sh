@@ -6,7 +6,9 @@
 # in its own folder: wast2json writes NAME.N.wasm next to the JSON and the
 # suites share file names), then runs BUILD_DIR/tests/spec/spec_validate
 # on all of them, and BUILD_DIR/tests/spec/spec_run, which executes them
-# on the engine. A JSON newer than its .wast is not converted again.
+# on the engine; then the rewriter's checks on the same modules
+# (spec_instrument, spec_run --instrument 0|1; see the end). A JSON newer
+# than its .wast is not converted again.
 #
 # The suite is found at $HEISEN_SPEC_DIR, else ../shared/wasm-spec next to
 # the repository. `make spec` builds both programs and runs this.
@@ -106,4 +108,23 @@ if [ ! -x "$run_bin" ]; then
 	exit 2
 fi
 "$run_bin" -j 2 --exceptions tests/spec/run_exceptions.txt "${jsons[@]}" || status=1
+
+# The rewriter (rewriter/instrument.h), on the same files. First its
+# output must be valid: spec_instrument instruments every valid module
+# with all memories and has wasm-validate check each result (rejected
+# ones are kept in spec-instrumented/). Then it must mean the same: the
+# engine runs every command again on the instrumented modules, with every
+# site disarmed (mask 0: only the mask check runs) and armed (mask 1: the
+# probe is called too), and must get the results above.
+inst_bin=$build/tests/spec/spec_instrument
+if [ ! -x "$inst_bin" ]; then
+	echo "run.sh: $inst_bin missing (make $inst_bin)" >&2
+	exit 2
+fi
+rm -rf "$build/spec-instrumented"
+"$inst_bin" -j 2 --tmpdir "$build/spec-instrumented" "${jsons[@]}" || status=1
+for mask in 0 1; do
+	"$run_bin" -j 2 --instrument "$mask" --exceptions tests/spec/run_exceptions.txt \
+		"${jsons[@]}" || status=1
+done
 exit $status

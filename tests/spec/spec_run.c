@@ -43,12 +43,37 @@
  * its reason; one that passes, or a line that names no counted command,
  * is a failure ("stale exception").
  *
+ * --instrument 0|1 runs every module as the rewriter instruments it
+ * (rewriter/instrument.h, with all_memories, so that the core suite's
+ * unshared memories are exercised too): the decoded and validated module
+ * goes through rw_instrument, its output is decoded, validated (with
+ * multi-memory: the mask is a second memory), its site table read back,
+ * and that module is compiled and instantiated instead. The resolver then
+ * also provides heisen.mask, a new shared memory of the import's limits
+ * per instance, every byte 0 or 1 (all sites disarmed or armed), and
+ * heisen.probe, a host function doing nothing. The results must be those
+ * of the original modules, checked by the same commands: traps compare
+ * by kind (their messages name function indices, which the probe import
+ * shifts by one), link errors by text (the heisen imports come after the
+ * module's own, so the first unresolvable import is the same), and
+ * registered modules export what they did. A module with no memory at all
+ * has no site: the rewriter instruments it anyway (with all_memories it
+ * adds the imports and nothing else), so it runs with a mask too; should
+ * the rewriter refuse one ("nothing to instrument"), it runs unchanged and
+ * is counted on the "instrumented:" line. Anything else the rewriter
+ * refuses fails the module command. heisen.probe counts its calls and
+ * checks the site id against the module's table: the run fails if any
+ * probe is called at mask 0, or none at mask 1.
+ *
  * Output: FAIL lines (the first --max-lines; -v lists all and every
  * skip), the skip reasons with counts, and last
  *   spec-run: N passed, M failed, K skipped
+ * or, with --instrument B,
+ *   spec-run (instrumented, mask B): N passed, M failed, K skipped
  * Exit status 0 only if nothing failed (2: bad usage or setup).
  */
 #include "core/engine.h"
+#include "rewriter/instrument.h"
 #include "tests/spec/exceptions.h"
 #include "tests/spec/json.h"
 #include "tests/spec/spectest.h"
@@ -97,6 +122,9 @@ typedef struct file_result {
 	int done;		 /* the child reached the end of the file */
 	char file[300];		 /* "core/i32.wast", once known */
 	char stage[200];	 /* what the engine is doing for the command */
+	unsigned long passthrough; /* --instrument: modules run unchanged */
+	unsigned long sites;	   /* --instrument: sites instrumented */
+	unsigned long probe_calls; /* --instrument: calls of heisen.probe */
 	uint8_t exc[];		 /* EXC_* for each exception */
 } file_result;
 
@@ -113,13 +141,15 @@ typedef struct options {
 	int max_lines;
 	bool verbose;
 	bool fork;
+	int instrument; /* -1: run the modules as they are; else mask byte */
 	const char *exc_path;
 	exception *excs;
 	size_t nexcs;
 } options;
 
 static options opt = {
-    .jobs = 2, .timeout_s = 15, .max_lines = 50, .fork = true};
+    .jobs = 2, .timeout_s = 15, .max_lines = 50, .fork = true,
+    .instrument = -1};
 
 static void oom(void)
 {
@@ -180,6 +210,12 @@ typedef struct filectx {
 	spectest *spectest;
 	eng_module **cms; /* freed after the proc */
 	size_t ncms;
+	/* --instrument: the site count of the module being loaded, and the
+	 * contexts of the heisen.probe functions (one per instance, which
+	 * knows its module's site count). */
+	uint32_t nsites;
+	struct probe_ctx **probes;
+	size_t nprobes;
 
 	modrec *mods;
 	size_t nmods;
@@ -506,9 +542,70 @@ static void add_binding(binding **b, size_t *n, const char *name, size_t len,
 	(*b)[(*n)++] = (binding){copy, len, mod};
 }
 
+typedef struct probe_ctx {
+	filectx *c;
+	uint32_t nsites;
+} probe_ctx;
+
+/* heisen.probe(address, site): counts its calls, so that the summary
+ * shows the probes really ran at mask 1 and never at mask 0, and checks
+ * the site id against the module's table. */
+static eng_trap_kind probe(eng_thread *t, void *ctx, const eng_val *args,
+			   eng_val *results, eng_trap *trap)
+{
+	probe_ctx *p = ctx;
+	uint32_t site = (uint32_t)args[1];
+	p->c->res->probe_calls++;
+	if (site >= p->nsites) {
+		snprintf(trap->msg, sizeof trap->msg,
+			 "heisen.probe called with site %u, the module has %u",
+			 site, p->nsites);
+		return ENG_TRAP_HOST;
+	}
+	return ENG_OK;
+}
+
+/* heisen.mask and heisen.probe for an instrumented module. Each instance
+ * gets its own mask: a mask is indexed by the site ids of one module. */
+static bool resolve_heisen(filectx *c, const wasm_import *imp,
+			   eng_extern *out)
+{
+	if (imp->name.len == 4 && !memcmp(imp->name.p, "mask", 4) &&
+	    imp->kind == WASM_EXTERN_MEMORY) {
+		wasm_err err;
+		wasm_err_clear(&err);
+		eng_memory *mem = eng_memory_new(c->proc, &imp->u.memory, &err);
+		if (!mem)
+			return false;
+		memset(eng_memory_data(mem), opt.instrument,
+		       (size_t)eng_memory_size(mem));
+		out->kind = WASM_EXTERN_MEMORY;
+		out->u.memory = mem;
+		return true;
+	}
+	if (imp->name.len == 5 && !memcmp(imp->name.p, "probe", 5) &&
+	    imp->kind == WASM_EXTERN_FUNC) {
+		static uint8_t types[2] = {WASM_I32, WASM_I32};
+		static const wasm_functype ft = {2, 0, types};
+		probe_ctx *p = xcalloc(1, sizeof *p);
+		*p = (probe_ctx){c, c->nsites};
+		c->probes =
+		    xrealloc(c->probes, (c->nprobes + 1) * sizeof *c->probes);
+		c->probes[c->nprobes++] = p;
+		out->kind = WASM_EXTERN_FUNC;
+		out->u.func =
+		    eng_host_func_new(c->proc, &ft, probe, p, "heisen.probe");
+		return out->u.func != NULL;
+	}
+	return false;
+}
+
 static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out)
 {
 	filectx *c = ctx;
+	if (opt.instrument >= 0 && imp->module.len == 6 &&
+	    !memcmp(imp->module.p, "heisen", 6))
+		return resolve_heisen(c, imp, out);
 	long m =
 	    find_binding(c->regs, c->nregs, imp->module.p, imp->module.len);
 	if (m < 0) {
@@ -521,6 +618,65 @@ static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out)
 	eng_instance *inst = c->mods[m].inst;
 	return inst &&
 	       eng_instance_export_n(inst, imp->name.p, imp->name.len, out);
+}
+
+/* --instrument: replace *m by its instrumented form, decoded and
+ * validated, or leave it when it has no memory and the rewriter says
+ * there is nothing to instrument. *stage names the step that failed. */
+static wasm_status instrument(filectx *c, wasm_module **m, const char **stage,
+			      wasm_err *err)
+{
+	const rw_options o = {.all_memories = true};
+	uint8_t *out = NULL;
+	size_t len = 0;
+	rw_sites sites, back;
+	wasm_module *im = NULL;
+	memset(&sites, 0, sizeof sites);
+	memset(&back, 0, sizeof back);
+	wasm_status st = rw_instrument(*m, &o, &out, &len, &sites, err);
+	if (st == WASM_INVALID && (*m)->nmem_imports + (*m)->nmems == 0 &&
+	    strstr(err->msg, "nothing to instrument")) {
+		c->res->passthrough++;
+		wasm_err_clear(err);
+		return WASM_OK;
+	}
+	if (st == WASM_OK) {
+		*stage = "decode instrumented";
+		st = wasm_decode(out, len, &im, err);
+	}
+	if (st == WASM_OK) {
+		*stage = "validate instrumented";
+		st = wasm_validate(im, err);
+	}
+	if (st == WASM_OK) {
+		*stage = "read site table of";
+		st = rw_sites_read(im, &back, err);
+	}
+	if (st == WASM_OK && (back.nsites != sites.nsites ||
+			      back.hash != sites.hash ||
+			      back.probe_func != sites.probe_func ||
+			      back.mask_mem != sites.mask_mem)) {
+		*stage = "site table of";
+		wasm_err_clear(err);
+		err->status = st = WASM_MALFORMED;
+		snprintf(err->msg, sizeof err->msg,
+			 "heisen.sites reads back %u sites (probe %u, mask "
+			 "%u), rw_instrument returned %u (probe %u, mask %u)",
+			 back.nsites, back.probe_func, back.mask_mem,
+			 sites.nsites, sites.probe_func, sites.mask_mem);
+	}
+	if (st == WASM_OK) {
+		c->res->sites += sites.nsites;
+		c->nsites = sites.nsites;
+		wasm_module_free(*m);
+		*m = im;
+		im = NULL;
+	}
+	wasm_module_free(im);
+	wasm_free(out);
+	rw_sites_free(&sites);
+	rw_sites_free(&back);
+	return st;
 }
 
 /* Read, decode, validate and compile the command's module. On failure
@@ -551,6 +707,11 @@ static eng_module *load_module(filectx *c, const char *filename, char *why,
 		 * its absence, as in spec_validate. */
 		const wasm_features feat = {.multi_memory = c->multi_memory};
 		st = wasm_validate_with(m, &feat, &err);
+	}
+	if (st == WASM_OK && opt.instrument >= 0) {
+		stage = "instrument";
+		stage_of(c, "instrument %s", filename);
+		st = instrument(c, &m, &stage, &err);
 	}
 	if (st == WASM_OK) {
 		stage = "compile";
@@ -1138,6 +1299,9 @@ cleanup:
 		eng_module_free(c.cms[i]);
 	spectest_free(c.spectest);
 	free(c.cms);
+	for (size_t i = 0; i < c.nprobes; i++)
+		free(c.probes[i]);
+	free(c.probes);
 	free(c.mods);
 	for (size_t i = 0; i < c.nnames; i++)
 		free(c.names[i].name);
@@ -1165,6 +1329,7 @@ typedef struct job {
 typedef struct totals {
 	unsigned long passed, failed, skipped;
 	unsigned long skip_by[NSKIP];
+	unsigned long passthrough, sites, probe_calls;
 	unsigned long lines_shown, lines_hidden;
 	uint8_t *exc; /* EXC_* merged over files */
 	char **failed_files;
@@ -1270,6 +1435,9 @@ static void print_job(totals *t, job *j)
 	t->passed += r->passed;
 	t->failed += r->failed;
 	t->skipped += r->skipped;
+	t->passthrough += r->passthrough;
+	t->sites += r->sites;
+	t->probe_calls += r->probe_calls;
 	for (int k = 0; k < NSKIP; k++)
 		t->skip_by[k] += r->skip_by[k];
 	for (size_t i = 0; i < opt.nexcs; i++)
@@ -1442,6 +1610,10 @@ static void usage(void)
 		"  --max-lines N      report lines shown before \"... N more\" "
 		"(50)\n"
 		"  --no-fork          run in this process (for a debugger)\n"
+		"  --instrument B     run every module instrumented by the "
+		"rewriter,\n"
+		"                     its heisen.mask filled with byte B (0 or "
+		"1)\n"
 		"  -v                 show every line, and every skipped "
 		"command\n");
 	exit(2);
@@ -1463,6 +1635,11 @@ int main(int argc, char **argv)
 			opt.timeout_s = atoi(argv[++i]);
 		} else if (!strcmp(a, "--max-lines") && i + 1 < argc) {
 			opt.max_lines = atoi(argv[++i]);
+		} else if (!strcmp(a, "--instrument") && i + 1 < argc) {
+			const char *b = argv[++i];
+			if (strcmp(b, "0") != 0 && strcmp(b, "1") != 0)
+				usage();
+			opt.instrument = b[0] - '0';
 		} else if (!strcmp(a, "--no-fork")) {
 			opt.fork = false;
 		} else if (!strcmp(a, "-v")) {
@@ -1508,8 +1685,30 @@ int main(int argc, char **argv)
 	}
 	if (sep[0] == ',')
 		printf("\n");
-	printf("spec-run: %lu passed, %lu failed, %lu skipped\n", t.passed,
-	       t.failed, t.skipped);
+	char label[64] = "";
+	if (opt.instrument >= 0) {
+		printf("instrumented: %lu sites, %lu probe calls; %lu modules "
+		       "without a memory run as they are\n",
+		       t.sites, t.probe_calls, t.passthrough);
+		/* The mask must decide: no call when every site is disarmed,
+		 * and calls when they are armed (the suite does access
+		 * memory), or the instrumented code never ran. */
+		if (opt.instrument == 0 && t.probe_calls) {
+			printf("FAIL heisen.probe called %lu times with every "
+			       "site disarmed (mask 0)\n",
+			       t.probe_calls);
+			t.failed++;
+		}
+		if (opt.instrument == 1 && t.sites && !t.probe_calls) {
+			printf("FAIL heisen.probe never called with every site "
+			       "armed (mask 1)\n");
+			t.failed++;
+		}
+		snprintf(label, sizeof label, " (instrumented, mask %d)",
+			 opt.instrument);
+	}
+	printf("spec-run%s: %lu passed, %lu failed, %lu skipped\n", label,
+	       t.passed, t.failed, t.skipped);
 
 	for (size_t i = 0; i < t.nfailed_files; i++)
 		free(t.failed_files[i]);

@@ -1,0 +1,927 @@
+/*
+ * instrument.c - the rewriter: put a probe in front of every access to a
+ * shared memory (DESIGN.md "Probe ABI"), and the heisen.sites table.
+ *
+ * How it works:
+ *   One pass over every body. A small scanner (scan(), driven by tables
+ *   built from opcodes.def) steps over the instructions the rewriter
+ *   leaves alone without decoding them, and decodes only those that name
+ *   a function or a memory: calls and ref.func (their index moves), and
+ *   memory instructions (their memory may move, and they may be sites).
+ *   Unchanged bytes are not re-encoded: the pass keeps the start of the
+ *   current unchanged run and copies it in one memcpy when something must
+ *   be written instead (a probe sequence, or an instruction with a moved
+ *   index, re-encoded with wasm_encode_instr). A function's new body is
+ *   built in a scratch buffer; its scratch locals are numbered in order of
+ *   first use (one i32 $addr, then one local per (type, position) of the
+ *   operands stashed above an address, shared by every site of the
+ *   function) and declared after the function's own local groups, one
+ *   group each. The code section is complete before the rest of the
+ *   module is written, because the mask's size depends on the number of
+ *   sites; the rest goes through wasm_encode_with: hooks move function
+ *   and memory indices in exports, start, element and data segments and
+ *   constant expressions, append the imports (and the probe's type if the
+ *   module has no (i32 i32)->() type), rebuild the name section and add
+ *   heisen.sites after the code section.
+ *   Cost: on genmod's 24 MB module (11 M instructions, 1 M sites, output
+ *   2.4x the input) about 0.3 s: the scan ~55%, the FNV-1a hash of the
+ *   input ~10% (serial by design), the rest copying and page faults of
+ *   the 60 MB output. No allocation per instruction; buffers grow by
+ *   doubling from a size estimated from the input.
+ *
+ * Limitations:
+ *   - memory.copy is one site on its destination; when only the source
+ *     memory is instrumented the copy is not a site (the probe gets one
+ *     address, and it would name the wrong memory).
+ *   - The probe gets addr + offset computed in 32 bits: an access whose
+ *     effective address overflows (it traps) reports the wrapped value.
+ *   - A name section the decoder could not read is dropped rather than
+ *     carried over with stale indices. Subsections other than function,
+ *     local, label and memory names are copied as they are: they name
+ *     types, tables, globals and segments, whose indices do not move.
+ *   - The scanner trusts the encoding: the input must have passed
+ *     wasm_validate (the header's precondition). Its bounds checks only
+ *     keep a broken input inside the body, not make sense of it.
+ *   - DWARF and other custom sections describe the original code; the
+ *     site table's offsets are what maps the new code back to them.
+ */
+#include "instrument.h"
+
+#include <string.h>
+
+/* The validator's limit on locals per function (params included). */
+#define RW_MAX_LOCALS 50000000u
+
+static const char SITES_NAME[] = "heisen.sites";
+
+const char *rw_kind_name(rw_kind k)
+{
+	static const char *const names[] = {
+	    "read",	  "write",	"atomic-read", "atomic-write",
+	    "atomic-rmw", "range-read", "range-write",
+	};
+	return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
+uint64_t rw_hash(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+void rw_sites_free(rw_sites *s)
+{
+	if (!s)
+		return;
+	wasm_free(s->sites);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- the pass --------------------------------------------------------- */
+
+/* Stash slots: one per (value type, position above the address). At most
+ * two operands sit above an address (cmpxchg, memory.copy/fill/init). */
+enum { NTYPES = 5, NPOS = 2, NSLOTS = NTYPES * NPOS };
+
+typedef struct rw_ctx {
+	const wasm_module *m;
+	bool is_static;
+	const uint8_t *smask;
+	uint32_t slen;
+	bool *instr_mem;     /* per memory of m: its accesses are sites */
+	uint32_t probe;	     /* new index of heisen.probe */
+	uint32_t mask;	     /* new index of heisen.mask, or UINT32_MAX */
+	uint32_t probe_type; /* type index of (i32 i32)->() */
+	bool add_type;	     /* probe_type is appended */
+	uint8_t sites_after; /* known section heisen.sites follows */
+	rw_sites *tab;	     /* table being built */
+	uint32_t cap;	     /* allocated sites */
+	wasm_buf code;	     /* code section payload */
+	wasm_buf body;	     /* one function's new instructions */
+	wasm_buf hdr;	     /* one function's locals declaration */
+	/* Per function: local index of $addr and of each slot, or -1. */
+	int64_t addr_local;
+	int64_t slot_local[NSLOTS];
+	uint8_t new_types[1 + NSLOTS]; /* types of the added locals */
+	uint32_t nnew;
+	uint64_t base; /* index of the first added local */
+	/* (prefix slot, code) -> op + 1, from opcodes.def, for the scanner. */
+	uint16_t opmap[4 * 256];
+	uint8_t imm[4 * 256]; /* the same -> wasm_imm */
+	/* One-byte opcodes the loop steps over inline (most instructions:
+	 * local.get, i32.const, i32.add…): FAST_NONE has no immediate,
+	 * FAST_LEB one LEB128; the rest go through scan(). */
+	uint8_t fast[256];
+} rw_ctx;
+
+enum { FAST_SLOW = 0, FAST_NONE, FAST_LEB };
+
+static uint32_t new_func(const rw_ctx *c, uint32_t idx)
+{
+	return idx >= c->m->nfunc_imports ? idx + 1 : idx;
+}
+
+static uint32_t new_mem(const rw_ctx *c, uint32_t idx)
+{
+	return !c->is_static && idx >= c->m->nmem_imports ? idx + 1 : idx;
+}
+
+static uint32_t hook_func(void *ctx, uint32_t idx)
+{
+	return new_func(ctx, idx);
+}
+
+static uint32_t hook_mem(void *ctx, uint32_t idx) { return new_mem(ctx, idx); }
+
+static int type_slot(char sig)
+{
+	switch (sig) {
+	case 'i': return 0;
+	case 'l': return 1;
+	case 'f': return 2;
+	case 'd': return 3;
+	default: return 4; /* 'v' */
+	}
+}
+
+static const uint8_t slot_type[NTYPES] = {WASM_I32, WASM_I64, WASM_F32,
+					  WASM_F64, WASM_V128};
+
+/* Local index for a scratch local, declared on first use. */
+static uint32_t scratch(rw_ctx *c, int64_t *slot, uint8_t type)
+{
+	if (*slot < 0) {
+		*slot = (int64_t)(c->base + c->nnew);
+		c->new_types[c->nnew++] = type;
+	}
+	return (uint32_t)*slot;
+}
+
+/* Kind of an access, from its opcode's flags. */
+static rw_kind kind_of(const wasm_opinfo *oi)
+{
+	if (oi->flags & WASM_F_RANGE_WRITE)
+		return RW_RANGE_WRITE;
+	if (oi->flags & WASM_F_ATOMIC) {
+		if ((oi->flags & WASM_F_LOAD) && (oi->flags & WASM_F_STORE))
+			return RW_ATOMIC_RMW;
+		return (oi->flags & WASM_F_STORE) ? RW_ATOMIC_WRITE
+						  : RW_ATOMIC_READ;
+	}
+	return (oi->flags & WASM_F_STORE) ? RW_WRITE : RW_READ;
+}
+
+static wasm_status add_site(rw_ctx *c, const rw_site *s, wasm_err *err)
+{
+	rw_sites *t = c->tab;
+
+	if (t->nsites == UINT32_MAX)
+		return wasm_err_set(err, WASM_LIMIT, s->offset,
+				    "more than 2^32-1 access sites");
+	if (t->nsites == c->cap) {
+		uint32_t n =
+		    c->cap ? (c->cap > UINT32_MAX / 2 ? UINT32_MAX : c->cap * 2)
+			   : 256;
+		rw_site *p = wasm_realloc(t->sites, (size_t)n * sizeof *p);
+		if (!p)
+			return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+					    "out of memory for the site table");
+		t->sites = p;
+		c->cap = n;
+	}
+	t->sites[t->nsites++] = *s;
+	return WASM_OK;
+}
+
+/* Inline LEB128 writers into a small array: a site costs one
+ * wasm_buf_put instead of ~20 calls. */
+static inline size_t leb_u32(uint8_t *p, uint32_t v)
+{
+	size_t n = 0;
+
+	do {
+		uint8_t b = v & 0x7f;
+		v >>= 7;
+		p[n++] = b | (v ? 0x80 : 0);
+	} while (v);
+	return n;
+}
+
+static inline size_t leb_s32(uint8_t *p, int32_t v)
+{
+	size_t n = 0;
+
+	for (;;) {
+		uint8_t b = v & 0x7f;
+		v >>= 7; /* arithmetic shift: gcc and clang */
+		if ((v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40))) {
+			p[n++] = b;
+			return n;
+		}
+		p[n++] = b | 0x80;
+	}
+}
+
+/* Bytes of the longest site sequence: 2 stashes, the probe, 2 restores;
+ * each instruction at most 1 + 5 + 5 bytes. */
+enum { SEQ_MAX = 24 * 11 };
+
+/* Append, in front of site `id` for access `in` (DESIGN "Probe ABI"):
+ * stash the operands above the address, the probe, restore them. */
+static void put_site(rw_ctx *c, const wasm_instr *in, uint32_t id, uint64_t off)
+{
+	const char *sig = wasm_op_info(in->op)->sig;
+	uint32_t addr = scratch(c, &c->addr_local, WASM_I32);
+	uint32_t loc[NPOS];
+	uint8_t q[SEQ_MAX];
+	size_t n = 0;
+	int k = 0;
+
+	/* Operands above the address: sig is "i<above>>results". */
+	for (const char *p = sig + 1; *p && *p != '>' && k < NPOS; p++, k++) {
+		int t = type_slot(*p);
+		loc[k] =
+		    scratch(c, &c->slot_local[k * NTYPES + t], slot_type[t]);
+	}
+	for (int j = k - 1; j >= 0; j--) {
+		q[n++] = 0x21; /* local.set */
+		n += leb_u32(q + n, loc[j]);
+	}
+	q[n++] = 0x22; /* local.tee $addr */
+	n += leb_u32(q + n, addr);
+	if (!c->is_static) {
+		q[n++] = 0x41; /* i32.const SITE */
+		n += leb_s32(q + n, (int32_t)id);
+		q[n++] = 0x2D; /* i32.load8_u (memory MASK) */
+		if (c->mask) {
+			q[n++] = 0x40;
+			n += leb_u32(q + n, c->mask);
+		} else {
+			q[n++] = 0;
+		}
+		q[n++] = 0;
+		q[n++] = 0x04; /* if (empty) */
+		q[n++] = 0x40;
+	}
+	q[n++] = 0x20; /* local.get $addr */
+	n += leb_u32(q + n, addr);
+	if (off) {
+		q[n++] = 0x41; /* i32.const OFFSET; i32.add */
+		n += leb_s32(q + n, (int32_t)(uint32_t)off);
+		q[n++] = 0x6A;
+	}
+	q[n++] = 0x41; /* i32.const SITE; call $probe */
+	n += leb_s32(q + n, (int32_t)id);
+	q[n++] = 0x10;
+	n += leb_u32(q + n, c->probe);
+	if (!c->is_static)
+		q[n++] = 0x0B; /* end */
+	for (int j = 0; j < k; j++) {
+		q[n++] = 0x20; /* local.get */
+		n += leb_u32(q + n, loc[j]);
+	}
+	wasm_buf_put(&c->body, q, n);
+}
+
+/* Skip one LEB128 number. The module is valid, so it is well formed;
+ * the bound only keeps a bug from reading past the body. */
+static inline const uint8_t *skip_leb(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end && (*p++ & 0x80))
+		;
+	return p;
+}
+
+static inline uint64_t get_leb_fast(const uint8_t **pp, const uint8_t *end)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+
+	for (unsigned sh = 0; p < end && sh < 64; sh += 7) {
+		v |= (uint64_t)(*p & 0x7f) << sh;
+		if (!(*p++ & 0x80))
+			break;
+	}
+	*pp = p;
+	return v;
+}
+
+/* The scan: read one instruction at *pp. Instructions the rewriter leaves
+ * alone are only stepped over; those that name a function or a memory
+ * (the only ones it changes or probes) get op, offset and the immediates
+ * wasm_encode_instr needs filled into *in, and the scan returns true.
+ * A full wasm_reader_next per instruction was 40% of the rewrite: this
+ * does the same for a valid module (validation checked the encoding;
+ * the bounds only keep a bug inside the body). */
+static bool scan(const rw_ctx *c, const uint8_t *base, const uint8_t **pp,
+		 const uint8_t *end, wasm_instr *in)
+{
+	const uint8_t *p = *pp, *at = p;
+	unsigned slot = 0;
+	uint32_t code = *p++;
+	uint16_t op1;
+	bool hit = false;
+
+	if (code >= 0xFC && code <= 0xFE) {
+		slot = code - 0xFB;
+		code = (uint32_t)get_leb_fast(&p, end);
+	}
+	op1 = code < 256 ? c->opmap[slot * 256 + code] : 0;
+	switch ((wasm_imm)c->imm[slot * 256 + (code & 0xff)]) {
+	case WASM_IMM_NONE: break;
+	case WASM_IMM_BLOCK:
+		if (p < end && (*p == 0x40 || (*p >= 0x6F && *p <= 0x7F)))
+			p++;
+		else
+			p = skip_leb(p, end);
+		break;
+	case WASM_IMM_FUNC:
+	case WASM_IMM_MEM:
+		in->u.idx = (uint32_t)get_leb_fast(&p, end);
+		hit = true;
+		break;
+	case WASM_IMM_MEMORY_INIT:
+	case WASM_IMM_MEMORY_COPY:
+		in->u.idx2.a = (uint32_t)get_leb_fast(&p, end);
+		in->u.idx2.b = (uint32_t)get_leb_fast(&p, end);
+		hit = true;
+		break;
+	case WASM_IMM_CALL_INDIRECT:
+	case WASM_IMM_TABLE_INIT:
+	case WASM_IMM_TABLE_COPY: p = skip_leb(skip_leb(p, end), end); break;
+	case WASM_IMM_BR_TABLE: {
+		uint64_t n = get_leb_fast(&p, end);
+		for (uint64_t i = 0; i <= n && p < end; i++)
+			p = skip_leb(p, end);
+		break;
+	}
+	case WASM_IMM_SELECT_T: {
+		uint64_t n = get_leb_fast(&p, end);
+		p += n <= (uint64_t)(end - p) ? n : (uint64_t)(end - p);
+		break;
+	}
+	case WASM_IMM_MEMARG:
+	case WASM_IMM_MEMARG_LANE: {
+		uint32_t align = (uint32_t)get_leb_fast(&p, end);
+		in->u.mem.m.mem = 0;
+		if (align & 0x40) {
+			align &= ~0x40u;
+			in->u.mem.m.mem = (uint32_t)get_leb_fast(&p, end);
+		}
+		in->u.mem.m.align = align;
+		in->u.mem.m.offset = get_leb_fast(&p, end);
+		in->u.mem.lane = 0;
+		if (c->imm[slot * 256 + code] == WASM_IMM_MEMARG_LANE &&
+		    p < end)
+			in->u.mem.lane = *p++;
+		hit = true;
+		break;
+	}
+	case WASM_IMM_F32: p += 4; break;
+	case WASM_IMM_F64: p += 8; break;
+	case WASM_IMM_V128:
+	case WASM_IMM_SHUFFLE: p += 16; break;
+	case WASM_IMM_LANE:
+	case WASM_IMM_REFTYPE:
+	case WASM_IMM_FENCE: p++; break;
+	default: p = skip_leb(p, end); break; /* one index or constant */
+	}
+	*pp = p < end ? p : end;
+	if (hit) {
+		in->op = (wasm_op)(op1 - 1);
+		in->offset = (size_t)(at - base);
+	}
+	return hit;
+}
+
+/* Rewrite defined function i into c->code. */
+static wasm_status do_func(rw_ctx *c, uint32_t i, wasm_err *err)
+{
+	const wasm_module *m = c->m;
+	const wasm_func *f = &m->funcs[i];
+	const wasm_functype *ft = &m->types[f->type];
+	const uint8_t *p = m->bytes + f->code_start;
+	const uint8_t *end = m->bytes + f->code_end;
+	wasm_instr in;
+	wasm_status st = WASM_OK;
+	size_t run = f->code_start; /* start of the unchanged bytes */
+
+	c->body.len = 0;
+	c->hdr.len = 0;
+	c->nnew = 0;
+	c->addr_local = -1;
+	for (int k = 0; k < NSLOTS; k++)
+		c->slot_local[k] = -1;
+	c->base = (uint64_t)ft->nparams + f->nlocals;
+	while (p < end) {
+		const wasm_opinfo *oi;
+		bool moved = false, site = false;
+		uint32_t mem = 0;
+		uint64_t off = 0;
+
+		switch (c->fast[*p]) {
+		case FAST_NONE: p++; continue;
+		case FAST_LEB: p = skip_leb(p + 1, end); continue;
+		default: break;
+		}
+		if (!scan(c, m->bytes, &p, end, &in))
+			continue;
+		oi = wasm_op_info(in.op);
+		switch ((wasm_imm)oi->imm) {
+		case WASM_IMM_FUNC:
+			moved = in.u.idx >= m->nfunc_imports;
+			in.u.idx = new_func(c, in.u.idx);
+			break;
+		case WASM_IMM_MEMARG:
+		case WASM_IMM_MEMARG_LANE:
+			mem = in.u.mem.m.mem;
+			off = in.u.mem.m.offset;
+			site = (oi->flags & (WASM_F_LOAD | WASM_F_STORE)) &&
+			       !(oi->flags & WASM_F_SYNC);
+			in.u.mem.m.mem = new_mem(c, mem);
+			moved = in.u.mem.m.mem != mem;
+			break;
+		case WASM_IMM_MEM: /* memory.size/grow/fill */
+			mem = in.u.idx;
+			site = oi->flags & WASM_F_RANGE_WRITE;
+			in.u.idx = new_mem(c, mem);
+			moved = in.u.idx != mem;
+			break;
+		case WASM_IMM_MEMORY_INIT: /* data, memory */
+			mem = in.u.idx2.b;
+			site = true;
+			in.u.idx2.b = new_mem(c, mem);
+			moved = in.u.idx2.b != mem;
+			break;
+		case WASM_IMM_MEMORY_COPY: /* destination, source */
+			mem = in.u.idx2.a;
+			site = true;
+			in.u.idx2.a = new_mem(c, mem);
+			in.u.idx2.b = new_mem(c, in.u.idx2.b);
+			moved = in.u.idx2.a != mem;
+			break;
+		default: break;
+		}
+		site = site && c->instr_mem[mem];
+		if (site) {
+			uint32_t id = c->tab->nsites;
+			rw_site s = {
+			    .func = m->nfunc_imports + i,
+			    .offset = (uint32_t)in.offset,
+			    .op = (uint16_t)in.op,
+			    .width = oi->width,
+			    .kind = (uint8_t)kind_of(oi),
+			    .mem = mem,
+			};
+			if (s.kind == RW_RANGE_WRITE)
+				s.width = 0;
+			if ((st = add_site(c, &s, err)))
+				break;
+			if (!c->is_static || (id < c->slen && c->smask[id])) {
+				wasm_buf_put(&c->body, m->bytes + run,
+					     in.offset - run);
+				run = in.offset;
+				put_site(c, &in, id, off);
+			}
+		}
+		if (moved) {
+			wasm_buf_put(&c->body, m->bytes + run, in.offset - run);
+			wasm_encode_instr(&c->body, &in);
+			run = (size_t)(p - m->bytes);
+		}
+	}
+	if (st) {
+		err->func = m->nfunc_imports + i;
+		err->section = "code";
+		return st;
+	}
+	wasm_buf_put(&c->body, m->bytes + run, f->code_end - run);
+	if (c->base + c->nnew > RW_MAX_LOCALS) {
+		err->func = m->nfunc_imports + i;
+		return wasm_err_set(err, WASM_LIMIT, f->code_start,
+				    "function would have %llu locals with the "
+				    "probe's scratch locals; heisen supports "
+				    "at most %u",
+				    (unsigned long long)(c->base + c->nnew),
+				    RW_MAX_LOCALS);
+	}
+	wasm_buf_u32(&c->hdr, f->ngroups + c->nnew);
+	for (uint32_t k = 0; k < f->ngroups; k++) {
+		wasm_buf_u32(&c->hdr, f->groups[k].count);
+		wasm_buf_byte(&c->hdr, f->groups[k].type);
+	}
+	for (uint32_t k = 0; k < c->nnew; k++) {
+		wasm_buf_byte(&c->hdr, 1);
+		wasm_buf_byte(&c->hdr, c->new_types[k]);
+	}
+	if (c->hdr.len + c->body.len > UINT32_MAX) {
+		err->func = m->nfunc_imports + i;
+		return wasm_err_set(err, WASM_LIMIT, f->code_start,
+				    "instrumented body over 4 GiB");
+	}
+	wasm_buf_u32(&c->code, (uint32_t)(c->hdr.len + c->body.len));
+	wasm_buf_put(&c->code, c->hdr.data, c->hdr.len);
+	wasm_buf_put(&c->code, c->body.data, c->body.len);
+	if (c->body.oom || c->hdr.oom)
+		c->code.oom = true;
+	return WASM_OK;
+}
+
+/* ---- writing the module ----------------------------------------------- */
+
+static wasm_status hook_section(void *ctx, uint8_t id, wasm_buf *s, bool *done,
+				wasm_err *err)
+{
+	rw_ctx *c = ctx;
+
+	(void)err;
+	if (id != 10)
+		return WASM_OK;
+	/* Hand the finished payload over instead of copying 2x the input. */
+	wasm_buf_fini(s);
+	*s = c->code;
+	memset(&c->code, 0, sizeof c->code);
+	*done = true;
+	return WASM_OK;
+}
+
+static void put_str(wasm_buf *b, const char *p, uint32_t n)
+{
+	wasm_buf_u32(b, n);
+	wasm_buf_put(b, p, n);
+}
+
+static wasm_status hook_after(void *ctx, uint8_t id, wasm_buf *s, wasm_err *err)
+{
+	rw_ctx *c = ctx;
+	const rw_sites *t = c->tab;
+
+	(void)err;
+	if (id != c->sites_after)
+		return WASM_OK;
+	put_str(s, SITES_NAME, sizeof SITES_NAME - 1);
+	wasm_buf_u32(s, t->version);
+	wasm_buf_u64(s, t->hash);
+	wasm_buf_u32(s, t->probe_func);
+	wasm_buf_u32(s, t->mask_mem);
+	wasm_buf_u32(s, t->code_start);
+	wasm_buf_u32(s, t->nsites);
+	for (uint32_t i = 0; i < t->nsites; i++) {
+		const rw_site *p = &t->sites[i];
+		uint8_t q[30];
+		size_t n = leb_u32(q, p->func);
+		n += leb_u32(q + n, p->offset);
+		n += leb_u32(q + n, p->op);
+		n += leb_u32(q + n, p->width);
+		n += leb_u32(q + n, p->kind);
+		n += leb_u32(q + n, p->mem);
+		wasm_buf_put(s, q, n);
+	}
+	return WASM_OK;
+}
+
+/* A bounded LEB128 cursor for custom section payloads. */
+typedef struct cur {
+	const uint8_t *p, *end;
+	bool bad;
+} cur;
+
+static uint64_t get_leb(cur *c, unsigned bits)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; !c->bad; shift += 7) {
+		uint8_t byte;
+		if (c->p >= c->end || shift >= bits + 7) {
+			c->bad = true;
+			break;
+		}
+		byte = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80))
+			break;
+	}
+	if (bits < 64 && (v >> bits))
+		c->bad = true;
+	return c->bad ? 0 : v;
+}
+
+static uint32_t get_u32(cur *c) { return (uint32_t)get_leb(c, 32); }
+
+/* Copy a name map (vec(index name)), moving each index with map. */
+static void copy_namemap(cur *c, wasm_buf *s, const rw_ctx *x,
+			 uint32_t (*map)(const rw_ctx *, uint32_t))
+{
+	uint32_t n = get_u32(c);
+
+	wasm_buf_u32(s, n);
+	for (uint32_t i = 0; i < n && !c->bad; i++) {
+		uint32_t idx = get_u32(c), len = get_u32(c);
+		if (c->bad || len > (size_t)(c->end - c->p)) {
+			c->bad = true;
+			break;
+		}
+		wasm_buf_u32(s, map ? map(x, idx) : idx);
+		put_str(s, (const char *)c->p, len);
+		c->p += len;
+	}
+}
+
+/* Rebuild the name section with moved function and memory indices. */
+static wasm_status hook_custom(void *ctx, const wasm_custom *cs, wasm_buf *s,
+			       bool *keep, wasm_err *err)
+{
+	rw_ctx *x = ctx;
+	const wasm_module *m = x->m;
+	wasm_buf sub = {0};
+	cur c = {m->bytes + cs->start, m->bytes + cs->start + cs->len, false};
+
+	(void)err;
+	put_str(s, cs->name.p, cs->name.len);
+	if (cs->name.len != 4 || memcmp(cs->name.p, "name", 4)) {
+		wasm_buf_put(s, m->bytes + cs->start, cs->len);
+		*keep = true;
+		return WASM_OK;
+	}
+	if (!m->names.present)
+		return WASM_OK; /* unreadable: dropped (see Limitations) */
+	while (c.p < c.end && !c.bad) {
+		uint8_t id = *c.p++;
+		uint32_t len = get_u32(&c);
+		cur in;
+		if (c.bad || len > (size_t)(c.end - c.p)) {
+			c.bad = true;
+			break;
+		}
+		in = (cur){c.p, c.p + len, false};
+		c.p += len;
+		sub.len = 0;
+		switch (id) {
+		case 1: copy_namemap(&in, &sub, x, new_func); break;
+		case 6: copy_namemap(&in, &sub, x, new_mem); break;
+		case 2:
+		case 3: { /* indirect name maps keyed by function */
+			uint32_t n = get_u32(&in);
+			wasm_buf_u32(&sub, n);
+			for (uint32_t i = 0; i < n && !in.bad; i++) {
+				wasm_buf_u32(&sub, new_func(x, get_u32(&in)));
+				copy_namemap(&in, &sub, x, NULL);
+			}
+			break;
+		}
+		default: wasm_buf_put(&sub, in.p, len); break;
+		}
+		if (in.bad)
+			c.bad = true;
+		wasm_buf_byte(s, id);
+		wasm_buf_u32(s, (uint32_t)sub.len);
+		wasm_buf_put(s, sub.data, sub.len);
+		if (sub.oom)
+			s->oom = true;
+	}
+	wasm_buf_fini(&sub);
+	*keep = !c.bad;
+	return WASM_OK;
+}
+
+/* ---- entry points ----------------------------------------------------- */
+
+static const wasm_custom *find_sites(const wasm_module *m)
+{
+	for (uint32_t i = 0; i < m->ncustoms; i++) {
+		const wasm_custom *c = &m->customs[i];
+		if (c->name.len == sizeof SITES_NAME - 1 &&
+		    !memcmp(c->name.p, SITES_NAME, c->name.len))
+			return c;
+	}
+	return NULL;
+}
+
+/* The known section after which heisen.sites goes: the code section, or
+ * the last one written when there is none (imports always are). */
+static uint8_t sites_place(const wasm_module *m)
+{
+	static const uint8_t order[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11};
+	uint8_t last = 2;
+
+	if (m->section_present[10])
+		return 10;
+	for (size_t i = 0; i < sizeof order; i++)
+		if (m->section_present[order[i]] || order[i] <= 2)
+			last = order[i];
+	return last;
+}
+
+wasm_status rw_instrument(const wasm_module *m, const rw_options *opt,
+			  uint8_t **out, size_t *len, rw_sites *sites,
+			  wasm_err *err)
+{
+	static const uint8_t probe_sig[2] = {WASM_I32, WASM_I32};
+	rw_ctx c = {0};
+	wasm_status st = WASM_OK;
+	uint32_t nmem = wasm_mem_count(m);
+	bool any = false;
+	wasm_functype ptype = {2, 0, (uint8_t *)probe_sig};
+	wasm_import imps[2];
+	wasm_encode_hooks h = {0};
+	uint32_t nimps = 0;
+
+	*out = NULL;
+	*len = 0;
+	memset(sites, 0, sizeof *sites);
+	wasm_err_clear(err);
+	if (find_sites(m))
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "already instrumented (has a heisen.sites "
+				    "section)");
+	c.m = m;
+	c.tab = sites;
+	c.is_static = opt && opt->static_mask;
+	c.smask = c.is_static ? opt->static_mask : NULL;
+	c.slen = c.is_static ? opt->static_len : 0;
+	c.instr_mem = wasm_calloc(nmem ? nmem : 1, sizeof *c.instr_mem);
+	if (!c.instr_mem)
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	for (uint32_t i = 0; i < nmem; i++) {
+		c.instr_mem[i] =
+		    wasm_mem_limits(m, i)->shared || (opt && opt->all_memories);
+		any |= c.instr_mem[i];
+	}
+	if (!any && !(opt && opt->all_memories)) {
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "no shared memory: nothing to instrument "
+				  "(use --all-memories to instrument unshared "
+				  "memories)");
+		goto done;
+	}
+	c.probe = m->nfunc_imports;
+	c.mask = c.is_static ? UINT32_MAX : m->nmem_imports;
+	c.probe_type = m->ntypes;
+	c.add_type = true;
+	for (uint32_t i = 0; i < m->ntypes; i++) {
+		const wasm_functype *ft = &m->types[i];
+		if (ft->nparams == 2 && ft->nresults == 0 &&
+		    ft->types[0] == WASM_I32 && ft->types[1] == WASM_I32) {
+			c.probe_type = i;
+			c.add_type = false;
+			break;
+		}
+	}
+	c.sites_after = sites_place(m);
+	for (int op = 0; op < WASM_OP_COUNT; op++) {
+		const wasm_opinfo *oi = wasm_op_info((wasm_op)op);
+		unsigned slot = oi->prefix ? oi->prefix - 0xFB : 0;
+		c.opmap[slot * 256 + oi->code] = (uint16_t)(op + 1);
+		c.imm[slot * 256 + oi->code] = oi->imm;
+		if (slot)
+			continue;
+		switch ((wasm_imm)oi->imm) {
+		case WASM_IMM_NONE: c.fast[oi->code] = FAST_NONE; break;
+		case WASM_IMM_LABEL:
+		case WASM_IMM_LOCAL:
+		case WASM_IMM_GLOBAL:
+		case WASM_IMM_TABLE:
+		case WASM_IMM_I32:
+		case WASM_IMM_I64: c.fast[oi->code] = FAST_LEB; break;
+		default: break;
+		}
+	}
+	sites->version = RW_SITES_VERSION;
+	sites->hash = rw_hash(m->bytes, m->size);
+	sites->probe_func = c.probe;
+	sites->mask_mem = c.mask;
+	sites->code_start = (uint32_t)m->section_start[10];
+
+	wasm_buf_u32(&c.code, m->nfuncs);
+	/* Sizing the buffer once from the input avoids most regrowth. */
+	if (m->section_present[10])
+		wasm_buf_reserve(&c.code,
+				 m->section_size[10] + m->section_size[10] / 2);
+	for (uint32_t i = 0; i < m->nfuncs && !st; i++)
+		st = do_func(&c, i, err);
+	if (!st && (c.code.oom || c.body.oom || c.hdr.oom))
+		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory instrumenting the code");
+	if (st)
+		goto done;
+
+	if (!c.is_static) {
+		uint32_t pages =
+		    sites->nsites / 65536 + (sites->nsites % 65536 != 0);
+		if (!pages)
+			pages = 1;
+		imps[nimps++] = (wasm_import){
+		    .module = {"heisen", 6},
+		    .name = {"mask", 4},
+		    .kind = WASM_EXTERN_MEMORY,
+		    .u.memory = {.min = pages,
+				 .max = pages,
+				 .has_max = true,
+				 .shared = true},
+		};
+	}
+	imps[nimps++] = (wasm_import){
+	    .module = {"heisen", 6},
+	    .name = {"probe", 5},
+	    .kind = WASM_EXTERN_FUNC,
+	    .u.func_type = c.probe_type,
+	};
+	/* Imports of one kind keep their order, so the mask (memory) and
+	 * the probe (function) may be written in either order. */
+	h.ctx = &c;
+	h.func_index = hook_func;
+	h.mem_index = hook_mem;
+	h.nextra_types = c.add_type ? 1 : 0;
+	h.extra_types = &ptype;
+	h.nextra_imports = nimps;
+	h.extra_imports = imps;
+	h.section = hook_section;
+	h.custom = hook_custom;
+	h.after = hook_after;
+	h.size_hint = m->size - m->section_size[10] + c.code.len + 64 +
+		      (size_t)sites->nsites * 12;
+	st = wasm_encode_with(m, &h, out, len, err);
+done:
+	wasm_buf_fini(&c.code);
+	wasm_buf_fini(&c.body);
+	wasm_buf_fini(&c.hdr);
+	wasm_free(c.instr_mem);
+	if (st)
+		rw_sites_free(sites);
+	return st;
+}
+
+wasm_status rw_sites_read(const wasm_module *m, rw_sites *sites, wasm_err *err)
+{
+	const wasm_custom *cs = find_sites(m);
+	cur c;
+	rw_sites t = {0};
+
+	memset(sites, 0, sizeof *sites);
+	wasm_err_clear(err);
+	if (!cs)
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "not instrumented (no heisen.sites "
+				    "section)");
+	err->section = "heisen.sites";
+	c = (cur){m->bytes + cs->start, m->bytes + cs->start + cs->len, false};
+	t.version = get_u32(&c);
+	if (!c.bad && t.version != RW_SITES_VERSION)
+		return wasm_err_set(err, WASM_MALFORMED, cs->start,
+				    "heisen.sites version %u, expected %u",
+				    t.version, RW_SITES_VERSION);
+	t.hash = get_leb(&c, 64);
+	t.probe_func = get_u32(&c);
+	t.mask_mem = get_u32(&c);
+	t.code_start = get_u32(&c);
+	t.nsites = get_u32(&c);
+	/* Each site takes at least 6 bytes: a count beyond that is a lie,
+	 * and must not become a huge allocation. */
+	if (c.bad || t.nsites > (size_t)(c.end - c.p) / 6)
+		return wasm_err_set(err, WASM_MALFORMED, cs->start,
+				    "heisen.sites header is truncated or "
+				    "its site count is too large");
+	t.sites = wasm_calloc(t.nsites ? t.nsites : 1, sizeof *t.sites);
+	if (!t.sites)
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory for the site table");
+	for (uint32_t i = 0; i < t.nsites; i++) {
+		rw_site *s = &t.sites[i];
+		const uint8_t *at = c.p;
+		uint32_t op, width, kind;
+		s->func = get_u32(&c);
+		s->offset = get_u32(&c);
+		op = get_u32(&c);
+		width = get_u32(&c);
+		kind = get_u32(&c);
+		s->mem = get_u32(&c);
+		if (c.bad || op >= WASM_OP_COUNT || width > 16 ||
+		    kind > RW_RANGE_WRITE) {
+			wasm_free(t.sites);
+			return wasm_err_set(
+			    err, WASM_MALFORMED, (size_t)(at - m->bytes),
+			    "heisen.sites: site %u is broken", i);
+		}
+		s->op = (uint16_t)op;
+		s->width = (uint8_t)width;
+		s->kind = (uint8_t)kind;
+	}
+	if (c.p != c.end) {
+		wasm_free(t.sites);
+		return wasm_err_set(err, WASM_MALFORMED,
+				    (size_t)(c.p - m->bytes),
+				    "heisen.sites: %zu bytes after the last "
+				    "site",
+				    (size_t)(c.end - c.p));
+	}
+	err->section = NULL;
+	*sites = t;
+	return WASM_OK;
+}

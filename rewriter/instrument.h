@@ -1,0 +1,125 @@
+/*
+ * instrument.h - the rewriter: instrument every shared-memory access of a
+ * module behind a probe mask (DESIGN.md "Probe ABI"), and read back the
+ * site table of an instrumented module.
+ *
+ * The probe ABI, exactly (the detector and the engine rely on it):
+ *   - imports appended after the module's own imports:
+ *       (import "heisen" "mask"  (memory N N shared))  one byte per site,
+ *           N = max(1, ceil(n_sites / 65536)) pages; mask[site] != 0 arms it
+ *           (min = max = N, so that every site's byte exists)
+ *       (import "heisen" "probe" (func (param i32 i32)))  (address, site)
+ *     Both shift index spaces: every function index (call, ref.func,
+ *     element segments, exports, start, name section) and every memory
+ *     index (memargs, memory.size/grow/copy/fill/init, data segments,
+ *     exports) of the module's defined items is renumbered.
+ *   - before each site, using scratch locals added to the function:
+ *       (stash the operands above the address; local.tee $addr)
+ *       i32.const SITE  i32.load8_u (memory MASK)
+ *       if  local.get $addr  i32.const OFFSET  i32.add  i32.const SITE
+ *           call $probe  end
+ *       (restore the operands) <the original access>
+ *     In static mode (a fixed set of sites, DESIGN "deployment mode") the
+ *     mask check and the mask import are left out: armed sites call the
+ *     probe unconditionally, the others are not touched.
+ *   - a custom section "heisen.sites" (format below), placed after the
+ *     code section.
+ *
+ * Sites: every load and store of every width including SIMD (v128.load*,
+ * v128.store*, lane, splat and zero forms), every atomic load, store, RMW
+ * and cmpxchg, and memory.copy / memory.fill / memory.init (range accesses:
+ * the probe gets the start address), on shared memories only unless
+ * all_memories is set. memory.atomic.wait/notify and atomic.fence are
+ * synchronisation, not sites. memory.copy is one site, a range-write of
+ * its destination (its source read is recorded in the site's kind).
+ *
+ * Site ids are assigned in code order: function by function (defined
+ * functions in index order), instruction by instruction.
+ *
+ * Ownership: rw_instrument returns a new byte buffer (free with
+ * wasm_free) and a site table (free with rw_sites_free); the input module
+ * is not modified.
+ */
+#ifndef HEISEN_REWRITER_INSTRUMENT_H
+#define HEISEN_REWRITER_INSTRUMENT_H
+
+#include "core/wasm.h"
+
+/* Access kinds, as stored in the site table. */
+typedef enum rw_kind {
+	RW_READ = 0,
+	RW_WRITE = 1,
+	RW_ATOMIC_READ = 2,
+	RW_ATOMIC_WRITE = 3,
+	RW_ATOMIC_RMW = 4,
+	RW_RANGE_READ = 5,  /* (reserved: memory.copy's source) */
+	RW_RANGE_WRITE = 6, /* memory.copy/fill/init destination */
+} rw_kind;
+
+/* "read", "write", "atomic-read", "atomic-write", "atomic-rmw",
+ * "range-read", "range-write". */
+const char *rw_kind_name(rw_kind k);
+
+typedef struct rw_site {
+	uint32_t func;   /* function index in the ORIGINAL module */
+	uint32_t offset; /* file offset of the access in the ORIGINAL binary */
+	uint16_t op;     /* wasm_op of the access */
+	uint8_t width;   /* bytes accessed; 0 for range accesses */
+	uint8_t kind;    /* rw_kind */
+	uint32_t mem;    /* memory index in the ORIGINAL module */
+} rw_site;
+
+/* The site table of an instrumented module. `hash` is the FNV-1a 64 hash
+ * of the original binary's bytes, so a report can check that a site table
+ * belongs to the binary whose DWARF maps it to source lines. */
+typedef struct rw_sites {
+	uint32_t version; /* RW_SITES_VERSION */
+	uint64_t hash;
+	uint32_t nsites;
+	rw_site *sites;
+	/* Index of the probe function and of the mask memory in the
+	 * instrumented module (mask: UINT32_MAX in static mode). */
+	uint32_t probe_func, mask_mem;
+	/* File offset of the ORIGINAL code section's payload: DWARF
+	 * addresses count from there, so a site's offset maps to source
+	 * through the original's DWARF even in the instrumented binary. */
+	uint32_t code_start;
+} rw_sites;
+
+#define RW_SITES_VERSION 1
+
+/* "heisen.sites" payload, all integers LEB128 u32/u64:
+ *   version, hash (u64), probe_func, mask_mem (u32; 0xffffffff if none),
+ *   code_start, nsites, then per site: func, offset, op (wasm_op), width,
+ *   kind, mem. */
+
+typedef struct rw_options {
+	bool all_memories; /* instrument unshared memories too */
+	/* Static mode when non-NULL: static_mask[i] != 0 arms site i of the
+	 * full site table (ids as a non-static instrumentation would give
+	 * them); static_len bytes. */
+	const uint8_t *static_mask;
+	uint32_t static_len;
+} rw_options;
+
+/* Instrument a validated module whose original bytes are m->bytes.
+ * Errors: WASM_INVALID "already instrumented (has a heisen.sites
+ * section)"; WASM_INVALID "no shared memory: nothing to instrument (use
+ * --all-memories to instrument unshared memories)"; WASM_LIMIT when a
+ * function would exceed the format's limits; WASM_NOMEM. On success
+ * *out and *len hold the new binary and *sites the table. */
+wasm_status rw_instrument(const wasm_module *m, const rw_options *opt,
+			  uint8_t **out, size_t *len, rw_sites *sites,
+			  wasm_err *err);
+
+/* Read the site table of an instrumented module. WASM_INVALID "not
+ * instrumented" if the section is missing; WASM_MALFORMED if broken. */
+wasm_status rw_sites_read(const wasm_module *m, rw_sites *sites,
+			  wasm_err *err);
+
+void rw_sites_free(rw_sites *s);
+
+/* FNV-1a 64 of a byte range (the module hash above). */
+uint64_t rw_hash(const uint8_t *p, size_t n);
+
+#endif

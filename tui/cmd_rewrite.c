@@ -1,0 +1,358 @@
+/*
+ * cmd_rewrite.c - `heisen instrument` and `heisen sites`: the rewriter's
+ * commands. The work is in rewriter/; this file reads options and prints.
+ */
+#include "cli.h"
+#include "jsonw.h"
+
+#include "core/wasm.h"
+#include "rewriter/instrument.h"
+#include "rewriter/srcmap.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int exit_for(wasm_status st)
+{
+	return st == WASM_NOMEM ? TUI_EXIT_INTERNAL : TUI_EXIT_USAGE;
+}
+
+static void print_err(FILE *err, const char *path, const wasm_err *e)
+{
+	char line[512];
+	wasm_err_format(e, path, line, sizeof line);
+	fprintf(err, "%s\n", line);
+}
+
+/* Read, decode and validate path; prints the error and returns its exit
+ * code on failure. */
+static int load(const char *path, wasm_module **out, FILE *err)
+{
+	uint8_t *bytes;
+	size_t len;
+	wasm_err e;
+	wasm_status st;
+
+	*out = NULL;
+	wasm_err_clear(&e);
+	st = wasm_read_file(path, &bytes, &len, &e);
+	if (!st) {
+		st = wasm_decode(bytes, len, out, &e);
+		wasm_free(bytes);
+	}
+	if (!st && (st = wasm_validate(*out, &e))) {
+		wasm_module_free(*out);
+		*out = NULL;
+	}
+	if (st) {
+		print_err(err, path, &e);
+		return exit_for(st);
+	}
+	return TUI_EXIT_OK;
+}
+
+/* Parse a mask file ("3 5-9, 12  # comment") into mask[0..n). Ids must
+ * be below n, the number of sites. Returns an exit code. */
+static int read_mask(const char *path, uint8_t *mask, uint32_t n, FILE *err)
+{
+	uint8_t *data;
+	size_t len, i = 0;
+	unsigned line = 1;
+	wasm_err e;
+
+	if (wasm_read_file(path, &data, &len, &e)) {
+		print_err(err, NULL, &e);
+		return TUI_EXIT_USAGE;
+	}
+	while (i < len) {
+		unsigned long long lo, hi;
+		char *end;
+		int c = data[i];
+		if (c == '\n') {
+			line++;
+			i++;
+			continue;
+		}
+		if (isspace(c) || c == ',') {
+			i++;
+			continue;
+		}
+		if (c == '#') {
+			while (i < len && data[i] != '\n')
+				i++;
+			continue;
+		}
+		if (!isdigit(c))
+			goto bad;
+		/* data is not NUL-terminated: parse a bounded copy. */
+		char word[48];
+		size_t k = 0;
+		while (i < len && k + 1 < sizeof word &&
+		       (isdigit(data[i]) || data[i] == '-'))
+			word[k++] = (char)data[i++];
+		word[k] = '\0';
+		errno = 0;
+		lo = strtoull(word, &end, 10);
+		hi = lo;
+		if (*end == '-') {
+			const char *h = end + 1;
+			if (!isdigit((unsigned char)*h))
+				goto bad;
+			hi = strtoull(h, &end, 10);
+		}
+		if (*end || errno || hi < lo)
+			goto bad;
+		if (hi >= n) {
+			fprintf(err,
+				"%s:%u: site id %llu out of range (the module "
+				"has %u sites)\n",
+				path, line, hi, n);
+			wasm_free(data);
+			return TUI_EXIT_USAGE;
+		}
+		memset(mask + lo, 1, (size_t)(hi - lo + 1));
+	}
+	wasm_free(data);
+	return TUI_EXIT_OK;
+bad:
+	fprintf(err,
+		"%s:%u: expected a site id or a range A-B (ids separated by "
+		"spaces, commas or newlines; # starts a comment)\n",
+		path, line);
+	wasm_free(data);
+	return TUI_EXIT_USAGE;
+}
+
+int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		       FILE *err)
+{
+	const char *in = a->operands[0];
+	const char *outp = tui_opt_value(cmd, a, "-o");
+	const char *maskp = tui_opt_value(cmd, a, "--static");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	rw_options opt = {0};
+	wasm_module *m = NULL;
+	uint8_t *bytes = NULL, *mask = NULL;
+	size_t len = 0;
+	rw_sites t = {0};
+	wasm_err e;
+	wasm_status st;
+	uint32_t by_kind[RW_RANGE_WRITE + 1] = {0}, nmem = 0, armed = 0;
+	int rc;
+
+	if (!outp) {
+		fprintf(err,
+			"heisen instrument: missing -o OUT.wasm\nusage: "
+			"heisen instrument %s\n",
+			cmd->usage);
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = load(in, &m, err)))
+		return rc;
+	opt.all_memories = tui_opt_value(cmd, a, "--all-memories") != NULL;
+	if (maskp) {
+		/* Site ids are those of the full table: count them first. */
+		st = rw_instrument(m, &opt, &bytes, &len, &t, &e);
+		wasm_free(bytes);
+		bytes = NULL;
+		if (st)
+			goto fail;
+		mask = wasm_calloc(t.nsites ? t.nsites : 1, 1);
+		if (!mask) {
+			rc = TUI_EXIT_INTERNAL;
+			fprintf(err, "heisen instrument: out of memory\n");
+			goto done;
+		}
+		if ((rc = read_mask(maskp, mask, t.nsites, err)))
+			goto done;
+		for (uint32_t i = 0; i < t.nsites; i++)
+			armed += mask[i] != 0;
+		opt.static_mask = mask;
+		opt.static_len = t.nsites;
+		rw_sites_free(&t);
+	}
+	if ((st = rw_instrument(m, &opt, &bytes, &len, &t, &e)))
+		goto fail;
+	if ((st = wasm_write_file(outp, bytes, len, &e)))
+		goto fail;
+	for (uint32_t i = 0; i < t.nsites; i++)
+		by_kind[t.sites[i].kind]++;
+	for (uint32_t i = 0; i < wasm_mem_count(m); i++)
+		nmem += wasm_mem_limits(m, i)->shared || opt.all_memories;
+	if (json) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.instrument/1");
+		tui_json_str(&j, "in", in);
+		tui_json_str(&j, "out", outp);
+		tui_json_u64(&j, "in_size", m->size);
+		tui_json_u64(&j, "out_size", len);
+		tui_json_u64(&j, "sites", t.nsites);
+		tui_json_u64(&j, "memories", nmem);
+		tui_json_bool(&j, "static", maskp != NULL);
+		if (maskp)
+			tui_json_u64(&j, "armed", armed);
+		else
+			tui_json_null(&j, "armed");
+		tui_json_obj(&j, "by_kind");
+		for (int k = 0; k <= RW_RANGE_WRITE; k++)
+			tui_json_u64(&j, rw_kind_name((rw_kind)k), by_kind[k]);
+		tui_json_end(&j, '}');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else {
+		fprintf(out,
+			"%s: %u sites (%u reads, %u writes, %u atomic, %u "
+			"range) on %u memor%s",
+			outp, t.nsites, by_kind[RW_READ], by_kind[RW_WRITE],
+			by_kind[RW_ATOMIC_READ] + by_kind[RW_ATOMIC_WRITE] +
+			    by_kind[RW_ATOMIC_RMW],
+			by_kind[RW_RANGE_READ] + by_kind[RW_RANGE_WRITE], nmem,
+			nmem == 1 ? "y" : "ies");
+		if (maskp)
+			fprintf(out, ", %u armed (static)", armed);
+		fprintf(out, "\n");
+	}
+	rc = TUI_EXIT_OK;
+	goto done;
+fail:
+	print_err(err, st == WASM_IO ? NULL : in, &e);
+	rc = exit_for(st);
+done:
+	wasm_free(bytes);
+	wasm_free(mask);
+	rw_sites_free(&t);
+	wasm_module_free(m);
+	return rc;
+}
+
+/* Index of original function f in module m: instrumented modules have
+ * the probe import in front of their defined functions. */
+static uint32_t cur_func(const rw_sites *t, bool instrumented, uint32_t f)
+{
+	return instrumented && f >= t->probe_func ? f + 1 : f;
+}
+
+int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	const char *path = a->operands[0];
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	rw_options opt = {0};
+	wasm_module *m = NULL;
+	rw_srcmap *sm = NULL;
+	rw_sites t = {0};
+	wasm_err e;
+	wasm_status st;
+	bool instrumented;
+	int64_t shift;
+	int rc;
+
+	if ((rc = load(path, &m, err)))
+		return rc;
+	opt.all_memories = tui_opt_value(cmd, a, "--all-memories") != NULL;
+	st = rw_sites_read(m, &t, &e);
+	instrumented = st != WASM_INVALID;
+	if (st == WASM_INVALID) {
+		/* Not instrumented: the table rw_instrument would write. */
+		uint8_t *bytes;
+		size_t len;
+		st = rw_instrument(m, &opt, &bytes, &len, &t, &e);
+		wasm_free(bytes);
+	}
+	if (st) {
+		print_err(err, path, &e);
+		rc = exit_for(st);
+		goto done;
+	}
+	if (rw_srcmap_new(m, &sm, &e)) {
+		fprintf(err, "heisen sites: warning: ");
+		print_err(err, path, &e);
+		sm = NULL;
+	}
+	/* Site offsets are in the original binary; the DWARF (carried over
+	 * unchanged) counts from the original code section. */
+	shift = (int64_t)m->section_start[10] - (int64_t)t.code_start;
+	if (json) {
+		tui_json j;
+		char hash[24];
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.sites/1");
+		tui_json_str(&j, "file", path);
+		snprintf(hash, sizeof hash, "%016" PRIx64, t.hash);
+		tui_json_str(&j, "hash", hash);
+		tui_json_bool(&j, "instrumented", instrumented);
+		tui_json_arr(&j, "sites");
+		for (uint32_t i = 0; i < t.nsites; i++) {
+			const rw_site *s = &t.sites[i];
+			const wasm_str *nm = wasm_func_name(
+			    m, cur_func(&t, instrumented, s->func));
+			rw_srcpos pos;
+			tui_json_obj(&j, NULL);
+			tui_json_u64(&j, "id", i);
+			tui_json_str(&j, "kind", rw_kind_name(s->kind));
+			tui_json_str(&j, "op", wasm_op_info(s->op)->name);
+			tui_json_u64(&j, "width", s->width);
+			tui_json_u64(&j, "memory", s->mem);
+			tui_json_u64(&j, "func", s->func);
+			if (nm)
+				tui_json_strn(&j, "function", nm->p, nm->len);
+			else
+				tui_json_null(&j, "function");
+			tui_json_u64(&j, "offset", s->offset);
+			if (sm &&
+			    rw_srcmap_lookup(sm, (size_t)(s->offset + shift),
+					     &pos) &&
+			    pos.file) {
+				tui_json_obj(&j, "source");
+				tui_json_str(&j, "file", pos.file);
+				tui_json_u64(&j, "line", pos.line);
+				tui_json_u64(&j, "column", pos.column);
+				tui_json_end(&j, '}');
+			} else {
+				tui_json_null(&j, "source");
+			}
+			tui_json_end(&j, '}');
+		}
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else {
+		fprintf(out, "%-6s %-12s %5s %3s  %-24s %-10s %s\n", "id",
+			"kind", "width", "mem", "function", "offset", "source");
+		for (uint32_t i = 0; i < t.nsites; i++) {
+			const rw_site *s = &t.sites[i];
+			const wasm_str *nm = wasm_func_name(
+			    m, cur_func(&t, instrumented, s->func));
+			rw_srcpos pos;
+			char fn[64], src[512];
+			if (nm)
+				snprintf(fn, sizeof fn, "%.*s",
+					 (int)(nm->len > 60 ? 60 : nm->len),
+					 nm->p);
+			else
+				snprintf(fn, sizeof fn, "func[%u]", s->func);
+			if (sm &&
+			    rw_srcmap_lookup(sm, (size_t)(s->offset + shift),
+					     &pos) &&
+			    pos.file)
+				snprintf(src, sizeof src, "%s:%u:%u", pos.file,
+					 pos.line, pos.column);
+			else
+				snprintf(src, sizeof src, "-");
+			fprintf(out, "%-6u %-12s %5u %3u  %-24s 0x%-8x %s\n", i,
+				rw_kind_name(s->kind), s->width, s->mem, fn,
+				s->offset, src);
+		}
+	}
+	rc = TUI_EXIT_OK;
+done:
+	rw_srcmap_free(sm);
+	rw_sites_free(&t);
+	wasm_module_free(m);
+	return rc;
+}

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "core/wasm.h"
+
 enum {
 	TUI_EXIT_OK = 0,
 	TUI_EXIT_FINDINGS = 1,
@@ -103,6 +105,17 @@ int tui_dispatch(int argc, char **argv, FILE *out, FILE *err);
 /* The overview (`heisen --help`) and one command's help. */
 void tui_print_usage(FILE *f);
 void tui_print_cmd_help(const tui_cmd *cmd, FILE *f);
+
+/* Shared by the handlers that read a module. tui_load_module reads,
+ * decodes and validates path; on failure it prints the one-line error
+ * and returns its exit code, on success *out owns the module (free with
+ * wasm_module_free). tui_exit_for maps a core status to an exit code: the
+ * input is bad (2) or we are (3). tui_print_err prints "PATH: offset
+ * ...: reason" (path may be NULL). */
+int tui_load_module(const char *path, wasm_module **out, wasm_err *e,
+		    FILE *err);
+int tui_exit_for(wasm_status st);
+void tui_print_err(FILE *err, const char *path, const wasm_err *e);
 
 /* Command handlers, one per command row. */
 int tui_cmd_help(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);

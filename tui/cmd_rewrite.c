@@ -15,45 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int exit_for(wasm_status st)
-{
-	return st == WASM_NOMEM ? TUI_EXIT_INTERNAL : TUI_EXIT_USAGE;
-}
-
-static void print_err(FILE *err, const char *path, const wasm_err *e)
-{
-	char line[512];
-	wasm_err_format(e, path, line, sizeof line);
-	fprintf(err, "%s\n", line);
-}
-
-/* Read, decode and validate path; prints the error and returns its exit
- * code on failure. */
-static int load(const char *path, wasm_module **out, FILE *err)
-{
-	uint8_t *bytes;
-	size_t len;
-	wasm_err e;
-	wasm_status st;
-
-	*out = NULL;
-	wasm_err_clear(&e);
-	st = wasm_read_file(path, &bytes, &len, &e);
-	if (!st) {
-		st = wasm_decode(bytes, len, out, &e);
-		wasm_free(bytes);
-	}
-	if (!st && (st = wasm_validate(*out, &e))) {
-		wasm_module_free(*out);
-		*out = NULL;
-	}
-	if (st) {
-		print_err(err, path, &e);
-		return exit_for(st);
-	}
-	return TUI_EXIT_OK;
-}
-
 /* Parse a mask file ("3 5-9, 12  # comment") into mask[0..n). Ids must
  * be below n, the number of sites. Returns an exit code. */
 static int read_mask(const char *path, uint8_t *mask, uint32_t n, FILE *err)
@@ -64,7 +25,7 @@ static int read_mask(const char *path, uint8_t *mask, uint32_t n, FILE *err)
 	wasm_err e;
 
 	if (wasm_read_file(path, &data, &len, &e)) {
-		print_err(err, NULL, &e);
+		tui_print_err(err, NULL, &e);
 		return TUI_EXIT_USAGE;
 	}
 	while (i < len) {
@@ -150,7 +111,7 @@ int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			cmd->usage);
 		return TUI_EXIT_USAGE;
 	}
-	if ((rc = load(in, &m, err)))
+	if ((rc = tui_load_module(in, &m, &e, err)))
 		return rc;
 	opt.all_memories = tui_opt_value(cmd, a, "--all-memories") != NULL;
 	if (maskp) {
@@ -220,8 +181,8 @@ int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	rc = TUI_EXIT_OK;
 	goto done;
 fail:
-	print_err(err, st == WASM_IO ? NULL : in, &e);
-	rc = exit_for(st);
+	tui_print_err(err, st == WASM_IO ? NULL : in, &e);
+	rc = tui_exit_for(st);
 done:
 	wasm_free(bytes);
 	wasm_free(mask);
@@ -251,7 +212,7 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	int64_t shift;
 	int rc;
 
-	if ((rc = load(path, &m, err)))
+	if ((rc = tui_load_module(path, &m, &e, err)))
 		return rc;
 	opt.all_memories = tui_opt_value(cmd, a, "--all-memories") != NULL;
 	st = rw_sites_read(m, &t, &e);
@@ -264,13 +225,13 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		wasm_free(bytes);
 	}
 	if (st) {
-		print_err(err, path, &e);
-		rc = exit_for(st);
+		tui_print_err(err, path, &e);
+		rc = tui_exit_for(st);
 		goto done;
 	}
 	if (rw_srcmap_new(m, &sm, &e)) {
 		fprintf(err, "heisen sites: warning: ");
-		print_err(err, path, &e);
+		tui_print_err(err, path, &e);
 		sm = NULL;
 	}
 	/* Site offsets are in the original binary; the DWARF (carried over

@@ -10,23 +10,20 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* Map a core status to an exit code: the user's file is bad (2), or we
- * are (3). */
-static int exit_for(wasm_status st)
+int tui_exit_for(wasm_status st)
 {
 	return st == WASM_NOMEM ? TUI_EXIT_INTERNAL : TUI_EXIT_USAGE;
 }
 
-static void print_err(FILE *err, const char *path, const wasm_err *e)
+void tui_print_err(FILE *err, const char *path, const wasm_err *e)
 {
 	char line[512];
 	wasm_err_format(e, path, line, sizeof line);
 	fprintf(err, "%s\n", line);
 }
 
-/* Read, decode and validate path. On failure prints the error and returns
- * its exit code; on success *out owns the module. */
-static int load(const char *path, wasm_module **out, wasm_err *e, FILE *err)
+int tui_load_module(const char *path, wasm_module **out, wasm_err *e,
+		    FILE *err)
 {
 	uint8_t *bytes;
 	size_t len;
@@ -44,8 +41,8 @@ static int load(const char *path, wasm_module **out, wasm_err *e, FILE *err)
 		*out = NULL;
 	}
 	if (st) {
-		print_err(err, path, e);
-		return exit_for(st);
+		tui_print_err(err, path, e);
+		return tui_exit_for(st);
 	}
 	return TUI_EXIT_OK;
 }
@@ -57,7 +54,7 @@ int tui_cmd_validate(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	wasm_module *m;
 	wasm_err e;
-	int rc = load(path, &m, &e, err);
+	int rc = tui_load_module(path, &m, &e, err);
 
 	if (json) {
 		tui_json j;
@@ -331,14 +328,14 @@ int tui_cmd_inspect(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	wasm_summary s;
 	wasm_err e;
 	wasm_status st;
-	int rc = load(path, &m, &e, err);
+	int rc = tui_load_module(path, &m, &e, err);
 
 	if (rc != TUI_EXIT_OK)
 		return rc;
 	if ((st = wasm_summarize(m, &s, &e))) {
-		print_err(err, path, &e);
+		tui_print_err(err, path, &e);
 		wasm_module_free(m);
-		return exit_for(st);
+		return tui_exit_for(st);
 	}
 	if (tui_opt_value(cmd, a, "--json"))
 		inspect_json(path, m, &s, out);

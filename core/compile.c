@@ -15,18 +15,31 @@
  *   second operand of the hot i32/i64 arithmetic, shifts, rotates and
  *   compares) or are materialised into their depth slot; ADDK operands
  *   are materialised by an I32_ADD_RI, except as the address of a
- *   memory-0 load or store, which then becomes its _AK twin adding the
- *   constant itself (so does an address an I32_ADD_RI has just computed:
- *   the add is dropped). The result goes to the depth slot of the first
- *   operand. A LOCAL or ADDK entry is materialised (computed into its
- *   depth slot) when a local.set/tee of its local would clobber it, and
- *   every such entry is materialised at block/loop/if entry so that a
- *   pending reference never crosses a control-flow join. local.set right
+ *   load or store on the fast memory, which then becomes its _AK twin
+ *   adding the constant itself (so does an address an I32_ADD_RI has just
+ *   computed: the add is dropped). The fast memory (eng_module.fast_mem,
+ *   the one the interpreter keeps the base of in a register) is the first
+ *   defined memory, or memory 0 if all are imported: an instrumented
+ *   module's own memory comes after the imported heisen.mask. The result
+ *   goes to the depth slot of the first operand. A LOCAL or ADDK entry is
+ *   materialised (computed into its depth slot) when a local.set/tee of
+ *   its local would clobber it, and every such entry is materialised at
+ *   block/loop/if entry (but see the mask check below) so that a pending
+ *   reference never crosses a control-flow join. local.set right
  *   after the instruction that produced the value rewrites that
  *   instruction's destination instead of copying (peephole "patch"); so
  *   does a return of one value just computed (destination slot 0).
  *   A compare (or eqz) immediately followed by br_if/if is fused into one
- *   compare-and-branch; two MOVs in a row (no branch target between them)
+ *   compare-and-branch; `i32.const K; i32.load8_u offset=O; if` (the
+ *   probe's mask check) into one BR_MEM8_Z testing byte K+O of the
+ *   memory, which jumps to the else or end like the BR_UNLESS of any if
+ *   (so an if with an else is fine) and faults like the load would (its
+ *   pc map entry is the load's); when that if's body is a few
+ *   instructions that write no local and enter no block (the probe call,
+ *   checked by reading ahead), pending LOCAL/ADDK entries below it are
+ *   kept instead of materialised (they stay valid across its end), and a
+ *   MOV right before it (the local.tee of the address) is folded in
+ *   (MOV_BR_MEM8_Z); two MOVs in a row (no branch target between them)
  *   become one MOV2.
  *
  *   Known constants: the pass remembers which locals hold a known
@@ -118,6 +131,10 @@ typedef struct cc {
 	uint32_t capknown;
 	int64_t patch;    /* cell of the last instruction's {d,..}, or -1 */
 	uint32_t last_op, last_at;
+	uint32_t kload;   /* cell of the CONST before a load8_u of a constant
+			     address that is the last instruction, or NONE */
+	uint32_t kmov;    /* with kload: the MOV just before the CONST (no
+			     label between), or NONE */
 	uint32_t label;   /* cell of the latest block end, else or loop start */
 	uint32_t dead;    /* > 0: skipping unreachable code (nesting + 1) */
 } cc;
@@ -163,6 +180,7 @@ static uint32_t emit(cc *c, unsigned op, unsigned n)
 	set_op(c, at, op);
 	c->ncode += n;
 	c->patch = -1;
+	c->kload = NONE;
 	c->last_op = op;
 	c->last_at = at;
 	return at;
@@ -506,6 +524,95 @@ static void reset_stack(cc *c, uint32_t height, uint32_t n)
 		push_temp(c);
 }
 
+/* ---- the probe's mask check ----------------------------------------- */
+
+/* Whether the body of the if whose `if` rd has just read is short
+ * straight code that writes no local and enters no block (the probe
+ * call): LOCAL/ADDK entries below the if then stay valid across its end
+ * and need not be materialised. Only instructions that never materialise
+ * an entry below their own operands are accepted. */
+static bool if_body_keeps_locals(const wasm_reader *rd)
+{
+	wasm_reader r = *rd;
+	wasm_instr in;
+	wasm_err err;
+	bool ok = false;
+
+	r.labels = NULL, r.labels_cap = 0, r.types = NULL, r.types_cap = 0;
+	for (int n = 0; n < 16 && r.pos < r.end; n++) {
+		if (wasm_reader_next(&r, &in, &err))
+			break;
+		unsigned op = in.op;
+		if (op == EOP_END) {
+			ok = true;
+			break;
+		}
+		if (op != EOP_LOCAL_GET && op != EOP_GLOBAL_GET &&
+		    op != EOP_I32_CONST && op != EOP_I32_ADD &&
+		    op != EOP_CALL && op != EOP_DROP && op != EOP_NOP)
+			break;
+	}
+	wasm_reader_fini(&r);
+	return ok;
+}
+
+/* The condition of an if just loaded by `i32.const K; i32.load8_u` (the
+ * last instruction, c->kload its CONST): replace both by a BR_MEM8_Z that
+ * jumps (to be patched) when byte K + offset is 0, after the block
+ * entry's moves (only the params' if the body keeps the locals; rd has
+ * just read the if). A MOV right before it is folded in (MOV_BR_MEM8_Z).
+ * The pc map gives the branch the load's entry, so a fault there reports
+ * the load as the trapping instruction. Sets *br and returns true, or
+ * returns false if the pattern does not hold. */
+static bool fuse_mask_check(cc *c, uint32_t np, const wasm_reader *rd,
+			    uint32_t *br)
+{
+	uint32_t start = c->kload, ld = start + 3, mov = c->kmov, mem, at, off;
+	uint64_t addr;
+
+	if (c->last_at != ld || c->patch != (int64_t)ld + 1 ||
+	    c->stk[c->depth - 1].kind != SV_TEMP ||
+	    c->code[ld + 1].u32[0] != TS(c, c->depth - 1))
+		return false;
+	/* Effective address (u32)K + offset: below 2^33, inside the
+	 * memory's reservation, so out of bounds faults as the load does. */
+	addr = (uint64_t)(uint32_t)c->code[start + 2].u64 +
+	       c->code[ld + 2].u32[0];
+	mem = c->code[ld + 2].u32[1];
+	pop_n(c, 1);
+	c->ncode = start;
+	while (c->npcm && c->pcm[c->npcm - 1].pc > start)
+		c->npcm--;
+	off = c->pcm[c->npcm - 1].offset;
+	if (if_body_keeps_locals(rd))
+		for (uint32_t i = c->depth - np; i < c->depth; i++)
+			materialise(c, i);
+	else
+		block_entry(c, np);
+	/* The MOV before it: the local.tee of the probe's address (c->kmov),
+	 * or the block entry's last move (after any label). */
+	if (c->ncode != start)
+		mov = c->last_op == EOP_MOV && c->last_at + 2 == c->ncode
+			      ? c->last_at
+			      : NONE;
+	if (mov != NONE) {
+		uint32_t d = c->code[mov + 1].u32[0];
+		uint32_t a = c->code[mov + 1].u32[1];
+		c->ncode = mov;
+		while (c->npcm && c->pcm[c->npcm - 1].pc >= mov)
+			c->npcm--;
+		pcmap_add(c, off);
+		at = emit(c, EOP_MOV_BR_MEM8_Z, 4);
+		set2(c, at + 3, d, a);
+	} else {
+		at = emit(c, EOP_BR_MEM8_Z, 3);
+	}
+	c->code[at + 1].u32[1] = mem;
+	c->code[at + 2].u64 = addr;
+	*br = at;
+	return true;
+}
+
 /* ---- numeric instructions by signature -------------------------------- */
 
 typedef struct opsig {
@@ -665,15 +772,15 @@ static void emit_generic(cc *c, unsigned op)
 
 /* The internal op of load/store op whose address is the entry at pos,
  * and its address slot (*a) and third field (*k: the memory index on
- * entry). On memory 0 an address x + k becomes the _AK twin, which reads
- * x and adds k itself: x + k pending as ADDK, or just computed by an
+ * entry). On the fast memory an address x + k becomes the _AK twin, which
+ * reads x and adds k itself: x + k pending as ADDK, or just computed by an
  * I32_ADD_RI into the address's depth slot (that add is dropped). */
 static unsigned mem_op(cc *c, unsigned op, uint32_t pos, uint32_t *a,
 		       uint32_t *k)
 {
 	const sv *e = &c->stk[pos];
 
-	if (*k) {
+	if (*k != c->cm->fast_mem) {
 		*a = opnd(c, pos);
 		return op + EOP_MN_DELTA;
 	}
@@ -817,6 +924,7 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 	c->nrefs = 0;
 	c->label = 0;
 	c->patch = -1;
+	c->kload = NONE;
 	c->dead = 0;
 	c->nlocals = (uint32_t)(ft->nparams + f->nlocals);
 	out->index = m->nfunc_imports + fi;
@@ -891,6 +999,11 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			uint8_t half = 0;
 			ctl *fr;
 			blocktype(c, &in.u.block, &np, &nr);
+			if (c->kload != NONE &&
+			    fuse_mask_check(c, np, &rd, &br)) {
+				cell = br + 1;
+				goto if_ctl;
+			}
 			cond = opnd(c, c->depth - 1);
 			{
 				/* Fuse only when nothing has to be emitted
@@ -909,8 +1022,9 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 				br = emit(c, EOP_BR_UNLESS, 2);
 				c->code[br + 1].u32[0] = cond;
 			}
-			fr = push_ctl(c, K_IF, np, nr);
 			branch_field(c, br, &cell, &half);
+		if_ctl:
+			fr = push_ctl(c, K_IF, np, nr);
 			{
 				uint32_t i = c->nfix;
 				c->fix = grow(c, c->fix, &c->capfix, i + 1,
@@ -1177,7 +1291,15 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 				if (s->npush)
 					c->patch = at + 1;
 			} else if (oi->flags & WASM_F_LOAD) {
-				uint32_t a, k = in.u.mem.m.mem;
+				uint32_t a, k = in.u.mem.m.mem, k0 = c->ncode;
+				bool kaddr = op == EOP_I32_LOAD8_U &&
+					     c->stk[c->depth - 1].kind ==
+						     SV_CONST;
+				uint32_t kmov = c->last_op == EOP_MOV &&
+							c->last_at + 2 == k0 &&
+							k0 != c->label
+							? c->last_at
+							: NONE;
 				unsigned eop = mem_op(c, op, c->depth - 1, &a,
 						      &k);
 				pop_n(c, 1);
@@ -1186,6 +1308,12 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 				set2(c, at + 1, d, a);
 				set2(c, at + 2, (uint32_t)in.u.mem.m.offset, k);
 				c->patch = at + 1;
+				/* The CONST that opnd emitted for the address
+				 * (a candidate for BR_MEM8_Z). */
+				if (kaddr && at == k0 + 3) {
+					c->kload = k0;
+					c->kmov = kmov;
+				}
 			} else if (oi->flags & WASM_F_STORE) {
 				uint32_t a, k = in.u.mem.m.mem, v;
 				unsigned eop = mem_op(c, op, c->depth - 2, &a,
@@ -1343,6 +1471,7 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
 				    "out of memory");
 	}
 	cm->m = m;
+	cm->fast_mem = m->nmems ? m->nmem_imports : 0;
 	cm->type_ids = wasm_calloc(m->ntypes ? m->ntypes : 1,
 				   sizeof *cm->type_ids);
 	cm->fns = wasm_calloc(m->nfuncs ? m->nfuncs : 1, sizeof *cm->fns);

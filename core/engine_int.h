@@ -64,6 +64,9 @@ typedef union eng_cell {
 	X(BR_POLL)      /* {off,-}: loop back-edge: poll stop, jump */       \
 	X(BR_IF_POLL)   /* {c,off}: same, to a loop */                       \
 	X(BR_UNLESS)    /* {c,off}: jump if slot[c] (i32) == 0 */            \
+	X(BR_MEM8_Z)    /* {off,mem} {addr}: jump if byte addr of memory     \
+			   mem is 0 (i32.const; i32.load8_u; if fused) */    \
+	X(MOV_BR_MEM8_Z) /* {off,mem} {addr} {d,a}: MOV d,a; BR_MEM8_Z */    \
 	X(CALL_IMPORT)  /* {argbase,funcidx}: through inst->funcs */         \
 	X(SELECT3)      /* {d,a} {b,c}: d = c ? a : b */                     \
 	X(TRAP_SIMD)    /* the function uses SIMD: trap when called */       \
@@ -118,7 +121,7 @@ typedef union eng_cell {
 	X(BR_I32_EQ_RI) X(BR_I32_NE_RI) X(BR_I32_LT_S_RI) X(BR_I32_LT_U_RI)  \
 	X(BR_I32_GT_S_RI) X(BR_I32_GT_U_RI) X(BR_I32_LE_S_RI)                \
 	X(BR_I32_LE_U_RI) X(BR_I32_GE_S_RI) X(BR_I32_GE_U_RI)                \
-	/* loads and stores on a memory other than 0: same layouts */       \
+	/* loads and stores on another memory: same layouts */             \
 	X(MN_I32_LOAD) X(MN_I64_LOAD) X(MN_F32_LOAD) X(MN_F64_LOAD)          \
 	X(MN_I32_LOAD8_S) X(MN_I32_LOAD8_U) X(MN_I32_LOAD16_S)               \
 	X(MN_I32_LOAD16_U) X(MN_I64_LOAD8_S) X(MN_I64_LOAD8_U)               \
@@ -126,8 +129,8 @@ typedef union eng_cell {
 	X(MN_I64_LOAD32_U) X(MN_I32_STORE) X(MN_I64_STORE) X(MN_F32_STORE)   \
 	X(MN_F64_STORE) X(MN_I32_STORE8) X(MN_I32_STORE16) X(MN_I64_STORE8)  \
 	X(MN_I64_STORE16) X(MN_I64_STORE32)                                  \
-	/* loads and stores on memory 0 whose address is slot a plus a \
-	   constant k: {d,a} {offset,k} / {a,v} {offset,k}, effective      \
+	/* loads and stores on the fast memory whose address is slot a   \
+	   plus a constant k: {d,a} {offset,k} / {a,v} {offset,k}, effective \
 	   address (u32)(a + k) + offset */                                 \
 	X(AK_I32_LOAD) X(AK_I64_LOAD) X(AK_F32_LOAD) X(AK_F64_LOAD)          \
 	X(AK_I32_LOAD8_S) X(AK_I32_LOAD8_U) X(AK_I32_LOAD16_S)               \
@@ -178,6 +181,8 @@ struct eng_module {
 	wasm_module *m;
 	uint32_t *type_ids;   /* canonical id of each module type */
 	eng_fn *fns;          /* defined functions, m->nfuncs */
+	uint32_t fast_mem;    /* memory of the plain and _AK loads and stores
+				 (the others use the MN_ twins) */
 };
 
 /* Objects a proc owns are chained for eng_proc_free. */

@@ -10,9 +10,10 @@
  *   correct; the test build can force the switch).
  *
  *   State in locals (registers): ip, fp (frame base), inst, mem0 (base
- *   of the instance's memory 0, which never moves), the call-frame stack
- *   and its depth. Wasm->Wasm calls push an eng_frame and continue in the
- *   same C loop: the C stack does not grow with guest recursion. The
+ *   of the instance's fast memory, eng_module.fast_mem, which never
+ *   moves), the call-frame stack and its depth. Wasm->Wasm calls push an
+ *   eng_frame and continue in the same C loop: the C stack does not grow
+ *   with guest recursion. The
  *   callee's non-param locals are zeroed by an inline loop (the Makefile
  *   builds this file with -fno-tree-loop-distribute-patterns: as a
  *   memset call, with the spills around it, fib ran ~9 % slower).
@@ -229,6 +230,10 @@ const void *const *eng_interp_handlers(void)
 		DISPATCH();                                                  \
 	} while (0)
 
+/* Base of the fast memory of instance in (NULL if it has no memory). */
+#define FAST_BASE(in)                                                        \
+	((in)->mem_base ? (in)->mem_base[(in)->cm->fast_mem] : NULL)
+
 /* Operand fields. */
 #define D ip[1].u32[0]
 #define A ip[1].u32[1]
@@ -442,8 +447,8 @@ const void *const *eng_interp_handlers(void)
 #define REG_RI(x) REG(x) REG(x##_RI)
 #define INTERP_OPS(REG)                                                      \
 	REG(MOV) REG(MOV2) REG(CONST) REG(BR) REG(BR_POLL) REG(BR_IF)        \
-	REG(BR_IF_POLL) REG(BR_UNLESS) REG(BR_TABLE) REG_RI(BR_I32_EQ)       \
-	REG_RI(BR_I32_NE)                                                    \
+	REG(BR_IF_POLL) REG(BR_UNLESS) REG(BR_MEM8_Z) REG(MOV_BR_MEM8_Z)     \
+	REG(BR_TABLE) REG_RI(BR_I32_EQ) REG_RI(BR_I32_NE)                    \
 	REG_RI(BR_I32_LT_S) REG_RI(BR_I32_LT_U) REG_RI(BR_I32_GT_S)          \
 	REG_RI(BR_I32_GT_U) REG_RI(BR_I32_LE_S) REG_RI(BR_I32_LE_U)          \
 	REG_RI(BR_I32_GE_S) REG_RI(BR_I32_GE_U) REG(RETURN) REG(CALL)        \
@@ -530,7 +535,7 @@ INTERP_OPS(REG)
 	const eng_cell *ip;
 	eng_val *fp = base;
 	eng_instance *inst = f->inst;
-	uint8_t *mem0 = inst->mem_base ? inst->mem_base[0] : NULL;
+	uint8_t *mem0 = FAST_BASE(inst);
 	eng_frame *frames = th->frames;
 	uint32_t depth = th->depth;
 	const uint32_t base_depth = depth, max_depth = th->max_depth;
@@ -620,6 +625,25 @@ dispatch:
 			ip += 2;
 		DISPATCH();
 	}
+	OPCASE(BR_MEM8_Z)
+	{
+		th->pc = ip;
+		if (!inst->mem_base[ip[1].u32[1]][ip[2].u64])
+			ip += ip[1].i32[0];
+		else
+			ip += 3;
+		DISPATCH();
+	}
+	OPCASE(MOV_BR_MEM8_Z)
+	{
+		fp[ip[3].u32[0]] = fp[ip[3].u32[1]];
+		th->pc = ip;
+		if (!inst->mem_base[ip[1].u32[1]][ip[2].u64])
+			ip += ip[1].i32[0];
+		else
+			ip += 4;
+		DISPATCH();
+	}
 	OPCASE(BR_TABLE)
 	{
 		uint32_t i = I32(ip[1].u32[0]), n = ip[1].u32[1];
@@ -681,7 +705,7 @@ dispatch:
 		fp = frames[depth].fp;
 		if (frames[depth].inst != inst) {
 			inst = frames[depth].inst;
-			mem0 = inst->mem_base ? inst->mem_base[0] : NULL;
+			mem0 = FAST_BASE(inst);
 			th->cur_inst = inst;
 		}
 		DISPATCH();
@@ -1251,7 +1275,7 @@ do_call:
 		ip = cfn->code;
 		if (cinst != inst) {
 			inst = cinst;
-			mem0 = inst->mem_base ? inst->mem_base[0] : NULL;
+			mem0 = FAST_BASE(inst);
 			th->cur_inst = inst;
 		}
 		DISPATCH();

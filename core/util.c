@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,6 +147,16 @@ bool wasm_buf_reserve(wasm_buf *b, size_t extra)
 	}
 	b->data = p;
 	b->cap = cap;
+#ifdef MADV_HUGEPAGE
+	/* A big buffer (the rewriter's 60 MB output) is filled page by
+	 * page: huge pages take 512x fewer faults. Advice only. */
+	if (cap >= ((size_t)8 << 20)) {
+		uintptr_t a = ((uintptr_t)p + 0x1fffff) & ~(uintptr_t)0x1fffff;
+		uintptr_t e = ((uintptr_t)p + cap) & ~(uintptr_t)0x1fffff;
+		if (e > a)
+			(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+	}
+#endif
 	return true;
 }
 

@@ -181,15 +181,6 @@ static void spawn_validate(runner *r, const char *loc, const char *path)
 
 /* ---- one module -------------------------------------------------------- */
 
-static bool write_all(const char *path, const uint8_t *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return false;
-	bool ok = fwrite(p, 1, n, f) == n;
-	return fclose(f) == 0 && ok;
-}
-
 /* Instrument the module in `path`; loc names it in messages, `base` is
  * the name its output gets in the tmpdir. */
 static void check_module(runner *r, const char *loc, const char *path,
@@ -264,8 +255,8 @@ static void check_module(runner *r, const char *loc, const char *path,
 		goto done;
 	}
 	opath = xasprintf("%s/%lu-%s", r->tmpdir, r->seq++, base);
-	if (!write_all(opath, out, olen)) {
-		fail(r, loc, "cannot write %s: %s", opath, strerror(errno));
+	if (wasm_write_file(opath, out, olen, &err)) {
+		fail(r, loc, "cannot write %s: %s", opath, err.msg);
 		goto done;
 	}
 	spawn_validate(r, loc, opath);

@@ -333,15 +333,6 @@ static void install_breadcrumb_handlers(void)
 
 /* ---- one module -------------------------------------------------------- */
 
-static bool write_all(const char *path, const uint8_t *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return false;
-	bool ok = fwrite(p, 1, n, f) == n;
-	return fclose(f) == 0 && ok;
-}
-
 /* The round trip of an accepted module m; `name` is its .wasm file. */
 static void roundtrip(runner *r, const char *suite, const char *loc,
 		      exception *e, const char *name, const wasm_module *m)
@@ -404,9 +395,9 @@ static void roundtrip(runner *r, const char *suite, const char *loc,
 		goto done;
 	}
 	path = xasprintf("%s/%s-%s", r->tmpdir, suite, name);
-	if (!write_all(path, enc, len)) {
+	if (wasm_write_file(path, enc, len, &err)) {
 		snprintf(msg, sizeof msg, "cannot write %s: %s", path,
-			 strerror(errno));
+			 err.msg);
 		failed(r, &r->rt, loc, e, "roundtrip", msg);
 		goto done;
 	}

@@ -34,7 +34,7 @@ endif
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) -MMD -MP -I. $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
-CORE_SRC := $(wildcard core/*.c rewriter/*.c)
+CORE_SRC := $(wildcard core/*.c rewriter/*.c detector/*.c db/*.c)
 TUI_SRC := $(wildcard tui/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ := $(TUI_SRC:%.c=$(BUILD)/%.o)
@@ -89,11 +89,11 @@ $(LIB): $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(HEISEN): $(TUI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(TUI_OBJ) $(LIB) -lm -lpthread
+	$(CC) $(LDFLAGS_ALL) -o $@ $(TUI_OBJ) $(LIB) -lsqlite3 -lm -lpthread
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDFLAGS_ALL) -lcmocka -lm -lpthread
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDFLAGS_ALL) -lcmocka -lsqlite3 -lm -lpthread
 
 SPEC_COMMON := tests/spec/json.c tests/spec/exceptions.c
 $(BUILD)/tests/spec/%: tests/spec/%.c $(SPEC_COMMON) tests/spec/json.h tests/spec/exceptions.h $(LIB)
@@ -107,11 +107,11 @@ $(BUILD)/tests/spec/spec_run: tests/spec/spec_run.c tests/spec/spectest.c tests/
 
 $(BUILD)/tests/e2e/%: tests/e2e/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDFLAGS_ALL) -lm -lpthread
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDFLAGS_ALL) -lsqlite3 -lm -lpthread
 
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -O2 -o $@ $< $(LIB) $(LDFLAGS_ALL) -lm -lpthread
+	$(CC) $(CFLAGS_ALL) -O2 -o $@ $< $(LIB) $(LDFLAGS_ALL) -lsqlite3 -lm -lpthread
 
 # libFuzzer needs clang; its objects are built separately with coverage.
 # UBSan must stop the run, or libFuzzer reports a finding and moves on.

@@ -117,6 +117,14 @@ int tui_load_module(const char *path, wasm_module **out, wasm_err *e,
 int tui_exit_for(wasm_status st);
 void tui_print_err(FILE *err, const char *path, const wasm_err *e);
 
+/* The workspace database of a command: its --db value (may be NULL),
+ * else $HEISEN_DB, else ./heisen.db (db_path_choose). Opens and migrates
+ * it; on failure prints the one-line error and returns its exit code
+ * (2: unwritable, not a database, newer schema; 3: internal), on success
+ * 0 with *out open (close with db_close). */
+struct db;
+int tui_open_db(const char *dbopt, struct db **out, FILE *err);
+
 /* Command handlers, one per command row. */
 int tui_cmd_help(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_version(const tui_cmd *cmd, const tui_args *a, FILE *out,

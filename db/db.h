@@ -1,0 +1,218 @@
+/*
+ * db.h - the workspace database: one SQLite file (default ./heisen.db,
+ * or $HEISEN_DB, or --db FILE) holding every program, campaign, run and
+ * bug. All of heisen's SQL lives in db/; callers see structs.
+ *
+ * Schema (db/schema.c; DESIGN "Storage"): nodes, programs, campaigns,
+ * runs, bugs, run_bugs. WAL journal, foreign keys on, the schema version
+ * in PRAGMA user_version; db_open applies the forward migrations a file
+ * lacks, each in its own transaction, and refuses a file from a newer
+ * heisen.
+ *
+ * Writes: db_run_add inserts one run with its bugs. Callers batch many
+ * runs in one transaction with db_begin/db_commit (a campaign commits
+ * every few hundred milliseconds), which is what makes tens of thousands
+ * of runs per second possible; outside a batch each call is its own
+ * transaction. A crash between batches loses only the open batch.
+ *
+ * Errors: every function returns a wasm_status and fills a wasm_err:
+ *   WASM_IO        the file cannot be opened or written (permissions,
+ *                  missing directory, disk full, locked for too long);
+ *   WASM_MALFORMED the file is not a heisen database (not SQLite, corrupt,
+ *                  or written by a newer heisen: the message says which
+ *                  and what to do);
+ *   WASM_INVALID   a lookup found nothing ("no campaign 12 in heisen.db");
+ *   WASM_NOMEM.
+ * Messages name the database file.
+ *
+ * Ownership: a db is used by one thread at a time. Strings in the
+ * structs that list functions pass to callbacks are valid only during
+ * the callback; *_get functions fill caller structs whose strings are
+ * owned by the struct and released with the matching *_clear.
+ */
+#ifndef HEISEN_DB_DB_H
+#define HEISEN_DB_DB_H
+
+#include "core/util.h"
+
+typedef struct db db;
+
+#define DB_SCHEMA_VERSION 1
+
+/* The database a command uses: path if non-NULL, else $HEISEN_DB if set
+ * and non-empty, else "heisen.db". */
+const char *db_path_choose(const char *path);
+
+/* Open (creating it and its schema if missing) and migrate. */
+wasm_status db_open(const char *path, db **out, wasm_err *err);
+void db_close(db *d);
+/* PRAGMA integrity_check: WASM_OK when it answers "ok". */
+wasm_status db_check(db *d, wasm_err *err);
+
+wasm_status db_begin(db *d, wasm_err *err);
+wasm_status db_commit(db *d, wasm_err *err);
+/* Discard the open batch (on an error inside it). */
+void db_rollback(db *d);
+
+/* ---- nodes and programs ------------------------------------------------ */
+
+/* This machine's node row: created on first use from the host name and a
+ * stable node id (/etc/machine-id when readable, else a random id kept in
+ * the database). */
+wasm_status db_node_self(db *d, int64_t *id, wasm_err *err);
+
+typedef struct db_program {
+	int64_t id;
+	uint64_t hash;    /* rw_sites.hash: FNV-1a 64 of the original */
+	char *name;       /* file name without directory */
+	char *path;       /* where it was last run from */
+	uint32_t nsites;
+} db_program;
+
+/* Insert the program, or find it by hash (updating its path). */
+wasm_status db_program_put(db *d, uint64_t hash, const char *name,
+			   const char *path, uint32_t nsites, int64_t *id,
+			   wasm_err *err);
+wasm_status db_program_get(db *d, int64_t id, db_program *out,
+			   wasm_err *err);
+/* Find by id ("3"), hash (hex) or name; WASM_INVALID if none or if a
+ * name matches several programs (the message lists them). */
+wasm_status db_program_find(db *d, const char *key, db_program *out,
+			    wasm_err *err);
+void db_program_clear(db_program *p);
+
+/* ---- campaigns ------------------------------------------------------------ */
+
+typedef struct db_campaign {
+	int64_t id, program_id, node_id;
+	double created;       /* Unix time, seconds */
+	char *program;        /* program name (filled by get/list) */
+	char *densities;      /* as given: "5:100:5" or "10,50,100" */
+	uint32_t ndensity;    /* expanded, in basis points */
+	uint32_t *density_bp;
+	char *profiles;       /* comma-separated names */
+	uint32_t runs;        /* runs per cell, 0 with a budget */
+	double budget_s;      /* 0 without */
+	uint32_t jobs;
+	uint64_t seed;
+	uint32_t delay;
+	double timeout_s;
+	bool prune;
+	uint32_t npruned;     /* pruned pool (sites), when prune */
+	uint32_t *pruned;
+	char *args;           /* program arguments, NUL-separated */
+	uint32_t nargs;
+	char *status;         /* "running", "stopped", "done" */
+	uint64_t planned;     /* runs in the plan (0: open-ended budget) */
+	/* filled by get/list: */
+	uint64_t done;        /* runs recorded */
+	uint64_t bugs;        /* distinct bugs among its runs */
+	uint64_t cells;       /* (profile, density) cells with >= 1 run */
+} db_campaign;
+
+/* Insert c (id, created and the counters are ignored) and set c->id. */
+wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err);
+wasm_status db_campaign_get(db *d, int64_t id, db_campaign *out,
+			    wasm_err *err);
+void db_campaign_clear(db_campaign *c);
+wasm_status db_campaign_set_status(db *d, int64_t id, const char *status,
+				   wasm_err *err);
+/* Every campaign, newest first. cb returns false to stop early. */
+wasm_status db_campaign_list(db *d,
+			     bool (*cb)(void *ctx, const db_campaign *c),
+			     void *ctx, wasm_err *err);
+/* The plan indices of c's recorded runs, ascending (for --resume). */
+wasm_status db_campaign_done(db *d, int64_t id,
+			     bool (*cb)(void *ctx, uint64_t idx), void *ctx,
+			     wasm_err *err);
+
+/* ---- runs and bugs -------------------------------------------------------- */
+
+/* Where a site is, resolved by the caller when a bug is first stored. */
+typedef struct db_site {
+	uint32_t id;
+	uint8_t kind;      /* rw_kind */
+	const char *func;  /* function name, or NULL */
+	const char *file;  /* source file, or NULL */
+	uint32_t line;     /* 0 if unknown */
+} db_site;
+
+/* One bug seen in a run (det_violation plus source positions). */
+typedef struct db_hit {
+	db_site site[2];   /* site[0].id <= site[1].id */
+	uint32_t tid[2], addr[2];
+	uint64_t count;
+} db_hit;
+
+typedef struct db_run {
+	int64_t id, campaign_id, node_id;
+	uint64_t idx;        /* plan index within the campaign */
+	char *profile;
+	uint32_t density_bp;
+	uint64_t seed;       /* mask seed */
+	double started;      /* Unix time */
+	uint64_t duration_us;
+	char *status;        /* det_status_name */
+	int exit_code;
+	char *msg;
+	uint32_t nbugs;
+} db_run;
+
+/* Insert one run (r->id is set) and its hits: each hit's bug is created
+ * on first sight for the campaign's program (with both sites' positions)
+ * and linked to the run. */
+wasm_status db_run_add(db *d, db_run *r, const db_hit *hits, uint32_t nhits,
+		       wasm_err *err);
+/* The runs of a campaign in plan order (bug_id 0), or the runs that
+ * detected bug_id (campaign_id 0: in every campaign). */
+wasm_status db_run_list(db *d, int64_t campaign_id, int64_t bug_id,
+			bool (*cb)(void *ctx, const db_run *r), void *ctx,
+			wasm_err *err);
+wasm_status db_run_get(db *d, int64_t id, db_run *out, wasm_err *err);
+void db_run_clear(db_run *r);
+
+typedef struct db_bug {
+	int64_t id, program_id;
+	char *program;
+	struct db_bug_site {
+		uint32_t id;
+		uint8_t kind;
+		char *func, *file;
+		uint32_t line;
+	} site[2];
+	uint64_t runs;        /* runs that detected it */
+	uint64_t first_run;   /* id of the first detecting run */
+	double first_seen;    /* Unix time */
+} db_bug;
+
+/* Bugs, of one program (program_id > 0) or all, most detected first. */
+wasm_status db_bug_list(db *d, int64_t program_id,
+			bool (*cb)(void *ctx, const db_bug *b), void *ctx,
+			wasm_err *err);
+wasm_status db_bug_get(db *d, int64_t id, db_bug *out, wasm_err *err);
+void db_bug_clear(db_bug *b);
+
+/* The bugs a run detected, with the run's threads and addresses. */
+typedef struct db_run_bug {
+	int64_t bug_id;
+	uint32_t tid[2], addr[2];
+	uint64_t count;
+} db_run_bug;
+wasm_status db_run_bugs(db *d, int64_t run_id,
+			bool (*cb)(void *ctx, const db_run_bug *rb),
+			void *ctx, wasm_err *err);
+
+/* Detections of a bug per cell: for each (node, profile, density) where
+ * the bug's program ran, K runs that detected it out of N. */
+typedef struct db_cell {
+	int64_t node_id;
+	const char *node;     /* host name */
+	const char *profile;
+	uint32_t density_bp;
+	uint64_t k, n;
+} db_cell;
+wasm_status db_bug_cells(db *d, int64_t bug_id,
+			 bool (*cb)(void *ctx, const db_cell *c), void *ctx,
+			 wasm_err *err);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * race.h - the detector's run-time half: probe masks, the two probe
+ * algorithms of the Beanstalk paper, execution profiles, and one run of an
+ * instrumented program under one mask (det_run).
+ *
+ * Masks (DESIGN "Masks"). A density is given in basis points (10000 =
+ * 100 %) so that it is exact in the database and in a repro file. A mask
+ * of density d over a pool of n candidate sites arms exactly
+ * det_mask_count(d, n) = floor((d * n + 5000) / 10000) of them, chosen
+ * uniformly: a partial Fisher-Yates shuffle of the pool driven by
+ * xoshiro256** seeded through splitmix64 (det_rng_*), with Lemire's
+ * unbiased bounded draw. (seed, density, pool, DET_MASK_VERSION) gives
+ * the same mask bit for bit on every machine; a change to any step of the
+ * generator must bump DET_MASK_VERSION.
+ *
+ * Probes. A det_probe is one run's probe state: the access table and what
+ * the run found. det_probe_access is `logaccess(tid, addr, site)`:
+ *   DET_RACE   (Algorithm 1) the access table has one entry per 4-byte
+ *              cell of linear memory, reserved for the whole address
+ *              range and touched lazily (demand-paged). An access arms
+ *              every free cell it covers, spins `delay` units with no lock
+ *              held, then disarms them. An access that finds a cell armed
+ *              by another thread, whose armed bytes overlap its own bytes,
+ *              where at least one of the two is a non-atomic write
+ *              (RW_WRITE, RW_RANGE_WRITE), records a violation. Atomic vs
+ *              atomic never counts, nor does a thread against itself.
+ *              Entries are read and written under a per-entry sequence
+ *              word (no mutex on the hot path), so a reported pair was
+ *              really armed and probed at the same moment on the same
+ *              bytes. A range access (memory.copy/fill/init: width 0 in
+ *              the site table) covers one byte at its start address.
+ *   DET_SHARED (Algorithm 2) marks the sites whose accesses touched a
+ *              cell that more than one thread accessed during the run.
+ * Violations are deduplicated per run by unordered site pair (a bug);
+ * each keeps its first occurrence (threads, addresses, kinds) and a count.
+ *
+ * One delay unit is one iteration of a spin loop around the CPU's pause
+ * hint (x86 `pause`, aarch64 `yield`), the no-op loop of the paper.
+ *
+ * Ownership: det_probe and det_run_result own their memory (free with
+ * det_probe_free / det_run_result_free). Thread safety: det_probe_access
+ * may be called from any number of threads at once.
+ */
+#ifndef HEISEN_DETECTOR_RACE_H
+#define HEISEN_DETECTOR_RACE_H
+
+#include "core/engine.h"
+#include "rewriter/instrument.h"
+
+/* ---- random numbers and masks ---------------------------------------- */
+
+typedef struct det_rng {
+	uint64_t s[4];
+} det_rng;
+
+/* Seed the four state words with successive splitmix64 outputs of seed. */
+void det_rng_seed(det_rng *r, uint64_t seed);
+/* The next xoshiro256** output. */
+uint64_t det_rng_next(det_rng *r);
+/* Uniform in [0, n) (n > 0), Lemire's multiply-shift with rejection. */
+uint64_t det_rng_below(det_rng *r, uint64_t n);
+/* One splitmix64 step of x: to derive a run's seed from a campaign seed
+ * and the run's plan index (det_seed_mix(seed ^ index)). */
+uint64_t det_seed_mix(uint64_t x);
+
+#define DET_MASK_VERSION 1
+#define DET_DENSITY_FULL 10000u /* 100 % in basis points */
+
+/* Sites armed by a mask of density_bp over npool candidates. */
+uint32_t det_mask_count(uint32_t density_bp, uint32_t npool);
+
+/* Fill mask[0..nsites) with 0/1: arm det_mask_count(density_bp, npool)
+ * sites of pool (ids < nsites, no duplicates; NULL pool = every site,
+ * npool = nsites). WASM_NOMEM, or WASM_INVALID for a pool id out of range
+ * or a density above 100 %. */
+wasm_status det_mask_make(uint64_t seed, uint32_t density_bp,
+			  const uint32_t *pool, uint32_t npool, uint8_t *mask,
+			  uint32_t nsites, wasm_err *err);
+
+/* Parse a mask file into mask[0..nsites): site ids and ranges ("3 5-9,
+ * 12"), separated by spaces, commas or newlines, `#` to end of line.
+ * Errors (WASM_IO, WASM_INVALID) name the line: "line 4: site id 9000
+ * out of range (the module has 1232 sites)". */
+wasm_status det_mask_read(const char *path, uint8_t *mask, uint32_t nsites,
+			  wasm_err *err);
+
+/* ---- probes ------------------------------------------------------------ */
+
+typedef enum det_algo {
+	DET_RACE,   /* Algorithm 1: data races by delay injection */
+	DET_SHARED, /* Algorithm 2: sites touching memory shared by threads */
+} det_algo;
+
+#define DET_DEFAULT_DELAY 2000u /* units; see README "Choosing the delay" */
+
+/* A bug seen in one run: sites ordered so that site[0] <= site[1]; the
+ * other fields follow the same order. */
+typedef struct det_violation {
+	uint32_t site[2];
+	uint32_t tid[2];
+	uint32_t addr[2];
+	uint8_t kind[2]; /* rw_kind */
+	uint64_t count;  /* times this pair collided in the run */
+} det_violation;
+
+typedef struct det_probe det_probe;
+
+/* Probe state for one run of a program whose site table is `sites`
+ * (borrowed; must outlive the probe) and whose linear memory spans at
+ * most mem_bytes (addresses at or beyond it are ignored). Errors:
+ * WASM_NOMEM when the table cannot be reserved. */
+wasm_status det_probe_new(det_algo algo, const rw_sites *sites,
+			  uint64_t mem_bytes, uint32_t delay, det_probe **out,
+			  wasm_err *err);
+void det_probe_free(det_probe *p);
+
+/* logaccess: thread tid accessed addr at site (site < nsites, else
+ * ignored). */
+void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr,
+		      uint32_t site);
+
+/* DET_RACE: the run's bugs so far, in order of first detection. The
+ * array belongs to p; at most DET_MAX_BUGS are kept, *dropped counts the
+ * further distinct pairs. */
+#define DET_MAX_BUGS 1024u
+const det_violation *det_probe_violations(const det_probe *p, uint32_t *n,
+					  uint32_t *dropped);
+/* DET_SHARED: shared[site] != 0 for every site found shared (nsites
+ * bytes, owned by p). */
+const uint8_t *det_probe_shared(const det_probe *p);
+/* Probe calls so far. */
+uint64_t det_probe_calls(const det_probe *p);
+
+/* ---- profiles ---------------------------------------------------------- */
+
+/* An execution regime on one machine (DESIGN "profiles"). */
+typedef struct det_profile {
+	const char *name;
+	const char *help;     /* one line: what it does */
+	bool one_core;        /* pin every thread of the run to one CPU */
+	uint32_t throttle;    /* engine yields every N polls (0: never) */
+	bool noisy;           /* a background thread loads the CPUs */
+} det_profile;
+
+/* The table of profiles, terminated by a row with name NULL. */
+extern const det_profile det_profiles[];
+const det_profile *det_profile_find(const char *name);
+
+/* ---- one run ------------------------------------------------------------ */
+
+typedef struct det_run_opts {
+	det_algo algo;
+	const uint8_t *mask; /* nsites bytes, copied into heisen.mask */
+	uint32_t delay;
+	const det_profile *profile; /* NULL: default */
+	const char *const *argv;    /* argv[0] = program name */
+	uint32_t argc;
+	int stdio[3];               /* as wasi_config.stdio */
+	double timeout_s;           /* 0: none */
+} det_run_opts;
+
+typedef enum det_status {
+	DET_OK,      /* exited 0 (or _start returned) */
+	DET_EXIT,    /* exited non-zero */
+	DET_TRAP,    /* trapped (message says which) */
+	DET_TIMEOUT, /* the timeout passed (a deadlock ends here too) */
+	DET_LIMIT,   /* a resource limit */
+	DET_CRASH,   /* the worker died (campaigns only: a signal) */
+	DET_ERROR,   /* could not start (bad import, I/O) */
+} det_status;
+
+/* "ok", "exit", "trap", "timeout", "limit", "crash", "error" and back. */
+const char *det_status_name(det_status s);
+bool det_status_parse(const char *s, det_status *out);
+
+typedef struct det_run_result {
+	det_status status;
+	int exit_code;        /* DET_OK/DET_EXIT; -1 otherwise */
+	char msg[256];        /* trap/limit/error message, or "" */
+	uint64_t duration_ns; /* wall clock of the run */
+	uint64_t probes;      /* probe calls */
+	det_violation *bugs;  /* DET_RACE: owned */
+	uint32_t nbugs, dropped;
+	uint8_t *shared;      /* DET_SHARED: nsites bytes, owned */
+} det_run_result;
+
+/* Run the instrumented module cm (whose site table is sites) once under
+ * opts, with heisen.mask and heisen.probe provided to every instance and
+ * the profile applied to the calling process for the run's duration.
+ * Returns WASM_OK when the run happened (its outcome is in res->status,
+ * DET_ERROR included); a host error otherwise (WASM_NOMEM). */
+wasm_status det_run(eng_module *cm, const rw_sites *sites,
+		    const det_run_opts *opts, det_run_result *res,
+		    wasm_err *err);
+void det_run_result_free(det_run_result *res);
+
+/* The largest address range any memory of m can reach (its declared
+ * maximum, or 4 GiB): the span det_run gives the access table. */
+uint64_t det_mem_span(const wasm_module *m);
+
+#endif

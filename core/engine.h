@@ -94,6 +94,10 @@ typedef struct eng_limits {
 	uint32_t max_call_depth;   /* wasm frames per thread: 10000 */
 	uint32_t stack_slots;      /* value slots per thread: 1 << 20 */
 	double timeout_s;          /* wall clock for the run; 0 = none */
+	/* A slow device: every thread yields its CPU (sched_yield) once per
+	 * `throttle` polls (loop back-edges and calls); 0 = never. Costs
+	 * nothing when 0: the poll already reads the stop word. */
+	uint32_t throttle;
 } eng_limits;
 
 /* ---- compile --------------------------------------------------------- */

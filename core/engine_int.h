@@ -265,6 +265,7 @@ struct eng_thread {
 	const eng_cell *pc;   /* instruction of the current memory access */
 	sigjmp_buf *trap_jmp; /* innermost eng_call's trap point */
 	bool in_wasm;         /* running guest code (signal handler check) */
+	uint32_t polls;       /* since the last throttle yield */
 	/* wait/notify */
 	_Atomic uint32_t park_word; /* 0 waiting, 1 notified, 2 stopped */
 	_Atomic bool parked;
@@ -279,7 +280,11 @@ struct eng_thread {
 
 struct eng_proc {
 	eng_limits lim;
-	atomic_int stop;        /* non-zero: every thread must stop */
+	/* ENG_STOP_REQ: every thread must stop. ENG_STOP_THROTTLE: polls
+	 * take the slow path to count for lim.throttle. Interpreted code
+	 * tests the word for non-zero only, so throttling costs nothing
+	 * unless it is on. */
+	atomic_int stop;
 	atomic_int rec_state;   /* 0 none, 1 being written, 2 written */
 	eng_trap rec;           /* the first stop request or trap */
 	void *host;
@@ -325,6 +330,11 @@ eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 uint32_t eng_rt_notify(eng_memory *mem, uint8_t *addr, uint32_t count);
 /* Wake every waiter of p (after its stop flag was set). */
 void eng_rt_wake_proc(eng_proc *p);
+
+enum { ENG_STOP_REQ = 1, ENG_STOP_THROTTLE = 2 };
+/* The slow path of a poll that found the stop word non-zero: true when
+ * the thread must stop, false after throttling (if due). */
+bool eng_rt_poll(eng_thread *t);
 
 /* Canonical id of a function type (process-wide registry). 0 on
  * allocation failure (ids start at 1). */

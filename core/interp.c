@@ -257,7 +257,8 @@ const void *const *eng_interp_handlers(void)
 		if (__builtin_expect(                                        \
 			    atomic_load_explicit(stopp,                      \
 						 memory_order_relaxed),      \
-			    0))                                              \
+			    0) &&                                            \
+		    eng_rt_poll(th))                                         \
 			goto stopped;                                        \
 	} while (0)
 

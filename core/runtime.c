@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -277,6 +278,8 @@ eng_proc *eng_proc_new(const eng_limits *lim)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->wd_cv, &ca);
 	pthread_condattr_destroy(&ca);
+	if (p->lim.throttle)
+		atomic_store(&p->stop, ENG_STOP_THROTTLE);
 	if (p->lim.timeout_s > 0 &&
 	    pthread_create(&p->watchdog, NULL, watchdog_main, p) == 0)
 		p->has_watchdog = true;
@@ -299,8 +302,22 @@ void eng_proc_stop(eng_proc *p, const eng_trap *why)
 		}
 		atomic_store(&p->rec_state, 2);
 	}
-	atomic_store(&p->stop, 1);
+	atomic_fetch_or(&p->stop, ENG_STOP_REQ);
 	eng_rt_wake_proc(p);
+}
+
+bool eng_rt_poll(eng_thread *t)
+{
+	eng_proc *p = t->proc;
+
+	if (atomic_load_explicit(&p->stop, memory_order_relaxed) &
+	    ENG_STOP_REQ)
+		return true;
+	if (++t->polls >= p->lim.throttle) {
+		t->polls = 0;
+		sched_yield();
+	}
+	return false;
 }
 
 void eng_proc_status(eng_proc *p, eng_trap *out)
@@ -850,7 +867,8 @@ eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 		deadline = now_ns() + timeout_ns;
 	for (;;) {
 		int64_t left = -1;
-		if (atomic_load(&t->park_word) != 0 || atomic_load(&p->stop))
+		if (atomic_load(&t->park_word) != 0 ||
+		    (atomic_load(&p->stop) & ENG_STOP_REQ))
 			break;
 		if (timeout_ns >= 0) {
 			left = deadline - now_ns();
@@ -867,7 +885,7 @@ eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 		*result = 0;
 		return ENG_OK;
 	}
-	if (atomic_load(&p->stop))
+	if (atomic_load(&p->stop) & ENG_STOP_REQ)
 		return ENG_STOPPED;
 	*result = 2;
 	return ENG_OK;
@@ -978,7 +996,8 @@ eng_trap_kind eng_call(eng_thread *t, eng_func *f, const eng_val *args,
 	if (!trap)
 		trap = &dummy;
 	trap_clear(trap);
-	if (atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+	if (atomic_load_explicit(&p->stop, memory_order_relaxed) &
+	    ENG_STOP_REQ) {
 		eng_proc_status(p, trap);
 		return trap->kind;
 	}

@@ -45,6 +45,7 @@
 #define HEISEN_DETECTOR_RACE_H
 
 #include "core/engine.h"
+#include "core/wasi.h"
 #include "rewriter/instrument.h"
 
 /* ---- random numbers and masks ---------------------------------------- */
@@ -157,6 +158,11 @@ typedef struct det_run_opts {
 	uint32_t argc;
 	int stdio[3];               /* as wasi_config.stdio */
 	double timeout_s;           /* 0: none */
+	/* When non-NULL, the WASI set-up to start from (environment,
+	 * directories, limits, stdio, argv: `heisen run`'s options); argv,
+	 * argc, stdio and timeout_s above are then ignored. Its resolver
+	 * and on_proc hooks must be NULL: det_run provides them. */
+	const wasi_config *wasi;
 } det_run_opts;
 
 typedef enum det_status {

@@ -140,5 +140,14 @@ int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		       FILE *err);
 int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
+int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		  FILE *err);
+int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		   FILE *err);
+/* `heisen run` with --density or --mask: one run under a probe mask,
+ * starting from the WASI set-up of run's other options. */
+struct wasi_config;
+int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
+		   const struct wasi_config *base, FILE *out, FILE *err);
 
 #endif

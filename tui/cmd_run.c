@@ -157,6 +157,28 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	cfg.argc = (uint32_t)a->noperands;
 	cfg.stdio[1] = fileno(out);
 	cfg.stdio[2] = fileno(err);
+	if (tui_opt_value(cmd, a, "--density") ||
+	    tui_opt_value(cmd, a, "--mask")) {
+		if (tui_opt_value(cmd, a, "--json"))
+			cfg.stdio[1] = fileno(err);
+		rc = tui_run_masked(cmd, a, &cfg, out, err);
+		goto done;
+	}
+	{
+		static const char *const masked_only[] = {
+		    "--seed", "--delay", "--profile", "--json",
+		    "--fail-on-bugs"};
+		for (size_t i = 0;
+		     i < sizeof masked_only / sizeof *masked_only; i++)
+			if (tui_opt_value(cmd, a, masked_only[i])) {
+				fprintf(err,
+					"heisen run: %s needs --density or "
+					"--mask\n",
+					masked_only[i]);
+				rc = TUI_EXIT_USAGE;
+				goto done;
+			}
+	}
 
 	if ((st = wasi_load(path, &cm, &e))) {
 		wasm_err_format(&e, path, line, sizeof line);

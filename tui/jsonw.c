@@ -4,6 +4,7 @@
 #include "jsonw.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 void tui_json_init(tui_json *j, FILE *f)
@@ -83,6 +84,22 @@ void tui_json_u64(tui_json *j, const char *key, uint64_t v)
 {
 	member(j, key);
 	fprintf(j->f, "%" PRIu64, v);
+}
+
+void tui_json_i64(tui_json *j, const char *key, int64_t v)
+{
+	member(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void tui_json_f64(tui_json *j, const char *key, double v)
+{
+	member(j, key);
+	/* JSON has no NaN or infinity. */
+	if (isfinite(v))
+		fprintf(j->f, "%.17g", v);
+	else
+		fputs("null", j->f);
 }
 
 void tui_json_bool(tui_json *j, const char *key, bool v)

@@ -1,0 +1,1098 @@
+/*
+ * campaign.c - programs ready for masked runs, the worker pool, sweeps
+ * and Algorithm 2 over several runs. See campaign.h for the contract.
+ *
+ * Workers are forked per run rather than kept in a pool: a run's engine
+ * state (threads, 8 GiB reservations, the access table) disappears with
+ * its process, a program that corrupts or kills its worker costs nothing
+ * to the next run, and fork of the small parent costs far less than a
+ * run. The child writes one result record to a pipe and _exits; the
+ * parent multiplexes the pipes with poll(2).
+ */
+#include "campaign.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/wasi.h"
+
+static volatile sig_atomic_t stop_requested;
+
+void det_sweep_stop(void)
+{
+	stop_requested = 1;
+}
+
+bool det_sweep_stopped(void)
+{
+	return stop_requested != 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- programs ------------------------------------------------------------ */
+
+/* $XDG_CACHE_HOME/heisen/HASH.wasm, or under ~/.cache; false when
+ * neither is known. */
+static bool cache_path(uint64_t hash, char *buf, size_t cap, bool create)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char dir[4096];
+	int n;
+
+	if (xdg && *xdg)
+		n = snprintf(dir, sizeof dir, "%s/heisen", xdg);
+	else if (home && *home)
+		n = snprintf(dir, sizeof dir, "%s/.cache/heisen", home);
+	else
+		return false;
+	if (n < 0 || (size_t)n >= sizeof dir)
+		return false;
+	if (create) {
+		char *slash = strrchr(dir, '/');
+		*slash = '\0';
+		mkdir(dir, 0755);
+		*slash = '/';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return false;
+	}
+	n = snprintf(buf, cap, "%s/%016" PRIx64 ".wasm", dir, hash);
+	return n > 0 && (size_t)n < cap;
+}
+
+/* Decode and validate bytes of an instrumented module; its site table
+ * into *sites. */
+static wasm_status load_instrumented(const uint8_t *bytes, size_t len,
+				     wasm_module **m, rw_sites *sites,
+				     wasm_err *err)
+{
+	wasm_status st = wasm_decode(bytes, len, m, err);
+
+	if (!st)
+		st = wasm_validate(*m, err);
+	if (!st)
+		st = rw_sites_read(*m, sites, err);
+	if (st) {
+		wasm_module_free(*m);
+		*m = NULL;
+	}
+	return st;
+}
+
+/* The cached instrumentation of an original with this hash, if any and
+ * sound. */
+static bool from_cache(uint64_t hash, wasm_module **m, rw_sites *sites)
+{
+	char path[4200];
+	uint8_t *bytes;
+	size_t len;
+	wasm_err e;
+	bool ok = false;
+
+	if (!cache_path(hash, path, sizeof path, false) ||
+	    wasm_read_file(path, &bytes, &len, &e))
+		return false;
+	if (!load_instrumented(bytes, len, m, sites, &e)) {
+		ok = sites->hash == hash;
+		if (!ok) {
+			rw_sites_free(sites);
+			wasm_module_free(*m);
+			*m = NULL;
+		}
+	}
+	wasm_free(bytes);
+	return ok;
+}
+
+wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err)
+{
+	det_prog *p = wasm_calloc(1, sizeof *p);
+	wasm_module *m = NULL;
+	uint8_t *bytes = NULL, *ibytes = NULL;
+	size_t len, ilen;
+	wasm_status st;
+	const char *slash;
+
+	wasm_err_clear(err);
+	if (!p || !(p->path = strdup(path))) {
+		wasm_free(p);
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	}
+	slash = strrchr(p->path, '/');
+	p->name = slash ? slash + 1 : p->path;
+	if ((st = wasm_read_file(path, &bytes, &len, err)) ||
+	    (st = wasm_decode(bytes, len, &m, err)) ||
+	    (st = wasm_validate(m, err)))
+		goto fail;
+	st = rw_sites_read(m, &p->sites, err);
+	if (st == WASM_INVALID) {
+		/* Not instrumented: from the cache, or instrument now. */
+		uint64_t hash = rw_hash(bytes, len);
+		wasm_module *im = NULL;
+		if (from_cache(hash, &im, &p->sites)) {
+			p->cached = true;
+		} else {
+			rw_options opt = {0};
+			char cpath[4200];
+			wasm_err_clear(err);
+			if ((st = rw_instrument(m, &opt, &ibytes, &ilen,
+						&p->sites, err)))
+				goto fail;
+			rw_sites_free(&p->sites);
+			if ((st = load_instrumented(ibytes, ilen, &im,
+						    &p->sites, err)))
+				goto fail;
+			/* A cache that cannot be written only costs time. */
+			if (cache_path(hash, cpath, sizeof cpath, true)) {
+				wasm_err ce;
+				wasm_write_file(cpath, ibytes, ilen, &ce);
+			}
+		}
+		wasm_module_free(m);
+		m = im;
+	} else if (st) {
+		goto fail;
+	}
+	if ((st = wasi_check_command(m, err)))
+		goto fail;
+	p->mem_span = det_mem_span(m);
+	if (rw_srcmap_new(m, &p->srcmap, err))
+		p->srcmap = NULL;
+	wasm_err_clear(err);
+	/* eng_compile owns m from here, also on failure. */
+	st = eng_compile(m, &p->cm, err);
+	m = NULL;
+	if (st)
+		goto fail;
+	wasm_free(bytes);
+	wasm_free(ibytes);
+	*out = p;
+	return WASM_OK;
+fail:
+	wasm_free(bytes);
+	wasm_free(ibytes);
+	wasm_module_free(m);
+	det_prog_free(p);
+	return st;
+}
+
+void det_prog_free(det_prog *p)
+{
+	if (!p)
+		return;
+	rw_srcmap_free(p->srcmap);
+	if (p->cm)
+		eng_module_free(p->cm);
+	rw_sites_free(&p->sites);
+	free(p->path);
+	wasm_free(p);
+}
+
+void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
+		   rw_srcpos *pos)
+{
+	const wasm_module *m = eng_module_wasm(p->cm);
+	const rw_site *s;
+	const wasm_str *nm;
+	uint32_t f;
+
+	memset(pos, 0, sizeof *pos);
+	if (site >= p->sites.nsites) {
+		snprintf(func, cap, "?");
+		return;
+	}
+	s = &p->sites.sites[site];
+	/* The probe import sits in front of the original's own functions. */
+	f = s->func >= p->sites.probe_func ? s->func + 1 : s->func;
+	nm = wasm_func_name(m, f);
+	if (nm)
+		snprintf(func, cap, "%.*s", (int)nm->len, nm->p);
+	else
+		snprintf(func, cap, "func[%u]", s->func);
+	if (p->srcmap) {
+		/* Site offsets are in the original; the DWARF counts from the
+		 * original code section, which moved. */
+		int64_t shift = (int64_t)m->section_start[10] -
+				(int64_t)p->sites.code_start;
+		rw_srcmap_lookup(p->srcmap, (size_t)((int64_t)s->offset + shift),
+				 pos);
+	}
+}
+
+/* ---- option parsing -------------------------------------------------------- */
+
+/* "12.5" -> 1250 basis points; at most two decimals, in (0, 100]. */
+static bool parse_percent(const char *s, size_t n, uint32_t *bp)
+{
+	uint32_t whole = 0, frac = 0, digits = 0, fd = 0;
+	size_t i = 0;
+
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		whole = whole * 10 + (uint32_t)(s[i] - '0');
+		if (whole > 100)
+			return false;
+	}
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, fd++) {
+			if (fd == 2)
+				return false;
+			frac = frac * 10 + (uint32_t)(s[i] - '0');
+		}
+		if (fd == 0)
+			return false;
+		if (fd == 1)
+			frac *= 10;
+	}
+	if (i != n || (digits == 0 && fd == 0))
+		return false;
+	*bp = whole * 100 + frac;
+	return *bp > 0 && *bp <= DET_DENSITY_FULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+wasm_status det_parse_densities(const char *s, uint32_t **out, uint32_t *n,
+				wasm_err *err)
+{
+	const char *colon = strchr(s, ':');
+	uint32_t *v = NULL, k = 0;
+
+	wasm_err_clear(err);
+	if (colon) {
+		const char *c2 = strchr(colon + 1, ':');
+		uint32_t lo, hi, step;
+		if (!c2 || strchr(c2 + 1, ':') ||
+		    !parse_percent(s, (size_t)(colon - s), &lo) ||
+		    !parse_percent(colon + 1, (size_t)(c2 - colon - 1), &hi) ||
+		    !parse_percent(c2 + 1, strlen(c2 + 1), &step) || hi < lo)
+			goto bad;
+		v = wasm_malloc(((hi - lo) / step + 1) * sizeof *v);
+		if (!v)
+			goto oom;
+		for (uint32_t d = lo; d <= hi; d += step)
+			v[k++] = d;
+	} else {
+		size_t cap = 1;
+		for (const char *c = s; *c; c++)
+			cap += *c == ',';
+		if (!(v = wasm_malloc(cap * sizeof *v)))
+			goto oom;
+		for (const char *c = s;;) {
+			const char *e = strchr(c, ',');
+			size_t len = e ? (size_t)(e - c) : strlen(c);
+			if (!parse_percent(c, len, &v[k++]))
+				goto bad;
+			if (!e)
+				break;
+			c = e + 1;
+		}
+		qsort(v, k, sizeof *v, cmp_u32);
+		uint32_t w = 0;
+		for (uint32_t i = 0; i < k; i++)
+			if (!w || v[w - 1] != v[i])
+				v[w++] = v[i];
+		k = w;
+	}
+	*out = v;
+	*n = k;
+	return WASM_OK;
+bad:
+	wasm_free(v);
+	return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+			    "bad density list '%s': expected FIRST:LAST:STEP "
+			    "(e.g. 5:100:5) or a comma list (e.g. 10,50,100) "
+			    "of percentages in (0, 100] with at most two "
+			    "decimals",
+			    s);
+oom:
+	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET, "out of memory");
+}
+
+wasm_status det_parse_profiles(const char *s, const det_profile ***out,
+			       uint32_t *n, wasm_err *err)
+{
+	size_t cap = 1;
+	uint32_t k = 0;
+	const det_profile **v;
+
+	wasm_err_clear(err);
+	for (const char *c = s; *c; c++)
+		cap += *c == ',';
+	if (!(v = wasm_malloc(cap * sizeof *v)))
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	for (const char *c = s;;) {
+		const char *e = strchr(c, ',');
+		size_t len = e ? (size_t)(e - c) : strlen(c);
+		const det_profile *pr = NULL;
+		for (const det_profile *q = det_profiles; q->name; q++)
+			if (strlen(q->name) == len && !memcmp(q->name, c, len))
+				pr = q;
+		if (!pr) {
+			char names[256] = "";
+			for (const det_profile *q = det_profiles; q->name;
+			     q++) {
+				strncat(names, q->name,
+					sizeof names - strlen(names) - 1);
+				if (q[1].name)
+					strncat(names, ", ",
+						sizeof names - strlen(names) -
+						    1);
+			}
+			wasm_free(v);
+			return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+					    "unknown profile '%.*s' (profiles: "
+					    "%s; see 'heisen profiles')",
+					    (int)(len > 64 ? 64 : len), c, names);
+		}
+		bool dup = false;
+		for (uint32_t i = 0; i < k; i++)
+			dup |= v[i] == pr;
+		if (!dup)
+			v[k++] = pr;
+		if (!e)
+			break;
+		c = e + 1;
+	}
+	*out = v;
+	*n = k;
+	return WASM_OK;
+}
+
+/* ---- workers ----------------------------------------------------------------- */
+
+/* What a worker is asked to do. */
+typedef struct job {
+	uint64_t idx; /* plan index */
+	det_algo algo;
+	uint32_t density_bp;
+	uint64_t seed;
+	const det_profile *profile;
+} job;
+
+/* What a worker sends back, followed by nbugs det_violation records
+ * (DET_RACE) or nshared site ids (DET_SHARED). */
+typedef struct wire_head {
+	uint32_t magic;
+	uint32_t status;
+	int32_t exit_code;
+	uint32_t nbugs, dropped, nshared;
+	uint64_t duration_ns, probes;
+	char msg[256];
+} wire_head;
+
+#define WIRE_MAGIC 0x6865697aU
+
+typedef struct worker {
+	pid_t pid; /* 0: free slot */
+	int fd;
+	job j;
+	uint64_t started_ns;
+	double started_wall;
+	wasm_buf in;
+	bool killed_late; /* killed by the parent's watchdog */
+} worker;
+
+/* Everything the workers of one batch share. */
+typedef struct pool {
+	det_prog *prog;
+	const char *const *argv;
+	uint32_t argc;
+	uint32_t delay;
+	double timeout_s;
+	const uint32_t *pool_sites; /* pruned set, or NULL */
+	uint32_t npool;
+	uint32_t jobs;
+	worker *w;
+} pool;
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	while (n) {
+		ssize_t k = write(fd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		b += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* The worker's side: run, report, exit. Never returns. */
+static void worker_main(const pool *pl, const job *j, int fd)
+{
+	det_prog *p = pl->prog;
+	uint32_t n = p->sites.nsites;
+	uint8_t *mask = wasm_calloc(n ? n : 1, 1);
+	det_run_result res;
+	det_run_opts o = {0};
+	wire_head h;
+	wasm_err e;
+	int devnull = open("/dev/null", O_RDWR);
+
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	memset(&h, 0, sizeof h);
+	memset(&res, 0, sizeof res);
+	h.magic = WIRE_MAGIC;
+	if (!mask || devnull < 0 ||
+	    det_mask_make(j->seed, j->density_bp, pl->pool_sites, pl->npool,
+			  mask, n, &e) ||
+	    (o.algo = j->algo,
+	     o.mask = mask, o.delay = pl->delay, o.profile = j->profile,
+	     o.argv = pl->argv, o.argc = pl->argc, o.stdio[0] = devnull,
+	     o.stdio[1] = devnull, o.stdio[2] = devnull,
+	     o.timeout_s = pl->timeout_s,
+	     det_run(p->cm, &p->sites, &o, &res, &e))) {
+		h.status = DET_ERROR;
+		h.exit_code = -1;
+		snprintf(h.msg, sizeof h.msg, "%s",
+			 mask ? e.msg : "out of memory");
+		write_all(fd, &h, sizeof h);
+		_exit(0);
+	}
+	h.status = res.status;
+	h.exit_code = res.exit_code;
+	h.duration_ns = res.duration_ns;
+	h.probes = res.probes;
+	memcpy(h.msg, res.msg, sizeof h.msg);
+	h.nbugs = res.nbugs;
+	h.dropped = res.dropped;
+	if (res.shared)
+		for (uint32_t i = 0; i < n; i++)
+			h.nshared += res.shared[i] != 0;
+	if (!write_all(fd, &h, sizeof h) ||
+	    (res.nbugs &&
+	     !write_all(fd, res.bugs, res.nbugs * sizeof *res.bugs)))
+		_exit(1);
+	if (res.shared)
+		for (uint32_t i = 0; i < n; i++)
+			if (res.shared[i] && !write_all(fd, &i, sizeof i))
+				_exit(1);
+	_exit(0);
+}
+
+static wasm_status worker_start(pool *pl, worker *w, const job *j,
+				wasm_err *err)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot create a pipe for a worker: %s",
+				    strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot start a worker process: %s",
+				    strerror(errno));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		worker_main(pl, j, fds[1]);
+	}
+	close(fds[1]);
+	memset(w, 0, sizeof *w);
+	w->pid = pid;
+	w->fd = fds[0];
+	w->j = *j;
+	w->started_ns = now_ns();
+	w->started_wall = wall_s();
+	return WASM_OK;
+}
+
+/* A finished worker's outcome, parsed from its record (or made up from
+ * how it died). bugs/shared point into w->in. */
+typedef struct outcome {
+	wire_head h;
+	const det_violation *bugs;
+	const uint32_t *shared;
+} outcome;
+
+static void worker_reap(worker *w, outcome *o)
+{
+	int ws = 0;
+	size_t need;
+
+	while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	close(w->fd);
+	memset(o, 0, sizeof *o);
+	if (w->in.len >= sizeof o->h) {
+		memcpy(&o->h, w->in.data, sizeof o->h);
+		need = sizeof o->h + o->h.nbugs * sizeof(det_violation) +
+		       (size_t)o->h.nshared * sizeof(uint32_t);
+		if (o->h.magic == WIRE_MAGIC && w->in.len == need &&
+		    o->h.status <= DET_ERROR && o->h.nbugs <= DET_MAX_BUGS) {
+			o->bugs = (const det_violation *)(w->in.data +
+							  sizeof o->h);
+			o->shared =
+			    (const uint32_t *)(w->in.data + sizeof o->h +
+					       o->h.nbugs *
+						   sizeof(det_violation));
+			o->h.msg[sizeof o->h.msg - 1] = '\0';
+			return;
+		}
+	}
+	memset(&o->h, 0, sizeof o->h);
+	o->h.exit_code = -1;
+	o->h.duration_ns = now_ns() - w->started_ns;
+	if (w->killed_late) {
+		o->h.status = DET_TIMEOUT;
+		snprintf(o->h.msg, sizeof o->h.msg,
+			 "worker killed: no result %.0f s after the timeout",
+			 10.0);
+	} else if (WIFSIGNALED(ws)) {
+		o->h.status = DET_CRASH;
+		snprintf(o->h.msg, sizeof o->h.msg,
+			 "worker killed by signal %d (%s)", WTERMSIG(ws),
+			 strsignal(WTERMSIG(ws)));
+	} else {
+		o->h.status = DET_CRASH;
+		snprintf(o->h.msg, sizeof o->h.msg,
+			 "worker exited with status %d without a result",
+			 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+	}
+}
+
+/* Callback for each finished job; returns false on a fatal error (err
+ * set) to end the batch. */
+typedef bool (*done_fn)(void *ctx, const job *j, double started,
+			const outcome *o, wasm_err *err);
+/* Produces the next job; false when there is none (now). */
+typedef bool (*next_fn)(void *ctx, job *j);
+typedef void (*tick_fn)(void *ctx);
+
+/* Run jobs from next() on up to pl->jobs workers until next() has no
+ * more and every worker is done, or a stop is requested (workers are
+ * then killed and their jobs dropped). */
+static wasm_status pool_run(pool *pl, next_fn next, done_fn done,
+			    tick_fn tick, void *ctx, wasm_err *err)
+{
+	struct pollfd *pfd = wasm_calloc(pl->jobs, sizeof *pfd);
+	uint32_t active = 0;
+	bool more = true;
+	wasm_status st = WASM_OK;
+	uint64_t last_tick = 0;
+
+	if (!pfd)
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	while (!st) {
+		if (stop_requested)
+			break;
+		for (uint32_t i = 0; more && i < pl->jobs; i++) {
+			job j;
+			if (pl->w[i].pid)
+				continue;
+			if (!next(ctx, &j)) {
+				more = false;
+				break;
+			}
+			if ((st = worker_start(pl, &pl->w[i], &j, err)))
+				break;
+			active++;
+		}
+		if (st || !active)
+			break;
+		uint32_t np = 0;
+		uint32_t map[256];
+		for (uint32_t i = 0; i < pl->jobs && np < 256; i++)
+			if (pl->w[i].pid) {
+				pfd[np].fd = pl->w[i].fd;
+				pfd[np].events = POLLIN;
+				map[np++] = i;
+			}
+		int r = poll(pfd, np, 100);
+		if (r < 0 && errno != EINTR) {
+			st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+					  "poll: %s", strerror(errno));
+			break;
+		}
+		uint64_t t = now_ns();
+		for (uint32_t k = 0; r > 0 && k < np; k++) {
+			worker *w = &pl->w[map[k]];
+			if (!pfd[k].revents)
+				continue;
+			uint8_t chunk[65536];
+			ssize_t got = read(w->fd, chunk, sizeof chunk);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got > 0) {
+				wasm_buf_put(&w->in, chunk, (size_t)got);
+				continue;
+			}
+			outcome o;
+			worker_reap(w, &o);
+			w->pid = 0;
+			active--;
+			if (!done(ctx, &w->j, w->started_wall, &o, err))
+				st = err->status ? err->status : WASM_IO;
+			wasm_buf_fini(&w->in);
+		}
+		/* A worker stuck past its own timeout (a host bug, or the
+		 * engine cannot interrupt it) is killed; its run counts as a
+		 * timeout. */
+		for (uint32_t i = 0; pl->timeout_s > 0 && i < pl->jobs; i++) {
+			worker *w = &pl->w[i];
+			if (w->pid && !w->killed_late &&
+			    (double)(t - w->started_ns) / 1e9 >
+				pl->timeout_s + 10.0) {
+				kill(w->pid, SIGKILL);
+				w->killed_late = true;
+			}
+		}
+		if (tick && t - last_tick >= 100000000u) {
+			last_tick = t;
+			tick(ctx);
+		}
+	}
+	for (uint32_t i = 0; i < pl->jobs; i++) {
+		worker *w = &pl->w[i];
+		outcome o;
+		if (!w->pid)
+			continue;
+		kill(w->pid, SIGKILL);
+		worker_reap(w, &o);
+		w->pid = 0;
+		wasm_buf_fini(&w->in);
+	}
+	wasm_free(pfd);
+	return st;
+}
+
+/* ---- sweeps ------------------------------------------------------------------- */
+
+typedef struct pair_set {
+	uint64_t *keys; /* (site_a + 1) << 32 | site_b, 0 = empty */
+	size_t cap, n;
+} pair_set;
+
+/* Insert; true when the pair is new. */
+static bool pair_add(pair_set *s, uint32_t a, uint32_t b)
+{
+	uint64_t key = ((uint64_t)a + 1) << 32 | b;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		uint64_t *nk = wasm_calloc(nc, sizeof *nk);
+		if (!nk)
+			return false;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->keys[i]) {
+				size_t h = (size_t)(det_seed_mix(s->keys[i]) &
+						    (nc - 1));
+				while (nk[h])
+					h = (h + 1) & (nc - 1);
+				nk[h] = s->keys[i];
+			}
+		wasm_free(s->keys);
+		s->keys = nk;
+		s->cap = nc;
+	}
+	size_t h = (size_t)(det_seed_mix(key) & (s->cap - 1));
+	while (s->keys[h]) {
+		if (s->keys[h] == key)
+			return false;
+		h = (h + 1) & (s->cap - 1);
+	}
+	s->keys[h] = key;
+	s->n++;
+	return true;
+}
+
+typedef struct sweep {
+	db *d;
+	det_prog *prog;
+	db_campaign *c;
+	const det_profile **profiles;
+	uint32_t nprofiles, ncells;
+	int64_t node_id;
+	const det_sweep_hooks *hooks;
+	/* plan */
+	uint64_t next_idx;
+	uint64_t *done_idx; /* recorded before this call, ascending */
+	size_t ndone, done_pos;
+	uint32_t *perm;       /* cell order of round perm_round */
+	uint64_t perm_round;
+	uint64_t t0;
+	/* progress */
+	det_progress pr;
+	pair_set bugs;
+	uint64_t last_commit;
+	bool in_batch;
+} sweep;
+
+static bool collect_done(void *ctx, uint64_t idx)
+{
+	sweep *s = ctx;
+	if ((s->ndone & (s->ndone - 1)) == 0 || s->ndone == 0) {
+		size_t nc = s->ndone ? s->ndone * 2 : 16;
+		uint64_t *v = wasm_realloc(s->done_idx, nc * sizeof *v);
+		if (!v)
+			return false;
+		s->done_idx = v;
+	}
+	s->done_idx[s->ndone++] = idx;
+	return true;
+}
+
+/* The cell of plan index idx. */
+static uint32_t plan_cell(sweep *s, uint64_t idx)
+{
+	uint64_t round = idx / s->ncells;
+
+	if (round != s->perm_round) {
+		det_rng r;
+		det_rng_seed(&r, det_seed_mix(s->c->seed ^
+					      det_seed_mix(round + 1) ^
+					      0x636f6c6cULL));
+		for (uint32_t i = 0; i < s->ncells; i++)
+			s->perm[i] = i;
+		for (uint32_t i = s->ncells; i > 1; i--) {
+			uint32_t k = (uint32_t)det_rng_below(&r, i);
+			uint32_t t = s->perm[i - 1];
+			s->perm[i - 1] = s->perm[k];
+			s->perm[k] = t;
+		}
+		s->perm_round = round;
+	}
+	return s->perm[idx % s->ncells];
+}
+
+static bool sweep_next(void *ctx, job *j)
+{
+	sweep *s = ctx;
+	const db_campaign *c = s->c;
+
+	for (;;) {
+		uint64_t idx = s->next_idx;
+		if (c->planned && idx >= c->planned)
+			return false;
+		if (c->budget_s > 0 &&
+		    (double)(now_ns() - s->t0) / 1e9 >= c->budget_s)
+			return false;
+		s->next_idx++;
+		while (s->done_pos < s->ndone &&
+		       s->done_idx[s->done_pos] < idx)
+			s->done_pos++;
+		if (s->done_pos < s->ndone && s->done_idx[s->done_pos] == idx)
+			continue;
+		uint32_t cell = plan_cell(s, idx);
+		j->idx = idx;
+		j->algo = DET_RACE;
+		j->profile = s->profiles[cell / c->ndensity];
+		j->density_bp = c->density_bp[cell % c->ndensity];
+		j->seed = det_seed_mix(c->seed ^ det_seed_mix(idx));
+		return true;
+	}
+}
+
+static void sweep_tick(void *ctx)
+{
+	sweep *s = ctx;
+	s->pr.elapsed_s = (double)(now_ns() - s->t0) / 1e9;
+	s->pr.runs_per_s = s->pr.elapsed_s > 0
+			       ? (double)(s->pr.done - s->ndone) /
+				     s->pr.elapsed_s
+			       : 0;
+	if (s->hooks && s->hooks->progress)
+		s->hooks->progress(s->hooks->ctx, &s->pr);
+}
+
+/* A hit with room for its two function names. */
+typedef struct named_hit {
+	db_hit h;
+	char func[2][128];
+} named_hit;
+
+static bool sweep_done(void *ctx, const job *j, double started,
+		       const outcome *o, wasm_err *err)
+{
+	sweep *s = ctx;
+	named_hit local[16], *nv = local;
+	db_hit *hv;
+	uint32_t nh = o->h.nbugs;
+	db_run r = {0};
+	bool ok;
+
+	if (nh > 16)
+		nv = wasm_malloc(nh * sizeof *nv);
+	hv = wasm_malloc((nh ? nh : 1) * sizeof *hv);
+	if (!nv || !hv) {
+		if (nv != local)
+			wasm_free(nv);
+		wasm_free(hv);
+		wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET, "out of memory");
+		return false;
+	}
+	for (uint32_t i = 0; i < nh; i++) {
+		const det_violation *v = &o->bugs[i];
+		db_hit *h = &nv[i].h;
+		for (int k = 0; k < 2; k++) {
+			rw_srcpos pos;
+			det_prog_site(s->prog, v->site[k], nv[i].func[k],
+				      sizeof nv[i].func[k], &pos);
+			h->site[k].id = v->site[k];
+			h->site[k].kind = v->kind[k];
+			h->site[k].func = nv[i].func[k];
+			h->site[k].file = pos.file;
+			h->site[k].line = pos.line;
+			h->tid[k] = v->tid[k];
+			h->addr[k] = v->addr[k];
+		}
+		h->count = v->count;
+		hv[i] = *h;
+	}
+	r.campaign_id = s->c->id;
+	r.node_id = s->node_id;
+	r.idx = j->idx;
+	r.profile = (char *)j->profile->name;
+	r.density_bp = j->density_bp;
+	r.seed = j->seed;
+	r.started = started;
+	r.duration_us = o->h.duration_ns / 1000;
+	r.status = (char *)det_status_name((det_status)o->h.status);
+	r.exit_code = o->h.exit_code;
+	r.msg = (char *)o->h.msg;
+	r.nbugs = nh;
+	if (!s->in_batch) {
+		if (db_begin(s->d, err))
+			goto fail;
+		s->in_batch = true;
+	}
+	if (db_run_add(s->d, &r, hv, nh, err))
+		goto fail;
+	s->pr.done++;
+	s->pr.by_status[o->h.status]++;
+	for (uint32_t i = 0; i < nh; i++)
+		if (pair_add(&s->bugs, hv[i].site[0].id, hv[i].site[1].id)) {
+			s->pr.bugs++;
+			if (s->hooks && s->hooks->bug)
+				s->hooks->bug(s->hooks->ctx, &hv[i]);
+		}
+	uint64_t t = now_ns();
+	if (t - s->last_commit >= DET_COMMIT_MS * 1000000ull) {
+		s->in_batch = false;
+		s->last_commit = t;
+		if (db_commit(s->d, err))
+			goto fail;
+	}
+	ok = true;
+	goto out;
+fail:
+	ok = false;
+out:
+	if (nv != local)
+		wasm_free(nv);
+	wasm_free(hv);
+	return ok;
+}
+
+/* argv for the program: its name, then the campaign's NUL-separated
+ * arguments. */
+static const char **make_argv(const det_prog *p, const char *args,
+			      uint32_t nargs)
+{
+	const char **v = wasm_malloc((nargs + 1) * sizeof *v);
+
+	if (!v)
+		return NULL;
+	v[0] = p->name;
+	for (uint32_t i = 0; i < nargs; i++) {
+		v[i + 1] = args;
+		args += strlen(args) + 1;
+	}
+	return v;
+}
+
+wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
+		      const det_sweep_hooks *hooks, wasm_err *err)
+{
+	sweep s = {0};
+	pool pl = {0};
+	const char **argv = NULL;
+	wasm_status st;
+
+	stop_requested = 0;
+	wasm_err_clear(err);
+	s.d = d;
+	s.prog = p;
+	s.c = c;
+	s.hooks = hooks;
+	s.perm_round = UINT64_MAX;
+	if ((st = det_parse_profiles(c->profiles, &s.profiles, &s.nprofiles,
+				     err)))
+		return st;
+	s.ncells = s.nprofiles * c->ndensity;
+	if (!s.ncells) {
+		wasm_free(s.profiles);
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "campaign %" PRId64 " has no cells to run",
+				    c->id);
+	}
+	pl.jobs = c->jobs ? c->jobs : 1;
+	s.perm = wasm_malloc(s.ncells * sizeof *s.perm);
+	pl.w = wasm_calloc(pl.jobs, sizeof *pl.w);
+	argv = make_argv(p, c->args, c->nargs);
+	if (!s.perm || !pl.w || !argv) {
+		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+		goto out;
+	}
+	if ((st = db_node_self(d, &s.node_id, err)) ||
+	    (st = db_campaign_done(d, c->id, collect_done, &s, err)))
+		goto out;
+	pl.prog = p;
+	pl.argv = argv;
+	pl.argc = c->nargs + 1;
+	pl.delay = c->delay;
+	pl.timeout_s = c->timeout_s;
+	pl.pool_sites = c->prune ? c->pruned : NULL;
+	pl.npool = c->prune ? c->npruned : p->sites.nsites;
+	s.pr.done = s.ndone;
+	s.pr.planned = c->planned;
+	s.pr.budget_s = c->budget_s;
+	if ((st = db_campaign_set_status(d, c->id, "running", err)))
+		goto out;
+	s.t0 = s.last_commit = now_ns();
+	st = pool_run(&pl, sweep_next, sweep_done, sweep_tick, &s, err);
+	if (s.in_batch) {
+		wasm_err cerr;
+		if (st)
+			db_rollback(d);
+		else if ((st = db_commit(d, &cerr)))
+			*err = cerr;
+	}
+	sweep_tick(&s);
+	{
+		bool complete = !stop_requested && !st &&
+				(!c->planned || s.pr.done >= c->planned);
+		wasm_err serr;
+		const char *status = complete ? "done" : "stopped";
+		wasm_status st2 = db_campaign_set_status(d, c->id, status,
+							 &serr);
+		free(c->status);
+		c->status = strdup(status);
+		if (!st && st2) {
+			st = st2;
+			*err = serr;
+		}
+	}
+out:
+	wasm_free(argv);
+	wasm_free(pl.w);
+	wasm_free(s.perm);
+	wasm_free(s.profiles);
+	wasm_free(s.done_idx);
+	wasm_free(s.bugs.keys);
+	return st;
+}
+
+typedef struct shared_ctx {
+	uint32_t runs, next;
+	uint8_t *shared;
+	uint32_t nsites;
+	uint32_t ok_runs;
+	char first_error[300];
+} shared_ctx;
+
+static bool shared_next(void *ctx, job *j)
+{
+	shared_ctx *s = ctx;
+
+	if (s->next >= s->runs)
+		return false;
+	memset(j, 0, sizeof *j);
+	j->idx = s->next++;
+	j->algo = DET_SHARED;
+	j->density_bp = DET_DENSITY_FULL;
+	j->profile = &det_profiles[0];
+	return true;
+}
+
+static bool shared_done(void *ctx, const job *j, double started,
+			const outcome *o, wasm_err *err)
+{
+	shared_ctx *s = ctx;
+
+	if (o->h.status == DET_OK || o->h.status == DET_EXIT)
+		s->ok_runs++;
+	else if (!s->first_error[0])
+		snprintf(s->first_error, sizeof s->first_error, "%s: %s",
+			 det_status_name((det_status)o->h.status), o->h.msg);
+	for (uint32_t i = 0; o->shared && i < o->h.nshared; i++)
+		if (o->shared[i] < s->nsites)
+			s->shared[o->shared[i]] = 1;
+	return true;
+}
+
+wasm_status det_shared_sites(det_prog *p, const char *const *argv,
+			     uint32_t argc, uint32_t runs, uint32_t jobs,
+			     double timeout_s, uint8_t *shared, wasm_err *err)
+{
+	pool pl = {0};
+	shared_ctx s = {0};
+	wasm_status st;
+
+	stop_requested = 0;
+	wasm_err_clear(err);
+	pl.prog = p;
+	pl.argv = argv;
+	pl.argc = argc;
+	pl.timeout_s = timeout_s;
+	pl.npool = p->sites.nsites;
+	pl.jobs = jobs ? jobs : 1;
+	if (!(pl.w = wasm_calloc(pl.jobs, sizeof *pl.w)))
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	memset(shared, 0, p->sites.nsites);
+	s.runs = runs;
+	s.shared = shared;
+	s.nsites = p->sites.nsites;
+	st = pool_run(&pl, shared_next, shared_done, NULL, &s, err);
+	wasm_free(pl.w);
+	if (!st && stop_requested)
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "interrupted");
+	if (!st && runs && !s.ok_runs)
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "no run finished normally (first: %s)",
+				  s.first_error);
+	return st;
+}

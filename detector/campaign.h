@@ -1,0 +1,112 @@
+/*
+ * campaign.h - the detector's campaign half: a program ready to run under
+ * masks (det_prog), and a sweep of densities x profiles x runs executed in
+ * worker processes and recorded in the workspace database (det_sweep).
+ *
+ * Programs. det_prog_load takes a WASI command module, instrumented or
+ * not. An uninstrumented one is instrumented on the fly and the result
+ * cached under $XDG_CACHE_HOME/heisen (else ~/.cache/heisen) by the hash
+ * of the original bytes; a cached file is used only when its site table
+ * names the same hash. Sites map to `func file:line` through the DWARF
+ * the rewriter carries over.
+ *
+ * Sweeps. A campaign's plan is an ordered list of runs: plan index i
+ * belongs to round i / ncells and to one (profile, density) cell of that
+ * round; every round visits every cell once, in an order shuffled per
+ * round from the campaign seed, so a campaign stopped at any point has
+ * covered its cells evenly. Run i's mask seed is
+ * det_seed_mix(seed ^ det_seed_mix(i)). With a time budget the plan is
+ * open-ended: rounds continue until the budget is spent.
+ *
+ * Each run executes in a forked worker process (at most `jobs` at once):
+ * a program that traps, exits non-zero, deadlocks (ends by the timeout)
+ * or kills its worker is recorded with that status and the sweep goes on.
+ * Only the parent writes the database, in batches committed every
+ * DET_COMMIT_MS. det_sweep_stop (async-signal-safe, e.g. from a SIGINT
+ * handler) ends the sweep: running workers are killed, their unfinished
+ * runs are not recorded, everything finished is committed, and the
+ * campaign is marked "stopped" so that det_sweep_resume can finish its
+ * plan.
+ *
+ * Ownership: det_prog owns its module, site table and source map.
+ */
+#ifndef HEISEN_DETECTOR_CAMPAIGN_H
+#define HEISEN_DETECTOR_CAMPAIGN_H
+
+#include "db/db.h"
+#include "race.h"
+#include "rewriter/srcmap.h"
+
+typedef struct det_prog {
+	char *path;          /* as given */
+	const char *name;    /* base name, points into path */
+	eng_module *cm;      /* compiled instrumented module */
+	rw_sites sites;
+	rw_srcmap *srcmap;   /* NULL when the DWARF could not be read */
+	uint64_t mem_span;   /* det_mem_span of the module */
+	bool cached;         /* the instrumented binary came from the cache */
+} det_prog;
+
+/* Load, instrument (or reuse the cache), validate, compile. Errors as
+ * wasi_load's, plus rw_instrument's ("no shared memory: nothing to
+ * instrument"). */
+wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err);
+void det_prog_free(det_prog *p);
+
+/* Where site lives: its function name into func (cap bytes; "func[N]"
+ * when the module has no name), its source position into pos (file NULL
+ * when unknown). */
+void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
+		   rw_srcpos *pos);
+
+/* Parse a density list: "5:100:5" (first:last:step, in percent) or
+ * "10,25.5,100". Percentages have at most two decimals, each in (0, 100].
+ * *out (wasm_malloc'd, ascending, no duplicates) in basis points. */
+wasm_status det_parse_densities(const char *s, uint32_t **out, uint32_t *n,
+				wasm_err *err);
+/* Parse "default,one-core": *out (wasm_malloc'd) points into
+ * det_profiles. Unknown names are WASM_INVALID naming them and the
+ * valid ones. */
+wasm_status det_parse_profiles(const char *s, const det_profile ***out,
+			       uint32_t *n, wasm_err *err);
+
+/* Algorithm 2 over `runs` runs at density 100 %: the union of the sites
+ * found shared into shared[0..nsites) (caller-allocated). Runs execute
+ * in worker processes like a sweep's. */
+wasm_status det_shared_sites(det_prog *p, const char *const *argv,
+			     uint32_t argc, uint32_t runs, uint32_t jobs,
+			     double timeout_s, uint8_t *shared, wasm_err *err);
+
+#define DET_COMMIT_MS 250
+
+/* Progress, reported to the caller about every 100 ms and at the end. */
+typedef struct det_progress {
+	uint64_t done, planned; /* planned 0: budget */
+	uint64_t bugs;          /* distinct bugs of the campaign so far */
+	double elapsed_s, budget_s;
+	double runs_per_s;
+	uint64_t by_status[DET_ERROR + 1];
+} det_progress;
+
+typedef struct det_sweep_hooks {
+	void (*progress)(void *ctx, const det_progress *pr);
+	/* A new bug appeared (first detection in this campaign). */
+	void (*bug)(void *ctx, const db_hit *hit);
+	void *ctx;
+} det_sweep_hooks;
+
+/* Run campaign c (already in the database: c->id set; its parameters
+ * are c's fields) of program p to the end of its plan or budget, or
+ * until det_sweep_stop. Runs already recorded for c are skipped (the
+ * resume case). On return c->status is "done" or "stopped" in the
+ * database. Errors: database failures (the sweep stops; what was
+ * committed stays), WASM_NOMEM, fork/pipe failures (WASM_IO). */
+wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
+		      const det_sweep_hooks *hooks, wasm_err *err);
+
+/* Ask the running det_sweep (or det_shared_sites) to stop. Safe in a
+ * signal handler. */
+void det_sweep_stop(void);
+bool det_sweep_stopped(void);
+
+#endif

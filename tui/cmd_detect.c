@@ -314,6 +314,7 @@ typedef struct sweep_ui {
 	bool tty;
 	bool line_shown;
 	const det_prog *prog;
+	det_progress last; /* of this invocation */
 } sweep_ui;
 
 static void fmt_hms(double s, char *buf, size_t cap)
@@ -331,6 +332,7 @@ static void on_progress(void *ctx, const det_progress *pr)
 	sweep_ui *u = ctx;
 	char eta[32] = "-", el[32];
 
+	u->last = *pr;
 	if (!u->tty)
 		return;
 	fmt_hms(pr->elapsed_s, el, sizeof el);
@@ -552,7 +554,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	int rc;
 	int64_t pid;
 	struct sigaction sa = {0}, old;
-	sweep_ui ui = {out, err, false, false, NULL};
+	sweep_ui ui = {out, err, false, false, NULL, {0}};
 	det_sweep_hooks hooks = {on_progress, on_bug, &ui};
 	wasm_status st;
 
@@ -680,6 +682,13 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			tui_json_u64(&j, "campaign_bugs", now.bugs);
 			snprintf(hex, sizeof hex, "%016" PRIx64, now.seed);
 			tui_json_str(&j, "seed", hex);
+			/* Only what this invocation ran (not earlier, resumed
+			 * parts). */
+			tui_json_obj(&j, "statuses");
+			for (int s = DET_OK; s <= DET_ERROR; s++)
+				tui_json_u64(&j, det_status_name((det_status)s),
+					     ui.last.by_status[s]);
+			tui_json_end(&j, '}');
 			tui_json_arr(&j, "program_bugs");
 			db_bug_list(d, now.program_id, json_bug, &j, &e);
 			tui_json_end(&j, ']');

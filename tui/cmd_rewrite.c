@@ -6,86 +6,13 @@
 #include "jsonw.h"
 
 #include "core/wasm.h"
+#include "detector/race.h"
 #include "rewriter/instrument.h"
 #include "rewriter/srcmap.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Parse a mask file ("3 5-9, 12  # comment") into mask[0..n). Ids must
- * be below n, the number of sites. Returns an exit code. */
-static int read_mask(const char *path, uint8_t *mask, uint32_t n, FILE *err)
-{
-	uint8_t *data;
-	size_t len, i = 0;
-	unsigned line = 1;
-	wasm_err e;
-
-	if (wasm_read_file(path, &data, &len, &e)) {
-		tui_print_err(err, NULL, &e);
-		return TUI_EXIT_USAGE;
-	}
-	while (i < len) {
-		unsigned long long lo, hi;
-		char *end;
-		int c = data[i];
-		if (c == '\n') {
-			line++;
-			i++;
-			continue;
-		}
-		if (isspace(c) || c == ',') {
-			i++;
-			continue;
-		}
-		if (c == '#') {
-			while (i < len && data[i] != '\n')
-				i++;
-			continue;
-		}
-		if (!isdigit(c))
-			goto bad;
-		/* data is not NUL-terminated: parse a bounded copy. */
-		char word[48];
-		size_t k = 0;
-		while (i < len && k + 1 < sizeof word &&
-		       (isdigit(data[i]) || data[i] == '-'))
-			word[k++] = (char)data[i++];
-		word[k] = '\0';
-		errno = 0;
-		lo = strtoull(word, &end, 10);
-		hi = lo;
-		if (*end == '-') {
-			const char *h = end + 1;
-			if (!isdigit((unsigned char)*h))
-				goto bad;
-			hi = strtoull(h, &end, 10);
-		}
-		if (*end || errno || hi < lo)
-			goto bad;
-		if (hi >= n) {
-			fprintf(err,
-				"%s:%u: site id %llu out of range (the module "
-				"has %u sites)\n",
-				path, line, hi, n);
-			wasm_free(data);
-			return TUI_EXIT_USAGE;
-		}
-		memset(mask + lo, 1, (size_t)(hi - lo + 1));
-	}
-	wasm_free(data);
-	return TUI_EXIT_OK;
-bad:
-	fprintf(err,
-		"%s:%u: expected a site id or a range A-B (ids separated by "
-		"spaces, commas or newlines; # starts a comment)\n",
-		path, line);
-	wasm_free(data);
-	return TUI_EXIT_USAGE;
-}
 
 int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		       FILE *err)
@@ -127,8 +54,12 @@ int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			fprintf(err, "heisen instrument: out of memory\n");
 			goto done;
 		}
-		if ((rc = read_mask(maskp, mask, t.nsites, err)))
+		if ((st = det_mask_read(maskp, mask, t.nsites, &e))) {
+			tui_print_err(err, maskp, &e);
+			rc = st == WASM_NOMEM ? TUI_EXIT_INTERNAL
+					      : TUI_EXIT_USAGE;
 			goto done;
+		}
 		for (uint32_t i = 0; i < t.nsites; i++)
 			armed += mask[i] != 0;
 		opt.static_mask = mask;

@@ -47,6 +47,8 @@ SPEC_BIN := $(BUILD)/tests/spec/spec_validate $(BUILD)/tests/spec/spec_instrumen
 # Runs a WASI program whose heisen.mask is all zeros or all ones (the
 # rewriter's e2e test and the density-0 benchmark).
 MASKED_RUN := $(BUILD)/tests/e2e/masked_run
+# Writes a workspace database with known content (t_db.sh).
+DB_FILL := $(BUILD)/tests/e2e/db_fill
 BENCH_BIN := $(BUILD)/tests/bench/genmod $(BUILD)/tests/bench/bench_validate \
 	$(BUILD)/tests/bench/bench_engine $(BUILD)/tests/bench/bench_rewrite \
 	$(MASKED_RUN)
@@ -134,7 +136,7 @@ unit: $(UNIT_BIN)
 spec: $(SPEC_BIN) $(BUILD)/tests/spec/spec_run $(HEISEN)
 	tests/spec/run.sh $(BUILD)
 
-e2e: $(HEISEN) $(MASKED_RUN) demos
+e2e: $(HEISEN) $(MASKED_RUN) $(DB_FILL) demos
 	HEISEN=$(abspath $(HEISEN)) tests/e2e/run.sh
 
 # Replays the committed corpus, then explores for FUZZ_SECONDS.

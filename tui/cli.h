@@ -144,6 +144,16 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
 int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
+int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		      FILE *err);
+int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		 FILE *err);
+int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		 FILE *err);
+int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		 FILE *err);
+int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
 /* `heisen run` with --density or --mask: one run under a probe mask,
  * starting from the WASI set-up of run's other options. */
 struct wasi_config;

@@ -93,6 +93,43 @@ static const tui_opt shared_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+#define DB_OPT                                                                 \
+	{"--db", "FILE",                                                       \
+	 "workspace database (default $HEISEN_DB or ./heisen.db)"}
+
+static const tui_opt campaigns_opts[] = {
+	DB_OPT,
+	{"--json", NULL, "print the list as JSON (schema heisen.campaigns/1)"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt runs_opts[] = {
+	{"--bug", "BUG", "only the runs that detected bug BUG"},
+	DB_OPT,
+	{"--json", NULL, "print the list as JSON (schema heisen.runs/1)"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt bugs_opts[] = {
+	{"--program", "P",
+	 "only the bugs of program P: its id, hash (hex) or file name"},
+	DB_OPT,
+	{"--json", NULL, "print the list as JSON (schema heisen.bugs/1)"},
+	{"--fail-on-bugs", NULL, "exit 1 when the list is not empty"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt show_opts[] = {
+	DB_OPT,
+	{"--json", NULL, "print the report as JSON (schema heisen.bug/1)"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt profiles_opts[] = {
+	{"--json", NULL, "print the list as JSON (schema heisen.profiles/1)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt instrument_opts[] = {
 	{"-o", "OUT.wasm", "write the instrumented module here (required)"},
 	{"--static", "MASKFILE",
@@ -263,6 +300,69 @@ const tui_cmd tui_commands[] = {
 	 "Exit status: 0 on success; 2 if FILE.wasm is unreadable, invalid, "
 	 "or no run finished normally; 3 on an internal error.",
 	 1, TUI_MAX_OPERANDS, shared_opts, tui_cmd_shared},
+	{"campaigns", "[--db FILE] [--json]",
+	 "list the campaigns in the workspace database",
+	 "Lists every campaign of the workspace database, newest first: id, "
+	 "program, when it was created (local time), status (running, "
+	 "stopped, done), runs recorded out of the plan (done/- for a time "
+	 "budget, whose plan is open-ended), cells (profile x density pairs "
+	 "with at least one run), distinct bugs found, profiles and "
+	 "densities (as given to 'heisen sweep', in percent).\n"
+	 "The database is --db FILE, else $HEISEN_DB, else ./heisen.db; "
+	 "this command and runs, bugs and show read it and never create "
+	 "one.\n"
+	 "Exit status: 0 on success; 2 if the database does not exist, "
+	 "cannot be read, is not a heisen database or is from a newer "
+	 "heisen; 3 on an internal error.",
+	 0, 0, campaigns_opts, tui_cmd_campaigns},
+	{"runs", "CAMPAIGN [--bug BUG] [--db FILE] [--json]",
+	 "list the runs of a campaign",
+	 "Lists the recorded runs of campaign CAMPAIGN (an id from 'heisen "
+	 "campaigns') in plan order: run id, plan index, profile, density, "
+	 "mask seed (hex: with the density and the program it regenerates "
+	 "the run's mask), duration in milliseconds, number of bugs "
+	 "detected, and status: ok, exit with the exit code, trap, limit or "
+	 "error with the message, timeout, crash. With --bug, only the runs "
+	 "of the campaign that detected bug BUG.\n"
+	 "Exit status: 0 on success; 2 if CAMPAIGN or BUG is not in the "
+	 "database (\"no campaign 12 in heisen.db\") or the database cannot "
+	 "be used; 3 on an internal error.",
+	 1, 1, runs_opts, tui_cmd_runs},
+	{"bugs", "[--program P] [--db FILE] [--json] [--fail-on-bugs]",
+	 "list the races found, most often detected first",
+	 "Lists the bugs recorded in the workspace database, of every "
+	 "program or of program P: a bug is an unordered pair of racing "
+	 "sites. One row per bug: id, program, kinds (R read, W write, A "
+	 "atomic, one letter per site: W/R is a write racing a read), runs "
+	 "that detected it, when it was first seen (local time), and both "
+	 "sites as 'function file:line' from DWARF ('?' for what is not "
+	 "known). 'heisen show BUG' tells more about one.\n"
+	 "Exit status: 0 on success; 1 with --fail-on-bugs when the list is "
+	 "not empty (for CI); 2 if P matches no program (or several) or the "
+	 "database does not exist or cannot be used; 3 on an internal error.",
+	 0, 0, bugs_opts, tui_cmd_bugs},
+	{"show", "BUG [--db FILE] [--json]", "show one bug in detail",
+	 "Shows bug BUG (an id from 'heisen bugs'): its program, and for "
+	 "each of its two sites the id, kind, function and file:line, with "
+	 "two lines of source on each side and the racing line marked '>' "
+	 "when the file can be read: at the path DWARF recorded, else its "
+	 "base name in the current directory, else in the program's "
+	 "directory. Then up to 5 runs that detected it (run, campaign, "
+	 "profile, density, mask seed, the two threads and addresses), and "
+	 "the detections per cell: a row per profile (and node, when runs "
+	 "came from several), a column per density, each cell K/N: K of the "
+	 "N runs of that cell detected the bug.\n"
+	 "Exit status: 0 on success; 2 if BUG is not in the database or the "
+	 "database cannot be used; 3 on an internal error.",
+	 1, 1, show_opts, tui_cmd_show},
+	{"profiles", "[--json]", "list the execution profiles",
+	 "Lists the execution profiles 'heisen sweep --profiles' accepts: "
+	 "each is a regime for the program's threads on this machine (one "
+	 "core, throttled, background load...), standing in for the "
+	 "diversity of devices a race depends on. One line each: name and "
+	 "what it does.\n"
+	 "Exit status: 0.",
+	 0, 0, profiles_opts, tui_cmd_profiles},
 	{NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
 

@@ -1,0 +1,1045 @@
+/*
+ * cmd_db.c - the commands that read the workspace database: `campaigns`,
+ * `runs`, `bugs`, `show` and `profiles`, plus tui_open_db. The SQL is in
+ * db/; this file picks options, formats rows and reads source lines.
+ */
+#include "cli.h"
+#include "jsonw.h"
+
+#include "db/db.h"
+#include "detector/race.h"
+#include "rewriter/instrument.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* A database error is the file's or the lookup's fault (2) or ours (3). */
+static int db_exit(wasm_status st)
+{
+	return st == WASM_IO || st == WASM_MALFORMED || st == WASM_INVALID
+		   ? TUI_EXIT_USAGE
+		   : TUI_EXIT_INTERNAL;
+}
+
+int tui_open_db(const char *dbopt, struct db **out, FILE *err)
+{
+	const char *path = db_path_choose(dbopt);
+	wasm_err e;
+	wasm_status st;
+
+	*out = NULL;
+	wasm_err_clear(&e);
+	if ((st = db_open(path, out, &e))) {
+		fprintf(err, "heisen: %s: %s\n", path, e.msg);
+		return db_exit(st);
+	}
+	return TUI_EXIT_OK;
+}
+
+/* The query commands read a workspace and never create one: a mistyped
+ * --db or $HEISEN_DB must not look like an empty workspace (an empty one
+ * passes a CI's --fail-on-bugs). */
+static int open_existing(const tui_cmd *cmd, const tui_args *a, db **out,
+			 const char **path, FILE *err)
+{
+	const char *opt = tui_opt_value(cmd, a, "--db");
+	struct stat sb;
+
+	*out = NULL;
+	*path = db_path_choose(opt);
+	if (stat(*path, &sb)) {
+		fprintf(err,
+			"heisen: %s: %s (a workspace is created by 'heisen "
+			"sweep'; name another with --db FILE or $HEISEN_DB)\n",
+			*path, strerror(errno));
+		return TUI_EXIT_USAGE;
+	}
+	return tui_open_db(opt, out, err);
+}
+
+/* An error of a query after the database opened; e names the file. */
+static int query_fail(const tui_cmd *cmd, wasm_status st, const wasm_err *e,
+		      FILE *err)
+{
+	fprintf(err, "heisen %s: %s\n", cmd->name, e->msg);
+	return db_exit(st);
+}
+
+static bool parse_id(const char *s, int64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)s[0]))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end || errno || v == 0 || v > INT64_MAX)
+		return false;
+	*out = (int64_t)v;
+	return true;
+}
+
+static int bad_id(const tui_cmd *cmd, const char *what, const char *s,
+		  const char *list, FILE *err)
+{
+	fprintf(err,
+		"heisen %s: '%s' is not a %s id (a positive number; 'heisen "
+		"%s' lists them)\n",
+		cmd->name, s, what, list);
+	return TUI_EXIT_USAGE;
+}
+
+/* Local time to the minute, "-" when unknown. */
+static void fmt_time(double t, char *buf, size_t cap)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0 || !localtime_r(&s, &tm) ||
+	    !strftime(buf, cap, "%Y-%m-%d %H:%M", &tm))
+		snprintf(buf, cap, "-");
+}
+
+/* Basis points as a percentage with up to two decimals: "5%", "12.5%". */
+static void fmt_density(uint32_t bp, char *buf, size_t cap)
+{
+	uint32_t frac = bp % 100;
+
+	if (!frac)
+		snprintf(buf, cap, "%u%%", bp / 100);
+	else if (frac % 10 == 0)
+		snprintf(buf, cap, "%u.%u%%", bp / 100, frac / 10);
+	else
+		snprintf(buf, cap, "%u.%02u%%", bp / 100, frac);
+}
+
+static void fmt_hex64(uint64_t v, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%016" PRIx64, v);
+}
+
+/* What a site does, in one letter: R read, W write, A atomic. */
+static char kind_letter(uint8_t k)
+{
+	switch (k) {
+	case RW_READ:
+	case RW_RANGE_READ: return 'R';
+	case RW_WRITE:
+	case RW_RANGE_WRITE: return 'W';
+	case RW_ATOMIC_READ:
+	case RW_ATOMIC_WRITE:
+	case RW_ATOMIC_RMW: return 'A';
+	}
+	return '?';
+}
+
+static void fmt_kinds(const db_bug *b, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%c/%c", kind_letter(b->site[0].kind),
+		 kind_letter(b->site[1].kind));
+}
+
+static const char *or_unknown(const char *s) { return s && *s ? s : "?"; }
+
+/* "func file:line", "?" for each part not known. */
+static void fmt_site(const struct db_bug_site *s, char *buf, size_t cap)
+{
+	char line[16] = "?";
+
+	if (s->line)
+		snprintf(line, sizeof line, "%u", s->line);
+	snprintf(buf, cap, "%s %s:%s", or_unknown(s->func), or_unknown(s->file),
+		 line);
+}
+
+static void json_str_or_null(tui_json *j, const char *key, const char *s)
+{
+	if (s && *s)
+		tui_json_str(j, key, s);
+	else
+		tui_json_null(j, key);
+}
+
+static void json_hex64(tui_json *j, const char *key, uint64_t v)
+{
+	char hex[24];
+
+	fmt_hex64(v, hex, sizeof hex);
+	tui_json_str(j, key, hex);
+}
+
+static void json_site(tui_json *j, const struct db_bug_site *s)
+{
+	tui_json_u64(j, "site", s->id);
+	tui_json_str(j, "kind", rw_kind_name((rw_kind)s->kind));
+	json_str_or_null(j, "function", s->func);
+	json_str_or_null(j, "file", s->file);
+	if (s->line)
+		tui_json_u64(j, "line", s->line);
+	else
+		tui_json_null(j, "line");
+}
+
+/* ---- campaigns ----------------------------------------------------------- */
+
+typedef struct list_ctx {
+	tui_json *j; /* NULL: plain text */
+	FILE *out;
+	uint64_t n;
+} list_ctx;
+
+static bool campaign_row(void *ctx, const db_campaign *c)
+{
+	list_ctx *l = ctx;
+	char created[32], runs[48];
+
+	l->n++;
+	if (l->j) {
+		tui_json *j = l->j;
+		const char *p = c->profiles ? c->profiles : "";
+		tui_json_obj(j, NULL);
+		tui_json_u64(j, "id", (uint64_t)c->id);
+		tui_json_u64(j, "program_id", (uint64_t)c->program_id);
+		json_str_or_null(j, "program", c->program);
+		tui_json_u64(j, "node_id", (uint64_t)c->node_id);
+		tui_json_u64(j, "created",
+			     c->created > 0 ? (uint64_t)c->created : 0);
+		tui_json_str(j, "status", c->status ? c->status : "");
+		tui_json_u64(j, "runs_done", c->done);
+		if (c->planned)
+			tui_json_u64(j, "runs_planned", c->planned);
+		else
+			tui_json_null(j, "runs_planned");
+		if (c->runs)
+			tui_json_u64(j, "runs_per_cell", c->runs);
+		else
+			tui_json_null(j, "runs_per_cell");
+		if (c->budget_s > 0)
+			tui_json_u64(j, "budget_ms",
+				     (uint64_t)(c->budget_s * 1000 + 0.5));
+		else
+			tui_json_null(j, "budget_ms");
+		tui_json_u64(j, "cells", c->cells);
+		tui_json_u64(j, "bugs", c->bugs);
+		tui_json_arr(j, "profiles");
+		while (*p) {
+			size_t n = strcspn(p, ",");
+			if (n)
+				tui_json_strn(j, NULL, p, n);
+			p += n + (p[n] == ',');
+		}
+		tui_json_end(j, ']');
+		tui_json_str(j, "densities", c->densities ? c->densities : "");
+		tui_json_arr(j, "density_bp");
+		for (uint32_t i = 0; i < c->ndensity; i++)
+			tui_json_u64(j, NULL, c->density_bp[i]);
+		tui_json_end(j, ']');
+		json_hex64(j, "seed", c->seed);
+		tui_json_u64(j, "jobs", c->jobs);
+		tui_json_u64(j, "delay", c->delay);
+		if (c->timeout_s > 0)
+			tui_json_u64(j, "timeout_ms",
+				     (uint64_t)(c->timeout_s * 1000 + 0.5));
+		else
+			tui_json_null(j, "timeout_ms");
+		tui_json_bool(j, "prune", c->prune);
+		tui_json_end(j, '}');
+		return true;
+	}
+	if (l->n == 1)
+		fprintf(l->out,
+			"%-5s %-20s %-16s %-8s %-15s %5s %5s  %-16s %s\n", "id",
+			"program", "created", "status", "runs", "cells", "bugs",
+			"profiles", "densities");
+	fmt_time(c->created, created, sizeof created);
+	if (c->planned)
+		snprintf(runs, sizeof runs, "%" PRIu64 "/%" PRIu64, c->done,
+			 c->planned);
+	else
+		snprintf(runs, sizeof runs, "%" PRIu64 "/-", c->done);
+	fprintf(l->out,
+		"%-5" PRId64 " %-20s %-16s %-8s %-15s %5" PRIu64 " %5" PRIu64
+		"  %-16s %s\n",
+		c->id, or_unknown(c->program), created, or_unknown(c->status),
+		runs, c->cells, c->bugs, or_unknown(c->profiles),
+		or_unknown(c->densities));
+	return true;
+}
+
+int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		      FILE *err)
+{
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	list_ctx l = {NULL, out, 0};
+	const char *path;
+	tui_json j;
+	wasm_err e;
+	wasm_status st;
+	db *d;
+	int rc;
+
+	if ((rc = open_existing(cmd, a, &d, &path, err)))
+		return rc;
+	wasm_err_clear(&e);
+	if (json) {
+		l.j = &j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.campaigns/1");
+		tui_json_str(&j, "db", path);
+		tui_json_arr(&j, "campaigns");
+	}
+	st = db_campaign_list(d, campaign_row, &l, &e);
+	if (json) {
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else if (!st && !l.n) {
+		fprintf(out, "no campaigns in %s ('heisen sweep' starts one)\n",
+			path);
+	}
+	rc = st ? query_fail(cmd, st, &e, err) : TUI_EXIT_OK;
+	db_close(d);
+	return rc;
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+static bool run_row(void *ctx, const db_run *r)
+{
+	list_ctx *l = ctx;
+	bool has_code =
+	    r->exit_code >= 0 && r->status &&
+	    (!strcmp(r->status, "ok") || !strcmp(r->status, "exit"));
+	char density[16], seed[24], status[320];
+
+	l->n++;
+	if (l->j) {
+		tui_json *j = l->j;
+		tui_json_obj(j, NULL);
+		tui_json_u64(j, "id", (uint64_t)r->id);
+		tui_json_u64(j, "idx", r->idx);
+		tui_json_u64(j, "node_id", (uint64_t)r->node_id);
+		tui_json_str(j, "profile", r->profile ? r->profile : "");
+		tui_json_u64(j, "density_bp", r->density_bp);
+		json_hex64(j, "seed", r->seed);
+		tui_json_u64(j, "started",
+			     r->started > 0 ? (uint64_t)r->started : 0);
+		tui_json_u64(j, "duration_us", r->duration_us);
+		tui_json_str(j, "status", r->status ? r->status : "");
+		if (has_code)
+			tui_json_u64(j, "exit_code", (uint64_t)r->exit_code);
+		else
+			tui_json_null(j, "exit_code");
+		json_str_or_null(j, "message", r->msg);
+		tui_json_u64(j, "bugs", r->nbugs);
+		tui_json_end(j, '}');
+		return true;
+	}
+	if (l->n == 1)
+		fprintf(l->out, "%-7s %-7s %-12s %7s  %-16s %10s %5s  %s\n",
+			"id", "idx", "profile", "density", "seed", "ms", "bugs",
+			"status");
+	fmt_density(r->density_bp, density, sizeof density);
+	fmt_hex64(r->seed, seed, sizeof seed);
+	if (has_code && strcmp(r->status, "ok"))
+		snprintf(status, sizeof status, "%s %d", r->status,
+			 r->exit_code);
+	else if (r->msg && *r->msg)
+		snprintf(status, sizeof status, "%s: %s", or_unknown(r->status),
+			 r->msg);
+	else
+		snprintf(status, sizeof status, "%s", or_unknown(r->status));
+	fprintf(l->out,
+		"%-7" PRId64 " %-7" PRIu64 " %-12s %7s  %-16s %10.1f %5u  "
+		"%s\n",
+		r->id, r->idx, or_unknown(r->profile), density, seed,
+		(double)r->duration_us / 1000.0, r->nbugs, status);
+	return true;
+}
+
+int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	const char *bugopt = tui_opt_value(cmd, a, "--bug");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	list_ctx l = {NULL, out, 0};
+	db_campaign c = {0};
+	db_bug b = {0};
+	int64_t cid, bid = 0;
+	const char *path;
+	tui_json j;
+	wasm_err e;
+	wasm_status st;
+	db *d;
+	int rc;
+
+	if (!parse_id(a->operands[0], &cid))
+		return bad_id(cmd, "campaign", a->operands[0], "campaigns",
+			      err);
+	if (bugopt && !parse_id(bugopt, &bid))
+		return bad_id(cmd, "bug", bugopt, "bugs", err);
+	if ((rc = open_existing(cmd, a, &d, &path, err)))
+		return rc;
+	wasm_err_clear(&e);
+	if ((st = db_campaign_get(d, cid, &c, &e)) ||
+	    (bid && (st = db_bug_get(d, bid, &b, &e)))) {
+		rc = query_fail(cmd, st, &e, err);
+		goto done;
+	}
+	if (json) {
+		l.j = &j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.runs/1");
+		tui_json_str(&j, "db", path);
+		tui_json_u64(&j, "campaign", (uint64_t)cid);
+		json_str_or_null(&j, "program", c.program);
+		if (bid)
+			tui_json_u64(&j, "bug", (uint64_t)bid);
+		else
+			tui_json_null(&j, "bug");
+		tui_json_arr(&j, "runs");
+	}
+	st = db_run_list(d, cid, bid, run_row, &l, &e);
+	if (json) {
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else if (!st && !l.n) {
+		if (bid)
+			fprintf(out,
+				"no run of campaign %" PRId64
+				" detected bug %" PRId64 "\n",
+				cid, bid);
+		else
+			fprintf(out, "campaign %" PRId64 " has no runs yet\n",
+				cid);
+	}
+	rc = st ? query_fail(cmd, st, &e, err) : TUI_EXIT_OK;
+done:
+	db_bug_clear(&b);
+	db_campaign_clear(&c);
+	db_close(d);
+	return rc;
+}
+
+/* ---- bugs ---------------------------------------------------------------- */
+
+static bool bug_row(void *ctx, const db_bug *b)
+{
+	list_ctx *l = ctx;
+	char kinds[8], seen[32], s0[320], s1[320];
+
+	l->n++;
+	fmt_kinds(b, kinds, sizeof kinds);
+	if (l->j) {
+		tui_json *j = l->j;
+		tui_json_obj(j, NULL);
+		tui_json_u64(j, "id", (uint64_t)b->id);
+		tui_json_u64(j, "program_id", (uint64_t)b->program_id);
+		json_str_or_null(j, "program", b->program);
+		tui_json_str(j, "kinds", kinds);
+		tui_json_arr(j, "sites");
+		for (int i = 0; i < 2; i++) {
+			tui_json_obj(j, NULL);
+			json_site(j, &b->site[i]);
+			tui_json_end(j, '}');
+		}
+		tui_json_end(j, ']');
+		tui_json_u64(j, "runs", b->runs);
+		tui_json_u64(j, "first_run", b->first_run);
+		tui_json_u64(j, "first_seen",
+			     b->first_seen > 0 ? (uint64_t)b->first_seen : 0);
+		tui_json_end(j, '}');
+		return true;
+	}
+	if (l->n == 1)
+		fprintf(l->out, "%-5s %-16s %-5s %6s  %-16s %s\n", "bug",
+			"program", "kinds", "runs", "first seen", "sites");
+	fmt_time(b->first_seen, seen, sizeof seen);
+	fmt_site(&b->site[0], s0, sizeof s0);
+	fmt_site(&b->site[1], s1, sizeof s1);
+	fprintf(l->out,
+		"%-5" PRId64 " %-16s %-5s %6" PRIu64 "  %-16s %s <-> %s\n",
+		b->id, or_unknown(b->program), kinds, b->runs, seen, s0, s1);
+	return true;
+}
+
+int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	const char *progopt = tui_opt_value(cmd, a, "--program");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	bool fail_on = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
+	list_ctx l = {NULL, out, 0};
+	db_program p = {0};
+	const char *path;
+	tui_json j;
+	wasm_err e;
+	wasm_status st;
+	db *d;
+	int rc;
+
+	if ((rc = open_existing(cmd, a, &d, &path, err)))
+		return rc;
+	wasm_err_clear(&e);
+	if (progopt && (st = db_program_find(d, progopt, &p, &e))) {
+		rc = query_fail(cmd, st, &e, err);
+		goto done;
+	}
+	if (json) {
+		l.j = &j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.bugs/1");
+		tui_json_str(&j, "db", path);
+		if (progopt) {
+			tui_json_obj(&j, "program");
+			tui_json_u64(&j, "id", (uint64_t)p.id);
+			json_str_or_null(&j, "name", p.name);
+			json_hex64(&j, "hash", p.hash);
+			tui_json_end(&j, '}');
+		} else {
+			tui_json_null(&j, "program");
+		}
+		tui_json_arr(&j, "bugs");
+	}
+	st = db_bug_list(d, p.id, bug_row, &l, &e);
+	if (json) {
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else if (!st && !l.n) {
+		fprintf(out, "no bugs recorded%s%s in %s\n",
+			progopt ? " for " : "",
+			progopt ? or_unknown(p.name) : "", path);
+	}
+	if (st)
+		rc = query_fail(cmd, st, &e, err);
+	else
+		rc = fail_on && l.n ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
+done:
+	db_program_clear(&p);
+	db_close(d);
+	return rc;
+}
+
+/* ---- show ---------------------------------------------------------------- */
+
+#define SHOW_EXAMPLES 5
+#define CONTEXT_LINES 2 /* on each side of the racing line */
+#define CONTEXT_COLS  200
+
+typedef struct example {
+	int64_t run, campaign;
+	char profile[64];
+	uint32_t density_bp;
+	uint64_t seed;
+	bool found; /* its run_bugs row for this bug was read */
+	uint32_t tid[2], addr[2];
+	uint64_t count;
+} example;
+
+typedef struct show_ctx {
+	int64_t bug;
+	example ex[SHOW_EXAMPLES];
+	int nex;
+	example *cur; /* while reading one run's bugs */
+	struct cell {
+		int64_t node_id;
+		char *node, *profile;
+		uint32_t density_bp;
+		uint64_t k, n;
+	} * cells;
+	size_t ncells, cap;
+	bool nomem;
+} show_ctx;
+
+/* Source lines around one site. */
+typedef struct context {
+	char path[4096]; /* where the file was found */
+	uint32_t first, n;
+	char text[2 * CONTEXT_LINES + 1][CONTEXT_COLS + 1];
+} context;
+
+static bool example_row(void *vctx, const db_run *r)
+{
+	show_ctx *s = vctx;
+	example *x = &s->ex[s->nex++];
+
+	x->run = r->id;
+	x->campaign = r->campaign_id;
+	snprintf(x->profile, sizeof x->profile, "%s", or_unknown(r->profile));
+	x->density_bp = r->density_bp;
+	x->seed = r->seed;
+	return s->nex < SHOW_EXAMPLES;
+}
+
+static bool example_bug(void *vctx, const db_run_bug *rb)
+{
+	show_ctx *s = vctx;
+
+	if (rb->bug_id != s->bug)
+		return true;
+	s->cur->found = true;
+	memcpy(s->cur->tid, rb->tid, sizeof rb->tid);
+	memcpy(s->cur->addr, rb->addr, sizeof rb->addr);
+	s->cur->count = rb->count;
+	return false;
+}
+
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s ? s : "") + 1;
+	char *p = wasm_malloc(n);
+
+	if (p)
+		memcpy(p, s ? s : "", n);
+	return p;
+}
+
+static bool cell_row(void *vctx, const db_cell *c)
+{
+	show_ctx *s = vctx;
+	struct cell *x;
+
+	if (s->ncells == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 32;
+		void *p = wasm_realloc(s->cells, cap * sizeof *s->cells);
+		if (!p) {
+			s->nomem = true;
+			return false;
+		}
+		s->cells = p;
+		s->cap = cap;
+	}
+	x = &s->cells[s->ncells];
+	x->node = dup_str(c->node);
+	x->profile = dup_str(c->profile);
+	if (!x->node || !x->profile) {
+		wasm_free(x->node);
+		wasm_free(x->profile);
+		s->nomem = true;
+		return false;
+	}
+	x->node_id = c->node_id;
+	x->density_bp = c->density_bp;
+	x->k = c->k;
+	x->n = c->n;
+	s->ncells++;
+	return true;
+}
+
+/* Find the file of a site: the path as recorded, then its base name in
+ * the current directory, then in the program's directory (the recorded
+ * relative path, then the base name): DWARF records paths as they were
+ * on the machine and in the directory that compiled the program. */
+static FILE *find_source(const char *file, const char *progpath, context *cx)
+{
+	const char *base = strrchr(file, '/');
+	const char *slash = progpath ? strrchr(progpath, '/') : NULL;
+	int dirlen = slash ? (int)(slash - progpath) : 1;
+	const char *dir = slash ? progpath : ".";
+	FILE *f;
+
+	base = base ? base + 1 : file;
+	snprintf(cx->path, sizeof cx->path, "%s", file);
+	if ((f = fopen(cx->path, "r")))
+		return f;
+	snprintf(cx->path, sizeof cx->path, "%s", base);
+	if (base != file && (f = fopen(cx->path, "r")))
+		return f;
+	if (file[0] != '/') {
+		snprintf(cx->path, sizeof cx->path, "%.*s/%s", dirlen, dir,
+			 file);
+		if ((f = fopen(cx->path, "r")))
+			return f;
+	}
+	snprintf(cx->path, sizeof cx->path, "%.*s/%s", dirlen, dir, base);
+	return fopen(cx->path, "r");
+}
+
+/* Read the lines around `line` of the site's file into cx. False when the
+ * file is not found or is shorter than `line` (it changed since). */
+static bool read_context(const struct db_bug_site *site, const char *progpath,
+			 context *cx)
+{
+	char buf[CONTEXT_COLS + 2];
+	uint32_t lo, hi, no = 1;
+	bool at_start = true;
+	FILE *f;
+
+	cx->n = 0;
+	if (!site->file || !*site->file || !site->line)
+		return false;
+	if (!(f = find_source(site->file, progpath, cx)))
+		return false;
+	lo = site->line > CONTEXT_LINES ? site->line - CONTEXT_LINES : 1;
+	hi = site->line + CONTEXT_LINES;
+	cx->first = lo;
+	/* fgets in pieces: a long line is cut at CONTEXT_COLS and the rest
+	 * skipped. */
+	while (no <= hi && fgets(buf, sizeof buf, f)) {
+		size_t len = strlen(buf);
+		bool eol = len && buf[len - 1] == '\n';
+		if (at_start && no >= lo) {
+			char *t = cx->text[cx->n++];
+			size_t k = 0;
+			for (size_t i = 0; i < len && k < CONTEXT_COLS; i++) {
+				unsigned char ch = (unsigned char)buf[i];
+				if (ch == '\n' || ch == '\r')
+					continue;
+				/* The terminal gets no control bytes. */
+				t[k++] =
+				    ch == '\t' || ch >= 0x20 ? (char)ch : '?';
+			}
+			t[k] = '\0';
+		}
+		at_start = eol;
+		no += eol;
+	}
+	fclose(f);
+	return site->line - lo < cx->n;
+}
+
+static void show_site_text(FILE *out, const struct db_bug_site *s,
+			   const char *progpath)
+{
+	context *cx = wasm_malloc(sizeof *cx);
+	char line[16] = "?";
+
+	if (s->line)
+		snprintf(line, sizeof line, "%u", s->line);
+	fprintf(out, "\nsite %u (%s) in %s at %s:%s\n", s->id,
+		rw_kind_name((rw_kind)s->kind), or_unknown(s->func),
+		or_unknown(s->file), line);
+	if (cx && read_context(s, progpath, cx)) {
+		for (uint32_t i = 0; i < cx->n; i++)
+			fprintf(out, "  %c %6u | %s\n",
+				cx->first + i == s->line ? '>' : ' ',
+				cx->first + i, cx->text[i]);
+	} else if (s->file && *s->file && s->line) {
+		fprintf(out,
+			"  (source not shown: %s not found, or shorter "
+			"than %u lines)\n",
+			s->file, s->line);
+	}
+	wasm_free(cx);
+}
+
+static void show_site_json(tui_json *j, const struct db_bug_site *s,
+			   const char *progpath)
+{
+	context *cx = wasm_malloc(sizeof *cx);
+
+	tui_json_obj(j, NULL);
+	json_site(j, s);
+	if (cx && read_context(s, progpath, cx)) {
+		tui_json_obj(j, "source");
+		tui_json_str(j, "path", cx->path);
+		tui_json_u64(j, "first_line", cx->first);
+		tui_json_arr(j, "lines");
+		for (uint32_t i = 0; i < cx->n; i++)
+			tui_json_str(j, NULL, cx->text[i]);
+		tui_json_end(j, ']');
+		tui_json_end(j, '}');
+	} else {
+		tui_json_null(j, "source");
+	}
+	tui_json_end(j, '}');
+	wasm_free(cx);
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The K/N table: a row per (node, profile) in the order the database
+ * gives them, a column per density ascending. */
+static bool show_cells_text(FILE *out, const show_ctx *s)
+{
+	uint32_t *dens = wasm_malloc((s->ncells + 1) * sizeof *dens);
+	bool multi_node = false;
+	size_t nd = 0;
+	int pw = (int)strlen("profile"), nw = (int)strlen("node");
+
+	if (!dens)
+		return false;
+	for (size_t i = 0; i < s->ncells; i++) {
+		const struct cell *c = &s->cells[i];
+		int n = (int)strlen(c->profile), m = (int)strlen(c->node);
+		dens[i] = c->density_bp;
+		multi_node |= c->node_id != s->cells[0].node_id;
+		pw = n > pw ? n : pw;
+		nw = m > nw ? m : nw;
+	}
+	qsort(dens, s->ncells, sizeof *dens, cmp_u32);
+	for (size_t i = 0; i < s->ncells; i++)
+		if (!nd || dens[nd - 1] != dens[i])
+			dens[nd++] = dens[i];
+	fprintf(out, "\ndetections (runs that detected it / runs, per "
+		     "profile and density):\n  ");
+	if (multi_node)
+		fprintf(out, "%-*s  ", nw, "node");
+	fprintf(out, "%-*s", pw, "profile");
+	for (size_t k = 0; k < nd; k++) {
+		char dl[16];
+		fmt_density(dens[k], dl, sizeof dl);
+		fprintf(out, " %11s", dl);
+	}
+	fprintf(out, "\n");
+	for (size_t i = 0; i < s->ncells; i++) {
+		const struct cell *c = &s->cells[i];
+		bool seen = false;
+		for (size_t p = 0; p < i && !seen; p++)
+			seen = s->cells[p].node_id == c->node_id &&
+			       !strcmp(s->cells[p].profile, c->profile);
+		if (seen)
+			continue;
+		fprintf(out, "  ");
+		if (multi_node)
+			fprintf(out, "%-*s  ", nw, c->node);
+		fprintf(out, "%-*s", pw, c->profile);
+		for (size_t k = 0; k < nd; k++) {
+			char kn[48] = "-";
+			for (size_t q = i; q < s->ncells; q++) {
+				const struct cell *o = &s->cells[q];
+				if (o->node_id == c->node_id &&
+				    o->density_bp == dens[k] &&
+				    !strcmp(o->profile, c->profile)) {
+					snprintf(kn, sizeof kn,
+						 "%" PRIu64 "/%" PRIu64, o->k,
+						 o->n);
+					break;
+				}
+			}
+			fprintf(out, " %11s", kn);
+		}
+		fprintf(out, "\n");
+	}
+	wasm_free(dens);
+	return true;
+}
+
+static void show_text(FILE *out, const db_bug *b, const db_program *p,
+		      const show_ctx *s)
+{
+	char kinds[8], seen[32];
+
+	fmt_kinds(b, kinds, sizeof kinds);
+	fmt_time(b->first_seen, seen, sizeof seen);
+	fprintf(out, "bug %" PRId64 ": %s race in %s", b->id, kinds,
+		or_unknown(p->name));
+	if (p->path && *p->path)
+		fprintf(out, " (%s)", p->path);
+	fprintf(out,
+		"\ndetected by %" PRIu64 " run%s, first seen %s (run %" PRIu64
+		")\n",
+		b->runs, b->runs == 1 ? "" : "s", seen, b->first_run);
+	for (int i = 0; i < 2; i++)
+		show_site_text(out, &b->site[i], p->path);
+	if (s->nex) {
+		fprintf(out,
+			"\nexample runs:\n  %-7s %-8s %-12s %7s  %-16s  "
+			"%-11s %s\n",
+			"run", "campaign", "profile", "density", "seed",
+			"threads", "addresses");
+		for (int i = 0; i < s->nex; i++) {
+			const example *x = &s->ex[i];
+			char density[16], seed[24], tids[32] = "?",
+						    addrs[32] = "?";
+			fmt_density(x->density_bp, density, sizeof density);
+			fmt_hex64(x->seed, seed, sizeof seed);
+			if (x->found) {
+				snprintf(tids, sizeof tids, "%u %u", x->tid[0],
+					 x->tid[1]);
+				snprintf(addrs, sizeof addrs, "0x%x 0x%x",
+					 x->addr[0], x->addr[1]);
+			}
+			fprintf(out,
+				"  %-7" PRId64 " %-8" PRId64
+				" %-12s %7s  %-16s  %-11s %s\n",
+				x->run, x->campaign, x->profile, density, seed,
+				tids, addrs);
+		}
+	}
+}
+
+static void show_json(FILE *out, const char *path, const db_bug *b,
+		      const db_program *p, const show_ctx *s)
+{
+	char kinds[8];
+	tui_json j;
+
+	fmt_kinds(b, kinds, sizeof kinds);
+	tui_json_init(&j, out);
+	tui_json_obj(&j, NULL);
+	tui_json_str(&j, "schema", "heisen.bug/1");
+	tui_json_str(&j, "db", path);
+	tui_json_u64(&j, "id", (uint64_t)b->id);
+	tui_json_obj(&j, "program");
+	tui_json_u64(&j, "id", (uint64_t)p->id);
+	json_str_or_null(&j, "name", p->name);
+	json_str_or_null(&j, "path", p->path);
+	json_hex64(&j, "hash", p->hash);
+	tui_json_end(&j, '}');
+	tui_json_str(&j, "kinds", kinds);
+	tui_json_u64(&j, "runs", b->runs);
+	tui_json_u64(&j, "first_run", b->first_run);
+	tui_json_u64(&j, "first_seen",
+		     b->first_seen > 0 ? (uint64_t)b->first_seen : 0);
+	tui_json_arr(&j, "sites");
+	for (int i = 0; i < 2; i++)
+		show_site_json(&j, &b->site[i], p->path);
+	tui_json_end(&j, ']');
+	tui_json_arr(&j, "examples");
+	for (int i = 0; i < s->nex; i++) {
+		const example *x = &s->ex[i];
+		tui_json_obj(&j, NULL);
+		tui_json_u64(&j, "run", (uint64_t)x->run);
+		tui_json_u64(&j, "campaign", (uint64_t)x->campaign);
+		tui_json_str(&j, "profile", x->profile);
+		tui_json_u64(&j, "density_bp", x->density_bp);
+		json_hex64(&j, "seed", x->seed);
+		if (x->found) {
+			tui_json_arr(&j, "tid");
+			tui_json_u64(&j, NULL, x->tid[0]);
+			tui_json_u64(&j, NULL, x->tid[1]);
+			tui_json_end(&j, ']');
+			tui_json_arr(&j, "addr");
+			tui_json_u64(&j, NULL, x->addr[0]);
+			tui_json_u64(&j, NULL, x->addr[1]);
+			tui_json_end(&j, ']');
+			tui_json_u64(&j, "count", x->count);
+		} else {
+			tui_json_null(&j, "tid");
+			tui_json_null(&j, "addr");
+			tui_json_null(&j, "count");
+		}
+		tui_json_end(&j, '}');
+	}
+	tui_json_end(&j, ']');
+	tui_json_arr(&j, "cells");
+	for (size_t i = 0; i < s->ncells; i++) {
+		const struct cell *c = &s->cells[i];
+		tui_json_obj(&j, NULL);
+		tui_json_u64(&j, "node_id", (uint64_t)c->node_id);
+		tui_json_str(&j, "node", c->node);
+		tui_json_str(&j, "profile", c->profile);
+		tui_json_u64(&j, "density_bp", c->density_bp);
+		tui_json_u64(&j, "k", c->k);
+		tui_json_u64(&j, "n", c->n);
+		tui_json_end(&j, '}');
+	}
+	tui_json_end(&j, ']');
+	tui_json_end(&j, '}');
+	tui_json_done(&j);
+}
+
+int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	show_ctx *s = NULL;
+	db_program p = {0};
+	db_bug b = {0};
+	const char *path;
+	int64_t bid;
+	wasm_err e;
+	wasm_status st;
+	db *d;
+	int rc;
+
+	if (!parse_id(a->operands[0], &bid))
+		return bad_id(cmd, "bug", a->operands[0], "bugs", err);
+	if ((rc = open_existing(cmd, a, &d, &path, err)))
+		return rc;
+	wasm_err_clear(&e);
+	if ((st = db_bug_get(d, bid, &b, &e)) ||
+	    (st = db_program_get(d, b.program_id, &p, &e)))
+		goto fail;
+	if (!(s = wasm_calloc(1, sizeof *s))) {
+		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+		goto fail;
+	}
+	s->bug = bid;
+	if ((st = db_run_list(d, 0, bid, example_row, s, &e)))
+		goto fail;
+	/* One run's bugs at a time, after the run list is done with. */
+	for (int i = 0; i < s->nex; i++) {
+		s->cur = &s->ex[i];
+		if ((st = db_run_bugs(d, s->ex[i].run, example_bug, s, &e)))
+			goto fail;
+	}
+	if ((st = db_bug_cells(d, bid, cell_row, s, &e)))
+		goto fail;
+	if (s->nomem) {
+		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+		goto fail;
+	}
+	if (json) {
+		show_json(out, path, &b, &p, s);
+	} else {
+		show_text(out, &b, &p, s);
+		if (s->ncells && !show_cells_text(out, s)) {
+			st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+					  "out of memory");
+			goto fail;
+		}
+	}
+	rc = TUI_EXIT_OK;
+	goto done;
+fail:
+	rc = query_fail(cmd, st, &e, err);
+done:
+	if (s) {
+		for (size_t i = 0; i < s->ncells; i++) {
+			wasm_free(s->cells[i].node);
+			wasm_free(s->cells[i].profile);
+		}
+		wasm_free(s->cells);
+		wasm_free(s);
+	}
+	db_program_clear(&p);
+	db_bug_clear(&b);
+	db_close(d);
+	return rc;
+}
+
+/* ---- profiles ------------------------------------------------------------ */
+
+int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err)
+{
+	if (tui_opt_value(cmd, a, "--json")) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.profiles/1");
+		tui_json_arr(&j, "profiles");
+		for (const det_profile *p = det_profiles; p->name; p++) {
+			tui_json_obj(&j, NULL);
+			tui_json_str(&j, "name", p->name);
+			tui_json_str(&j, "help", p->help ? p->help : "");
+			tui_json_bool(&j, "one_core", p->one_core);
+			tui_json_u64(&j, "throttle", p->throttle);
+			tui_json_bool(&j, "noisy", p->noisy);
+			tui_json_end(&j, '}');
+		}
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+		return TUI_EXIT_OK;
+	}
+	for (const det_profile *p = det_profiles; p->name; p++)
+		fprintf(out, "%-12s %s\n", p->name, p->help ? p->help : "");
+	return TUI_EXIT_OK;
+}

@@ -1,0 +1,1660 @@
+/*
+ * db.c - the workspace database on SQLite: schema and migrations, the
+ * statement table, and the functions of db.h.
+ *
+ * How it works: db_open checks the file's header itself before SQLite
+ * sees it, so that a file that is not a database is refused without ever
+ * being written; then it sets the connection up (WAL, foreign keys,
+ * synchronous=NORMAL, 5 s busy timeout), applies the migrations the file
+ * lacks and prepares every statement of DB_STMTS once. db_run_add, the hot
+ * path of a campaign, touches only prepared statements and keeps the ids
+ * of the bugs it has seen in a small open-addressing map, so a run costs
+ * one INSERT plus one per hit.
+ *
+ * Limitations: one thread per db; a list function's statement cannot be
+ * re-entered from its own callback (the call fails with WASM_INVALID).
+ */
+#include "db/db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* 'HEIS' in the header's application_id: tells a heisen database from
+ * somebody else's SQLite file. */
+#define DB_APPLICATION_ID 0x48454953
+
+/* Forward migrations: entry v brings a file from user_version v to v+1.
+ * Append only; never edit a released entry. */
+static const char *const migrations[DB_SCHEMA_VERSION] = {
+    /* 0 -> 1: everything. */
+    "CREATE TABLE settings(key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+    " WITHOUT ROWID;"
+    "CREATE TABLE nodes(id INTEGER PRIMARY KEY,"
+    " node_key TEXT NOT NULL UNIQUE, hostname TEXT NOT NULL,"
+    " first_seen REAL NOT NULL);"
+    "CREATE TABLE programs(id INTEGER PRIMARY KEY,"
+    " hash TEXT NOT NULL UNIQUE, name TEXT NOT NULL, path TEXT,"
+    " nsites INTEGER NOT NULL, first_seen REAL NOT NULL);"
+    "CREATE TABLE campaigns(id INTEGER PRIMARY KEY,"
+    " program_id INTEGER NOT NULL REFERENCES programs(id),"
+    " node_id INTEGER REFERENCES nodes(id), created REAL NOT NULL,"
+    " densities TEXT NOT NULL, density_bp BLOB NOT NULL,"
+    " profiles TEXT NOT NULL, runs INTEGER NOT NULL,"
+    " budget_s REAL NOT NULL, jobs INTEGER NOT NULL,"
+    " seed INTEGER NOT NULL, delay INTEGER NOT NULL,"
+    " timeout_s REAL NOT NULL, prune INTEGER NOT NULL,"
+    " pruned BLOB NOT NULL, args BLOB NOT NULL, status TEXT NOT NULL,"
+    " planned INTEGER NOT NULL);"
+    "CREATE INDEX campaigns_program ON campaigns(program_id);"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY,"
+    " campaign_id INTEGER NOT NULL REFERENCES campaigns(id),"
+    " node_id INTEGER REFERENCES nodes(id), idx INTEGER NOT NULL,"
+    " profile TEXT NOT NULL, density_bp INTEGER NOT NULL,"
+    " seed INTEGER NOT NULL, started REAL NOT NULL,"
+    " duration_us INTEGER NOT NULL, status TEXT NOT NULL,"
+    " exit_code INTEGER NOT NULL, msg TEXT, nbugs INTEGER NOT NULL,"
+    " UNIQUE(campaign_id, idx));"
+    "CREATE TABLE bugs(id INTEGER PRIMARY KEY,"
+    " program_id INTEGER NOT NULL REFERENCES programs(id),"
+    " site_a INTEGER NOT NULL, kind_a INTEGER NOT NULL, func_a TEXT,"
+    " file_a TEXT, line_a INTEGER NOT NULL,"
+    " site_b INTEGER NOT NULL, kind_b INTEGER NOT NULL, func_b TEXT,"
+    " file_b TEXT, line_b INTEGER NOT NULL,"
+    " first_run INTEGER REFERENCES runs(id), first_seen REAL NOT NULL,"
+    " UNIQUE(program_id, site_a, site_b));"
+    "CREATE TABLE run_bugs(run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " bug_id INTEGER NOT NULL REFERENCES bugs(id),"
+    " tid_a INTEGER NOT NULL, tid_b INTEGER NOT NULL,"
+    " addr_a INTEGER NOT NULL, addr_b INTEGER NOT NULL,"
+    " count INTEGER NOT NULL, PRIMARY KEY(run_id, bug_id)) WITHOUT ROWID;"
+    "CREATE INDEX run_bugs_bug ON run_bugs(bug_id);"
+    "PRAGMA application_id=1212500307;",
+};
+_Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
+
+#define CAMPAIGN_COLS                                                          \
+	"c.id, c.program_id, c.node_id, c.created, p.name, c.densities,"       \
+	" c.density_bp, c.profiles, c.runs, c.budget_s, c.jobs, c.seed,"       \
+	" c.delay, c.timeout_s, c.prune, c.pruned, c.args, c.status,"          \
+	" c.planned, (SELECT count(*) FROM runs WHERE campaign_id = c.id),"    \
+	" (SELECT count(DISTINCT rb.bug_id) FROM runs r JOIN run_bugs rb"      \
+	" ON rb.run_id = r.id WHERE r.campaign_id = c.id),"                    \
+	" (SELECT count(DISTINCT profile || ':' || density_bp) FROM runs"      \
+	" WHERE campaign_id = c.id)"                                           \
+	" FROM campaigns c JOIN programs p ON p.id = c.program_id"
+#define RUN_COLS                                                               \
+	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
+	" r.seed, r.started, r.duration_us, r.status, r.exit_code, r.msg,"     \
+	" r.nbugs"
+#define BUG_COLS                                                               \
+	"b.id, b.program_id, p.name, b.site_a, b.kind_a, b.func_a, b.file_a,"  \
+	" b.line_a, b.site_b, b.kind_b, b.func_b, b.file_b, b.line_b,"         \
+	" (SELECT count(*) FROM run_bugs WHERE bug_id = b.id) AS nruns,"       \
+	" b.first_run, b.first_seen"                                           \
+	" FROM bugs b JOIN programs p ON p.id = b.program_id"
+#define PROGRAM_COLS "id, hash, name, path, nsites FROM programs"
+
+/* Every statement heisen runs after opening, prepared once. */
+#define DB_STMTS(X)                                                            \
+	X(BEGIN, "BEGIN IMMEDIATE")                                            \
+	X(COMMIT, "COMMIT")                                                    \
+	X(ROLLBACK, "ROLLBACK")                                                \
+	X(SETTING_GET, "SELECT value FROM settings WHERE key = ?1")            \
+	X(SETTING_PUT, "INSERT OR REPLACE INTO settings VALUES(?1, ?2)")       \
+	X(NODE_FIND, "SELECT id, hostname FROM nodes WHERE node_key = ?1")     \
+	X(NODE_ADD, "INSERT INTO nodes(node_key, hostname, first_seen)"        \
+		    " VALUES(?1, ?2, ?3)")                                     \
+	X(NODE_RENAME, "UPDATE nodes SET hostname = ?2 WHERE id = ?1")         \
+	X(PROGRAM_BY_HASH, "SELECT id FROM programs WHERE hash = ?1")          \
+	X(PROGRAM_ADD, "INSERT INTO programs(hash, name, path, nsites,"        \
+		       " first_seen) VALUES(?1, ?2, ?3, ?4, ?5)")              \
+	X(PROGRAM_SET_PATH, "UPDATE programs SET path = ?2 WHERE id = ?1")     \
+	X(PROGRAM_GET, "SELECT " PROGRAM_COLS " WHERE id = ?1")                \
+	X(PROGRAM_BY_NAME, "SELECT " PROGRAM_COLS " WHERE name = ?1"           \
+			   " ORDER BY id")                                     \
+	X(PROGRAM_BY_PREFIX,                                                   \
+	  "SELECT " PROGRAM_COLS " WHERE substr(hash, 1, length(?1)) = ?1"     \
+	  " ORDER BY id")                                                      \
+	X(CAMPAIGN_ADD,                                                        \
+	  "INSERT INTO campaigns(program_id, node_id, created, densities,"     \
+	  " density_bp, profiles, runs, budget_s, jobs, seed, delay,"          \
+	  " timeout_s, prune, pruned, args, status, planned) VALUES(?1, ?2,"   \
+	  " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"    \
+	  " ?17)")                                                             \
+	X(CAMPAIGN_GET, "SELECT " CAMPAIGN_COLS " WHERE c.id = ?1")            \
+	X(CAMPAIGN_LIST,                                                       \
+	  "SELECT " CAMPAIGN_COLS " ORDER BY c.created DESC, c.id DESC")       \
+	X(CAMPAIGN_STATUS, "UPDATE campaigns SET status = ?2 WHERE id = ?1")   \
+	X(CAMPAIGN_OWNER,                                                      \
+	  "SELECT program_id, node_id FROM campaigns WHERE id = ?1")           \
+	X(CAMPAIGN_DONE, "SELECT idx FROM runs WHERE campaign_id = ?1"         \
+			 " ORDER BY idx")                                      \
+	X(RUN_ADD, "INSERT INTO runs(campaign_id, node_id, idx, profile,"      \
+		   " density_bp, seed, started, duration_us, status,"          \
+		   " exit_code, msg, nbugs) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
+		   " ?7, ?8, ?9, ?10, ?11, ?12)")                              \
+	X(RUN_GET, "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?1")          \
+	X(RUN_LIST, "SELECT " RUN_COLS " FROM runs r WHERE r.campaign_id = ?1" \
+		    " ORDER BY r.idx")                                         \
+	X(RUN_LIST_BUG, "SELECT " RUN_COLS " FROM run_bugs rb JOIN runs r"     \
+			" ON r.id = rb.run_id WHERE rb.bug_id = ?1"            \
+			" AND (?2 = 0 OR r.campaign_id = ?2) ORDER BY r.id")   \
+	X(RUN_BUGS, "SELECT bug_id, tid_a, tid_b, addr_a, addr_b, count"       \
+		    " FROM run_bugs WHERE run_id = ?1 ORDER BY bug_id")        \
+	X(BUG_FIND, "SELECT id FROM bugs WHERE program_id = ?1"                \
+		    " AND site_a = ?2 AND site_b = ?3")                        \
+	X(BUG_ADD,                                                             \
+	  "INSERT INTO bugs(program_id, site_a, kind_a, func_a, file_a,"       \
+	  " line_a, site_b, kind_b, func_b, file_b, line_b, first_run,"        \
+	  " first_seen) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"  \
+	  " ?12, ?13)")                                                        \
+	X(RUN_BUG_ADD,                                                         \
+	  "INSERT INTO run_bugs VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"            \
+	  " ON CONFLICT(run_id, bug_id) DO UPDATE SET"                         \
+	  " count = count + excluded.count")                                   \
+	X(BUG_GET, "SELECT " BUG_COLS " WHERE b.id = ?1")                      \
+	X(BUG_LIST, "SELECT " BUG_COLS " WHERE ?1 = 0 OR b.program_id = ?1"    \
+		    " ORDER BY nruns DESC, b.id")                              \
+	X(BUG_CELLS,                                                           \
+	  "SELECT r.node_id, n.hostname, r.profile, r.density_bp,"             \
+	  " sum(EXISTS(SELECT 1 FROM run_bugs rb WHERE rb.run_id = r.id"       \
+	  " AND rb.bug_id = ?1)), count(*)"                                    \
+	  " FROM campaigns c JOIN runs r ON r.campaign_id = c.id"              \
+	  " LEFT JOIN nodes n ON n.id = r.node_id"                             \
+	  " WHERE c.program_id = (SELECT program_id FROM bugs WHERE id = ?1)"  \
+	  " GROUP BY r.node_id, r.profile, r.density_bp"                       \
+	  " ORDER BY n.hostname, r.node_id, r.profile, r.density_bp")
+
+enum {
+#define X(name, sql) S_##name,
+	DB_STMTS(X)
+#undef X
+	    S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+#define X(name, sql) sql,
+    DB_STMTS(X)
+#undef X
+};
+
+/* A known bug: program and site pair -> bugs.id (id 0: empty slot). */
+typedef struct bug_slot {
+	int64_t program_id, id;
+	uint32_t a, b;
+} bug_slot;
+
+struct db {
+	sqlite3 *h;
+	char *path;
+	sqlite3_stmt *st[S_COUNT];
+	bool batch;    /* inside db_begin .. db_commit */
+	bool readonly; /* opened without write permission */
+	int64_t self;  /* db_node_self's answer, 0 until asked */
+	/* The last campaign db_run_add saw, so a batch looks it up once. */
+	int64_t camp_id, camp_program, camp_node;
+	bug_slot *bugs; /* power-of-two table, at most half full */
+	size_t nbugs, bugcap;
+};
+
+static double now_unix(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *dup_str(const char *s)
+{
+	size_t n;
+	char *p;
+
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	p = wasm_malloc(n + 1);
+	if (p)
+		memcpy(p, s, n + 1);
+	return p;
+}
+
+const char *db_path_choose(const char *path)
+{
+	const char *env;
+
+	if (path)
+		return path;
+	env = getenv("HEISEN_DB");
+	if (env && *env)
+		return env;
+	return "heisen.db";
+}
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Turn an SQLite result code into heisen's vocabulary. what says what
+ * heisen was doing ("adding a run"). */
+static wasm_status sql_fail(db *d, wasm_err *err, int rc, const char *what)
+{
+	const char *m = d->h ? sqlite3_errmsg(d->h) : sqlite3_errstr(rc);
+
+	switch (rc & 0xff) {
+	case SQLITE_NOTADB:
+		return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+				    "%s is not a heisen database (file is not "
+				    "a database); choose another file with "
+				    "--db or remove it",
+				    d->path);
+	case SQLITE_CORRUPT:
+		return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+				    "%s is damaged (%s) while %s; restore a "
+				    "copy or choose another file with --db",
+				    d->path, m, what);
+	case SQLITE_NOMEM:
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory while %s in %s", what,
+				    d->path);
+	case SQLITE_CONSTRAINT:
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "%s: %s while %s", d->path, m, what);
+	case SQLITE_READONLY:
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot write %s while %s (%s); check the "
+				    "permissions of the file and its directory",
+				    d->path, what, m);
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "%s stayed locked by another process for "
+				    "5 s while %s; retry when it is done",
+				    d->path, what);
+	case SQLITE_FULL:
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "%s: disk full while %s; free some space",
+				    d->path, what);
+	default:
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "%s: %s while %s", d->path, m, what);
+	}
+}
+
+static wasm_status oom(db *d, wasm_err *err)
+{
+	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+			    "out of memory reading %s", d->path);
+}
+
+/* ---- statements -------------------------------------------------------- */
+
+/* The prepared statement id, reset and unbound. NULL (with err set) when
+ * a callback of a list that uses it calls back into it. */
+static sqlite3_stmt *stmt(db *d, int id, wasm_err *err)
+{
+	sqlite3_stmt *s = d->st[id];
+
+	if (sqlite3_stmt_busy(s)) {
+		wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+			     "%s: a database query was re-entered from its "
+			     "own list callback",
+			     d->path);
+		return NULL;
+	}
+	return s;
+}
+
+static void done(sqlite3_stmt *s)
+{
+	if (s) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+	}
+}
+
+/* Bind NULL for 0: ids that refer to no row. */
+static void bind_ref(sqlite3_stmt *s, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(s, i, id);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t)
+		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Run a statement that returns no rows. */
+static wasm_status exec_stmt(db *d, sqlite3_stmt *s, const char *what,
+			     wasm_err *err)
+{
+	int rc = sqlite3_step(s);
+	wasm_status st = WASM_OK;
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, what);
+	done(s);
+	return st;
+}
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+	return (const char *)sqlite3_column_text(s, i);
+}
+
+/* A copy of a text column; *ok turns false if the copy fails. */
+static char *col_dup(sqlite3_stmt *s, int i, bool *ok)
+{
+	const char *t = col_text(s, i);
+	char *p;
+
+	if (!t)
+		return NULL;
+	p = dup_str(t);
+	if (!p)
+		*ok = false;
+	return p;
+}
+
+/* ---- transactions ------------------------------------------------------ */
+
+static void forget_caches(db *d)
+{
+	d->camp_id = 0;
+	d->nbugs = 0;
+	if (d->bugs)
+		memset(d->bugs, 0, d->bugcap * sizeof *d->bugs);
+}
+
+/* Writes outside a batch get their own transaction: *own says whether
+ * this call opened one that tx_end must close. */
+static wasm_status tx_begin(db *d, bool *own, wasm_err *err)
+{
+	*own = false;
+	if (d->batch)
+		return WASM_OK;
+	if (exec_stmt(d, d->st[S_BEGIN], "starting a transaction", err))
+		return err->status;
+	*own = true;
+	return WASM_OK;
+}
+
+static wasm_status tx_end(db *d, bool own, wasm_status st, wasm_err *err)
+{
+	if (!own)
+		return st;
+	if (st == WASM_OK)
+		st = exec_stmt(d, d->st[S_COMMIT], "committing", err);
+	if (st != WASM_OK && !sqlite3_get_autocommit(d->h)) {
+		exec_stmt(d, d->st[S_ROLLBACK], "rolling back", &(wasm_err){0});
+		forget_caches(d);
+	}
+	return st;
+}
+
+wasm_status db_begin(db *d, wasm_err *err)
+{
+	if (d->batch)
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "%s: a batch is already open", d->path);
+	if (exec_stmt(d, d->st[S_BEGIN], "starting a batch", err))
+		return err->status;
+	d->batch = true;
+	return WASM_OK;
+}
+
+wasm_status db_commit(db *d, wasm_err *err)
+{
+	if (!d->batch)
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "%s: no batch to commit", d->path);
+	if (exec_stmt(d, d->st[S_COMMIT], "committing a batch", err))
+		return err->status;
+	d->batch = false;
+	return WASM_OK;
+}
+
+void db_rollback(db *d)
+{
+	wasm_err ignored;
+
+	if (!sqlite3_get_autocommit(d->h))
+		exec_stmt(d, d->st[S_ROLLBACK], "rolling back", &ignored);
+	d->batch = false;
+	forget_caches(d);
+}
+
+/* ---- open and close ---------------------------------------------------- */
+
+/* Why a file cannot be created: the directory is missing or closed. */
+static wasm_status explain_create(const char *path, wasm_err *err)
+{
+	char *copy = dup_str(path);
+	const char *dir;
+	struct stat sb;
+	wasm_status st;
+
+	if (!copy)
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory opening %s", path);
+	dir = dirname(copy);
+	if (stat(dir, &sb) != 0)
+		st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				  "cannot create %s: directory %s: %s; create "
+				  "it or choose another file with --db",
+				  path, dir, strerror(errno));
+	else if (access(dir, W_OK | X_OK) != 0)
+		st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				  "cannot create %s: no write permission in "
+				  "%s; choose another file with --db",
+				  path, dir);
+	else
+		st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				  "cannot create %s; choose another file "
+				  "with --db",
+				  path);
+	wasm_free(copy);
+	return st;
+}
+
+/* Look at an existing file before SQLite does: anything but an empty
+ * file or an SQLite header is refused untouched. *exists and *writable
+ * describe the file. */
+static wasm_status precheck(const char *path, bool *exists, bool *writable,
+			    wasm_err *err)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	*exists = false;
+	*writable = true;
+	if (stat(path, &sb) != 0) {
+		if (errno == ENOENT)
+			return WASM_OK;
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot open %s: %s", path,
+				    strerror(errno));
+	}
+	*exists = true;
+	if (!S_ISREG(sb.st_mode))
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot open %s: not a regular file; "
+				    "choose another file with --db",
+				    path);
+	*writable = access(path, W_OK) == 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot open %s: %s; check its permissions",
+				    path, strerror(errno));
+	n = read(fd, head, sizeof head);
+	close(fd);
+	if (n < 0)
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot read %s: %s", path,
+				    strerror(errno));
+	if (n == 0)
+		return WASM_OK;
+	if ((size_t)n < sizeof head || memcmp(head, magic, sizeof magic) != 0)
+		return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+				    "%s is not a heisen database (file is not "
+				    "a database); choose another file with "
+				    "--db or remove it",
+				    path);
+	return WASM_OK;
+}
+
+static wasm_status pragma_int(db *d, const char *sql, int64_t *v, wasm_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(d->h, sql, -1, &s, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*v = sqlite3_column_int64(s, 0);
+		rc = SQLITE_OK;
+	}
+	if (rc != SQLITE_OK)
+		sql_fail(d, err, rc, "reading the schema version");
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? WASM_OK : err->status;
+}
+
+static wasm_status exec_sql(db *d, const char *sql, const char *what,
+			    wasm_err *err)
+{
+	int rc = sqlite3_exec(d->h, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? WASM_OK : sql_fail(d, err, rc, what);
+}
+
+/* Refuse files heisen must not touch; apply the missing migrations. */
+static wasm_status migrate(db *d, wasm_err *err)
+{
+	int64_t ver, app, nobj;
+	char sql[64];
+
+	if (pragma_int(d, "PRAGMA user_version", &ver, err) ||
+	    pragma_int(d, "PRAGMA application_id", &app, err) ||
+	    pragma_int(d, "SELECT count(*) FROM sqlite_schema", &nobj, err))
+		return err->status;
+	if (ver > DB_SCHEMA_VERSION)
+		return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+				    "%s was written by a newer heisen (schema "
+				    "%lld, this one knows %d); use that heisen "
+				    "or choose another file with --db",
+				    d->path, (long long)ver, DB_SCHEMA_VERSION);
+	if ((ver > 0 && app != DB_APPLICATION_ID) || (ver == 0 && nobj > 0))
+		return wasm_err_set(
+		    err, WASM_MALFORMED, WASM_NO_OFFSET,
+		    "%s is an SQLite database of another "
+		    "program, not heisen's; choose another file "
+		    "with --db",
+		    d->path);
+	if (ver < DB_SCHEMA_VERSION && d->readonly)
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "%s needs a schema upgrade but is "
+				    "read-only; make it writable",
+				    d->path);
+	while (ver < DB_SCHEMA_VERSION) {
+		int64_t now;
+		wasm_status st;
+
+		if (exec_sql(d, "BEGIN IMMEDIATE", "upgrading the schema", err))
+			return err->status;
+		/* Another heisen may have migrated while we waited. */
+		st = pragma_int(d, "PRAGMA user_version", &now, err);
+		if (st == WASM_OK && now == ver) {
+			snprintf(sql, sizeof sql, "PRAGMA user_version=%lld",
+				 (long long)ver + 1);
+			st = exec_sql(d, migrations[ver], "creating tables",
+				      err);
+			if (st == WASM_OK)
+				st = exec_sql(d, sql, "upgrading the schema",
+					      err);
+		}
+		if (st == WASM_OK)
+			st = exec_sql(d, "COMMIT", "upgrading the schema", err);
+		if (st != WASM_OK) {
+			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+			return st;
+		}
+		if (pragma_int(d, "PRAGMA user_version", &ver, err))
+			return err->status;
+	}
+	return WASM_OK;
+}
+
+void db_close(db *d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(d->st[i]);
+	sqlite3_close(d->h);
+	wasm_free(d->bugs);
+	wasm_free(d->path);
+	wasm_free(d);
+}
+
+wasm_status db_open(const char *path, db **out, wasm_err *err)
+{
+	bool exists, writable;
+	int flags, rc;
+	db *d;
+
+	*out = NULL;
+	if (precheck(path, &exists, &writable, err))
+		return err->status;
+	d = wasm_calloc(1, sizeof *d);
+	if (!d || !(d->path = dup_str(path))) {
+		wasm_free(d);
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory opening %s", path);
+	}
+	d->readonly = !writable;
+	flags = (d->readonly ? SQLITE_OPEN_READONLY
+			     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+		SQLITE_OPEN_NOMUTEX;
+	rc = sqlite3_open_v2(path, &d->h, flags, NULL);
+	if (rc != SQLITE_OK) {
+		if (rc == SQLITE_CANTOPEN && !exists)
+			explain_create(path, err);
+		else
+			sql_fail(d, err, rc, "opening it");
+		db_close(d);
+		return err->status;
+	}
+	sqlite3_extended_result_codes(d->h, 1);
+	sqlite3_busy_timeout(d->h, 5000);
+	if ((!d->readonly &&
+	     exec_sql(d, "PRAGMA journal_mode=WAL", "opening it", err)) ||
+	    exec_sql(d, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL",
+		     "opening it", err) ||
+	    migrate(d, err))
+		goto fail;
+	for (int i = 0; i < S_COUNT; i++) {
+		rc = sqlite3_prepare_v3(d->h, stmt_sql[i], -1,
+					SQLITE_PREPARE_PERSISTENT, &d->st[i],
+					NULL);
+		if (rc != SQLITE_OK) {
+			sql_fail(d, err, rc, "preparing its queries");
+			goto fail;
+		}
+	}
+	*out = d;
+	return WASM_OK;
+fail:
+	db_close(d);
+	return err->status;
+}
+
+wasm_status db_check(db *d, wasm_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc =
+	    sqlite3_prepare_v2(d->h, "PRAGMA integrity_check", -1, &s, NULL);
+	wasm_status st = WASM_OK;
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const char *t = col_text(s, 0);
+		if (!t || strcmp(t, "ok") != 0)
+			st = wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+					  "%s is damaged: %s; restore a copy",
+					  d->path, t ? t : "no answer");
+	} else {
+		st = sql_fail(d, err, rc, "checking its integrity");
+	}
+	sqlite3_finalize(s);
+	return st;
+}
+
+/* ---- nodes --------------------------------------------------------------- */
+
+/* The machine's stable id: /etc/machine-id, else one made up once and
+ * kept in the settings table. */
+static wasm_status node_key(db *d, char key[64], wasm_err *err)
+{
+	FILE *f = fopen("/etc/machine-id", "r");
+	sqlite3_stmt *s;
+	uint8_t raw[16];
+	size_t n = 0;
+
+	if (f) {
+		if (fgets(key, 64, f))
+			n = strcspn(key, " \t\r\n");
+		fclose(f);
+		key[n] = '\0';
+		if (n > 0)
+			return WASM_OK;
+	}
+	if (!(s = stmt(d, S_SETTING_GET, err)))
+		return err->status;
+	sqlite3_bind_text(s, 1, "node_key", -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW && col_text(s, 0)) {
+		snprintf(key, 64, "%s", col_text(s, 0));
+		done(s);
+		return WASM_OK;
+	}
+	done(s);
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot make a node id for %s: %s", d->path,
+				    strerror(errno));
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(key + 2 * i, 3, "%02x", raw[i]);
+	s = d->st[S_SETTING_PUT];
+	sqlite3_bind_text(s, 1, "node_key", -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
+	return exec_stmt(d, s, "storing the node id", err);
+}
+
+wasm_status db_node_self(db *d, int64_t *id, wasm_err *err)
+{
+	char key[64], host[256];
+	sqlite3_stmt *s;
+	wasm_status st;
+	bool own;
+
+	if (d->self) {
+		*id = d->self;
+		return WASM_OK;
+	}
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "unknown");
+	host[sizeof host - 1] = '\0';
+	if (tx_begin(d, &own, err))
+		return err->status;
+	st = node_key(d, key, err);
+	if (st == WASM_OK && (s = stmt(d, S_NODE_FIND, err))) {
+		sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+		int rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			bool renamed = strcmp(col_text(s, 1), host) != 0;
+			d->self = sqlite3_column_int64(s, 0);
+			done(s);
+			if (renamed) {
+				s = d->st[S_NODE_RENAME];
+				sqlite3_bind_int64(s, 1, d->self);
+				sqlite3_bind_text(s, 2, host, -1,
+						  SQLITE_STATIC);
+				st = exec_stmt(d, s, "renaming the node", err);
+			}
+		} else if (rc == SQLITE_DONE) {
+			done(s);
+			s = d->st[S_NODE_ADD];
+			sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s, 2, host, -1, SQLITE_STATIC);
+			sqlite3_bind_double(s, 3, now_unix());
+			st = exec_stmt(d, s, "adding this node", err);
+			if (st == WASM_OK)
+				d->self = sqlite3_last_insert_rowid(d->h);
+		} else {
+			st = sql_fail(d, err, rc, "finding this node");
+			done(s);
+		}
+	} else if (st == WASM_OK) {
+		st = err->status;
+	}
+	st = tx_end(d, own, st, err);
+	if (st != WASM_OK)
+		d->self = 0;
+	*id = d->self;
+	return st;
+}
+
+/* ---- programs ------------------------------------------------------------ */
+
+static void hash_hex(uint64_t h, char out[17])
+{
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+wasm_status db_program_put(db *d, uint64_t hash, const char *name,
+			   const char *path, uint32_t nsites, int64_t *id,
+			   wasm_err *err)
+{
+	char hex[17];
+	sqlite3_stmt *s;
+	wasm_status st;
+	bool own;
+	int rc;
+
+	hash_hex(hash, hex);
+	if (tx_begin(d, &own, err))
+		return err->status;
+	if (!(s = stmt(d, S_PROGRAM_BY_HASH, err)))
+		return tx_end(d, own, err->status, err);
+	sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(s, 0);
+		done(s);
+		s = d->st[S_PROGRAM_SET_PATH];
+		sqlite3_bind_int64(s, 1, *id);
+		bind_text(s, 2, path);
+		st = exec_stmt(d, s, "updating a program", err);
+	} else if (rc == SQLITE_DONE) {
+		done(s);
+		s = d->st[S_PROGRAM_ADD];
+		sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC);
+		bind_text(s, 2, name ? name : "");
+		bind_text(s, 3, path);
+		sqlite3_bind_int64(s, 4, nsites);
+		sqlite3_bind_double(s, 5, now_unix());
+		st = exec_stmt(d, s, "adding a program", err);
+		if (st == WASM_OK)
+			*id = sqlite3_last_insert_rowid(d->h);
+	} else {
+		st = sql_fail(d, err, rc, "finding a program");
+		done(s);
+	}
+	return tx_end(d, own, st, err);
+}
+
+static wasm_status program_row(db *d, sqlite3_stmt *s, db_program *p,
+			       wasm_err *err)
+{
+	const char *hex = col_text(s, 1);
+	bool ok = true;
+
+	memset(p, 0, sizeof *p);
+	p->id = sqlite3_column_int64(s, 0);
+	p->hash = hex ? strtoull(hex, NULL, 16) : 0;
+	p->name = col_dup(s, 2, &ok);
+	p->path = col_dup(s, 3, &ok);
+	p->nsites = (uint32_t)sqlite3_column_int64(s, 4);
+	if (!ok) {
+		db_program_clear(p);
+		return oom(d, err);
+	}
+	return WASM_OK;
+}
+
+void db_program_clear(db_program *p)
+{
+	if (!p)
+		return;
+	wasm_free(p->name);
+	wasm_free(p->path);
+	memset(p, 0, sizeof *p);
+}
+
+wasm_status db_program_get(db *d, int64_t id, db_program *out, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_PROGRAM_GET, err);
+	wasm_status st;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		st = program_row(d, s, out, err);
+	else if (rc == SQLITE_DONE)
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "no program %lld in %s", (long long)id,
+				  d->path);
+	else
+		st = sql_fail(d, err, rc, "reading a program");
+	done(s);
+	return st;
+}
+
+/* Run a program query bound to key: *n matches; the first is in out and
+ * the rest are named in list (for an error message). */
+static wasm_status program_match(db *d, int id, const char *key,
+				 db_program *out, int *n, char *list,
+				 size_t cap, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, id, err);
+	wasm_status st = WASM_OK;
+	size_t len = 0;
+	int rc;
+
+	*n = 0;
+	list[0] = '\0';
+	if (!s)
+		return err->status;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = col_text(s, 2), *hex = col_text(s, 1);
+		if (*n == 0 && (st = program_row(d, s, out, err)))
+			break;
+		if (len < cap)
+			len += (size_t)snprintf(
+			    list + len, cap - len, "%s%lld %s (%.8s)",
+			    *n ? ", " : "",
+			    (long long)sqlite3_column_int64(s, 0),
+			    name ? name : "", hex ? hex : "");
+		++*n;
+	}
+	if (st == WASM_OK && rc != SQLITE_DONE)
+		st = sql_fail(d, err, rc, "finding a program");
+	done(s);
+	if (st != WASM_OK)
+		db_program_clear(out);
+	return st;
+}
+
+wasm_status db_program_find(db *d, const char *key, db_program *out,
+			    wasm_err *err)
+{
+	char lower[17], list[160];
+	size_t n = strlen(key);
+	bool digits = n > 0, hex = n > 0 && n <= 16;
+	int count;
+
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < n; i++) {
+		char c = key[i];
+		digits = digits && c >= '0' && c <= '9';
+		hex = hex && ((c >= '0' && c <= '9') ||
+			      (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
+		if (i < 16)
+			lower[i] = (char)(c >= 'A' && c <= 'F' ? c + 32 : c);
+	}
+	if (digits && n < 19) {
+		wasm_err miss;
+		if (db_program_get(d, strtoll(key, NULL, 10), out, &miss) ==
+		    WASM_OK)
+			return WASM_OK;
+		if (miss.status != WASM_INVALID) {
+			*err = miss;
+			return err->status;
+		}
+	}
+	if (program_match(d, S_PROGRAM_BY_NAME, key, out, &count, list,
+			  sizeof list, err))
+		return err->status;
+	if (count == 1)
+		return WASM_OK;
+	if (count > 1) {
+		db_program_clear(out);
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "%d programs named '%s' in %s: %s; give "
+				    "an id or a hash",
+				    count, key, d->path, list);
+	}
+	if (hex) {
+		lower[n] = '\0';
+		if (program_match(d, S_PROGRAM_BY_PREFIX, lower, out, &count,
+				  list, sizeof list, err))
+			return err->status;
+		if (count == 1)
+			return WASM_OK;
+		if (count > 1) {
+			db_program_clear(out);
+			return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+					    "hash prefix '%s' matches %d "
+					    "programs in %s: %s; give more "
+					    "digits",
+					    key, count, d->path, list);
+		}
+	}
+	return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+			    "no program '%s' in %s (give an id, a hash or a "
+			    "name)",
+			    key, d->path);
+}
+
+/* ---- campaigns ----------------------------------------------------------- */
+
+/* u32 arrays are stored little-endian, so a database file moves between
+ * machines unchanged. */
+static void *u32_blob(const uint32_t *v, uint32_t n)
+{
+	uint8_t *b = wasm_malloc((size_t)n * 4);
+
+	if (!b)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		b[4 * i] = (uint8_t)v[i];
+		b[4 * i + 1] = (uint8_t)(v[i] >> 8);
+		b[4 * i + 2] = (uint8_t)(v[i] >> 16);
+		b[4 * i + 3] = (uint8_t)(v[i] >> 24);
+	}
+	return b;
+}
+
+/* Decode column i into a fresh array; false on a bad length or no
+ * memory (*bad tells which). */
+static bool blob_u32(sqlite3_stmt *s, int i, uint32_t **v, uint32_t *n,
+		     bool *bad)
+{
+	const uint8_t *b = sqlite3_column_blob(s, i);
+	size_t len = (size_t)sqlite3_column_bytes(s, i);
+
+	*n = 0;
+	if (len % 4 != 0 || len / 4 > UINT32_MAX) {
+		*bad = true;
+		*v = NULL;
+		return false;
+	}
+	*v = wasm_malloc(len);
+	if (!*v)
+		return false;
+	for (size_t k = 0; k < len / 4; k++)
+		(*v)[k] = (uint32_t)b[4 * k] | (uint32_t)b[4 * k + 1] << 8 |
+			  (uint32_t)b[4 * k + 2] << 16 |
+			  (uint32_t)b[4 * k + 3] << 24;
+	*n = (uint32_t)(len / 4);
+	return true;
+}
+
+void db_campaign_clear(db_campaign *c)
+{
+	if (!c)
+		return;
+	wasm_free(c->program);
+	wasm_free(c->densities);
+	wasm_free(c->density_bp);
+	wasm_free(c->profiles);
+	wasm_free(c->pruned);
+	wasm_free(c->args);
+	wasm_free(c->status);
+	memset(c, 0, sizeof *c);
+}
+
+static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
+				wasm_err *err)
+{
+	const uint8_t *args = sqlite3_column_blob(s, 16);
+	size_t alen = (size_t)sqlite3_column_bytes(s, 16);
+	bool ok = true, bad = false;
+
+	memset(c, 0, sizeof *c);
+	c->id = sqlite3_column_int64(s, 0);
+	c->program_id = sqlite3_column_int64(s, 1);
+	c->node_id = sqlite3_column_int64(s, 2);
+	c->created = sqlite3_column_double(s, 3);
+	c->program = col_dup(s, 4, &ok);
+	c->densities = col_dup(s, 5, &ok);
+	ok = blob_u32(s, 6, &c->density_bp, &c->ndensity, &bad) && ok;
+	c->profiles = col_dup(s, 7, &ok);
+	c->runs = (uint32_t)sqlite3_column_int64(s, 8);
+	c->budget_s = sqlite3_column_double(s, 9);
+	c->jobs = (uint32_t)sqlite3_column_int64(s, 10);
+	c->seed = (uint64_t)sqlite3_column_int64(s, 11);
+	c->delay = (uint32_t)sqlite3_column_int64(s, 12);
+	c->timeout_s = sqlite3_column_double(s, 13);
+	c->prune = sqlite3_column_int64(s, 14) != 0;
+	ok = blob_u32(s, 15, &c->pruned, &c->npruned, &bad) && ok;
+	/* args: strings each ending in NUL; one more NUL so that the
+	 * buffer is a C string even when empty. */
+	if (alen > 0 && args[alen - 1] != '\0')
+		bad = true;
+	else if ((c->args = wasm_malloc(alen + 1))) {
+		if (alen)
+			memcpy(c->args, args, alen);
+		c->args[alen] = '\0';
+		for (size_t i = 0; i < alen; i++)
+			c->nargs += args[i] == '\0';
+	} else {
+		ok = false;
+	}
+	c->status = col_dup(s, 17, &ok);
+	c->planned = (uint64_t)sqlite3_column_int64(s, 18);
+	c->done = (uint64_t)sqlite3_column_int64(s, 19);
+	c->bugs = (uint64_t)sqlite3_column_int64(s, 20);
+	c->cells = (uint64_t)sqlite3_column_int64(s, 21);
+	if (bad) {
+		db_campaign_clear(c);
+		return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+				    "%s: campaign %lld has a damaged row; "
+				    "run a check of the database",
+				    d->path,
+				    (long long)sqlite3_column_int64(s, 0));
+	}
+	if (!ok) {
+		db_campaign_clear(c);
+		return oom(d, err);
+	}
+	return WASM_OK;
+}
+
+wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
+{
+	void *dens = u32_blob(c->density_bp, c->ndensity);
+	void *pruned = u32_blob(c->pruned, c->prune ? c->npruned : 0);
+	sqlite3_stmt *s = stmt(d, S_CAMPAIGN_ADD, err);
+	size_t alen = 0;
+	wasm_status st;
+	double created = now_unix();
+
+	if (!s) {
+		st = err->status;
+		goto out;
+	}
+	if (!dens || !pruned) {
+		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory adding a campaign to %s",
+				  d->path);
+		goto out;
+	}
+	for (uint32_t i = 0; i < c->nargs; i++)
+		alen += strlen(c->args + alen) + 1;
+	sqlite3_bind_int64(s, 1, c->program_id);
+	bind_ref(s, 2, c->node_id);
+	sqlite3_bind_double(s, 3, created);
+	bind_text(s, 4, c->densities ? c->densities : "");
+	sqlite3_bind_blob(s, 5, dens, (int)c->ndensity * 4, SQLITE_STATIC);
+	bind_text(s, 6, c->profiles ? c->profiles : "");
+	sqlite3_bind_int64(s, 7, c->runs);
+	sqlite3_bind_double(s, 8, c->budget_s);
+	sqlite3_bind_int64(s, 9, c->jobs);
+	sqlite3_bind_int64(s, 10, (sqlite3_int64)c->seed);
+	sqlite3_bind_int64(s, 11, c->delay);
+	sqlite3_bind_double(s, 12, c->timeout_s);
+	sqlite3_bind_int(s, 13, c->prune);
+	sqlite3_bind_blob(s, 14, pruned, c->prune ? (int)c->npruned * 4 : 0,
+			  SQLITE_STATIC);
+	sqlite3_bind_blob(s, 15, alen ? c->args : "", (int)alen, SQLITE_STATIC);
+	bind_text(s, 16, c->status ? c->status : "running");
+	sqlite3_bind_int64(s, 17, (sqlite3_int64)c->planned);
+	st = exec_stmt(d, s, "adding a campaign", err);
+	if (st == WASM_OK) {
+		c->id = sqlite3_last_insert_rowid(d->h);
+		c->created = created;
+	}
+out:
+	wasm_free(dens);
+	wasm_free(pruned);
+	return st;
+}
+
+static wasm_status no_campaign(db *d, int64_t id, wasm_err *err)
+{
+	return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+			    "no campaign %lld in %s", (long long)id, d->path);
+}
+
+wasm_status db_campaign_get(db *d, int64_t id, db_campaign *out, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_CAMPAIGN_GET, err);
+	wasm_status st;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		st = campaign_row(d, s, out, err);
+	else if (rc == SQLITE_DONE)
+		st = no_campaign(d, id, err);
+	else
+		st = sql_fail(d, err, rc, "reading a campaign");
+	done(s);
+	return st;
+}
+
+wasm_status db_campaign_set_status(db *d, int64_t id, const char *status,
+				   wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_CAMPAIGN_STATUS, err);
+	wasm_status st;
+
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, id);
+	bind_text(s, 2, status);
+	st = exec_stmt(d, s, "setting a campaign's status", err);
+	if (st == WASM_OK && sqlite3_changes(d->h) == 0)
+		st = no_campaign(d, id, err);
+	return st;
+}
+
+wasm_status db_campaign_list(db *d, bool (*cb)(void *ctx, const db_campaign *c),
+			     void *ctx, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_CAMPAIGN_LIST, err);
+	wasm_status st = WASM_OK;
+	int rc;
+
+	if (!s)
+		return err->status;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		db_campaign c;
+		bool more;
+		if ((st = campaign_row(d, s, &c, err)))
+			break;
+		more = cb(ctx, &c);
+		db_campaign_clear(&c);
+		if (!more)
+			break;
+	}
+	if (st == WASM_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, "listing campaigns");
+	done(s);
+	return st;
+}
+
+/* Whether campaign id exists (WASM_INVALID if not). */
+static wasm_status campaign_owner(db *d, int64_t id, wasm_err *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (d->camp_id == id)
+		return WASM_OK;
+	if (!(s = stmt(d, S_CAMPAIGN_OWNER, err)))
+		return err->status;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		d->camp_id = id;
+		d->camp_program = sqlite3_column_int64(s, 0);
+		d->camp_node = sqlite3_column_int64(s, 1);
+	}
+	done(s);
+	if (rc == SQLITE_ROW)
+		return WASM_OK;
+	if (rc == SQLITE_DONE)
+		return no_campaign(d, id, err);
+	return sql_fail(d, err, rc, "finding a campaign");
+}
+
+wasm_status db_campaign_done(db *d, int64_t id,
+			     bool (*cb)(void *ctx, uint64_t idx), void *ctx,
+			     wasm_err *err)
+{
+	sqlite3_stmt *s;
+	wasm_status st = WASM_OK;
+	int rc;
+
+	if (campaign_owner(d, id, err))
+		return err->status;
+	if (!(s = stmt(d, S_CAMPAIGN_DONE, err)))
+		return err->status;
+	sqlite3_bind_int64(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if (!cb(ctx, (uint64_t)sqlite3_column_int64(s, 0)))
+			break;
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, "listing a campaign's runs");
+	done(s);
+	return st;
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+static size_t bug_hash(int64_t prog, uint32_t a, uint32_t b)
+{
+	uint64_t h = (uint64_t)prog * 0x9e3779b97f4a7c15ull;
+	h ^= ((uint64_t)a << 32 | b) + 0x632be59bd9b4e019ull + (h << 6);
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h ^ h >> 32);
+}
+
+static bug_slot *bug_slot_of(db *d, int64_t prog, uint32_t a, uint32_t b)
+{
+	size_t mask = d->bugcap - 1, i = bug_hash(prog, a, b) & mask;
+
+	while (d->bugs[i].id && (d->bugs[i].program_id != prog ||
+				 d->bugs[i].a != a || d->bugs[i].b != b))
+		i = (i + 1) & mask;
+	return &d->bugs[i];
+}
+
+/* Remember a bug id. A failed growth only costs a lookup later. */
+static void bug_remember(db *d, int64_t prog, uint32_t a, uint32_t b,
+			 int64_t id)
+{
+	bug_slot *slot;
+
+	if (2 * (d->nbugs + 1) > d->bugcap) {
+		size_t cap = d->bugcap ? 2 * d->bugcap : 64;
+		bug_slot *old = d->bugs, *nb = wasm_calloc(cap, sizeof *nb);
+		size_t oldcap = d->bugcap;
+		if (!nb)
+			return;
+		d->bugs = nb;
+		d->bugcap = cap;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].id)
+				*bug_slot_of(d, old[i].program_id, old[i].a,
+					     old[i].b) = old[i];
+		wasm_free(old);
+	}
+	slot = bug_slot_of(d, prog, a, b);
+	if (!slot->id)
+		d->nbugs++;
+	*slot = (bug_slot){prog, id, a, b};
+}
+
+static void bind_site(sqlite3_stmt *s, int i, const db_site *site)
+{
+	sqlite3_bind_int64(s, i, site->id);
+	sqlite3_bind_int(s, i + 1, site->kind);
+	bind_text(s, i + 2, site->func);
+	bind_text(s, i + 3, site->file);
+	sqlite3_bind_int64(s, i + 4, site->line);
+}
+
+/* The bug of hit h in the campaign's program, created on first sight. */
+static wasm_status bug_of(db *d, const db_site *sa, const db_site *sb,
+			  const db_run *r, int64_t *id, wasm_err *err)
+{
+	int64_t prog = d->camp_program;
+	sqlite3_stmt *s;
+	bug_slot *slot;
+	int rc;
+
+	if (d->bugcap) {
+		slot = bug_slot_of(d, prog, sa->id, sb->id);
+		if (slot->id) {
+			*id = slot->id;
+			return WASM_OK;
+		}
+	}
+	if (!(s = stmt(d, S_BUG_FIND, err)))
+		return err->status;
+	sqlite3_bind_int64(s, 1, prog);
+	sqlite3_bind_int64(s, 2, sa->id);
+	sqlite3_bind_int64(s, 3, sb->id);
+	rc = sqlite3_step(s);
+	*id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	done(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sql_fail(d, err, rc, "finding a bug");
+	if (!*id) {
+		s = d->st[S_BUG_ADD];
+		sqlite3_bind_int64(s, 1, prog);
+		bind_site(s, 2, sa);
+		bind_site(s, 7, sb);
+		sqlite3_bind_int64(s, 12, r->id);
+		sqlite3_bind_double(s, 13, r->started);
+		if (exec_stmt(d, s, "adding a bug", err))
+			return err->status;
+		*id = sqlite3_last_insert_rowid(d->h);
+	}
+	bug_remember(d, prog, sa->id, sb->id, *id);
+	return WASM_OK;
+}
+
+static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
+			      uint32_t nhits, wasm_err *err)
+{
+	sqlite3_stmt *s = d->st[S_RUN_ADD];
+
+	if (campaign_owner(d, r->campaign_id, err))
+		return err->status;
+	sqlite3_bind_int64(s, 1, r->campaign_id);
+	bind_ref(s, 2, r->node_id ? r->node_id : d->camp_node);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)r->idx);
+	bind_text(s, 4, r->profile ? r->profile : "");
+	sqlite3_bind_int64(s, 5, r->density_bp);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)r->seed);
+	sqlite3_bind_double(s, 7, r->started);
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)r->duration_us);
+	bind_text(s, 9, r->status ? r->status : "");
+	sqlite3_bind_int(s, 10, r->exit_code);
+	bind_text(s, 11, r->msg);
+	sqlite3_bind_int64(s, 12, r->nbugs);
+	if (exec_stmt(d, s, "adding a run", err))
+		return err->status;
+	r->id = sqlite3_last_insert_rowid(d->h);
+	for (uint32_t i = 0; i < nhits; i++) {
+		const db_hit *h = &hits[i];
+		/* Bugs are keyed by the ordered site pair. */
+		int lo = h->site[0].id <= h->site[1].id ? 0 : 1;
+		int64_t bug;
+		if (bug_of(d, &h->site[lo], &h->site[1 - lo], r, &bug, err))
+			return err->status;
+		s = d->st[S_RUN_BUG_ADD];
+		sqlite3_bind_int64(s, 1, r->id);
+		sqlite3_bind_int64(s, 2, bug);
+		sqlite3_bind_int64(s, 3, h->tid[lo]);
+		sqlite3_bind_int64(s, 4, h->tid[1 - lo]);
+		sqlite3_bind_int64(s, 5, h->addr[lo]);
+		sqlite3_bind_int64(s, 6, h->addr[1 - lo]);
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)h->count);
+		if (exec_stmt(d, s, "linking a bug to its run", err))
+			return err->status;
+	}
+	return WASM_OK;
+}
+
+wasm_status db_run_add(db *d, db_run *r, const db_hit *hits, uint32_t nhits,
+		       wasm_err *err)
+{
+	bool own;
+
+	if (tx_begin(d, &own, err))
+		return err->status;
+	return tx_end(d, own, run_insert(d, r, hits, nhits, err), err);
+}
+
+/* Fill r from a RUN_COLS row; strings point into the statement. */
+static void run_row(sqlite3_stmt *s, db_run *r)
+{
+	r->id = sqlite3_column_int64(s, 0);
+	r->campaign_id = sqlite3_column_int64(s, 1);
+	r->node_id = sqlite3_column_int64(s, 2);
+	r->idx = (uint64_t)sqlite3_column_int64(s, 3);
+	r->profile = (char *)col_text(s, 4);
+	r->density_bp = (uint32_t)sqlite3_column_int64(s, 5);
+	r->seed = (uint64_t)sqlite3_column_int64(s, 6);
+	r->started = sqlite3_column_double(s, 7);
+	r->duration_us = (uint64_t)sqlite3_column_int64(s, 8);
+	r->status = (char *)col_text(s, 9);
+	r->exit_code = sqlite3_column_int(s, 10);
+	r->msg = (char *)col_text(s, 11);
+	r->nbugs = (uint32_t)sqlite3_column_int64(s, 12);
+}
+
+static wasm_status no_bug(db *d, int64_t id, wasm_err *err)
+{
+	return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+			    "no bug %lld in %s", (long long)id, d->path);
+}
+
+wasm_status db_run_list(db *d, int64_t campaign_id, int64_t bug_id,
+			bool (*cb)(void *ctx, const db_run *r), void *ctx,
+			wasm_err *err)
+{
+	sqlite3_stmt *s;
+	wasm_status st = WASM_OK;
+	int rc;
+
+	if (campaign_id && campaign_owner(d, campaign_id, err))
+		return err->status;
+	if (bug_id) {
+		db_bug b;
+		if (db_bug_get(d, bug_id, &b, err))
+			return err->status;
+		db_bug_clear(&b);
+		if (!(s = stmt(d, S_RUN_LIST_BUG, err)))
+			return err->status;
+		sqlite3_bind_int64(s, 1, bug_id);
+		sqlite3_bind_int64(s, 2, campaign_id);
+	} else {
+		if (!(s = stmt(d, S_RUN_LIST, err)))
+			return err->status;
+		sqlite3_bind_int64(s, 1, campaign_id);
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		db_run r;
+		run_row(s, &r);
+		if (!cb(ctx, &r))
+			break;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, "listing runs");
+	done(s);
+	return st;
+}
+
+wasm_status db_run_get(db *d, int64_t id, db_run *out, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_RUN_GET, err);
+	wasm_status st = WASM_OK;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		bool ok = true;
+		run_row(s, out);
+		out->profile = col_dup(s, 4, &ok);
+		out->status = col_dup(s, 9, &ok);
+		out->msg = col_dup(s, 11, &ok);
+		if (!ok) {
+			db_run_clear(out);
+			st = oom(d, err);
+		}
+	} else if (rc == SQLITE_DONE) {
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "no run %lld in %s", (long long)id, d->path);
+	} else {
+		st = sql_fail(d, err, rc, "reading a run");
+	}
+	done(s);
+	return st;
+}
+
+void db_run_clear(db_run *r)
+{
+	if (!r)
+		return;
+	wasm_free(r->profile);
+	wasm_free(r->status);
+	wasm_free(r->msg);
+	memset(r, 0, sizeof *r);
+}
+
+wasm_status db_run_bugs(db *d, int64_t run_id,
+			bool (*cb)(void *ctx, const db_run_bug *rb), void *ctx,
+			wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_RUN_BUGS, err);
+	wasm_status st = WASM_OK;
+	int rc;
+
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, run_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		db_run_bug rb = {
+		    .bug_id = sqlite3_column_int64(s, 0),
+		    .tid = {(uint32_t)sqlite3_column_int64(s, 1),
+			    (uint32_t)sqlite3_column_int64(s, 2)},
+		    .addr = {(uint32_t)sqlite3_column_int64(s, 3),
+			     (uint32_t)sqlite3_column_int64(s, 4)},
+		    .count = (uint64_t)sqlite3_column_int64(s, 5),
+		};
+		if (!cb(ctx, &rb))
+			break;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, "listing a run's bugs");
+	done(s);
+	return st;
+}
+
+/* ---- bugs ---------------------------------------------------------------- */
+
+void db_bug_clear(db_bug *b)
+{
+	if (!b)
+		return;
+	wasm_free(b->program);
+	for (int i = 0; i < 2; i++) {
+		wasm_free(b->site[i].func);
+		wasm_free(b->site[i].file);
+	}
+	memset(b, 0, sizeof *b);
+}
+
+static wasm_status bug_row(db *d, sqlite3_stmt *s, db_bug *b, wasm_err *err)
+{
+	bool ok = true;
+
+	memset(b, 0, sizeof *b);
+	b->id = sqlite3_column_int64(s, 0);
+	b->program_id = sqlite3_column_int64(s, 1);
+	b->program = col_dup(s, 2, &ok);
+	for (int i = 0; i < 2; i++) {
+		int c = 3 + 5 * i;
+		b->site[i].id = (uint32_t)sqlite3_column_int64(s, c);
+		b->site[i].kind = (uint8_t)sqlite3_column_int(s, c + 1);
+		b->site[i].func = col_dup(s, c + 2, &ok);
+		b->site[i].file = col_dup(s, c + 3, &ok);
+		b->site[i].line = (uint32_t)sqlite3_column_int64(s, c + 4);
+	}
+	b->runs = (uint64_t)sqlite3_column_int64(s, 13);
+	b->first_run = (uint64_t)sqlite3_column_int64(s, 14);
+	b->first_seen = sqlite3_column_double(s, 15);
+	if (!ok) {
+		db_bug_clear(b);
+		return oom(d, err);
+	}
+	return WASM_OK;
+}
+
+wasm_status db_bug_get(db *d, int64_t id, db_bug *out, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_BUG_GET, err);
+	wasm_status st;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		st = bug_row(d, s, out, err);
+	else if (rc == SQLITE_DONE)
+		st = no_bug(d, id, err);
+	else
+		st = sql_fail(d, err, rc, "reading a bug");
+	done(s);
+	return st;
+}
+
+wasm_status db_bug_list(db *d, int64_t program_id,
+			bool (*cb)(void *ctx, const db_bug *b), void *ctx,
+			wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_BUG_LIST, err);
+	wasm_status st = WASM_OK;
+	int rc;
+
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, program_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		db_bug b;
+		bool more;
+		if ((st = bug_row(d, s, &b, err)))
+			break;
+		more = cb(ctx, &b);
+		db_bug_clear(&b);
+		if (!more)
+			break;
+	}
+	if (st == WASM_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, "listing bugs");
+	done(s);
+	return st;
+}
+
+wasm_status db_bug_cells(db *d, int64_t bug_id,
+			 bool (*cb)(void *ctx, const db_cell *c), void *ctx,
+			 wasm_err *err)
+{
+	sqlite3_stmt *s;
+	wasm_status st = WASM_OK;
+	db_bug b;
+	int rc;
+
+	if (db_bug_get(d, bug_id, &b, err))
+		return err->status;
+	db_bug_clear(&b);
+	if (!(s = stmt(d, S_BUG_CELLS, err)))
+		return err->status;
+	sqlite3_bind_int64(s, 1, bug_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *node = col_text(s, 1);
+		db_cell c = {
+		    .node_id = sqlite3_column_int64(s, 0),
+		    .node = node ? node : "",
+		    .profile = col_text(s, 2),
+		    .density_bp = (uint32_t)sqlite3_column_int64(s, 3),
+		    .k = (uint64_t)sqlite3_column_int64(s, 4),
+		    .n = (uint64_t)sqlite3_column_int64(s, 5),
+		};
+		if (!cb(ctx, &c))
+			break;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, "counting a bug's detections");
+	done(s);
+	return st;
+}

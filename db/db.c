@@ -469,6 +469,46 @@ static wasm_status explain_create(const char *path, wasm_err *err)
 	return st;
 }
 
+/* WAL needs to create PATH-wal and PATH-shm next to the file. */
+static bool dir_writable(const char *path)
+{
+	char *copy = dup_str(path);
+	bool ok = copy && access(dirname(copy), W_OK | X_OK) == 0;
+
+	wasm_free(copy);
+	return ok;
+}
+
+/* How to open a file heisen may not write. Without a -wal file no writer
+ * is active and the main file holds everything, so SQLite may read it as
+ * immutable: a plain read-only open of a WAL database fails when it
+ * cannot create the -shm file. With a -wal file, the plain open reads it
+ * through the existing -shm. NULL: use the path as it is. */
+static char *readonly_uri(const char *path)
+{
+	size_t n = strlen(path), k = 5;
+	char *wal = wasm_malloc(n + 5), *uri;
+	bool live;
+
+	if (!wal)
+		return NULL;
+	memcpy(wal, path, n);
+	memcpy(wal + n, "-wal", 5);
+	live = access(wal, F_OK) == 0;
+	wasm_free(wal);
+	if (live || !(uri = wasm_malloc(3 * n + 20)))
+		return NULL;
+	memcpy(uri, "file:", 5);
+	for (const char *c = path; *c; c++)
+		if (*c == '%' || *c == '?' || *c == '#')
+			k += (size_t)sprintf(uri + k, "%%%02X",
+					     (unsigned char)*c);
+		else
+			uri[k++] = *c;
+	memcpy(uri + k, "?immutable=1", 13);
+	return uri;
+}
+
 /* Look at an existing file before SQLite does: anything but an empty
  * file or an SQLite header is refused untouched. *exists and *writable
  * describe the file. */
@@ -496,7 +536,7 @@ static wasm_status precheck(const char *path, bool *exists, bool *writable,
 				    "cannot open %s: not a regular file; "
 				    "choose another file with --db",
 				    path);
-	*writable = access(path, W_OK) == 0;
+	*writable = access(path, W_OK) == 0 && dir_writable(path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
@@ -615,6 +655,7 @@ void db_close(db *d)
 wasm_status db_open(const char *path, db **out, wasm_err *err)
 {
 	bool exists, writable;
+	char *uri = NULL;
 	int flags, rc;
 	db *d;
 
@@ -631,7 +672,10 @@ wasm_status db_open(const char *path, db **out, wasm_err *err)
 	flags = (d->readonly ? SQLITE_OPEN_READONLY
 			     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
 		SQLITE_OPEN_NOMUTEX;
-	rc = sqlite3_open_v2(path, &d->h, flags, NULL);
+	if (d->readonly && (uri = readonly_uri(path)))
+		flags |= SQLITE_OPEN_URI;
+	rc = sqlite3_open_v2(uri ? uri : path, &d->h, flags, NULL);
+	wasm_free(uri);
 	if (rc != SQLITE_OK) {
 		if (rc == SQLITE_CANTOPEN && !exists)
 			explain_create(path, err);

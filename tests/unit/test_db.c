@@ -241,6 +241,30 @@ static int64_t add_campaign(db *d, int64_t program, const char *profiles)
 	return c.id;
 }
 
+static void readonly_database_still_reads(void **state)
+{
+	fixture *fx = *state;
+	int64_t camp;
+	db_campaign c;
+	wasm_err e;
+
+	if (geteuid() == 0) {
+		print_message("skipped: root ignores file permissions\n");
+		skip();
+	}
+	open_ok(fx);
+	camp = add_campaign(fx->d, add_program(fx->d, 5, "p.wasm"), "uniform");
+	db_close(fx->d);
+	assert_int_equal(chmod(fx->path, 0444), 0);
+	assert_int_equal(chmod(fx->dir, 0555), 0);
+	open_ok(fx);
+	assert_int_equal(db_campaign_get(fx->d, camp, &c, &e), WASM_OK);
+	assert_string_equal(c.program, "p.wasm");
+	assert_int_equal(db_campaign_new(fx->d, &c, &e), WASM_IO);
+	assert_non_null(strstr(e.msg, "cannot write"));
+	db_campaign_clear(&c);
+}
+
 static void campaign_round_trip(void **state)
 {
 	fixture *fx = *state;
@@ -685,6 +709,7 @@ int main(void)
 	    T(other_programs_database_is_refused),
 	    T(missing_directory_is_an_io_error),
 	    T(unwritable_directory_is_an_io_error),
+	    T(readonly_database_still_reads),
 	    T(campaign_round_trip),
 	    T(campaigns_list_newest_first),
 	    T(runs_bugs_and_counts),

@@ -1,0 +1,534 @@
+/*
+ * race.c - the probes: Algorithm 1 (delay injection) and Algorithm 2
+ * (shared-access detection) of the Beanstalk paper over a demand-paged
+ * access table with one entry per 4-byte cell of linear memory.
+ *
+ * Algorithm 1 without the paper's per-entry mutex: an entry is a sequence
+ * word and the armed access. The low two bits of the word are the state
+ * (free, locked while the arming thread writes the access, armed), the
+ * rest a generation bumped by every disarm. A thread arms a free cell with
+ * one CAS, writes the access, then publishes "armed" with a release store;
+ * a thread that finds the cell taken reads word, access, word again and
+ * trusts the access only if the word did not change (a seqlock), so a
+ * violation always pairs two accesses that were armed and probed at the
+ * same moment. The common path (a free cell, nobody else near it) is one
+ * load, one CAS, three plain stores, the delay, one store.
+ *
+ * Algorithm 2 takes a spin lock per entry, as the paper's table does: the
+ * probe is run once per program to prune, so it favours exactness.
+ */
+#include "detector/race.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define ST_MASK	  3u
+#define ST_FREE	  0u
+#define ST_LOCKED 1u
+#define ST_ARMED  2u
+/* A checker waits this many pauses for an arming thread to publish its
+ * access before it gives the cell up (the window is a few stores long
+ * unless the arming thread was preempted inside it). */
+#define LOCKED_SPINS 64
+/* The widest access (v128) covers 5 cells when unaligned; a wider one
+ * (a damaged site table) arms only its first 5. */
+#define MAX_CELLS 5
+/* Call counters are sharded by thread id so that threads do not share a
+ * cache line on every call. */
+#define NSHARDS 64
+/* Distinct sites a cell's history keeps exactly before the cell is
+ * treated as shared (its history flushed to the shared set): a bound on
+ * memory that can only add sites, never miss one. */
+#define HIST_CAP     1024u
+#define HIST_INLINE  2u
+#define PAIR_DROPPED UINT32_MAX
+
+typedef struct race_cell {
+	uint32_t seq;
+	uint32_t tid, site, addr; /* the armed access */
+} race_cell;
+
+typedef struct shared_cell {
+	uint8_t lock;
+	uint8_t shared; /* S[addr] */
+	uint8_t owned;	/* owner is valid */
+	uint8_t pad;
+	uint32_t owner; /* the one thread that touched it while exclusive */
+	uint32_t n;	/* sites in the history I[addr] */
+	union {
+		uint32_t inl[HIST_INLINE]; /* n <= HIST_INLINE */
+		uint32_t *more;		   /* n > HIST_INLINE */
+	} h;
+} shared_cell;
+
+typedef struct shard {
+	uint64_t n;
+	char pad[56];
+} shard;
+
+struct det_probe {
+	det_algo algo;
+	const rw_site *site;
+	uint32_t nsites;
+	uint32_t delay;
+	uint64_t mem_bytes, ncells;
+	void *table;
+	size_t table_bytes;
+	uint8_t *shared; /* P, nsites bytes */
+
+	pthread_mutex_t lock; /* everything below */
+	det_violation *bugs;
+	uint32_t nbugs, dropped;
+	/* Seen site pairs: key (site0 << 32 | site1) + 1 (0 = empty) to
+	 * the bug's index, or PAIR_DROPPED for a pair beyond DET_MAX_BUGS. */
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t hcap, hcount;
+	/* Cells whose history went out of line, to free it at the end
+	 * without walking the whole table. */
+	uint64_t *hist_cells;
+	size_t nhist, caphist;
+
+	shard calls[NSHARDS];
+};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+static inline bool plain_write(uint8_t kind)
+{
+	return kind == RW_WRITE || kind == RW_RANGE_WRITE;
+}
+
+static inline uint32_t site_width(const rw_site *s)
+{
+	return s->width ? s->width : 1;
+}
+
+wasm_status det_probe_new(det_algo algo, const rw_sites *sites,
+			  uint64_t mem_bytes, uint32_t delay, det_probe **out,
+			  wasm_err *err)
+{
+	det_probe *p;
+	size_t cell_size =
+	    algo == DET_SHARED ? sizeof(shared_cell) : sizeof(race_cell);
+
+	*out = NULL;
+	if (mem_bytes > (uint64_t)1 << 32)
+		mem_bytes = (uint64_t)1 << 32;
+	p = wasm_calloc(1, sizeof *p);
+	if (!p)
+		goto nomem;
+	p->algo = algo;
+	p->site = sites->sites;
+	p->nsites = sites->nsites;
+	p->delay = delay;
+	p->mem_bytes = mem_bytes;
+	p->ncells = (mem_bytes + 3) / 4;
+	pthread_mutex_init(&p->lock, NULL);
+	if (p->ncells) {
+		p->table_bytes = (size_t)p->ncells * cell_size;
+		/* Zero pages are free cells: only touched pages cost memory. */
+		p->table =
+		    mmap(NULL, p->table_bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p->table == MAP_FAILED) {
+			p->table = NULL;
+			det_probe_free(p);
+			return wasm_err_set(
+			    err, WASM_NOMEM, WASM_NO_OFFSET,
+			    "cannot reserve %zu MiB of address space for the "
+			    "access table of a %llu-byte memory (give the "
+			    "program's memory a smaller maximum)",
+			    p->table_bytes >> 20,
+			    (unsigned long long)mem_bytes);
+		}
+	}
+	if (algo == DET_SHARED) {
+		p->shared = wasm_calloc(p->nsites ? p->nsites : 1, 1);
+		if (!p->shared)
+			goto nomem;
+	} else {
+		/* Sized so that DET_MAX_BUGS pairs never need a rehash. */
+		p->hcap = 4 * DET_MAX_BUGS;
+		p->bugs = wasm_malloc(DET_MAX_BUGS * sizeof *p->bugs);
+		p->keys = wasm_calloc(p->hcap, sizeof *p->keys);
+		p->vals = wasm_malloc(p->hcap * sizeof *p->vals);
+		if (!p->bugs || !p->keys || !p->vals)
+			goto nomem;
+	}
+	*out = p;
+	return WASM_OK;
+nomem:
+	det_probe_free(p);
+	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+			    "out of memory for the probe state");
+}
+
+void det_probe_free(det_probe *p)
+{
+	if (!p)
+		return;
+	if (p->table) {
+		shared_cell *t = p->table;
+		for (size_t i = 0; p->algo == DET_SHARED && i < p->nhist; i++) {
+			shared_cell *e = &t[p->hist_cells[i]];
+			/* A cell can be listed twice: free once. */
+			if (e->n > HIST_INLINE)
+				wasm_free(e->h.more);
+			e->n = 0;
+		}
+		munmap(p->table, p->table_bytes);
+	}
+	pthread_mutex_destroy(&p->lock);
+	wasm_free(p->hist_cells);
+	wasm_free(p->shared);
+	wasm_free(p->bugs);
+	wasm_free(p->keys);
+	wasm_free(p->vals);
+	wasm_free(p);
+}
+
+/* ---- Algorithm 1 -------------------------------------------------------- */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdu;
+	x ^= x >> 33;
+	return x;
+}
+
+static bool pairs_grow(det_probe *p)
+{
+	uint32_t cap = p->hcap * 2;
+	uint64_t *keys = wasm_calloc(cap, sizeof *keys);
+	uint32_t *vals = wasm_malloc((size_t)cap * sizeof *vals);
+
+	if (!keys || !vals || cap < p->hcap) {
+		wasm_free(keys);
+		wasm_free(vals);
+		return false;
+	}
+	for (uint32_t i = 0; i < p->hcap; i++) {
+		uint32_t j;
+		if (!p->keys[i])
+			continue;
+		j = (uint32_t)mix(p->keys[i]) & (cap - 1);
+		while (keys[j])
+			j = (j + 1) & (cap - 1);
+		keys[j] = p->keys[i];
+		vals[j] = p->vals[i];
+	}
+	wasm_free(p->keys);
+	wasm_free(p->vals);
+	p->keys = keys;
+	p->vals = vals;
+	p->hcap = cap;
+	return true;
+}
+
+/* The slot of key, or the empty slot where it belongs. */
+static uint32_t pair_slot(const det_probe *p, uint64_t key)
+{
+	uint32_t j = (uint32_t)mix(key) & (p->hcap - 1);
+
+	while (p->keys[j] && p->keys[j] != key)
+		j = (j + 1) & (p->hcap - 1);
+	return j;
+}
+
+static void record(det_probe *p, det_violation *v)
+{
+	uint64_t key;
+	uint32_t j;
+
+	if (v->site[0] > v->site[1]) {
+		det_violation w = *v;
+		for (int i = 0; i < 2; i++) {
+			v->site[i] = w.site[1 - i];
+			v->tid[i] = w.tid[1 - i];
+			v->addr[i] = w.addr[1 - i];
+			v->kind[i] = w.kind[1 - i];
+		}
+	}
+	key = ((uint64_t)v->site[0] << 32 | v->site[1]) + 1;
+	pthread_mutex_lock(&p->lock);
+	j = pair_slot(p, key);
+	if (p->keys[j]) {
+		if (p->vals[j] != PAIR_DROPPED)
+			p->bugs[p->vals[j]].count++;
+		goto done;
+	}
+	if ((p->hcount + 1) * 2 > p->hcap && pairs_grow(p))
+		j = pair_slot(p, key);
+	if (p->hcount + 2 > p->hcap) {
+		/* No room to remember another dropped pair (the table keeps
+		 * one empty slot to end its probes): count it, even if it
+		 * may have been counted before. */
+		__atomic_store_n(&p->dropped, p->dropped + 1, __ATOMIC_RELAXED);
+		goto done;
+	}
+	p->keys[j] = key;
+	p->hcount++;
+	if (p->nbugs < DET_MAX_BUGS) {
+		v->count = 1;
+		p->bugs[p->nbugs] = *v;
+		p->vals[j] = p->nbugs;
+		/* Published last: det_probe_violations may run meanwhile. */
+		__atomic_store_n(&p->nbugs, p->nbugs + 1, __ATOMIC_RELEASE);
+	} else {
+		p->vals[j] = PAIR_DROPPED;
+		__atomic_store_n(&p->dropped, p->dropped + 1, __ATOMIC_RELAXED);
+	}
+done:
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* A consistent copy of the access armed on e, whose word was s. False
+ * when the cell is (or becomes) free, or stays locked. */
+static bool snapshot(race_cell *e, uint32_t s, race_cell *out)
+{
+	for (int tries = 0; tries < LOCKED_SPINS; tries++) {
+		uint32_t s2;
+		if ((s & ST_MASK) == ST_FREE)
+			return false;
+		if ((s & ST_MASK) == ST_LOCKED) {
+			cpu_relax();
+			s = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+			continue;
+		}
+		out->tid = __atomic_load_n(&e->tid, __ATOMIC_RELAXED);
+		out->site = __atomic_load_n(&e->site, __ATOMIC_RELAXED);
+		out->addr = __atomic_load_n(&e->addr, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+		if (s2 == s)
+			return true;
+		s = s2;
+	}
+	return false;
+}
+
+static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
+			uint32_t site, uint32_t width, uint64_t c0, uint64_t c1)
+{
+	race_cell *t = p->table;
+	uint64_t armed[MAX_CELLS];
+	uint32_t armed_seq[MAX_CELLS];
+	int narmed = 0;
+	race_cell last = {.seq = 0};
+	bool have_last = false;
+	uint8_t kind = p->site[site].kind;
+
+	for (uint64_t c = c0; c <= c1; c++) {
+		race_cell *e = &t[c], o;
+		uint32_t s = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+
+		if ((s & ST_MASK) == ST_FREE && narmed < MAX_CELLS &&
+		    __atomic_compare_exchange_n(&e->seq, &s, s | ST_LOCKED,
+						false, __ATOMIC_ACQUIRE,
+						__ATOMIC_ACQUIRE)) {
+			/* Keep the access stores after the lock for a
+			 * checker that sees them. */
+			__atomic_thread_fence(__ATOMIC_RELEASE);
+			__atomic_store_n(&e->tid, tid, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->site, site, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->addr, addr, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->seq, s | ST_ARMED,
+					 __ATOMIC_RELEASE);
+			armed[narmed] = c;
+			armed_seq[narmed++] = s;
+			continue;
+		}
+		if (!snapshot(e, s, &o) || o.tid == tid || o.site >= p->nsites)
+			continue;
+		/* A wide access armed on several cells is one collision. */
+		if (have_last && o.tid == last.tid && o.site == last.site &&
+		    o.addr == last.addr)
+			continue;
+		const rw_site *os = &p->site[o.site];
+		uint64_t oend = (uint64_t)o.addr + site_width(os);
+		if (o.addr >= (uint64_t)addr + width || addr >= oend)
+			continue;
+		if (!plain_write(kind) && !plain_write(os->kind))
+			continue;
+		last = o;
+		have_last = true;
+		det_violation v = {
+		    .site = {o.site, site},
+		    .tid = {o.tid, tid},
+		    .addr = {o.addr, addr},
+		    .kind = {os->kind, kind},
+		};
+		record(p, &v);
+	}
+	if (!narmed)
+		return;
+	for (uint32_t i = 0; i < p->delay; i++)
+		cpu_relax();
+	for (int i = 0; i < narmed; i++)
+		__atomic_store_n(&t[armed[i]].seq,
+				 (armed_seq[i] + (ST_MASK + 1)) & ~ST_MASK,
+				 __ATOMIC_RELEASE);
+}
+
+/* ---- Algorithm 2 -------------------------------------------------------- */
+
+static inline void mark(det_probe *p, uint32_t site)
+{
+	__atomic_store_n(&p->shared[site], 1, __ATOMIC_RELAXED);
+}
+
+static uint32_t *hist_sites(shared_cell *e)
+{
+	return e->n > HIST_INLINE ? e->h.more : e->h.inl;
+}
+
+static void hist_flush(shared_cell *e, det_probe *p)
+{
+	uint32_t *h = hist_sites(e);
+
+	for (uint32_t i = 0; i < e->n; i++)
+		mark(p, h[i]);
+	if (e->n > HIST_INLINE)
+		wasm_free(e->h.more);
+	e->n = 0;
+}
+
+static bool hist_register(det_probe *p, uint64_t cell)
+{
+	bool ok = true;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->nhist == p->caphist) {
+		size_t cap = p->caphist ? 2 * p->caphist : 256;
+		uint64_t *v = wasm_realloc(p->hist_cells, cap * sizeof *v);
+		if (v) {
+			p->hist_cells = v;
+			p->caphist = cap;
+		}
+		ok = v != NULL;
+	}
+	if (ok)
+		p->hist_cells[p->nhist++] = cell;
+	pthread_mutex_unlock(&p->lock);
+	return ok;
+}
+
+/* Add site to the cell's history; false when it cannot be kept (memory,
+ * HIST_CAP), and the caller then treats the cell as shared. */
+static bool hist_add(det_probe *p, shared_cell *e, uint64_t cell, uint32_t site)
+{
+	uint32_t *h = hist_sites(e), *more;
+
+	for (uint32_t i = 0; i < e->n; i++)
+		if (h[i] == site)
+			return true;
+	if (e->n < HIST_INLINE) {
+		e->h.inl[e->n++] = site;
+		return true;
+	}
+	if (e->n == HIST_CAP)
+		return false;
+	if (e->n == HIST_INLINE) {
+		more = wasm_malloc(2 * HIST_INLINE * sizeof *more);
+		if (!more || !hist_register(p, cell)) {
+			wasm_free(more);
+			return false;
+		}
+		memcpy(more, e->h.inl, sizeof e->h.inl);
+		e->h.more = more;
+	} else if ((e->n & (e->n - 1)) == 0) {
+		/* n is a power of two: the array is full. */
+		more = wasm_realloc(e->h.more, 2 * (size_t)e->n * sizeof *more);
+		if (!more)
+			return false;
+		e->h.more = more;
+	}
+	e->h.more[e->n++] = site;
+	return true;
+}
+
+static void shared_access(det_probe *p, uint32_t tid, uint32_t site,
+			  uint64_t c0, uint64_t c1)
+{
+	shared_cell *t = p->table;
+
+	for (uint64_t c = c0; c <= c1; c++) {
+		shared_cell *e = &t[c];
+
+		while (__atomic_exchange_n(&e->lock, 1, __ATOMIC_ACQUIRE))
+			while (__atomic_load_n(&e->lock, __ATOMIC_RELAXED))
+				cpu_relax();
+		if (e->shared) {
+			mark(p, site);
+		} else if (!e->owned || e->owner == tid) {
+			/* Exclusive: a site already in P needs no history. */
+			e->owned = 1;
+			e->owner = tid;
+			if (!__atomic_load_n(&p->shared[site],
+					     __ATOMIC_RELAXED) &&
+			    !hist_add(p, e, c, site)) {
+				hist_flush(e, p);
+				mark(p, site);
+				e->shared = 1;
+			}
+		} else {
+			/* Transition: a second thread. */
+			hist_flush(e, p);
+			mark(p, site);
+			e->shared = 1;
+		}
+		__atomic_store_n(&e->lock, 0, __ATOMIC_RELEASE);
+	}
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr, uint32_t site)
+{
+	uint64_t end;
+	uint32_t width;
+
+	__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1, __ATOMIC_RELAXED);
+	if (site >= p->nsites || addr >= p->mem_bytes)
+		return;
+	width = site_width(&p->site[site]);
+	end = (uint64_t)addr + width;
+	if (end > p->mem_bytes)
+		end = p->mem_bytes;
+	if (p->algo == DET_SHARED)
+		shared_access(p, tid, site, addr >> 2, (end - 1) >> 2);
+	else
+		race_access(p, tid, addr, site, width, addr >> 2,
+			    (end - 1) >> 2);
+}
+
+const det_violation *det_probe_violations(const det_probe *p, uint32_t *n,
+					  uint32_t *dropped)
+{
+	*n = __atomic_load_n(&p->nbugs, __ATOMIC_ACQUIRE);
+	*dropped = __atomic_load_n(&p->dropped, __ATOMIC_RELAXED);
+	return p->bugs;
+}
+
+const uint8_t *det_probe_shared(const det_probe *p) { return p->shared; }
+
+uint64_t det_probe_calls(const det_probe *p)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < NSHARDS; i++)
+		n += __atomic_load_n(&p->calls[i].n, __ATOMIC_RELAXED);
+	return n;
+}

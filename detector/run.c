@@ -1,0 +1,358 @@
+/*
+ * run.c - one run of an instrumented program under one mask: heisen.mask
+ * and heisen.probe chained in front of WASI for every instance of the run,
+ * the profile applied around it, the outcome mapped to a det_status.
+ */
+#include "detector/race.h"
+
+#include "core/wasi.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+const det_profile det_profiles[] = {
+    {"default", "the machine as it is: no pinning, no load, no throttling",
+     false, 0, false},
+    {"one-core", "every thread of the run pinned to one CPU", true, 0, false},
+    {"throttled", "a slow device: threads yield their CPU every 64 polls",
+     false, 64, false},
+    {"noisy", "a background thread keeps a CPU busy during the run", false, 0,
+     true},
+    {NULL, NULL, false, 0, false},
+};
+
+const det_profile *det_profile_find(const char *name)
+{
+	for (const det_profile *p = det_profiles; p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	return NULL;
+}
+
+static const char *const status_names[] = {
+    [DET_OK] = "ok",	       [DET_EXIT] = "exit",   [DET_TRAP] = "trap",
+    [DET_TIMEOUT] = "timeout", [DET_LIMIT] = "limit", [DET_CRASH] = "crash",
+    [DET_ERROR] = "error",
+};
+
+const char *det_status_name(det_status s)
+{
+	return (unsigned)s < sizeof status_names / sizeof *status_names
+		   ? status_names[s]
+		   : "?";
+}
+
+bool det_status_parse(const char *s, det_status *out)
+{
+	for (unsigned i = 0; i < sizeof status_names / sizeof *status_names;
+	     i++)
+		if (!strcmp(s, status_names[i])) {
+			*out = (det_status)i;
+			return true;
+		}
+	return false;
+}
+
+static bool is_name(const wasm_str *n, const char *s)
+{
+	return n->len == strlen(s) && memcmp(n->p, s, n->len) == 0;
+}
+
+static bool is_mask_import(const wasm_import *imp)
+{
+	return imp->kind == WASM_EXTERN_MEMORY &&
+	       is_name(&imp->module, "heisen") && is_name(&imp->name, "mask");
+}
+
+static uint64_t limits_span(const wasm_limits *l)
+{
+	return l->has_max ? (uint64_t)l->max * 65536 : (uint64_t)1 << 32;
+}
+
+uint64_t det_mem_span(const wasm_module *m)
+{
+	uint64_t span = 0, s;
+
+	for (uint32_t i = 0; i < m->nimports; i++) {
+		const wasm_import *imp = &m->imports[i];
+		if (imp->kind != WASM_EXTERN_MEMORY || is_mask_import(imp))
+			continue;
+		if ((s = limits_span(&imp->u.memory)) > span)
+			span = s;
+	}
+	for (uint32_t i = 0; i < m->nmems; i++)
+		if ((s = limits_span(&m->mems[i])) > span)
+			span = s;
+	return span;
+}
+
+/* ---- the run's imports --------------------------------------------------- */
+
+typedef struct run_ctx {
+	const det_run_opts *opts;
+	det_probe *probe;
+	uint32_t nsites;
+	pthread_mutex_t lock; /* the objects below, shared by instances */
+	eng_proc *proc;
+	eng_memory *mask;
+	eng_func *probe_fn;
+	bool failed; /* err says why an import could not be provided */
+	wasm_err err;
+} run_ctx;
+
+static eng_trap_kind probe_call(eng_thread *t, void *ctx, const eng_val *args,
+				eng_val *results, eng_trap *trap)
+{
+	det_probe_access(ctx, eng_thread_id(t), (uint32_t)args[0],
+			 (uint32_t)args[1]);
+	return ENG_OK;
+}
+
+static void on_proc(void *ctx, eng_proc *p)
+{
+	run_ctx *r = ctx;
+	r->proc = p;
+}
+
+static eng_memory *make_mask(run_ctx *r, const wasm_limits *lim)
+{
+	eng_memory *mem = eng_memory_new(r->proc, lim, &r->err);
+
+	if (!mem) {
+		r->failed = true;
+		return NULL;
+	}
+	if (eng_memory_size(mem) < r->nsites) {
+		wasm_err_set(&r->err, WASM_INVALID, WASM_NO_OFFSET,
+			     "heisen.mask has %llu bytes but the site table "
+			     "has %u sites (the module was instrumented "
+			     "differently: instrument it again)",
+			     (unsigned long long)eng_memory_size(mem),
+			     r->nsites);
+		r->failed = true;
+		return NULL;
+	}
+	memcpy(eng_memory_data(mem), r->opts->mask, r->nsites);
+	return mem;
+}
+
+/* Thread instances resolve the same imports again and get the objects
+ * the first instance got. */
+static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out)
+{
+	run_ctx *r = ctx;
+	bool ok = false;
+
+	if (!is_name(&imp->module, "heisen"))
+		return false;
+	pthread_mutex_lock(&r->lock);
+	if (is_mask_import(imp)) {
+		if (!r->mask && !r->failed)
+			r->mask = make_mask(r, &imp->u.memory);
+		out->kind = WASM_EXTERN_MEMORY;
+		out->u.memory = r->mask;
+		ok = r->mask != NULL;
+	} else if (is_name(&imp->name, "probe") &&
+		   imp->kind == WASM_EXTERN_FUNC) {
+		if (!r->probe_fn) {
+			static uint8_t types[2] = {WASM_I32, WASM_I32};
+			static const wasm_functype ft = {2, 0, types};
+			r->probe_fn = eng_host_func_new(
+			    r->proc, &ft, probe_call, r->probe, "heisen.probe");
+		}
+		out->kind = WASM_EXTERN_FUNC;
+		out->u.func = r->probe_fn;
+		ok = r->probe_fn != NULL;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ok;
+}
+
+/* ---- profiles ------------------------------------------------------------ */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+typedef struct noise {
+	pthread_t thread;
+	atomic_bool stop;
+	bool running;
+} noise;
+
+/* Busy 200 us, asleep 50 us: a load that takes a CPU most of the time
+ * and still lets the scheduler move the run's threads around. */
+static void *noise_main(void *arg)
+{
+	noise *n = arg;
+	const struct timespec nap = {0, 50000};
+
+	while (!atomic_load_explicit(&n->stop, memory_order_relaxed)) {
+		uint64_t until = now_ns() + 200000;
+		while (now_ns() < until)
+			;
+		nanosleep(&nap, NULL);
+	}
+	return NULL;
+}
+
+typedef struct regime {
+	cpu_set_t saved;
+	bool pinned;
+	noise noise;
+} regime;
+
+static void regime_enter(regime *g, const det_profile *pr)
+{
+	g->pinned = false;
+	g->noise.running = false;
+	atomic_init(&g->noise.stop, false);
+	if (pr->noisy)
+		g->noise.running = pthread_create(&g->noise.thread, NULL,
+						  noise_main, &g->noise) == 0;
+	/* Threads the run creates inherit the calling thread's affinity;
+	 * pin to the CPU we are on, so that nothing has to migrate. */
+	if (pr->one_core &&
+	    sched_getaffinity(0, sizeof g->saved, &g->saved) == 0) {
+		cpu_set_t one;
+		int cpu = sched_getcpu();
+		CPU_ZERO(&one);
+		if (cpu < 0 || !CPU_ISSET(cpu, &g->saved))
+			for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+				if (CPU_ISSET(cpu, &g->saved))
+					break;
+		CPU_SET(cpu, &one);
+		g->pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+	}
+}
+
+static void regime_leave(regime *g)
+{
+	if (g->pinned)
+		sched_setaffinity(0, sizeof g->saved, &g->saved);
+	if (g->noise.running) {
+		atomic_store(&g->noise.stop, true);
+		pthread_join(g->noise.thread, NULL);
+	}
+}
+
+/* ---- det_run ------------------------------------------------------------- */
+
+static void set_outcome(det_run_result *res, wasm_status st,
+			const eng_trap *trap, int code, const wasm_err *werr)
+{
+	res->exit_code = -1;
+	if (st) {
+		res->status = DET_ERROR;
+		wasm_err_format(werr, NULL, res->msg, sizeof res->msg);
+		return;
+	}
+	switch (trap->kind) {
+	case ENG_EXIT:
+		res->status = code == 0 ? DET_OK : DET_EXIT;
+		res->exit_code = code;
+		return;
+	case ENG_TIMEOUT: res->status = DET_TIMEOUT; break;
+	case ENG_LIMIT: res->status = DET_LIMIT; break;
+	case ENG_STOPPED: res->status = DET_ERROR; break;
+	default: res->status = DET_TRAP; break;
+	}
+	snprintf(res->msg, sizeof res->msg, "%s",
+		 trap->msg[0] ? trap->msg : eng_trap_name(trap->kind));
+}
+
+static wasm_status copy_findings(const det_probe *probe, det_algo algo,
+				 uint32_t nsites, det_run_result *res,
+				 wasm_err *err)
+{
+	res->probes = det_probe_calls(probe);
+	if (algo == DET_SHARED) {
+		res->shared = wasm_malloc(nsites ? nsites : 1);
+		if (!res->shared)
+			goto nomem;
+		memcpy(res->shared, det_probe_shared(probe), nsites);
+		return WASM_OK;
+	}
+	const det_violation *v =
+	    det_probe_violations(probe, &res->nbugs, &res->dropped);
+	res->bugs = wasm_malloc((size_t)(res->nbugs ? res->nbugs : 1) *
+				sizeof *res->bugs);
+	if (!res->bugs)
+		goto nomem;
+	memcpy(res->bugs, v, (size_t)res->nbugs * sizeof *v);
+	return WASM_OK;
+nomem:
+	res->nbugs = 0;
+	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+			    "out of memory for the run's findings");
+}
+
+wasm_status det_run(eng_module *cm, const rw_sites *sites,
+		    const det_run_opts *opts, det_run_result *res,
+		    wasm_err *err)
+{
+	const det_profile *pr = opts->profile ? opts->profile : det_profiles;
+	run_ctx r = {.opts = opts, .nsites = sites->nsites};
+	wasi_config cfg;
+	regime g;
+	eng_trap trap;
+	wasm_err werr;
+	int code = -1;
+	wasm_status st;
+	uint64_t t0;
+
+	memset(res, 0, sizeof *res);
+	st = det_probe_new(opts->algo, sites, det_mem_span(eng_module_wasm(cm)),
+			   opts->delay, &r.probe, err);
+	if (st)
+		return st;
+	pthread_mutex_init(&r.lock, NULL);
+	wasm_err_clear(&r.err);
+	wasm_err_clear(&werr);
+	wasi_config_init(&cfg);
+	cfg.argv = opts->argv;
+	cfg.argc = opts->argc;
+	memcpy(cfg.stdio, opts->stdio, sizeof cfg.stdio);
+	cfg.limits.timeout_s = opts->timeout_s;
+	cfg.limits.throttle = pr->throttle;
+	cfg.resolve = resolve;
+	cfg.resolve_ctx = &r;
+	cfg.on_proc = on_proc;
+	cfg.hook_ctx = &r;
+
+	regime_enter(&g, pr);
+	t0 = now_ns();
+	st = wasi_run(cm, &cfg, &trap, &code, &werr);
+	res->duration_ns = now_ns() - t0;
+	regime_leave(&g);
+
+	if (st == WASM_NOMEM) {
+		*err = werr;
+		goto done;
+	}
+	/* The resolver's own reason beats WASI's "unknown import". */
+	set_outcome(res, st, &trap, code, r.failed ? &r.err : &werr);
+	st = copy_findings(r.probe, opts->algo, sites->nsites, res, err);
+done:
+	if (st)
+		det_run_result_free(res);
+	det_probe_free(r.probe);
+	pthread_mutex_destroy(&r.lock);
+	return st;
+}
+
+void det_run_result_free(det_run_result *res)
+{
+	wasm_free(res->bugs);
+	wasm_free(res->shared);
+	res->bugs = NULL;
+	res->shared = NULL;
+	res->nbugs = 0;
+}

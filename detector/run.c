@@ -316,11 +316,15 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	pthread_mutex_init(&r.lock, NULL);
 	wasm_err_clear(&r.err);
 	wasm_err_clear(&werr);
-	wasi_config_init(&cfg);
-	cfg.argv = opts->argv;
-	cfg.argc = opts->argc;
-	memcpy(cfg.stdio, opts->stdio, sizeof cfg.stdio);
-	cfg.limits.timeout_s = opts->timeout_s;
+	if (opts->wasi) {
+		cfg = *opts->wasi;
+	} else {
+		wasi_config_init(&cfg);
+		cfg.argv = opts->argv;
+		cfg.argc = opts->argc;
+		memcpy(cfg.stdio, opts->stdio, sizeof cfg.stdio);
+		cfg.limits.timeout_s = opts->timeout_s;
+	}
 	cfg.limits.throttle = pr->throttle;
 	cfg.resolve = resolve;
 	cfg.resolve_ctx = &r;

@@ -35,7 +35,8 @@ int tui_open_db(const char *dbopt, struct db **out, FILE *err)
 	*out = NULL;
 	wasm_err_clear(&e);
 	if ((st = db_open(path, out, &e))) {
-		fprintf(err, "heisen: %s: %s\n", path, e.msg);
+		/* db.c's messages name the file. */
+		fprintf(err, "heisen: %s\n", e.msg);
 		return db_exit(st);
 	}
 	return TUI_EXIT_OK;

@@ -160,7 +160,11 @@ bench: deps
 	$(MAKE) $(BENCH_BIN) $(HEISEN)
 	tests/bench/run.sh $(BUILD)
 
-DEMO_WASM := $(patsubst demos/%.c,demos/build/%.wasm,$(wildcard demos/*.c))
+# comp-bug.c is built twice, at -O0 and -O2 (the paper's comp-unopt-bug
+# and comp-opt-bug), and never under its own name.
+DEMO_SRC := $(filter-out demos/comp-bug.c,$(wildcard demos/*.c))
+DEMO_COMP := comp-opt-bug comp-unopt-bug
+DEMO_WASM := $(patsubst demos/%.c,demos/build/%.wasm,$(DEMO_SRC)) $(DEMO_COMP:%=demos/build/%.wasm)
 WASI_CLANG := clang --target=wasm32-wasi --sysroot=/usr -matomics -mbulk-memory -g -O1
 # The guest library (demos/guest/: pthreads on wasi-threads, locked malloc
 # and stdio) and the demos, built with `heisen cc`, which holds the compile
@@ -171,8 +175,10 @@ GUEST_DIR := demos/build/guest
 GUEST_OBJ := $(patsubst demos/guest/%.c,$(GUEST_DIR)/%.o,$(filter-out demos/guest/crt1.c,$(wildcard demos/guest/*.c)))
 GUEST_FILES := $(GUEST_DIR)/libheisen-guest.a $(GUEST_DIR)/crt1.o $(GUEST_DIR)/thread_start.o
 GUEST_CFLAGS := -pthread -ftls-model=local-exec -O2 -Wall -Wextra -Wno-unused-parameter -Werror -isystem demos/guest/include
-DEMO_NATIVE := $(patsubst demos/%.c,demos/build/native/%,$(wildcard demos/*.c))
-demos: $(GUEST_FILES) $(DEMO_WASM) $(DEMO_NATIVE)
+DEMO_NATIVE := $(patsubst demos/%.c,demos/build/native/%,$(DEMO_SRC)) $(DEMO_COMP:%=demos/build/native/%)
+# Guests of the campaign robustness tests (trap, exit status, deadlock).
+E2E_GUESTS := $(patsubst tests/e2e/guests/%.c,demos/build/guests/%.wasm,$(wildcard tests/e2e/guests/*.c))
+demos: $(GUEST_FILES) $(DEMO_WASM) $(DEMO_NATIVE) $(E2E_GUESTS)
 $(GUEST_DIR)/%.o: demos/guest/%.c $(wildcard demos/guest/*.h demos/guest/include/*.h)
 	@mkdir -p $(dir $@)
 	$(WASI_CLANG) $(GUEST_CFLAGS) -c -o $@ $<
@@ -188,6 +194,17 @@ demos/build/%.wasm: demos/%.c $(GUEST_FILES) tui/cmd_cc.c | $(HEISEN)
 demos/build/native/%: demos/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -pthread -Wall -o $@ $<
+demos/build/comp-opt-bug.wasm demos/build/native/comp-opt-bug: COMP_OPT := -O2
+demos/build/comp-unopt-bug.wasm demos/build/native/comp-unopt-bug: COMP_OPT := -O0
+$(DEMO_COMP:%=demos/build/%.wasm): demos/comp-bug.c $(GUEST_FILES) tui/cmd_cc.c | $(HEISEN)
+	@mkdir -p $(dir $@)
+	$(HEISEN) cc -g $(COMP_OPT) -Wall -o $@ $<
+$(DEMO_COMP:%=demos/build/native/%): demos/comp-bug.c
+	@mkdir -p $(dir $@)
+	$(CC) $(COMP_OPT) -g -pthread -Wall -o $@ $<
+demos/build/guests/%.wasm: tests/e2e/guests/%.c $(GUEST_FILES) tui/cmd_cc.c | $(HEISEN)
+	@mkdir -p $(dir $@)
+	$(HEISEN) cc -g -O1 -Wall -o $@ $<
 $(BUILD)/tui/cmd_cc.o: CFLAGS_ALL += -DHEISEN_GUEST_LIBDIR='"$(PREFIX)/lib/heisen/guest"' \
 	-DHEISEN_GUEST_INCDIR='"$(PREFIX)/include/heisen/guest"'
 

@@ -395,11 +395,11 @@ typedef struct job {
 	det_algo algo;
 	uint32_t density_bp;
 	uint64_t seed;
-	const det_profile *profile;
+	const det_profile *profile; /* valid in the worker: forked image */
 } job;
 
-/* What a worker sends back, followed by nbugs det_violation records
- * (DET_RACE) or nshared site ids (DET_SHARED). */
+/* What a worker sends back per job, followed by nbugs det_violation
+ * records (DET_RACE) or nshared site ids (DET_SHARED). */
 typedef struct wire_head {
 	uint32_t magic;
 	uint32_t status;
@@ -410,13 +410,22 @@ typedef struct wire_head {
 } wire_head;
 
 #define WIRE_MAGIC 0x6865697aU
+/* A worker process serves this many runs, then a fresh one takes over:
+ * a run that leaks or corrupts host state cannot reach far. */
+#define WORKER_RUNS 500
+/* How long past the run's own timeout the parent waits before it kills a
+ * worker that does not answer. */
+#define WORKER_GRACE_S 10.0
 
 typedef struct worker {
-	pid_t pid; /* 0: free slot */
-	int fd;
+	pid_t pid;     /* 0: no process */
+	int job_fd;    /* parent -> worker */
+	int res_fd;    /* worker -> parent */
+	bool busy;     /* a job is out */
 	job j;
 	uint64_t started_ns;
 	double started_wall;
+	uint32_t served;
 	wasm_buf in;
 	bool killed_late; /* killed by the parent's watchdog */
 } worker;
@@ -449,38 +458,51 @@ static bool write_all(int fd, const void *p, size_t n)
 	return true;
 }
 
-/* The worker's side: run, report, exit. Never returns. */
-static void worker_main(const pool *pl, const job *j, int fd)
+static bool read_all(int fd, void *p, size_t n)
+{
+	uint8_t *b = p;
+	while (n) {
+		ssize_t k = read(fd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		b += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* One job in the worker: run, report. False when the parent is gone. */
+static bool worker_job(const pool *pl, const job *j, uint8_t *mask,
+		       int devnull, int fd)
 {
 	det_prog *p = pl->prog;
 	uint32_t n = p->sites.nsites;
-	uint8_t *mask = wasm_calloc(n ? n : 1, 1);
 	det_run_result res;
 	det_run_opts o = {0};
 	wire_head h;
 	wasm_err e;
-	int devnull = open("/dev/null", O_RDWR);
+	bool ok;
 
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_DFL);
 	memset(&h, 0, sizeof h);
 	memset(&res, 0, sizeof res);
 	h.magic = WIRE_MAGIC;
-	if (!mask || devnull < 0 ||
-	    det_mask_make(j->seed, j->density_bp, pl->pool_sites, pl->npool,
+	o.algo = j->algo;
+	o.mask = mask;
+	o.delay = pl->delay;
+	o.profile = j->profile;
+	o.argv = pl->argv;
+	o.argc = pl->argc;
+	o.stdio[0] = o.stdio[1] = o.stdio[2] = devnull;
+	o.timeout_s = pl->timeout_s;
+	if (det_mask_make(j->seed, j->density_bp, pl->pool_sites, pl->npool,
 			  mask, n, &e) ||
-	    (o.algo = j->algo,
-	     o.mask = mask, o.delay = pl->delay, o.profile = j->profile,
-	     o.argv = pl->argv, o.argc = pl->argc, o.stdio[0] = devnull,
-	     o.stdio[1] = devnull, o.stdio[2] = devnull,
-	     o.timeout_s = pl->timeout_s,
-	     det_run(p->cm, &p->sites, &o, &res, &e))) {
+	    det_run(p->cm, &p->sites, &o, &res, &e)) {
 		h.status = DET_ERROR;
 		h.exit_code = -1;
-		snprintf(h.msg, sizeof h.msg, "%s",
-			 mask ? e.msg : "out of memory");
-		write_all(fd, &h, sizeof h);
-		_exit(0);
+		snprintf(h.msg, sizeof h.msg, "%s", e.msg);
+		return write_all(fd, &h, sizeof h);
 	}
 	h.status = res.status;
 	h.exit_code = res.exit_code;
@@ -492,91 +514,142 @@ static void worker_main(const pool *pl, const job *j, int fd)
 	if (res.shared)
 		for (uint32_t i = 0; i < n; i++)
 			h.nshared += res.shared[i] != 0;
-	if (!write_all(fd, &h, sizeof h) ||
-	    (res.nbugs &&
-	     !write_all(fd, res.bugs, res.nbugs * sizeof *res.bugs)))
-		_exit(1);
-	if (res.shared)
-		for (uint32_t i = 0; i < n; i++)
-			if (res.shared[i] && !write_all(fd, &i, sizeof i))
-				_exit(1);
+	ok = write_all(fd, &h, sizeof h) &&
+	     (!res.nbugs ||
+	      write_all(fd, res.bugs, res.nbugs * sizeof *res.bugs));
+	for (uint32_t i = 0; ok && res.shared && i < n; i++)
+		if (res.shared[i])
+			ok = write_all(fd, &i, sizeof i);
+	det_run_result_free(&res);
+	return ok;
+}
+
+/* The worker process: jobs until the parent closes the job pipe. Never
+ * returns. */
+static void worker_main(const pool *pl, int job_fd, int res_fd)
+{
+	uint32_t n = pl->prog->sites.nsites;
+	uint8_t *mask = wasm_calloc(n ? n : 1, 1);
+	int devnull = open("/dev/null", O_RDWR);
+	job j;
+
+	/* Ctrl-C reaches the whole process group: the parent decides. */
+	signal(SIGINT, SIG_IGN);
+	if (!mask || devnull < 0)
+		_exit(3);
+	while (read_all(job_fd, &j, sizeof j))
+		if (!worker_job(pl, &j, mask, devnull, res_fd))
+			break;
 	_exit(0);
 }
 
-static wasm_status worker_start(pool *pl, worker *w, const job *j,
-				wasm_err *err)
+static wasm_status worker_spawn(pool *pl, worker *w, wasm_err *err)
 {
-	int fds[2];
+	int jp[2], rp[2];
 	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
-				    "cannot create a pipe for a worker: %s",
-				    strerror(errno));
+	if (pipe2(jp, O_CLOEXEC) != 0)
+		goto pipe_fail;
+	if (pipe2(rp, O_CLOEXEC) != 0) {
+		close(jp[0]);
+		close(jp[1]);
+		goto pipe_fail;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
+		close(jp[0]);
+		close(jp[1]);
+		close(rp[0]);
+		close(rp[1]);
 		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
 				    "cannot start a worker process: %s",
 				    strerror(errno));
 	}
 	if (pid == 0) {
-		close(fds[0]);
-		worker_main(pl, j, fds[1]);
+		close(jp[1]);
+		close(rp[0]);
+		/* The other workers' pipes are not ours to hold open. */
+		for (uint32_t i = 0; i < pl->jobs; i++)
+			if (pl->w[i].pid) {
+				close(pl->w[i].job_fd);
+				close(pl->w[i].res_fd);
+			}
+		worker_main(pl, jp[0], rp[1]);
 	}
-	close(fds[1]);
+	close(jp[0]);
+	close(rp[1]);
 	memset(w, 0, sizeof *w);
 	w->pid = pid;
-	w->fd = fds[0];
-	w->j = *j;
-	w->started_ns = now_ns();
-	w->started_wall = wall_s();
+	w->job_fd = jp[1];
+	w->res_fd = rp[0];
 	return WASM_OK;
+pipe_fail:
+	return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+			    "cannot create a pipe for a worker: %s",
+			    strerror(errno));
 }
 
-/* A finished worker's outcome, parsed from its record (or made up from
- * how it died). bugs/shared point into w->in. */
+/* A finished job's outcome, parsed from its record (or made up from how
+ * its worker died). bugs/shared point into the worker's buffer. */
 typedef struct outcome {
 	wire_head h;
 	const det_violation *bugs;
 	const uint32_t *shared;
 } outcome;
 
-static void worker_reap(worker *w, outcome *o)
+/* Bytes of the complete record at the start of w->in, or 0 when it is
+ * not complete yet; SIZE_MAX when it cannot be a record. */
+static size_t record_size(const worker *w)
+{
+	wire_head h;
+
+	if (w->in.len < sizeof h)
+		return 0;
+	memcpy(&h, w->in.data, sizeof h);
+	if (h.magic != WIRE_MAGIC || h.status > DET_ERROR ||
+	    h.nbugs > DET_MAX_BUGS)
+		return SIZE_MAX;
+	size_t need = sizeof h + h.nbugs * sizeof(det_violation) +
+		      (size_t)h.nshared * sizeof(uint32_t);
+	return w->in.len >= need ? need : 0;
+}
+
+static void outcome_of_record(const worker *w, outcome *o)
+{
+	memcpy(&o->h, w->in.data, sizeof o->h);
+	o->h.msg[sizeof o->h.msg - 1] = '\0';
+	o->bugs = (const det_violation *)(w->in.data + sizeof o->h);
+	o->shared = (const uint32_t *)(w->in.data + sizeof o->h +
+				       o->h.nbugs * sizeof(det_violation));
+}
+
+/* The worker is gone or must go: kill it if asked, reap it, and if it
+ * had a job, describe how that job ended in *o (returns true). */
+static bool worker_reap(worker *w, bool kill_it, outcome *o)
 {
 	int ws = 0;
-	size_t need;
+	bool had = w->busy;
 
+	if (kill_it)
+		kill(w->pid, SIGKILL);
+	close(w->job_fd);
+	close(w->res_fd);
 	while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR)
 		;
-	close(w->fd);
+	w->pid = 0;
+	w->busy = false;
+	wasm_buf_fini(&w->in);
+	if (!had || !o)
+		return false;
 	memset(o, 0, sizeof *o);
-	if (w->in.len >= sizeof o->h) {
-		memcpy(&o->h, w->in.data, sizeof o->h);
-		need = sizeof o->h + o->h.nbugs * sizeof(det_violation) +
-		       (size_t)o->h.nshared * sizeof(uint32_t);
-		if (o->h.magic == WIRE_MAGIC && w->in.len == need &&
-		    o->h.status <= DET_ERROR && o->h.nbugs <= DET_MAX_BUGS) {
-			o->bugs = (const det_violation *)(w->in.data +
-							  sizeof o->h);
-			o->shared =
-			    (const uint32_t *)(w->in.data + sizeof o->h +
-					       o->h.nbugs *
-						   sizeof(det_violation));
-			o->h.msg[sizeof o->h.msg - 1] = '\0';
-			return;
-		}
-	}
-	memset(&o->h, 0, sizeof o->h);
 	o->h.exit_code = -1;
 	o->h.duration_ns = now_ns() - w->started_ns;
 	if (w->killed_late) {
 		o->h.status = DET_TIMEOUT;
 		snprintf(o->h.msg, sizeof o->h.msg,
 			 "worker killed: no result %.0f s after the timeout",
-			 10.0);
+			 WORKER_GRACE_S);
 	} else if (WIFSIGNALED(ws)) {
 		o->h.status = DET_CRASH;
 		snprintf(o->h.msg, sizeof o->h.msg,
@@ -588,6 +661,7 @@ static void worker_reap(worker *w, outcome *o)
 			 "worker exited with status %d without a result",
 			 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
 	}
+	return true;
 }
 
 /* Callback for each finished job; returns false on a fatal error (err
@@ -598,6 +672,39 @@ typedef bool (*done_fn)(void *ctx, const job *j, double started,
 typedef bool (*next_fn)(void *ctx, job *j);
 typedef void (*tick_fn)(void *ctx);
 
+/* Give idle worker w (spawned if needed) the next job. False when there
+ * is no job left. */
+static bool worker_assign(pool *pl, worker *w, next_fn next, void *ctx,
+			  wasm_status *st, wasm_err *err)
+{
+	job j;
+
+	if (!next(ctx, &j))
+		return false;
+	if (w->pid && w->served >= WORKER_RUNS)
+		worker_reap(w, false, NULL);
+	if (!w->pid && (*st = worker_spawn(pl, w, err)))
+		return false;
+	if (!write_all(w->job_fd, &j, sizeof j)) {
+		/* Died between jobs: a fresh worker takes this one. */
+		worker_reap(w, true, NULL);
+		if ((*st = worker_spawn(pl, w, err)))
+			return false;
+		if (!write_all(w->job_fd, &j, sizeof j)) {
+			*st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+					   "a new worker died at once");
+			return false;
+		}
+	}
+	w->busy = true;
+	w->j = j;
+	w->served++;
+	w->killed_late = false;
+	w->started_ns = now_ns();
+	w->started_wall = wall_s();
+	return true;
+}
+
 /* Run jobs from next() on up to pl->jobs workers until next() has no
  * more and every worker is done, or a stop is requested (workers are
  * then killed and their jobs dropped). */
@@ -605,39 +712,36 @@ static wasm_status pool_run(pool *pl, next_fn next, done_fn done,
 			    tick_fn tick, void *ctx, wasm_err *err)
 {
 	struct pollfd *pfd = wasm_calloc(pl->jobs, sizeof *pfd);
-	uint32_t active = 0;
+	uint32_t *map = wasm_calloc(pl->jobs, sizeof *map);
 	bool more = true;
 	wasm_status st = WASM_OK;
 	uint64_t last_tick = 0;
 
-	if (!pfd)
+	if (!pfd || !map) {
+		wasm_free(pfd);
+		wasm_free(map);
 		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				    "out of memory");
-	while (!st) {
-		if (stop_requested)
-			break;
-		for (uint32_t i = 0; more && i < pl->jobs; i++) {
-			job j;
-			if (pl->w[i].pid)
-				continue;
-			if (!next(ctx, &j)) {
-				more = false;
-				break;
-			}
-			if ((st = worker_start(pl, &pl->w[i], &j, err)))
-				break;
-			active++;
-		}
-		if (st || !active)
-			break;
+	}
+	/* A worker that dies makes its pipe's reader see EOF; a write to a
+	 * dead worker must fail, not kill the parent. */
+	signal(SIGPIPE, SIG_IGN);
+	while (!st && !stop_requested) {
 		uint32_t np = 0;
-		uint32_t map[256];
-		for (uint32_t i = 0; i < pl->jobs && np < 256; i++)
-			if (pl->w[i].pid) {
-				pfd[np].fd = pl->w[i].fd;
+		for (uint32_t i = 0; more && i < pl->jobs; i++)
+			if (!pl->w[i].busy &&
+			    !worker_assign(pl, &pl->w[i], next, ctx, &st, err))
+				more = false;
+		if (st)
+			break;
+		for (uint32_t i = 0; i < pl->jobs; i++)
+			if (pl->w[i].busy) {
+				pfd[np].fd = pl->w[i].res_fd;
 				pfd[np].events = POLLIN;
 				map[np++] = i;
 			}
+		if (!np)
+			break;
 		int r = poll(pfd, np, 100);
 		if (r < 0 && errno != EINTR) {
 			st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
@@ -645,34 +749,54 @@ static wasm_status pool_run(pool *pl, next_fn next, done_fn done,
 			break;
 		}
 		uint64_t t = now_ns();
-		for (uint32_t k = 0; r > 0 && k < np; k++) {
+		for (uint32_t k = 0; r > 0 && k < np && !st; k++) {
 			worker *w = &pl->w[map[k]];
+			uint8_t chunk[65536];
+			outcome o;
+			size_t rec;
 			if (!pfd[k].revents)
 				continue;
-			uint8_t chunk[65536];
-			ssize_t got = read(w->fd, chunk, sizeof chunk);
+			ssize_t got = read(w->res_fd, chunk, sizeof chunk);
 			if (got < 0 && errno == EINTR)
 				continue;
 			if (got > 0) {
 				wasm_buf_put(&w->in, chunk, (size_t)got);
+				if (w->in.oom) {
+					st = wasm_err_set(err, WASM_NOMEM,
+							  WASM_NO_OFFSET,
+							  "out of memory");
+					break;
+				}
+				rec = record_size(w);
+				if (rec == 0)
+					continue;
+				if (rec == SIZE_MAX) {
+					/* Not our protocol: a broken worker. */
+					if (worker_reap(w, true, &o) &&
+					    !done(ctx, &w->j, w->started_wall,
+						  &o, err))
+						st = err->status ? err->status
+								 : WASM_IO;
+					continue;
+				}
+				outcome_of_record(w, &o);
+				w->busy = false;
+				if (!done(ctx, &w->j, w->started_wall, &o, err))
+					st = err->status ? err->status : WASM_IO;
+				w->in.len = 0;
 				continue;
 			}
-			outcome o;
-			worker_reap(w, &o);
-			w->pid = 0;
-			active--;
-			if (!done(ctx, &w->j, w->started_wall, &o, err))
+			if (worker_reap(w, false, &o) &&
+			    !done(ctx, &w->j, w->started_wall, &o, err))
 				st = err->status ? err->status : WASM_IO;
-			wasm_buf_fini(&w->in);
 		}
-		/* A worker stuck past its own timeout (a host bug, or the
-		 * engine cannot interrupt it) is killed; its run counts as a
-		 * timeout. */
+		/* A worker stuck past its run's timeout (the engine could not
+		 * interrupt it) is killed; its run counts as a timeout. */
 		for (uint32_t i = 0; pl->timeout_s > 0 && i < pl->jobs; i++) {
 			worker *w = &pl->w[i];
-			if (w->pid && !w->killed_late &&
+			if (w->busy && !w->killed_late &&
 			    (double)(t - w->started_ns) / 1e9 >
-				pl->timeout_s + 10.0) {
+				pl->timeout_s + WORKER_GRACE_S) {
 				kill(w->pid, SIGKILL);
 				w->killed_late = true;
 			}
@@ -682,17 +806,11 @@ static wasm_status pool_run(pool *pl, next_fn next, done_fn done,
 			tick(ctx);
 		}
 	}
-	for (uint32_t i = 0; i < pl->jobs; i++) {
-		worker *w = &pl->w[i];
-		outcome o;
-		if (!w->pid)
-			continue;
-		kill(w->pid, SIGKILL);
-		worker_reap(w, &o);
-		w->pid = 0;
-		wasm_buf_fini(&w->in);
-	}
+	for (uint32_t i = 0; i < pl->jobs; i++)
+		if (pl->w[i].pid)
+			worker_reap(&pl->w[i], st || stop_requested, NULL);
 	wasm_free(pfd);
+	wasm_free(map);
 	return st;
 }
 

@@ -9,6 +9,7 @@
  * race: none
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -29,7 +30,7 @@ static void *produce(void *arg)
 		unsigned t = atomic_load_explicit(&tail, memory_order_relaxed);
 		while (t - atomic_load_explicit(&head, memory_order_acquire) ==
 		       CAP)
-			;
+			sched_yield(); /* the consumer may need this CPU */
 		atomic_store_explicit(&slot[t % CAP], v, memory_order_relaxed);
 		atomic_store_explicit(&tail, t + 1, memory_order_release);
 	}
@@ -44,7 +45,7 @@ static void *consume(void *arg)
 	for (int n = 0; n < ITEMS; n++) {
 		unsigned h = atomic_load_explicit(&head, memory_order_relaxed);
 		while (atomic_load_explicit(&tail, memory_order_acquire) == h)
-			;
+			sched_yield();
 		sum +=
 		    atomic_load_explicit(&slot[h % CAP], memory_order_relaxed);
 		atomic_store_explicit(&head, h + 1, memory_order_release);

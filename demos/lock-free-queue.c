@@ -6,14 +6,17 @@
  * spin loops but orders nothing and makes nothing atomic, so every index
  * access the other thread writes is a data race. The producer also has
  * an ordering bug: it publishes a slot (bumps tail) before filling it,
- * so the consumer can read the slot while it is being written. The sum
+ * so the consumer can read the slot while it is being written. The spin
+ * loops yield: on a loaded machine a spinning thread would otherwise hold
+ * the CPU its partner needs. The sum
  * the consumer sees depends on the interleaving, so it goes to stderr.
  *
- * race: lock-free-queue.c:37 lock-free-queue.c:57
- * race: lock-free-queue.c:39 lock-free-queue.c:54
- * race: lock-free-queue.c:40 lock-free-queue.c:56
+ * race: lock-free-queue.c:40 lock-free-queue.c:60
+ * race: lock-free-queue.c:42 lock-free-queue.c:57
+ * race: lock-free-queue.c:43 lock-free-queue.c:59
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 
 #define CAP   4 /* small, so the queue is often full or empty */
@@ -35,7 +38,7 @@ static void *produce(void *arg)
 	pthread_barrier_wait(&start);
 	for (int v = 1; v <= ITEMS; v++) {
 		while (t - q->head == CAP) /* heisen:site read head */
-			;
+			sched_yield(); /* the other thread may need this CPU */
 		q->tail = t + 1;      /* heisen:site write tail */
 		q->slot[t % CAP] = v; /* heisen:site write slot */
 		t++;
@@ -52,7 +55,7 @@ static void *consume(void *arg)
 	pthread_barrier_wait(&start);
 	for (int n = 0; n < ITEMS; n++) {
 		while (q->tail == h) /* heisen:site read tail */
-			;
+			sched_yield();
 		sum += q->slot[h % CAP]; /* heisen:site read slot */
 		q->head = ++h;		 /* heisen:site write head */
 	}

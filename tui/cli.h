@@ -125,6 +125,21 @@ void tui_print_err(FILE *err, const char *path, const wasm_err *e);
 struct db;
 int tui_open_db(const char *dbopt, struct db **out, FILE *err);
 
+/* Rows of `heisen bugs` (cmd_db.c), also printed by `heisen sweep`:
+ * plain text with a header before the first row, or with j set one JSON
+ * object per bug (heisen.bugs/1's rows) into j's open array. A db list
+ * callback: ctx is a tui_list. */
+struct tui_json;
+struct db_bug;
+typedef struct tui_list {
+	struct tui_json *j; /* NULL: plain text */
+	FILE *out;
+	uint64_t n; /* rows so far */
+} tui_list;
+bool tui_bug_row(void *ctx, const struct db_bug *b);
+/* What a site does, in one letter: R read, W write, A atomic. */
+char tui_kind_letter(uint8_t kind);
+
 /* Command handlers, one per command row. */
 int tui_cmd_help(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_version(const tui_cmd *cmd, const tui_args *a, FILE *out,

@@ -125,8 +125,7 @@ static void fmt_hex64(uint64_t v, char *buf, size_t cap)
 	snprintf(buf, cap, "%016" PRIx64, v);
 }
 
-/* What a site does, in one letter: R read, W write, A atomic. */
-static char kind_letter(uint8_t k)
+char tui_kind_letter(uint8_t k)
 {
 	switch (k) {
 	case RW_READ:
@@ -142,8 +141,8 @@ static char kind_letter(uint8_t k)
 
 static void fmt_kinds(const db_bug *b, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%c/%c", kind_letter(b->site[0].kind),
-		 kind_letter(b->site[1].kind));
+	snprintf(buf, cap, "%c/%c", tui_kind_letter(b->site[0].kind),
+		 tui_kind_letter(b->site[1].kind));
 }
 
 static const char *or_unknown(const char *s) { return s && *s ? s : "?"; }
@@ -189,15 +188,9 @@ static void json_site(tui_json *j, const struct db_bug_site *s)
 
 /* ---- campaigns ----------------------------------------------------------- */
 
-typedef struct list_ctx {
-	tui_json *j; /* NULL: plain text */
-	FILE *out;
-	uint64_t n;
-} list_ctx;
-
 static bool campaign_row(void *ctx, const db_campaign *c)
 {
-	list_ctx *l = ctx;
+	tui_list *l = ctx;
 	char created[32], runs[48];
 
 	l->n++;
@@ -277,7 +270,7 @@ int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		      FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	list_ctx l = {NULL, out, 0};
+	tui_list l = {NULL, out, 0};
 	const char *path;
 	tui_json j;
 	wasm_err e;
@@ -314,7 +307,7 @@ int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 
 static bool run_row(void *ctx, const db_run *r)
 {
-	list_ctx *l = ctx;
+	tui_list *l = ctx;
 	bool has_code =
 	    r->exit_code >= 0 && r->status &&
 	    (!strcmp(r->status, "ok") || !strcmp(r->status, "exit"));
@@ -369,7 +362,7 @@ int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *bugopt = tui_opt_value(cmd, a, "--bug");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	list_ctx l = {NULL, out, 0};
+	tui_list l = {NULL, out, 0};
 	db_campaign c = {0};
 	db_bug b = {0};
 	int64_t cid, bid = 0;
@@ -432,9 +425,9 @@ done:
 
 /* ---- bugs ---------------------------------------------------------------- */
 
-static bool bug_row(void *ctx, const db_bug *b)
+bool tui_bug_row(void *ctx, const db_bug *b)
 {
-	list_ctx *l = ctx;
+	tui_list *l = ctx;
 	char kinds[8], seen[32], s0[320], s1[320];
 
 	l->n++;
@@ -477,7 +470,7 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	const char *progopt = tui_opt_value(cmd, a, "--program");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	bool fail_on = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
-	list_ctx l = {NULL, out, 0};
+	tui_list l = {NULL, out, 0};
 	db_program p = {0};
 	const char *path;
 	tui_json j;
@@ -510,7 +503,7 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		}
 		tui_json_arr(&j, "bugs");
 	}
-	st = db_bug_list(d, p.id, bug_row, &l, &e);
+	st = db_bug_list(d, p.id, tui_bug_row, &l, &e);
 	if (json) {
 		tui_json_end(&j, ']');
 		tui_json_end(&j, '}');

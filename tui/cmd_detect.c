@@ -79,18 +79,6 @@ static uint64_t random_seed(void)
 	return s;
 }
 
-/* "W", "R", "A": the letter `heisen bugs` uses for a kind. */
-static char kind_letter(uint8_t k)
-{
-	switch (k) {
-	case RW_WRITE:
-	case RW_RANGE_WRITE: return 'W';
-	case RW_READ:
-	case RW_RANGE_READ: return 'R';
-	default: return 'A';
-	}
-}
-
 /* `func file:line` of a site of p. */
 static void site_text(const det_prog *p, uint32_t site, char *buf, size_t cap)
 {
@@ -282,7 +270,7 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 				"  %c/%c  site %u %s (thread %u, 0x%x)\n"
 				"       site %u %s (thread %u, 0x%x)  x%" PRIu64
 				"\n",
-				kind_letter(v->kind[0]), kind_letter(v->kind[1]),
+				tui_kind_letter(v->kind[0]), tui_kind_letter(v->kind[1]),
 				v->site[0], s0, v->tid[0], v->addr[0],
 				v->site[1], s1, v->tid[1], v->addr[1], v->count);
 		}
@@ -369,7 +357,7 @@ static void on_bug(void *ctx, const db_hit *h)
 	site_text(u->prog, h->site[0].id, s0, sizeof s0);
 	site_text(u->prog, h->site[1].id, s1, sizeof s1);
 	fprintf(u->err, "\r\033[Knew bug: %c/%c %s <-> %s\n",
-		kind_letter(h->site[0].kind), kind_letter(h->site[1].kind),
+		tui_kind_letter(h->site[0].kind), tui_kind_letter(h->site[1].kind),
 		s0, s1);
 }
 
@@ -495,49 +483,6 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 oom:
 	fprintf(err, "heisen sweep: out of memory\n");
 	return TUI_EXIT_INTERNAL;
-}
-
-static bool print_bug(void *ctx, const db_bug *b)
-{
-	FILE *out = ctx;
-	fprintf(out, "  bug %-4" PRId64 " %c/%c  %s %s:%u <-> %s %s:%u  (%"
-		     PRIu64 " runs)\n",
-		b->id, kind_letter(b->site[0].kind), kind_letter(b->site[1].kind),
-		b->site[0].func ? b->site[0].func : "?",
-		b->site[0].file ? b->site[0].file : "?", b->site[0].line,
-		b->site[1].func ? b->site[1].func : "?",
-		b->site[1].file ? b->site[1].file : "?", b->site[1].line,
-		b->runs);
-	return true;
-}
-
-static bool json_bug(void *ctx, const db_bug *b)
-{
-	tui_json *j = ctx;
-	tui_json_obj(j, NULL);
-	tui_json_i64(j, "id", b->id);
-	tui_json_u64(j, "runs", b->runs);
-	tui_json_arr(j, "sites");
-	for (int k = 0; k < 2; k++) {
-		tui_json_obj(j, NULL);
-		tui_json_u64(j, "site", b->site[k].id);
-		tui_json_str(j, "kind", rw_kind_name(b->site[k].kind));
-		if (b->site[k].func)
-			tui_json_str(j, "function", b->site[k].func);
-		else
-			tui_json_null(j, "function");
-		if (b->site[k].file) {
-			tui_json_str(j, "file", b->site[k].file);
-			tui_json_u64(j, "line", b->site[k].line);
-		} else {
-			tui_json_null(j, "file");
-			tui_json_null(j, "line");
-		}
-		tui_json_end(j, '}');
-	}
-	tui_json_end(j, ']');
-	tui_json_end(j, '}');
-	return true;
 }
 
 int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
@@ -690,7 +635,8 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 					     ui.last.by_status[s]);
 			tui_json_end(&j, '}');
 			tui_json_arr(&j, "program_bugs");
-			db_bug_list(d, now.program_id, json_bug, &j, &e);
+			tui_list l = {&j, out, 0};
+			db_bug_list(d, now.program_id, tui_bug_row, &l, &e);
 			tui_json_end(&j, ']');
 			tui_json_end(&j, '}');
 			tui_json_done(&j);
@@ -706,7 +652,10 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 				fprintf(out, "resume with: heisen sweep "
 					     "--resume %" PRId64 "\n", now.id);
 			fprintf(out, "bugs of %s (all campaigns):\n", p->name);
-			db_bug_list(d, now.program_id, print_bug, out, &e);
+			tui_list l = {NULL, out, 0};
+			db_bug_list(d, now.program_id, tui_bug_row, &l, &e);
+			if (!l.n)
+				fprintf(out, "  none\n");
 		}
 		rc = det_sweep_stopped() ? SWEEP_EXIT_INTERRUPTED
 		     : fail && now.bugs ? TUI_EXIT_FINDINGS

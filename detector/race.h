@@ -92,7 +92,7 @@ typedef enum det_algo {
 	DET_SHARED, /* Algorithm 2: sites touching memory shared by threads */
 } det_algo;
 
-#define DET_DEFAULT_DELAY 2000u /* units; see README "Choosing the delay" */
+#define DET_DEFAULT_DELAY 50u /* units; see README "Choosing the delay" */
 
 /* A bug seen in one run: sites ordered so that site[0] <= site[1]; the
  * other fields follow the same order. */

@@ -47,7 +47,7 @@ static const tui_opt run_opts[] = {
 	 "detect races: arm exactly the site ids listed in MASKFILE"},
 	{"--delay", "UNITS",
 	 "with --density/--mask: spin units of an armed probe (default "
-	 "2000)"},
+	 "50)"},
 	{"--profile", "NAME",
 	 "with --density/--mask: execution profile (see 'heisen profiles')"},
 	{"--fail-on-bugs", NULL,
@@ -70,7 +70,7 @@ static const tui_opt sweep_opts[] = {
 	 "profiles')"},
 	{"--jobs", "J", "worker processes at once (default: CPUs online)"},
 	{"--seed", "S", "campaign seed; run i's mask seed derives from it"},
-	{"--delay", "UNITS", "spin units of an armed probe (default 2000)"},
+	{"--delay", "UNITS", "spin units of an armed probe (default 50)"},
 	{"--timeout", "TIME",
 	 "a run still going after TIME is stopped and recorded as a timeout "
 	 "(default 10s)"},

@@ -297,8 +297,8 @@ for cmd in campaigns bugs "runs $c1" "show $bug_a"; do
 	# shellcheck disable=SC2086
 	q garbage $cmd --db "$dir/garbage"
 	expect_rc garbage 2
-	grep -q "^heisen: $dir/garbage: " "$dir/garbage.err" ||
-		bad "$cmd on a garbage file: message not 'heisen: FILE: ...': $(snippet "$dir/garbage.err")"
+	grep -q "^heisen: $dir/garbage is not a heisen database" "$dir/garbage.err" ||
+		bad "$cmd on a garbage file: message does not name the file: $(snippet "$dir/garbage.err")"
 	[ "$(wc -l <"$dir/garbage.err")" -eq 1 ] || bad "$cmd on a garbage file: not one line"
 	cmp -s "$dir/garbage" "$dir/garbage.orig" || bad "$cmd changed the garbage file"
 done

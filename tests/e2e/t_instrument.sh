@@ -67,9 +67,8 @@ need_demos
 
 # ---- the demos: valid output, same meaning, site count -----------------------
 n=0
-for src in "$root"/demos/*.c; do
-	name=$(basename "$src" .c)
-	wasm=$root/demos/build/$name.wasm
+for wasm in "$root"/demos/build/*.wasm; do
+	name=$(basename "$wasm" .wasm)
 	inst=$dir/$name.inst.wasm
 	n=$((n + 1))
 	run instrument --all-memories "$wasm" -o "$inst"

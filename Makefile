@@ -157,7 +157,7 @@ test: deps
 	$(MAKE) DISPATCH=switch unit spec
 
 bench: deps
-	$(MAKE) $(BENCH_BIN) $(HEISEN)
+	$(MAKE) $(BENCH_BIN) $(HEISEN) demos
 	tests/bench/run.sh $(BUILD)
 
 # comp-bug.c is built twice, at -O0 and -O2 (the paper's comp-unopt-bug

@@ -12,7 +12,8 @@
 # Then the execution benchmark, tests/bench/kernels.sh (see its header),
 # the fixed cost of a run (bench_engine), and the rewriter: its throughput
 # on the same module (bench_rewrite) and what instrumented code costs with
-# every site disarmed (see "rewriter" below).
+# every site disarmed (see "rewriter" below), and the detector
+# (tests/bench/detector.sh).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -189,4 +190,8 @@ if [ ${#ratios[@]} -gt 0 ]; then
 	gm=$(printf '%s\n' "${ratios[@]}" | awk '{ s += log($1); n++ } END { printf "%.2f", exp(s / n) }')
 	echo "| geometric mean | | | | | ${gm}× |"
 fi
+
+# The detector: overhead by density, cost per probe, campaign and
+# database throughput (tests/bench/detector.sh, see its header).
+"$(dirname "${BASH_SOURCE[0]}")/detector.sh" "$build" || bad_run=1
 exit $bad_run

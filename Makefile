@@ -208,10 +208,12 @@ demos/build/guests/%.wasm: tests/e2e/guests/%.c $(GUEST_FILES) tui/cmd_cc.c | $(
 $(BUILD)/tui/cmd_cc.o: CFLAGS_ALL += -DHEISEN_GUEST_LIBDIR='"$(PREFIX)/lib/heisen/guest"' \
 	-DHEISEN_GUEST_INCDIR='"$(PREFIX)/include/heisen/guest"'
 
+# The workspace is ./heisen.db in the folder make runs from.
 run: deps
 	$(MAKE) all demos
-	$(HEISEN) inspect demos/build/mutex-counter.wasm
 	$(HEISEN) run demos/build/mutex-counter.wasm
+	$(HEISEN) sweep demos/build/fibonacci.wasm
+	$(HEISEN) show 1
 
 install: $(HEISEN) $(GUEST_FILES)
 	install -d $(DESTDIR)$(PREFIX)/bin

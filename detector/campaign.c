@@ -443,11 +443,13 @@ typedef struct pool {
 	worker *w;
 } pool;
 
-static bool write_all(int fd, const void *p, size_t n)
+/* The whole of n bytes through read(2) or write(2), across short
+ * transfers and EINTR; false at EOF or on an error. */
+static bool xfer_all(int fd, void *p, size_t n, bool out)
 {
-	const uint8_t *b = p;
+	uint8_t *b = p;
 	while (n) {
-		ssize_t k = write(fd, b, n);
+		ssize_t k = out ? write(fd, b, n) : read(fd, b, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -458,19 +460,9 @@ static bool write_all(int fd, const void *p, size_t n)
 	return true;
 }
 
-static bool read_all(int fd, void *p, size_t n)
+static bool write_all(int fd, const void *p, size_t n)
 {
-	uint8_t *b = p;
-	while (n) {
-		ssize_t k = read(fd, b, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		b += k;
-		n -= (size_t)k;
-	}
-	return true;
+	return xfer_all(fd, (void *)p, n, true);
 }
 
 /* One job in the worker: run, report. False when the parent is gone. */
@@ -537,7 +529,7 @@ static void worker_main(const pool *pl, int job_fd, int res_fd)
 	signal(SIGINT, SIG_IGN);
 	if (!mask || devnull < 0)
 		_exit(3);
-	while (read_all(job_fd, &j, sizeof j))
+	while (xfer_all(job_fd, &j, sizeof j, false))
 		if (!worker_job(pl, &j, mask, devnull, res_fd))
 			break;
 	_exit(0);

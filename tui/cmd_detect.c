@@ -92,6 +92,28 @@ static void site_text(const det_prog *p, uint32_t site, char *buf, size_t cap)
 		snprintf(buf, cap, "%s ?", fn);
 }
 
+/* Members of a site object: id, kind, function, file and line (null
+ * when unknown). */
+static void json_site(tui_json *j, const det_prog *p, uint32_t site)
+{
+	char fn[128];
+	rw_srcpos pos;
+
+	det_prog_site(p, site, fn, sizeof fn, &pos);
+	tui_json_u64(j, "site", site);
+	tui_json_str(j, "kind", site < p->sites.nsites
+				    ? rw_kind_name(p->sites.sites[site].kind)
+				    : "?");
+	tui_json_str(j, "function", fn);
+	if (pos.file) {
+		tui_json_str(j, "file", pos.file);
+		tui_json_u64(j, "line", pos.line);
+	} else {
+		tui_json_null(j, "file");
+		tui_json_null(j, "line");
+	}
+}
+
 static int load_prog(const char *path, det_prog **p, FILE *err)
 {
 	wasm_err e;
@@ -217,22 +239,8 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 			tui_json_u64(&j, "count", v->count);
 			tui_json_arr(&j, "sites");
 			for (int k = 0; k < 2; k++) {
-				char fn[128];
-				rw_srcpos pos;
-				det_prog_site(p, v->site[k], fn, sizeof fn,
-					      &pos);
 				tui_json_obj(&j, NULL);
-				tui_json_u64(&j, "site", v->site[k]);
-				tui_json_str(&j, "kind",
-					     rw_kind_name(v->kind[k]));
-				tui_json_str(&j, "function", fn);
-				if (pos.file) {
-					tui_json_str(&j, "file", pos.file);
-					tui_json_u64(&j, "line", pos.line);
-				} else {
-					tui_json_null(&j, "file");
-					tui_json_null(&j, "line");
-				}
+				json_site(&j, p, v->site[k]);
 				tui_json_u64(&j, "thread", v->tid[k]);
 				tui_json_u64(&j, "address", v->addr[k]);
 				tui_json_end(&j, '}');
@@ -736,23 +744,10 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		tui_json_u64(&j, "sites", p->sites.nsites);
 		tui_json_arr(&j, "shared");
 		for (uint32_t i = 0; i < p->sites.nsites; i++) {
-			char fn[128];
-			rw_srcpos pos;
 			if (!shared[i])
 				continue;
-			det_prog_site(p, i, fn, sizeof fn, &pos);
 			tui_json_obj(&j, NULL);
-			tui_json_u64(&j, "site", i);
-			tui_json_str(&j, "kind",
-				     rw_kind_name(p->sites.sites[i].kind));
-			tui_json_str(&j, "function", fn);
-			if (pos.file) {
-				tui_json_str(&j, "file", pos.file);
-				tui_json_u64(&j, "line", pos.line);
-			} else {
-				tui_json_null(&j, "file");
-				tui_json_null(&j, "line");
-			}
+			json_site(&j, p, i);
 			tui_json_end(&j, '}');
 		}
 		tui_json_end(&j, ']');

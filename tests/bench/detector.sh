@@ -34,18 +34,7 @@ trap 'rm -rf "$scratch"' EXIT
 export XDG_CACHE_HOME=$scratch/cache
 bad_run=0
 
-best_of_3() { # OUTFILE CMD... -> the best wall time in s; fails on a bad run
-	local out=$1 best="" t0 t1
-	shift
-	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
-		"$@" >"$out" 2>&1 || return 1
-		t1=$(date +%s.%N)
-		best=$(awk -v a="$t0" -v b="$t1" -v best="$best" \
-			'BEGIN { d = b - a; if (best == "" || d < best + 0) best = d; printf "%.6f", best }')
-	done
-	echo "$best"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 jfield() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
 declare -A ksmall=([fib]=25 [matmul]=60 [sort]=20000 [hash]=2 [coremark]=20)

@@ -141,18 +141,7 @@ declare -A osize=([fib]=35 [matmul]=300 [sort]=1000000 [hash]=100 [coremark]=150
 # must not compare each other's outputs.
 scratch=$(mktemp -d) || exit 3
 trap 'rm -rf "$scratch"' EXIT
-best_of_3() { # OUTFILE CMD... -> prints the best wall time; fails on a bad run
-	local out=$1 best="" t0 t1
-	shift
-	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
-		"$@" >"$out" 2>&1 || return 1
-		t1=$(date +%s.%N)
-		best=$(awk -v a="$t0" -v b="$t1" -v best="$best" \
-			'BEGIN { d = b - a; if (best == "" || d < best + 0) best = d; printf "%.6f", best }')
-	done
-	echo "$best"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 echo
 echo "instrumented kernels at density 0 (mask all zero) against the originals;"
 echo "masked_run, best of 3 wall-clock runs; goal: geometric mean <= 1.3x"

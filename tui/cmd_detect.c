@@ -340,17 +340,18 @@ static void on_progress(void *ctx, const det_progress *pr)
 			    ? pr->budget_s - pr->elapsed_s
 			    : 0,
 			eta, sizeof eta);
+	const char *bugs = pr->bugs == 1 ? "bug" : "bugs";
 	if (pr->planned)
 		fprintf(u->err, "\r\033[Ksweep: %" PRIu64 "/%" PRIu64
 				" runs  %.0f runs/s  %" PRIu64
-				" bugs  %s elapsed  ETA %s",
-			pr->done, pr->planned, pr->runs_per_s, pr->bugs, el,
-			eta);
+				" %s  %s elapsed  ETA %s",
+			pr->done, pr->planned, pr->runs_per_s, pr->bugs, bugs,
+			el, eta);
 	else
 		fprintf(u->err, "\r\033[Ksweep: %" PRIu64
 				" runs  %.0f runs/s  %" PRIu64
-				" bugs  %s elapsed  %s left",
-			pr->done, pr->runs_per_s, pr->bugs, el, eta);
+				" %s  %s elapsed  %s left",
+			pr->done, pr->runs_per_s, pr->bugs, bugs, el, eta);
 	fflush(u->err);
 	u->line_shown = true;
 }

@@ -102,6 +102,51 @@ int tui_opt_values(const tui_cmd *cmd, const tui_args *a, const char *name,
 /* Run one command line (argv[0] is the command name). */
 int tui_dispatch(int argc, char **argv, FILE *out, FILE *err);
 
+/* ---- sessions and scripts (tui/script.c) --------------------------------
+ *
+ * One command language for argv, scripts (`heisen -f FILE`, `heisen -c
+ * 'CMD; CMD'`, commands on stdin when it is not a terminal) and the
+ * interactive command line: a line is split into words (whitespace;
+ * '...' literal; "..." with \" \\ \$ escapes; # to end of line is a
+ * comment; ';' separates commands) and each command goes through
+ * tui_dispatch. `set NAME VALUE` (a command row) gives a session default
+ * for an option: `set db FILE` makes every later command that takes --db
+ * use FILE unless it names its own; `set` alone lists them; `unset NAME`
+ * removes one. Settable names are the TUI_SETTABLE rows below. */
+#define TUI_MAX_SET 8
+typedef struct tui_session {
+	char *val[TUI_MAX_SET]; /* by index in tui_settable; NULL = unset */
+	bool keep_going;        /* scripts: go on after a failed command */
+} tui_session;
+
+/* The settable names and the option each stands for ("db" -> "--db"),
+ * terminated by a row with name NULL. */
+typedef struct tui_setting {
+	const char *name, *option, *help;
+} tui_setting;
+extern const tui_setting tui_settable[];
+
+void tui_session_init(tui_session *s);
+void tui_session_free(tui_session *s);
+
+/* Run every command of one line in s. Returns 0 when all succeeded,
+ * else the exit code of the first that failed (later commands on the
+ * line still run only with keep_going); a syntax error (unclosed quote)
+ * prints "LOC: message" (LOC = where, e.g. "script.hz:4" or "-c") and
+ * returns 2. */
+int tui_run_line(tui_session *s, const char *line, const char *loc,
+		 FILE *out, FILE *err);
+
+/* Run a script read from in, named `name` in messages ("FILE:LINE: ...").
+ * Stops at the first failing line unless s->keep_going; returns 0 when
+ * every command succeeded, else the first failure's exit code. */
+int tui_run_script(tui_session *s, FILE *in, const char *name, FILE *out,
+		   FILE *err);
+
+/* The session of the running command: the dispatcher fills unset
+ * options from it. NULL outside scripts and the command line. */
+extern tui_session *tui_current_session;
+
 /* The overview (`heisen --help`) and one command's help. */
 void tui_print_usage(FILE *f);
 void tui_print_cmd_help(const tui_cmd *cmd, FILE *f);

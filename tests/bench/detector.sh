@@ -118,7 +118,8 @@ for k in fib matmul sort hash coremark; do
 	done
 	[ -n "$best0" ] || { echo "| $k | failed | | | |"; continue; }
 	awk -v k="$k" -v p="$probes" -v a="$best0" -v b="$best1" 'BEGIN {
-		printf "| %s | %d | %.1f ms | %.1f ms | %.1f |\n", k, p, a, b, p ? (b - a) * 1e6 / p : 0 }'
+		if (p < 10000) ns = "- (too few probes to time)"; else ns = sprintf("%.1f", (b - a) * 1e6 / p)
+		printf "| %s | %d | %.1f ms | %.1f ms | %s |\n", k, p, a, b, ns }'
 done
 
 echo

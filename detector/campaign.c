@@ -160,8 +160,19 @@ wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err)
 			char cpath[4200];
 			wasm_err_clear(err);
 			if ((st = rw_instrument(m, &opt, &ibytes, &ilen,
-						&p->sites, err)))
+						&p->sites, err))) {
+				/* rw_instrument's hint names an option of
+				 * `heisen instrument`, not ours. */
+				if (strstr(err->msg, "no shared memory"))
+					wasm_err_set(err, st, WASM_NO_OFFSET,
+						     "no shared memory: threads "
+						     "of this program share "
+						     "nothing to race on (to "
+						     "probe it anyway: 'heisen "
+						     "instrument --all-memories "
+						     "IN -o OUT', then use OUT)");
 				goto fail;
+			}
 			rw_sites_free(&p->sites);
 			if ((st = load_instrumented(ibytes, ilen, &im,
 						    &p->sites, err)))

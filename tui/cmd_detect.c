@@ -536,10 +536,10 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			return TUI_EXIT_USAGE;
 		}
 	}
-	if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
-		return rc;
 	if (resume) {
 		uint64_t id;
+		if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
+			return rc;
 		const char *jv = tui_opt_value(cmd, a, "--jobs");
 		if (!parse_u64(resume, &id) || id > INT64_MAX) {
 			fprintf(err, "heisen sweep: --resume expects a campaign "
@@ -580,6 +580,9 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		if ((rc = load_prog(a->operands[0], &p, err)))
 			goto done;
 		if ((rc = plan_campaign(cmd, a, p, &c, err)))
+			goto done;
+		/* Only now: bad input must not leave an empty workspace. */
+		if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
 			goto done;
 		char *abs = realpath(p->path, NULL);
 		st = db_program_put(d, p->sites.hash, p->name,

@@ -113,6 +113,8 @@ expect2() { # NAME CMD...: exit 2, one line on stderr, nothing on stdout
 }
 printf 'not wasm at all' >"$dir/junk.wasm"
 expect2 not-wasm "$HEISEN" sweep "$dir/junk.wasm" --db "$db"
+expect2 not-wasm-fresh-db "$HEISEN" sweep "$dir/junk.wasm" --db "$dir/fresh.db"
+[ -e "$dir/fresh.db" ] && bad "bad input created a workspace database"
 expect2 unknown-profile "$HEISEN" sweep "$demo" --db "$db" --profiles default,warp
 grep -q "warp" "$dir/b.err" || bad "unknown-profile: message does not name it"
 expect2 zero-densities "$HEISEN" sweep "$demo" --db "$db" --densities 0:0:0

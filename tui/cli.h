@@ -129,11 +129,34 @@ extern const tui_setting tui_settable[];
 void tui_session_init(tui_session *s);
 void tui_session_free(tui_session *s);
 
+/* The words of one command, from tui_split_words: argv[0..argc) and a
+ * NULL after them, all in one allocation. Free with tui_words_free. */
+typedef struct tui_words {
+	char **argv;
+	int argc;
+	char *buf; /* the words' bytes, each NUL-terminated */
+} tui_words;
+
+/* Split the command of line that starts at byte *pos into w: words up to
+ * an unquoted ';' or newline or the end (a comment runs to the newline),
+ * then move *pos past that separator. A command of no words gives argc
+ * 0. Returns WASM_OK; WASM_MALFORMED for an unclosed quote or a backslash
+ * ending the line (e's message names the column, e->offset is its byte
+ * index); WASM_NOMEM. On error w is empty. */
+wasm_status tui_split_words(const char *line, size_t *pos, tui_words *w,
+			    wasm_err *e);
+void tui_words_free(tui_words *w);
+
 /* Run every command of one line in s. Returns 0 when all succeeded,
  * else the exit code of the first that failed (later commands on the
  * line still run only with keep_going); a syntax error (unclosed quote)
  * prints "LOC: message" (LOC = where, e.g. "script.hz:4" or "-c") and
- * returns 2. */
+ * returns 2, before any command of the line ran. A command that fails
+ * is followed on err by "LOC: command 'NAME' failed (exit N)", after its
+ * own message. loc may be NULL (the interactive prompt): no location,
+ * and no line after a failed command. Exit 1 (findings, e.g.
+ * --fail-on-bugs) is a failure; exit 130 (Ctrl-C) stops even with
+ * keep_going. */
 int tui_run_line(tui_session *s, const char *line, const char *loc,
 		 FILE *out, FILE *err);
 
@@ -146,6 +169,11 @@ int tui_run_script(tui_session *s, FILE *in, const char *name, FILE *out,
 /* The session of the running command: the dispatcher fills unset
  * options from it. NULL outside scripts and the command line. */
 extern tui_session *tui_current_session;
+
+/* `set [NAME VALUE]` and `unset NAME`: exit 2 outside a session. */
+int tui_cmd_set(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_unset(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		  FILE *err);
 
 /* The overview (`heisen --help`) and one command's help. */
 void tui_print_usage(FILE *f);

@@ -363,6 +363,31 @@ const tui_cmd tui_commands[] = {
 	 "what it does.\n"
 	 "Exit status: 0.",
 	 0, 0, profiles_opts, tui_cmd_profiles},
+	{"set", "[NAME VALUE]",
+	 "give later commands of a script a default option",
+	 "In a script or at the command line (not as 'heisen set' from a "
+	 "shell: exit 2), 'set NAME VALUE' makes every later command that "
+	 "takes option --NAME use VALUE when it does not give --NAME itself; "
+	 "'set' alone lists the settings as set lines, 'unset NAME' removes "
+	 "one. Names: db (--db), delay (--delay), jobs (--jobs), timeout "
+	 "(--timeout), profiles (--profiles), densities (--densities), seed "
+	 "(--seed). A setting goes only where it fits: run takes seed and "
+	 "delay only with --density or --mask, and 'sweep --resume' only db "
+	 "and jobs. run's --timeout is in seconds (30), sweep's also reads "
+	 "30s: a plain number suits both.\n"
+	 "Example script:\n"
+	 "  set db /tmp/w.db; set densities 10:50:10\n"
+	 "  sweep app.wasm --runs 4\n"
+	 "  bugs --json\n"
+	 "Exit status: 0; 2 for a name that cannot be set or outside a "
+	 "script.",
+	 0, 2, no_opts, tui_cmd_set},
+	{"unset", "NAME", "remove a default set with 'set'",
+	 "Removes setting NAME (see 'heisen help set'); later commands use "
+	 "their own defaults again.\n"
+	 "Exit status: 0; 2 for a name that cannot be set or outside a "
+	 "script.",
+	 1, 1, no_opts, tui_cmd_unset},
 	{NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
 
@@ -481,6 +506,40 @@ int tui_opt_values(const tui_cmd *cmd, const tui_args *a, const char *name,
 	return n;
 }
 
+/* Whether a session default for option opt fits this form of cmd: run
+ * accepts --seed and --delay only with --density or --mask, a resumed
+ * sweep keeps its plan. A default that does not fit is left out, not
+ * turned into a usage error the line never asked for. */
+static bool session_fits(const tui_cmd *cmd, const tui_args *a,
+			 const char *opt)
+{
+	if (!strcmp(cmd->name, "run") &&
+	    (!strcmp(opt, "--seed") || !strcmp(opt, "--delay")))
+		return tui_opt_value(cmd, a, "--density") ||
+		       tui_opt_value(cmd, a, "--mask");
+	if (!strcmp(cmd->name, "sweep") && tui_opt_value(cmd, a, "--resume"))
+		return !strcmp(opt, "--db") || !strcmp(opt, "--jobs");
+	return true;
+}
+
+/* Options the line did not give, from the session's `set` values. */
+static void session_defaults(const tui_cmd *cmd, tui_args *a,
+			     const tui_session *s)
+{
+	for (int i = 0; tui_settable[i].name; i++) {
+		const char *o = tui_settable[i].option;
+		int k = opt_index(cmd, o, strlen(o));
+		if (!s->val[i] || k < 0 || a->values[k] ||
+		    !session_fits(cmd, a, o))
+			continue;
+		a->values[k] = s->val[i];
+		if (a->nseen < TUI_MAX_SEEN) {
+			a->seen[a->nseen].opt = k;
+			a->seen[a->nseen++].value = s->val[i];
+		}
+	}
+}
+
 int tui_dispatch(int argc, char **argv, FILE *out, FILE *err)
 {
 	const tui_cmd *cmd;
@@ -503,6 +562,8 @@ int tui_dispatch(int argc, char **argv, FILE *out, FILE *err)
 		}
 	if (!tui_parse_opts(cmd, argc - 1, argv + 1, &a, err))
 		return TUI_EXIT_USAGE;
+	if (tui_current_session && cmd->max_operands != TUI_RAW_ARGS)
+		session_defaults(cmd, &a, tui_current_session);
 	return cmd->run(cmd, &a, out, err);
 }
 

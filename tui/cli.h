@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "core/wasm.h"
+#include "db/db.h"
 
 enum {
 	TUI_EXIT_OK = 0,
@@ -212,6 +213,81 @@ typedef struct tui_list {
 bool tui_bug_row(void *ctx, const struct db_bug *b);
 /* What a site does, in one letter: R read, W write, A atomic. */
 char tui_kind_letter(uint8_t kind);
+
+/* Formatting shared by the listings and the TUI (cmd_db.c), each into
+ * buf of cap bytes: local time to the minute ("-" when unknown); a
+ * density in basis points as "5%" or "12.5%"; a site as "func file:line"
+ * with "?" for what is unknown; a bug's kinds as "W/R". */
+void tui_fmt_time(double t, char *buf, size_t cap);
+void tui_fmt_density(uint32_t bp, char *buf, size_t cap);
+struct db_bug_site;
+void tui_fmt_site(const struct db_bug_site *s, char *buf, size_t cap);
+void tui_fmt_kinds(const struct db_bug *b, char *buf, size_t cap);
+
+/* ---- a bug's report (cmd_db.c): what `heisen show` prints and the TUI's
+ * bug screen draws, read from the database in one go. */
+#define TUI_REPORT_EXAMPLES 5
+#define TUI_CONTEXT_LINES 2 /* on each side of the racing line */
+#define TUI_CONTEXT_COLS 200
+
+/* A run that detected the bug; tid/addr/count are this bug's in that run
+ * when found. */
+typedef struct tui_example {
+	int64_t run, campaign;
+	char profile[64];
+	uint32_t density_bp;
+	uint64_t seed;
+	bool found;
+	uint32_t tid[2], addr[2];
+	uint64_t count;
+} tui_example;
+
+/* Detections in one (node, profile, density) cell: k of n runs. */
+typedef struct tui_cell {
+	int64_t node_id;
+	char *node, *profile;
+	uint32_t density_bp;
+	uint64_t k, n;
+} tui_cell;
+
+/* Everything about one bug. The detections grid has nrows rows, one per
+ * (node, profile) (row r's first cell is cells[row_of[r]]) and ndens
+ * columns, densities ascending; tui_report_cell gives a cell or NULL when
+ * no run of that cell exists. The report owns its memory: free with
+ * tui_report_free (also after a failed load). */
+typedef struct tui_report {
+	db_bug bug;
+	db_program prog;
+	tui_example ex[TUI_REPORT_EXAMPLES];
+	int nex, cur;
+	tui_cell *cells;
+	size_t ncells, cap;
+	uint32_t *dens;
+	size_t ndens;
+	size_t *row_of;
+	size_t nrows;
+	bool multi_node, nomem;
+} tui_report;
+
+/* Load bug `bug`: WASM_INVALID when there is no such bug (the message
+ * says so), the db's errors otherwise. */
+wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *r,
+			    wasm_err *e);
+void tui_report_free(tui_report *r);
+const tui_cell *tui_report_cell(const tui_report *r, size_t row, size_t col);
+
+/* Source lines around a site: up to TUI_CONTEXT_LINES on each side,
+ * control bytes replaced, long lines cut. */
+typedef struct tui_context {
+	char path[4096]; /* where the file was found */
+	uint32_t first, n;
+	char text[2 * TUI_CONTEXT_LINES + 1][TUI_CONTEXT_COLS + 1];
+} tui_context;
+/* Find the site's source file (as recorded, then by base name here and
+ * beside the program at progpath) and read the lines around its line;
+ * false when not found or shorter than the line (it changed since). */
+bool tui_read_context(const struct db_bug_site *site, const char *progpath,
+		      tui_context *cx);
 
 /* Command handlers, one per command row. */
 int tui_cmd_help(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);

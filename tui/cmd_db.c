@@ -97,7 +97,7 @@ static int bad_id(const tui_cmd *cmd, const char *what, const char *s,
 }
 
 /* Local time to the minute, "-" when unknown. */
-static void fmt_time(double t, char *buf, size_t cap)
+void tui_fmt_time(double t, char *buf, size_t cap)
 {
 	time_t s = (time_t)t;
 	struct tm tm;
@@ -108,7 +108,7 @@ static void fmt_time(double t, char *buf, size_t cap)
 }
 
 /* Basis points as a percentage with up to two decimals: "5%", "12.5%". */
-static void fmt_density(uint32_t bp, char *buf, size_t cap)
+void tui_fmt_density(uint32_t bp, char *buf, size_t cap)
 {
 	uint32_t frac = bp % 100;
 
@@ -139,7 +139,7 @@ char tui_kind_letter(uint8_t k)
 	return '?';
 }
 
-static void fmt_kinds(const db_bug *b, char *buf, size_t cap)
+void tui_fmt_kinds(const db_bug *b, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%c/%c", tui_kind_letter(b->site[0].kind),
 		 tui_kind_letter(b->site[1].kind));
@@ -148,7 +148,7 @@ static void fmt_kinds(const db_bug *b, char *buf, size_t cap)
 static const char *or_unknown(const char *s) { return s && *s ? s : "?"; }
 
 /* "func file:line", "?" for each part not known. */
-static void fmt_site(const struct db_bug_site *s, char *buf, size_t cap)
+void tui_fmt_site(const struct db_bug_site *s, char *buf, size_t cap)
 {
 	char line[16] = "?";
 
@@ -251,7 +251,7 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 			"%-5s %-20s %-16s %-8s %-15s %5s %5s  %-16s %s\n", "id",
 			"program", "created", "status", "runs", "cells", "bugs",
 			"profiles", "densities");
-	fmt_time(c->created, created, sizeof created);
+	tui_fmt_time(c->created, created, sizeof created);
 	if (c->planned)
 		snprintf(runs, sizeof runs, "%" PRIu64 "/%" PRIu64, c->done,
 			 c->planned);
@@ -340,7 +340,7 @@ static bool run_row(void *ctx, const db_run *r)
 		fprintf(l->out, "%-7s %-7s %-12s %7s  %-16s %10s %5s  %s\n",
 			"id", "idx", "profile", "density", "seed", "ms", "bugs",
 			"status");
-	fmt_density(r->density_bp, density, sizeof density);
+	tui_fmt_density(r->density_bp, density, sizeof density);
 	fmt_hex64(r->seed, seed, sizeof seed);
 	if (has_code && strcmp(r->status, "ok"))
 		snprintf(status, sizeof status, "%s %d", r->status,
@@ -431,7 +431,7 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 	char kinds[8], seen[32], s0[320], s1[320];
 
 	l->n++;
-	fmt_kinds(b, kinds, sizeof kinds);
+	tui_fmt_kinds(b, kinds, sizeof kinds);
 	if (l->j) {
 		tui_json *j = l->j;
 		tui_json_obj(j, NULL);
@@ -456,9 +456,9 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 	if (l->n == 1)
 		fprintf(l->out, "%-5s %-16s %-5s %6s  %-16s %s\n", "bug",
 			"program", "kinds", "runs", "first seen", "sites");
-	fmt_time(b->first_seen, seen, sizeof seen);
-	fmt_site(&b->site[0], s0, sizeof s0);
-	fmt_site(&b->site[1], s1, sizeof s1);
+	tui_fmt_time(b->first_seen, seen, sizeof seen);
+	tui_fmt_site(&b->site[0], s0, sizeof s0);
+	tui_fmt_site(&b->site[1], s1, sizeof s1);
 	fprintf(l->out,
 		"%-5" PRId64 " %-16s %-5s %6" PRIu64 "  %-16s %s <-> %s\n",
 		b->id, or_unknown(b->program), kinds, b->runs, seen, s0, s1);
@@ -525,65 +525,30 @@ done:
 
 /* ---- show ---------------------------------------------------------------- */
 
-#define SHOW_EXAMPLES 5
-#define CONTEXT_LINES 2 /* on each side of the racing line */
-#define CONTEXT_COLS  200
-
-typedef struct example {
-	int64_t run, campaign;
-	char profile[64];
-	uint32_t density_bp;
-	uint64_t seed;
-	bool found; /* its run_bugs row for this bug was read */
-	uint32_t tid[2], addr[2];
-	uint64_t count;
-} example;
-
-typedef struct show_ctx {
-	int64_t bug;
-	example ex[SHOW_EXAMPLES];
-	int nex;
-	example *cur; /* while reading one run's bugs */
-	struct cell {
-		int64_t node_id;
-		char *node, *profile;
-		uint32_t density_bp;
-		uint64_t k, n;
-	} * cells;
-	size_t ncells, cap;
-	bool nomem;
-} show_ctx;
-
-/* Source lines around one site. */
-typedef struct context {
-	char path[4096]; /* where the file was found */
-	uint32_t first, n;
-	char text[2 * CONTEXT_LINES + 1][CONTEXT_COLS + 1];
-} context;
-
 static bool example_row(void *vctx, const db_run *r)
 {
-	show_ctx *s = vctx;
-	example *x = &s->ex[s->nex++];
+	tui_report *s = vctx;
+	tui_example *x = &s->ex[s->nex++];
 
 	x->run = r->id;
 	x->campaign = r->campaign_id;
 	snprintf(x->profile, sizeof x->profile, "%s", or_unknown(r->profile));
 	x->density_bp = r->density_bp;
 	x->seed = r->seed;
-	return s->nex < SHOW_EXAMPLES;
+	return s->nex < TUI_REPORT_EXAMPLES;
 }
 
 static bool example_bug(void *vctx, const db_run_bug *rb)
 {
-	show_ctx *s = vctx;
+	tui_report *s = vctx;
+	tui_example *x = &s->ex[s->cur];
 
-	if (rb->bug_id != s->bug)
+	if (rb->bug_id != s->bug.id)
 		return true;
-	s->cur->found = true;
-	memcpy(s->cur->tid, rb->tid, sizeof rb->tid);
-	memcpy(s->cur->addr, rb->addr, sizeof rb->addr);
-	s->cur->count = rb->count;
+	x->found = true;
+	memcpy(x->tid, rb->tid, sizeof rb->tid);
+	memcpy(x->addr, rb->addr, sizeof rb->addr);
+	x->count = rb->count;
 	return false;
 }
 
@@ -599,8 +564,8 @@ static char *dup_str(const char *s)
 
 static bool cell_row(void *vctx, const db_cell *c)
 {
-	show_ctx *s = vctx;
-	struct cell *x;
+	tui_report *s = vctx;
+	tui_cell *x;
 
 	if (s->ncells == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 32;
@@ -629,11 +594,101 @@ static bool cell_row(void *vctx, const db_cell *c)
 	return true;
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The grid over the cells: a row per (node, profile) in the order the
+ * database gives them, a column per density ascending. */
+static bool build_grid(tui_report *s)
+{
+	size_t nd = 0;
+
+	s->dens = wasm_malloc((s->ncells + 1) * sizeof *s->dens);
+	s->row_of = wasm_malloc((s->ncells + 1) * sizeof *s->row_of);
+	if (!s->dens || !s->row_of)
+		return false;
+	for (size_t i = 0; i < s->ncells; i++) {
+		const tui_cell *c = &s->cells[i];
+		size_t r = 0;
+		s->dens[i] = c->density_bp;
+		s->multi_node |= c->node_id != s->cells[0].node_id;
+		while (r < s->nrows &&
+		       (s->cells[s->row_of[r]].node_id != c->node_id ||
+			strcmp(s->cells[s->row_of[r]].profile, c->profile)))
+			r++;
+		if (r == s->nrows)
+			s->row_of[s->nrows++] = i;
+	}
+	qsort(s->dens, s->ncells, sizeof *s->dens, cmp_u32);
+	for (size_t i = 0; i < s->ncells; i++)
+		if (!nd || s->dens[nd - 1] != s->dens[i])
+			s->dens[nd++] = s->dens[i];
+	s->ndens = nd;
+	return true;
+}
+
+const tui_cell *tui_report_cell(const tui_report *r, size_t row, size_t col)
+{
+	const tui_cell *first;
+
+	if (row >= r->nrows || col >= r->ndens)
+		return NULL;
+	first = &r->cells[r->row_of[row]];
+	for (size_t i = r->row_of[row]; i < r->ncells; i++) {
+		const tui_cell *c = &r->cells[i];
+		if (c->node_id == first->node_id &&
+		    c->density_bp == r->dens[col] &&
+		    !strcmp(c->profile, first->profile))
+			return c;
+	}
+	return NULL;
+}
+
+wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
+			    wasm_err *e)
+{
+	wasm_status st;
+
+	memset(s, 0, sizeof *s);
+	if ((st = db_bug_get(d, bug, &s->bug, e)) ||
+	    (st = db_program_get(d, s->bug.program_id, &s->prog, e)) ||
+	    (st = db_run_list(d, 0, bug, example_row, s, e)))
+		return st;
+	/* One run's bugs at a time, after the run list is done with. */
+	for (s->cur = 0; s->cur < s->nex; s->cur++)
+		if ((st = db_run_bugs(d, s->ex[s->cur].run, example_bug, s, e)))
+			return st;
+	if ((st = db_bug_cells(d, bug, cell_row, s, e)))
+		return st;
+	if (s->nomem || !build_grid(s))
+		return wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	return WASM_OK;
+}
+
+void tui_report_free(tui_report *s)
+{
+	for (size_t i = 0; i < s->ncells; i++) {
+		wasm_free(s->cells[i].node);
+		wasm_free(s->cells[i].profile);
+	}
+	wasm_free(s->cells);
+	wasm_free(s->dens);
+	wasm_free(s->row_of);
+	db_program_clear(&s->prog);
+	db_bug_clear(&s->bug);
+	memset(s, 0, sizeof *s);
+}
+
 /* Find the file of a site: the path as recorded, then its base name in
  * the current directory, then in the program's directory (the recorded
  * relative path, then the base name): DWARF records paths as they were
  * on the machine and in the directory that compiled the program. */
-static FILE *find_source(const char *file, const char *progpath, context *cx)
+static FILE *find_source(const char *file, const char *progpath,
+			 tui_context *cx)
 {
 	const char *base = strrchr(file, '/');
 	const char *slash = progpath ? strrchr(progpath, '/') : NULL;
@@ -658,12 +713,10 @@ static FILE *find_source(const char *file, const char *progpath, context *cx)
 	return fopen(cx->path, "r");
 }
 
-/* Read the lines around `line` of the site's file into cx. False when the
- * file is not found or is shorter than `line` (it changed since). */
-static bool read_context(const struct db_bug_site *site, const char *progpath,
-			 context *cx)
+bool tui_read_context(const struct db_bug_site *site, const char *progpath,
+		      tui_context *cx)
 {
-	char buf[CONTEXT_COLS + 2];
+	char buf[TUI_CONTEXT_COLS + 2];
 	uint32_t lo, hi, no = 1;
 	bool at_start = true;
 	FILE *f;
@@ -673,10 +726,10 @@ static bool read_context(const struct db_bug_site *site, const char *progpath,
 		return false;
 	if (!(f = find_source(site->file, progpath, cx)))
 		return false;
-	lo = site->line > CONTEXT_LINES ? site->line - CONTEXT_LINES : 1;
-	hi = site->line + CONTEXT_LINES;
+	lo = site->line > TUI_CONTEXT_LINES ? site->line - TUI_CONTEXT_LINES : 1;
+	hi = site->line + TUI_CONTEXT_LINES;
 	cx->first = lo;
-	/* fgets in pieces: a long line is cut at CONTEXT_COLS and the rest
+	/* fgets in pieces: a long line is cut at TUI_CONTEXT_COLS and the rest
 	 * skipped. */
 	while (no <= hi && fgets(buf, sizeof buf, f)) {
 		size_t len = strlen(buf);
@@ -684,7 +737,7 @@ static bool read_context(const struct db_bug_site *site, const char *progpath,
 		if (at_start && no >= lo) {
 			char *t = cx->text[cx->n++];
 			size_t k = 0;
-			for (size_t i = 0; i < len && k < CONTEXT_COLS; i++) {
+			for (size_t i = 0; i < len && k < TUI_CONTEXT_COLS; i++) {
 				unsigned char ch = (unsigned char)buf[i];
 				if (ch == '\n' || ch == '\r')
 					continue;
@@ -704,7 +757,7 @@ static bool read_context(const struct db_bug_site *site, const char *progpath,
 static void show_site_text(FILE *out, const struct db_bug_site *s,
 			   const char *progpath)
 {
-	context *cx = wasm_malloc(sizeof *cx);
+	tui_context *cx = wasm_malloc(sizeof *cx);
 	char line[16] = "?";
 
 	if (s->line)
@@ -712,7 +765,7 @@ static void show_site_text(FILE *out, const struct db_bug_site *s,
 	fprintf(out, "\nsite %u (%s) in %s at %s:%s\n", s->id,
 		rw_kind_name((rw_kind)s->kind), or_unknown(s->func),
 		or_unknown(s->file), line);
-	if (cx && read_context(s, progpath, cx)) {
+	if (cx && tui_read_context(s, progpath, cx)) {
 		for (uint32_t i = 0; i < cx->n; i++)
 			fprintf(out, "  %c %6u | %s\n",
 				cx->first + i == s->line ? '>' : ' ',
@@ -729,11 +782,11 @@ static void show_site_text(FILE *out, const struct db_bug_site *s,
 static void show_site_json(tui_json *j, const struct db_bug_site *s,
 			   const char *progpath)
 {
-	context *cx = wasm_malloc(sizeof *cx);
+	tui_context *cx = wasm_malloc(sizeof *cx);
 
 	tui_json_obj(j, NULL);
 	json_site(j, s);
-	if (cx && read_context(s, progpath, cx)) {
+	if (cx && tui_read_context(s, progpath, cx)) {
 		tui_json_obj(j, "source");
 		tui_json_str(j, "path", cx->path);
 		tui_json_u64(j, "first_line", cx->first);
@@ -749,86 +802,53 @@ static void show_site_json(tui_json *j, const struct db_bug_site *s,
 	wasm_free(cx);
 }
 
-static int cmp_u32(const void *x, const void *y)
+static void show_cells_text(FILE *out, const tui_report *s)
 {
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-/* The K/N table: a row per (node, profile) in the order the database
- * gives them, a column per density ascending. */
-static bool show_cells_text(FILE *out, const show_ctx *s)
-{
-	uint32_t *dens = wasm_malloc((s->ncells + 1) * sizeof *dens);
-	bool multi_node = false;
-	size_t nd = 0;
 	int pw = (int)strlen("profile"), nw = (int)strlen("node");
 
-	if (!dens)
-		return false;
-	for (size_t i = 0; i < s->ncells; i++) {
-		const struct cell *c = &s->cells[i];
+	for (size_t r = 0; r < s->nrows; r++) {
+		const tui_cell *c = &s->cells[s->row_of[r]];
 		int n = (int)strlen(c->profile), m = (int)strlen(c->node);
-		dens[i] = c->density_bp;
-		multi_node |= c->node_id != s->cells[0].node_id;
 		pw = n > pw ? n : pw;
 		nw = m > nw ? m : nw;
 	}
-	qsort(dens, s->ncells, sizeof *dens, cmp_u32);
-	for (size_t i = 0; i < s->ncells; i++)
-		if (!nd || dens[nd - 1] != dens[i])
-			dens[nd++] = dens[i];
 	fprintf(out, "\ndetections (runs that detected it / runs, per "
 		     "profile and density):\n  ");
-	if (multi_node)
+	if (s->multi_node)
 		fprintf(out, "%-*s  ", nw, "node");
 	fprintf(out, "%-*s", pw, "profile");
-	for (size_t k = 0; k < nd; k++) {
+	for (size_t k = 0; k < s->ndens; k++) {
 		char dl[16];
-		fmt_density(dens[k], dl, sizeof dl);
+		tui_fmt_density(s->dens[k], dl, sizeof dl);
 		fprintf(out, " %11s", dl);
 	}
 	fprintf(out, "\n");
-	for (size_t i = 0; i < s->ncells; i++) {
-		const struct cell *c = &s->cells[i];
-		bool seen = false;
-		for (size_t p = 0; p < i && !seen; p++)
-			seen = s->cells[p].node_id == c->node_id &&
-			       !strcmp(s->cells[p].profile, c->profile);
-		if (seen)
-			continue;
+	for (size_t r = 0; r < s->nrows; r++) {
+		const tui_cell *c = &s->cells[s->row_of[r]];
 		fprintf(out, "  ");
-		if (multi_node)
+		if (s->multi_node)
 			fprintf(out, "%-*s  ", nw, c->node);
 		fprintf(out, "%-*s", pw, c->profile);
-		for (size_t k = 0; k < nd; k++) {
+		for (size_t k = 0; k < s->ndens; k++) {
+			const tui_cell *o = tui_report_cell(s, r, k);
 			char kn[48] = "-";
-			for (size_t q = i; q < s->ncells; q++) {
-				const struct cell *o = &s->cells[q];
-				if (o->node_id == c->node_id &&
-				    o->density_bp == dens[k] &&
-				    !strcmp(o->profile, c->profile)) {
-					snprintf(kn, sizeof kn,
-						 "%" PRIu64 "/%" PRIu64, o->k,
-						 o->n);
-					break;
-				}
-			}
+			if (o)
+				snprintf(kn, sizeof kn, "%" PRIu64 "/%" PRIu64,
+					 o->k, o->n);
 			fprintf(out, " %11s", kn);
 		}
 		fprintf(out, "\n");
 	}
-	wasm_free(dens);
-	return true;
 }
 
-static void show_text(FILE *out, const db_bug *b, const db_program *p,
-		      const show_ctx *s)
+static void show_text(FILE *out, const tui_report *s)
 {
+	const db_bug *b = &s->bug;
+	const db_program *p = &s->prog;
 	char kinds[8], seen[32];
 
-	fmt_kinds(b, kinds, sizeof kinds);
-	fmt_time(b->first_seen, seen, sizeof seen);
+	tui_fmt_kinds(b, kinds, sizeof kinds);
+	tui_fmt_time(b->first_seen, seen, sizeof seen);
 	fprintf(out, "bug %" PRId64 ": %s race in %s", b->id, kinds,
 		or_unknown(p->name));
 	if (p->path && *p->path)
@@ -846,10 +866,10 @@ static void show_text(FILE *out, const db_bug *b, const db_program *p,
 			"run", "campaign", "profile", "density", "seed",
 			"threads", "addresses");
 		for (int i = 0; i < s->nex; i++) {
-			const example *x = &s->ex[i];
+			const tui_example *x = &s->ex[i];
 			char density[16], seed[24], tids[32] = "?",
 						    addrs[32] = "?";
-			fmt_density(x->density_bp, density, sizeof density);
+			tui_fmt_density(x->density_bp, density, sizeof density);
 			fmt_hex64(x->seed, seed, sizeof seed);
 			if (x->found) {
 				snprintf(tids, sizeof tids, "%u %u", x->tid[0],
@@ -866,13 +886,14 @@ static void show_text(FILE *out, const db_bug *b, const db_program *p,
 	}
 }
 
-static void show_json(FILE *out, const char *path, const db_bug *b,
-		      const db_program *p, const show_ctx *s)
+static void show_json(FILE *out, const char *path, const tui_report *s)
 {
+	const db_bug *b = &s->bug;
+	const db_program *p = &s->prog;
 	char kinds[8];
 	tui_json j;
 
-	fmt_kinds(b, kinds, sizeof kinds);
+	tui_fmt_kinds(b, kinds, sizeof kinds);
 	tui_json_init(&j, out);
 	tui_json_obj(&j, NULL);
 	tui_json_str(&j, "schema", "heisen.bug/1");
@@ -895,7 +916,7 @@ static void show_json(FILE *out, const char *path, const db_bug *b,
 	tui_json_end(&j, ']');
 	tui_json_arr(&j, "examples");
 	for (int i = 0; i < s->nex; i++) {
-		const example *x = &s->ex[i];
+		const tui_example *x = &s->ex[i];
 		tui_json_obj(&j, NULL);
 		tui_json_u64(&j, "run", (uint64_t)x->run);
 		tui_json_u64(&j, "campaign", (uint64_t)x->campaign);
@@ -922,7 +943,7 @@ static void show_json(FILE *out, const char *path, const db_bug *b,
 	tui_json_end(&j, ']');
 	tui_json_arr(&j, "cells");
 	for (size_t i = 0; i < s->ncells; i++) {
-		const struct cell *c = &s->cells[i];
+		const tui_cell *c = &s->cells[i];
 		tui_json_obj(&j, NULL);
 		tui_json_u64(&j, "node_id", (uint64_t)c->node_id);
 		tui_json_str(&j, "node", c->node);
@@ -940,9 +961,7 @@ static void show_json(FILE *out, const char *path, const db_bug *b,
 int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	show_ctx *s = NULL;
-	db_program p = {0};
-	db_bug b = {0};
+	tui_report *s = NULL;
 	const char *path;
 	int64_t bid;
 	wasm_err e;
@@ -955,55 +974,22 @@ int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if ((rc = open_existing(cmd, a, &d, &path, err)))
 		return rc;
 	wasm_err_clear(&e);
-	if ((st = db_bug_get(d, bid, &b, &e)) ||
-	    (st = db_program_get(d, b.program_id, &p, &e)))
-		goto fail;
-	if (!(s = wasm_calloc(1, sizeof *s))) {
-		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
-				  "out of memory");
-		goto fail;
+	if (!(s = wasm_malloc(sizeof *s))) {
+		db_close(d);
+		fprintf(err, "heisen %s: out of memory\n", cmd->name);
+		return TUI_EXIT_INTERNAL;
 	}
-	s->bug = bid;
-	if ((st = db_run_list(d, 0, bid, example_row, s, &e)))
-		goto fail;
-	/* One run's bugs at a time, after the run list is done with. */
-	for (int i = 0; i < s->nex; i++) {
-		s->cur = &s->ex[i];
-		if ((st = db_run_bugs(d, s->ex[i].run, example_bug, s, &e)))
-			goto fail;
-	}
-	if ((st = db_bug_cells(d, bid, cell_row, s, &e)))
-		goto fail;
-	if (s->nomem) {
-		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
-				  "out of memory");
-		goto fail;
-	}
-	if (json) {
-		show_json(out, path, &b, &p, s);
+	if ((st = tui_report_load(d, bid, s, &e))) {
+		rc = query_fail(cmd, st, &e, err);
+	} else if (json) {
+		show_json(out, path, s);
 	} else {
-		show_text(out, &b, &p, s);
-		if (s->ncells && !show_cells_text(out, s)) {
-			st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
-					  "out of memory");
-			goto fail;
-		}
+		show_text(out, s);
+		if (s->ncells)
+			show_cells_text(out, s);
 	}
-	rc = TUI_EXIT_OK;
-	goto done;
-fail:
-	rc = query_fail(cmd, st, &e, err);
-done:
-	if (s) {
-		for (size_t i = 0; i < s->ncells; i++) {
-			wasm_free(s->cells[i].node);
-			wasm_free(s->cells[i].profile);
-		}
-		wasm_free(s->cells);
-		wasm_free(s);
-	}
-	db_program_clear(&p);
-	db_bug_clear(&b);
+	tui_report_free(s);
+	wasm_free(s);
 	db_close(d);
 	return rc;
 }

@@ -66,13 +66,14 @@ static int run_script(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		char shell[] = "shell", *sv[] = {shell, NULL};
+		char tui[] = "tui", *tv[] = {tui, NULL};
 		if (!isatty(STDIN_FILENO))
 			return run_script(argc, argv);
-		if (tui_find_cmd(shell))
-			return tui_dispatch(1, sv, stdout, stderr);
-		tui_print_usage(stderr);
-		return TUI_EXIT_USAGE;
+		if (!isatty(STDOUT_FILENO)) {
+			tui_print_usage(stderr);
+			return TUI_EXIT_USAGE;
+		}
+		return tui_dispatch(1, tv, stdout, stderr);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		tui_print_usage(stdout);

@@ -1,0 +1,247 @@
+/*
+ * ui.h - the ncurses front end (`heisen tui`): a stack of screens over one
+ * workspace database, a title line, a status line, the ':' prompt, '/'
+ * filters, '?' help, and a live sweep that runs in a child process while
+ * the user browses.
+ *
+ * A screen is a tui_screen_ops row (its name, its keys for '?', how it
+ * loads, draws and takes keys) plus its own state; a new screen plugs in
+ * by defining its ops and calling tui_push. The app offers screens the
+ * widgets below (a sortable, filterable table; a scrolling document of
+ * coloured lines), child processes of heisen itself (sweeps, reruns,
+ * commands typed at ':'), the bottom-line editor and messages.
+ *
+ * Keys go to the app's line editor when it is open, else to the top
+ * screen, else to the global keys (q/Esc back, ? help, : prompt, r
+ * reload, 1 campaigns, 2 bugs, S stop the sweep, Q quit).
+ *
+ * Ownership: the app owns the screen stack and frees each screen with
+ * its ops->free when popped. Children started with tui_child_start are
+ * the caller's; tui_child_free kills and reaps what is still running.
+ * Errors: nothing here exits the process; problems are messages on the
+ * status line (tui_msg). The terminal is restored on every way out,
+ * including Ctrl-C, SIGTERM and a crash.
+ */
+#ifndef HEISEN_TUI_UI_H
+#define HEISEN_TUI_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "db/db.h"
+
+typedef struct tui_app tui_app;
+typedef struct tui_screen tui_screen;
+
+/* Colours by role; with NO_COLOR or a monochrome terminal each role
+ * falls back to bold, dim or reverse video. TUI_HEAT0..3 colour a K/N
+ * detections cell: none, under 1/4, under 1/2, at least 1/2. */
+typedef enum tui_role {
+	TUI_NORMAL,
+	TUI_TITLE,
+	TUI_HEADER,
+	TUI_SELECTED,
+	TUI_DIM,
+	TUI_ERROR,
+	TUI_GOOD,
+	TUI_KEY,
+	TUI_HEAT0,
+	TUI_HEAT1,
+	TUI_HEAT2,
+	TUI_HEAT3,
+	TUI_NROLES
+} tui_role;
+
+/* The curses attribute of a role. */
+int tui_attr(tui_role r);
+/* The heat role of k detections out of n runs. */
+tui_role tui_heat(uint64_t k, uint64_t n);
+
+/* One key of a screen, for the '?' help ("Enter", "open the bug"). */
+typedef struct tui_keydoc {
+	const char *keys, *what;
+} tui_keydoc;
+
+typedef struct tui_screen_ops {
+	const char *name;
+	const tui_keydoc *keys; /* terminated by a row with keys NULL */
+	/* (Re)read the screen's data; false after tui_msg on failure. */
+	bool (*load)(tui_screen *s, tui_app *app);
+	/* Draw into rows [y, y + rows) of the whole width cols. */
+	void (*draw)(tui_screen *s, tui_app *app, int y, int rows, int cols);
+	/* A key; false when the screen does not use it. */
+	bool (*key)(tui_screen *s, tui_app *app, int ch);
+	/* Every turn of the loop (at least every 50 ms); may be NULL. */
+	void (*tick)(tui_screen *s, tui_app *app);
+	void (*free)(tui_screen *s);
+} tui_screen_ops;
+
+struct tui_screen {
+	const tui_screen_ops *ops;
+	char title[160];
+	void *st;  /* the screen's state, freed by ops->free */
+	bool live; /* reload while a sweep runs */
+};
+
+/* Push a new screen with state st and load it; on a failed load the
+ * screen is freed, not shown, and false returned. */
+bool tui_push(tui_app *app, const tui_screen_ops *ops, void *st,
+	      const char *title, bool live);
+void tui_pop(tui_app *app);
+/* A message on the status line until the next key or 4 s. */
+void tui_msg(tui_app *app, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Ask for the whole screen to be drawn again. */
+void tui_dirty(tui_app *app);
+/* The workspace database (open for the app's life) and its path. */
+db *tui_app_db(tui_app *app);
+const char *tui_app_dbpath(tui_app *app);
+/* The screen area's height, for page keys. */
+int tui_app_rows(tui_app *app);
+
+/* The bottom-line editor: prompt text, initial value; done(ctx, text) on
+ * Enter (text NULL on Esc); change(ctx, text) after each edit when not
+ * NULL (live filters). Tab completes with tui_complete when complete is
+ * set: the text is completed as a command line after `prefix`. */
+typedef struct tui_ask_spec {
+	const char *prompt, *initial, *prefix;
+	bool complete;
+	void (*done)(void *ctx, tui_app *app, const char *text);
+	void (*change)(void *ctx, tui_app *app, const char *text);
+	void *ctx;
+} tui_ask_spec;
+void tui_ask(tui_app *app, const tui_ask_spec *spec);
+
+/* ---- widgets ------------------------------------------------------------ */
+
+/* Write s at (y, x) in at most width columns (wide characters counted by
+ * their width; control bytes shown as '?'); returns the columns used. */
+int tui_put(int y, int x, const char *s, int width, int attr);
+
+/* A table: columns, rows of strings, one selected row; '<' '>' choose the
+ * sort column, 'I' inverts it, '/' filters by a substring of any cell.
+ * Numeric columns (num set) sort by value. Rows are the table's. */
+typedef struct tui_col {
+	const char *title;
+	int width;  /* at least this wide */
+	bool num;   /* right-aligned, sorted as a number */
+	bool flex;  /* takes the spare width */
+} tui_col;
+
+typedef struct tui_row {
+	int64_t id;
+	tui_role role;
+	char **cell;
+} tui_row;
+
+typedef struct tui_table {
+	const tui_col *cols;
+	int ncols;
+	tui_row *rows;
+	size_t nrows, cap;
+	size_t *vis; /* indices of the shown rows, filtered and sorted */
+	size_t nvis;
+	size_t sel, top;
+	int sort; /* column, or -1 for the order of insertion */
+	bool desc;
+	char filter[128];
+	const char *empty; /* what an empty table says */
+} tui_table;
+
+void tui_table_init(tui_table *t, const tui_col *cols, int ncols,
+		    const char *empty);
+/* Drop the rows (the selection is kept by id across a reload). */
+void tui_table_clear(tui_table *t);
+void tui_table_free(tui_table *t);
+/* Append a row of ncols cells; false when out of memory. */
+bool tui_table_add(tui_table *t, int64_t id, tui_role role,
+		   const char *const *cells);
+/* Apply filter and sort after adding rows; reselects id keep if shown. */
+void tui_table_done(tui_table *t, int64_t keep);
+/* Id of the selected row, or -1. */
+int64_t tui_table_selected(const tui_table *t);
+void tui_table_draw(tui_table *t, int y, int rows, int cols);
+bool tui_table_key(tui_table *t, tui_app *app, int ch);
+
+/* A document: lines of text in which "\x01" followed by a tui_role
+ * character ('A' + role) switches the role of the rest of the line. */
+typedef struct tui_doc {
+	char **line;
+	size_t n, cap;
+	size_t top;
+	int left;
+} tui_doc;
+
+void tui_doc_clear(tui_doc *d);
+/* Append text (may hold several lines); false when out of memory. */
+bool tui_doc_add(tui_doc *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The markers that switch role inside a tui_doc_add text, in the order
+ * of tui_role ("\x01" "A" is TUI_NORMAL). */
+#define TUI_M_NORMAL "\x01" "A"
+#define TUI_M_TITLE "\x01" "B"
+#define TUI_M_HEADER "\x01" "C"
+#define TUI_M_SELECTED "\x01" "D"
+#define TUI_M_DIM "\x01" "E"
+#define TUI_M_ERROR "\x01" "F"
+#define TUI_M_GOOD "\x01" "G"
+#define TUI_M_KEY "\x01" "H"
+/* The heat marker of k detections out of n: "\x01" then this. */
+char tui_heat_ch(uint64_t k, uint64_t n);
+void tui_doc_draw(tui_doc *d, int y, int rows, int cols);
+bool tui_doc_key(tui_doc *d, tui_app *app, int ch);
+
+/* ---- child processes ---------------------------------------------------- */
+
+/* A child running this heisen binary with argv (argv[0] is ignored),
+ * stdin /dev/null, stdout and stderr into one pipe read line by line
+ * without blocking, optionally a progress pipe on fd 3 (for sweep
+ * --progress-fd 3), in its own process group so that the terminal's
+ * Ctrl-C reaches only the TUI, which decides. */
+typedef struct tui_child {
+	pid_t pid;
+	int out, prog;      /* read ends, -1 when closed */
+	char obuf[4096], pbuf[4096];
+	size_t olen, plen;
+	bool running;
+	int status;         /* exit code when done: 128+N for signal N */
+} tui_child;
+
+bool tui_child_start(tui_child *c, char *const argv[], bool progress,
+		     char *err, size_t cap);
+/* Read what is there: each whole line of output to out(ctx, line), of
+ * progress to prog(ctx, line); reaps the child once both pipes closed.
+ * Returns true when anything happened. */
+bool tui_child_poll(tui_child *c, void (*out)(void *, const char *),
+		    void (*prog)(void *, const char *), void *ctx);
+/* SIGINT to the child's group: a sweep stops after its running runs. */
+void tui_child_interrupt(tui_child *c);
+/* Kill (SIGKILL) what still runs, reap, close. */
+void tui_child_free(tui_child *c);
+
+/* ---- screens (ui_screens.c) --------------------------------------------- */
+
+/* The root screen: campaigns. */
+bool tui_open_campaigns(tui_app *app);
+/* Bugs of program_id (0: all programs). */
+bool tui_open_bugs(tui_app *app, int64_t program_id);
+bool tui_open_bug(tui_app *app, int64_t bug_id);
+bool tui_open_runs(tui_app *app, int64_t campaign_id);
+bool tui_open_run(tui_app *app, int64_t run_id);
+/* A child's output, live, under title; argv as for tui_child_start. */
+bool tui_open_output(tui_app *app, const char *title, char *const argv[]);
+/* The new-sweep form, with program preset when not NULL. */
+bool tui_open_sweep_form(tui_app *app, const char *program);
+
+/* ---- the live sweep (ui.c) ---------------------------------------------- */
+
+/* Start `heisen sweep` with these words (after "sweep"; --db and
+ * --progress-fd are added). False with a message when one already runs. */
+bool tui_sweep_start(tui_app *app, char *const words[], int nwords);
+/* The running sweep's campaign id, or 0. */
+int64_t tui_sweep_campaign(tui_app *app);
+
+#endif

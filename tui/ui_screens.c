@@ -1,0 +1,1090 @@
+/*
+ * ui_screens.c - the TUI's screens: campaigns (the root, with the live
+ * sweep), the new-sweep form, bugs, a bug's detail with its detections
+ * grid, a campaign's runs, one run, and a child command's output. Each is
+ * a tui_screen_ops row over the widgets of ui.h; the data comes from db/
+ * through the same calls the listing commands use.
+ */
+#include "ui.h"
+
+#include "detector/race.h"
+#include "rewriter/instrument.h"
+
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void fail_msg(tui_app *app, const wasm_err *e)
+{
+	tui_msg(app, true, "%s", e->msg);
+}
+
+static bool open_key(int ch)
+{
+	return ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 'l' ||
+	       ch == KEY_RIGHT;
+}
+
+/* ---- campaigns ----------------------------------------------------------- */
+
+typedef struct camp_row {
+	int64_t id, program_id;
+	char status[16];
+} camp_row;
+
+typedef struct campaigns {
+	tui_table t;
+	camp_row *rows;
+	size_t n, cap;
+	bool nomem;
+} campaigns;
+
+static const tui_col camp_cols[] = {
+    {"ID", 4, true, false},	  {"PROGRAM", 14, false, true},
+    {"STATUS", 8, false, false},  {"RUNS", 11, true, false},
+    {"BUGS", 5, true, false},	  {"CELLS", 7, true, false},
+    {"DENSITIES", 10, false, false}, {"PROFILES", 9, false, true},
+    {"CREATED", 16, false, false},
+};
+
+static const tui_keydoc camp_keys[] = {
+    {"Enter", "the campaign's runs"},
+    {"b", "bugs of the campaign's program"},
+    {"n", "start a new sweep (a form)"},
+    {"R", "resume the selected stopped campaign"},
+    {"S", "stop the running sweep"},
+    {NULL, NULL},
+};
+
+static bool camp_row_cb(void *ctx, const db_campaign *c)
+{
+	campaigns *s = ctx;
+	char id[24], runs[48], bugs[24], cells[32], created[32];
+	const char *cell[9];
+	uint64_t ncell = (uint64_t)c->ndensity;
+	uint32_t nprof = 1;
+
+	for (const char *p = c->profiles; p && *p; p++)
+		nprof += *p == ',';
+	ncell *= nprof;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 32;
+		camp_row *p = realloc(s->rows, cap * sizeof *p);
+		if (!p) {
+			s->nomem = true;
+			return false;
+		}
+		s->rows = p;
+		s->cap = cap;
+	}
+	s->rows[s->n].id = c->id;
+	s->rows[s->n].program_id = c->program_id;
+	snprintf(s->rows[s->n].status, sizeof s->rows[s->n].status, "%s",
+		 c->status ? c->status : "?");
+	s->n++;
+	snprintf(id, sizeof id, "%" PRId64, c->id);
+	if (c->planned)
+		snprintf(runs, sizeof runs, "%" PRIu64 "/%" PRIu64, c->done,
+			 c->planned);
+	else
+		snprintf(runs, sizeof runs, "%" PRIu64, c->done);
+	snprintf(bugs, sizeof bugs, "%" PRIu64, c->bugs);
+	snprintf(cells, sizeof cells, "%" PRIu64 "/%" PRIu64, c->cells, ncell);
+	tui_fmt_time(c->created, created, sizeof created);
+	cell[0] = id;
+	cell[1] = c->program;
+	cell[2] = c->status;
+	cell[3] = runs;
+	cell[4] = bugs;
+	cell[5] = cells;
+	cell[6] = c->densities;
+	cell[7] = c->profiles;
+	cell[8] = created;
+	if (!tui_table_add(&s->t, c->id,
+			   c->status && !strcmp(c->status, "running")
+			       ? TUI_KEY
+			       : TUI_NORMAL,
+			   cell))
+		s->nomem = true;
+	return !s->nomem;
+}
+
+static bool camp_load(tui_screen *scr, tui_app *app)
+{
+	campaigns *s = scr->st;
+	int64_t keep = tui_table_selected(&s->t);
+	wasm_err e;
+
+	tui_table_clear(&s->t);
+	s->n = 0;
+	s->nomem = false;
+	wasm_err_clear(&e);
+	if (db_campaign_list(tui_app_db(app), camp_row_cb, s, &e)) {
+		fail_msg(app, &e);
+		return false;
+	}
+	if (s->nomem)
+		tui_msg(app, true, "out of memory: the list is incomplete");
+	tui_table_done(&s->t, keep);
+	return true;
+}
+
+static const camp_row *camp_sel(campaigns *s)
+{
+	int64_t id = tui_table_selected(&s->t);
+	for (size_t i = 0; i < s->n; i++)
+		if (s->rows[i].id == id)
+			return &s->rows[i];
+	return NULL;
+}
+
+static void camp_draw(tui_screen *scr, tui_app *app, int y, int rows,
+		      int cols)
+{
+	campaigns *s = scr->st;
+	tui_table_draw(&s->t, y, rows, cols);
+}
+
+static bool camp_key(tui_screen *scr, tui_app *app, int ch)
+{
+	campaigns *s = scr->st;
+	const camp_row *r = camp_sel(s);
+
+	if (tui_table_key(&s->t, app, ch))
+		return true;
+	if (open_key(ch) && r) {
+		tui_open_runs(app, r->id);
+		return true;
+	}
+	switch (ch) {
+	case 'b':
+		if (r)
+			tui_open_bugs(app, r->program_id);
+		return true;
+	case 'n': {
+		db_program p = {0};
+		wasm_err e;
+		wasm_err_clear(&e);
+		if (r && !db_program_get(tui_app_db(app), r->program_id, &p, &e))
+			tui_open_sweep_form(app, p.path);
+		else
+			tui_open_sweep_form(app, NULL);
+		db_program_clear(&p);
+		return true;
+	}
+	case 'R': {
+		char id[24], *words[] = {"--resume", id};
+		if (!r)
+			return true;
+		if (!strcmp(r->status, "done")) {
+			tui_msg(app, true,
+				"campaign %" PRId64 " is done: nothing to resume",
+				r->id);
+			return true;
+		}
+		snprintf(id, sizeof id, "%" PRId64, r->id);
+		tui_sweep_start(app, words, 2);
+		return true;
+	}
+	}
+	return false;
+}
+
+static void camp_free(tui_screen *scr)
+{
+	campaigns *s = scr->st;
+	tui_table_free(&s->t);
+	free(s->rows);
+	free(s);
+}
+
+static const tui_screen_ops camp_ops = {
+    "Campaigns", camp_keys, camp_load, camp_draw, camp_key, NULL, camp_free,
+};
+
+bool tui_open_campaigns(tui_app *app)
+{
+	campaigns *s = calloc(1, sizeof *s);
+
+	if (!s)
+		return false;
+	tui_table_init(&s->t, camp_cols, 9,
+		       "no campaigns yet: press n to start a sweep, or : and "
+		       "type 'sweep FILE.wasm'");
+	return tui_push(app, &camp_ops, s, "Campaigns", true);
+}
+
+/* ---- the new-sweep form -------------------------------------------------- */
+
+enum { F_PROGRAM, F_ARGS, F_DENS, F_RUNS, F_BUDGET, F_PROFILES, F_JOBS,
+       F_DELAY, F_TIMEOUT, F_PRUNE, F_START, F_N };
+
+typedef struct form {
+	char val[F_N][512];
+	int sel;
+} form;
+
+static const struct {
+	const char *label, *option, *hint;
+} form_fields[F_N] = {
+    [F_PROGRAM] = {"Program", NULL, "a .wasm file (Tab completes)"},
+    [F_ARGS] = {"Arguments", "--", "the program's arguments"},
+    [F_DENS] = {"Densities", "--densities",
+		"FROM:TO:STEP or a list, in %"},
+    [F_RUNS] = {"Runs per cell", "--runs", "empty with a budget"},
+    [F_BUDGET] = {"Budget", "--budget", "e.g. 10m; instead of runs"},
+    [F_PROFILES] = {"Profiles", "--profiles", "see 'heisen profiles'"},
+    [F_JOBS] = {"Jobs", "--jobs", "worker processes; empty: one per CPU"},
+    [F_DELAY] = {"Delay", "--delay", "spin units per armed access"},
+    [F_TIMEOUT] = {"Timeout", "--timeout", "per run, e.g. 30s"},
+    [F_PRUNE] = {"Prune", "--prune",
+		 "yes: arm only sites seen on shared memory"},
+    [F_START] = {"[ Start sweep ]", NULL, "Enter or s starts"},
+};
+
+static const tui_keydoc form_keys[] = {
+    {"Up/Down j/k", "choose a field"},
+    {"Enter", "edit the field (Esc cancels the edit), or start"},
+    {"s", "start the sweep"},
+    {"q Esc", "back without starting"},
+    {NULL, NULL},
+};
+
+static void form_draw(tui_screen *scr, tui_app *app, int y, int rows,
+		      int cols)
+{
+	form *f = scr->st;
+
+	for (int i = 0; i < F_N && 2 * i + 1 < rows; i++) {
+		int attr = i == f->sel ? tui_attr(TUI_SELECTED) : (int)A_NORMAL;
+		int row = y + 1 + 2 * i;
+		if (i == f->sel) {
+			attrset(attr);
+			mvhline(row, 0, ' ', cols);
+		}
+		tui_put(row, 2, form_fields[i].label, 16,
+			i == F_START ? (attr | (int)A_BOLD) : attr);
+		if (i != F_START && cols > 20) {
+			int w = tui_put(row, 20, f->val[i], cols - 22, attr);
+			if (!f->val[i][0] || i == f->sel)
+				tui_put(row, 20 + w + (w ? 2 : 0),
+					form_fields[i].hint, cols - 24 - w,
+					i == f->sel ? attr : tui_attr(TUI_DIM));
+		}
+	}
+}
+
+static void form_edit_done(void *ctx, tui_app *app, const char *text)
+{
+	form *f = ctx;
+	if (text)
+		snprintf(f->val[f->sel], sizeof f->val[f->sel], "%s", text);
+	if (text && f->sel < F_START)
+		f->sel++;
+}
+
+/* Collect the form into sweep words and start it. */
+static void form_start(tui_app *app, form *f)
+{
+	char *words[64];
+	int n = 0;
+	tui_words args = {0};
+	wasm_err e;
+	size_t pos = 0;
+
+	if (!f->val[F_PROGRAM][0]) {
+		tui_msg(app, true, "the form needs a program (a .wasm file)");
+		f->sel = F_PROGRAM;
+		return;
+	}
+	if (tui_split_words(f->val[F_ARGS], &pos, &args, &e)) {
+		tui_msg(app, true, "arguments: %s", e.msg);
+		f->sel = F_ARGS;
+		return;
+	}
+	words[n++] = f->val[F_PROGRAM];
+	for (int i = F_DENS; i <= F_TIMEOUT; i++)
+		if (f->val[i][0]) {
+			words[n++] = (char *)form_fields[i].option;
+			words[n++] = f->val[i];
+		}
+	if (!strcmp(f->val[F_PRUNE], "yes"))
+		words[n++] = "--prune";
+	if (args.argc) {
+		words[n++] = "--";
+		for (int i = 0; i < args.argc && n < 63; i++)
+			words[n++] = args.argv[i];
+	}
+	if (tui_sweep_start(app, words, n))
+		tui_pop(app);
+	tui_words_free(&args);
+}
+
+static bool form_key(tui_screen *scr, tui_app *app, int ch)
+{
+	form *f = scr->st;
+
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		f->sel = f->sel ? f->sel - 1 : F_N - 1;
+		break;
+	case KEY_DOWN:
+	case 'j':
+	case '\t':
+		f->sel = (f->sel + 1) % F_N;
+		break;
+	case 's':
+		form_start(app, f);
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+	case KEY_RIGHT:
+		if (f->sel == F_START) {
+			form_start(app, f);
+		} else if (f->sel == F_PRUNE) {
+			snprintf(f->val[F_PRUNE], sizeof f->val[F_PRUNE], "%s",
+				 strcmp(f->val[F_PRUNE], "yes") ? "yes" : "no");
+		} else {
+			char prompt[48];
+			tui_ask_spec a = {prompt, f->val[f->sel], "sweep ",
+					  f->sel == F_PROGRAM, form_edit_done,
+					  NULL, f};
+			snprintf(prompt, sizeof prompt, "%s: ",
+				 form_fields[f->sel].label);
+			tui_ask(app, &a);
+		}
+		break;
+	default:
+		return false;
+	}
+	tui_dirty(app);
+	return true;
+}
+
+static void form_free(tui_screen *scr) { free(scr->st); }
+
+static const tui_screen_ops form_ops = {
+    "New sweep", form_keys, NULL, form_draw, form_key, NULL, form_free,
+};
+
+bool tui_open_sweep_form(tui_app *app, const char *program)
+{
+	form *f = calloc(1, sizeof *f);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!f)
+		return false;
+	snprintf(f->val[F_PROGRAM], sizeof f->val[0], "%s",
+		 program ? program : "");
+	snprintf(f->val[F_DENS], sizeof f->val[0], "5:100:5");
+	snprintf(f->val[F_RUNS], sizeof f->val[0], "20");
+	snprintf(f->val[F_PROFILES], sizeof f->val[0], "default");
+	snprintf(f->val[F_JOBS], sizeof f->val[0], "%ld", ncpu > 0 ? ncpu : 1);
+	snprintf(f->val[F_DELAY], sizeof f->val[0], "%u", DET_DEFAULT_DELAY);
+	snprintf(f->val[F_PRUNE], sizeof f->val[0], "no");
+	f->sel = program ? F_START : F_PROGRAM;
+	return tui_push(app, &form_ops, f, "New sweep", false);
+}
+
+/* ---- bugs ---------------------------------------------------------------- */
+
+typedef struct bugs {
+	tui_table t;
+	int64_t program;
+	bool nomem;
+} bugs;
+
+static const tui_col bug_cols[] = {
+    {"BUG", 4, true, false},	   {"PROGRAM", 12, false, false},
+    {"KINDS", 5, false, false},	   {"RUNS", 6, true, false},
+    {"FIRST SEEN", 16, false, false}, {"SITE A", 20, false, true},
+    {"SITE B", 20, false, true},
+};
+
+static const tui_keydoc bug_keys[] = {
+    {"Enter", "the bug: sites, source, detections per profile and density"},
+    {"/", "filter by any text (site, file, kind...)"},
+    {"< > I", "sort by another column, invert"},
+    {NULL, NULL},
+};
+
+static bool bug_row_cb(void *ctx, const db_bug *b)
+{
+	bugs *s = ctx;
+	char id[24], kinds[8], runs[24], seen[32], sa[300], sb[300];
+	const char *cell[7] = {id, b->program, kinds, runs, seen, sa, sb};
+
+	snprintf(id, sizeof id, "%" PRId64, b->id);
+	tui_fmt_kinds(b, kinds, sizeof kinds);
+	snprintf(runs, sizeof runs, "%" PRIu64, b->runs);
+	tui_fmt_time(b->first_seen, seen, sizeof seen);
+	tui_fmt_site(&b->site[0], sa, sizeof sa);
+	tui_fmt_site(&b->site[1], sb, sizeof sb);
+	if (!tui_table_add(&s->t, b->id, TUI_NORMAL, cell))
+		s->nomem = true;
+	return !s->nomem;
+}
+
+static bool bugs_load(tui_screen *scr, tui_app *app)
+{
+	bugs *s = scr->st;
+	int64_t keep = tui_table_selected(&s->t);
+	wasm_err e;
+
+	tui_table_clear(&s->t);
+	s->nomem = false;
+	wasm_err_clear(&e);
+	if (db_bug_list(tui_app_db(app), s->program, bug_row_cb, s, &e)) {
+		fail_msg(app, &e);
+		return false;
+	}
+	if (s->nomem)
+		tui_msg(app, true, "out of memory: the list is incomplete");
+	tui_table_done(&s->t, keep);
+	return true;
+}
+
+static void bugs_draw(tui_screen *scr, tui_app *app, int y, int rows,
+		      int cols)
+{
+	bugs *s = scr->st;
+	tui_table_draw(&s->t, y, rows, cols);
+}
+
+static bool bugs_key(tui_screen *scr, tui_app *app, int ch)
+{
+	bugs *s = scr->st;
+	int64_t id = tui_table_selected(&s->t);
+
+	if (tui_table_key(&s->t, app, ch))
+		return true;
+	if (open_key(ch) && id > 0) {
+		tui_open_bug(app, id);
+		return true;
+	}
+	return false;
+}
+
+static void bugs_free(tui_screen *scr)
+{
+	bugs *s = scr->st;
+	tui_table_free(&s->t);
+	free(s);
+}
+
+static const tui_screen_ops bugs_ops = {
+    "Bugs", bug_keys, bugs_load, bugs_draw, bugs_key, NULL, bugs_free,
+};
+
+bool tui_open_bugs(tui_app *app, int64_t program_id)
+{
+	bugs *s = calloc(1, sizeof *s);
+	char title[160] = "Bugs";
+
+	if (!s)
+		return false;
+	s->program = program_id;
+	tui_table_init(&s->t, bug_cols, 7,
+		       "no bugs recorded yet: a sweep finds them");
+	/* Most detected first, as `heisen bugs` lists them. */
+	if (program_id > 0) {
+		db_program p = {0};
+		wasm_err e;
+		if (!db_program_get(tui_app_db(app), program_id, &p, &e))
+			snprintf(title, sizeof title, "Bugs of %s", p.name);
+		db_program_clear(&p);
+	}
+	return tui_push(app, &bugs_ops, s, title, true);
+}
+
+/* ---- one bug ------------------------------------------------------------- */
+
+typedef struct bug_view {
+	int64_t id;
+	int64_t rerun; /* the first example run, for x */
+	tui_doc doc;
+} bug_view;
+
+static const tui_keydoc bugv_keys[] = {
+    {"Up/Down PgUp/PgDn", "scroll"},
+    {"Left/Right", "scroll sideways (Left at the edge: back)"},
+    {"x", "rerun the first example run exactly (same mask seed)"},
+    {"o", "the runs that detected it"},
+    {NULL, NULL},
+};
+
+static void doc_site(tui_doc *d, const struct db_bug_site *s,
+		     const char *progpath, char which)
+{
+	tui_context cx;
+	char where[320];
+
+	tui_fmt_site(s, where, sizeof where);
+	tui_doc_add(d, TUI_M_HEADER "Site %c" TUI_M_NORMAL "  %u (%s)  %s",
+		    which, s->id, rw_kind_name((rw_kind)s->kind), where);
+	if (tui_read_context(s, progpath, &cx)) {
+		for (uint32_t i = 0; i < cx.n; i++)
+			tui_doc_add(d, "%s %6u | %s",
+				    cx.first + i == s->line ? TUI_M_KEY " >"
+							    : TUI_M_DIM "  ",
+				    cx.first + i, cx.text[i]);
+	} else if (s->file && *s->file && s->line) {
+		tui_doc_add(d, TUI_M_DIM "  (source not shown: %s not found, "
+					 "or shorter than %u lines)",
+			    s->file, s->line);
+	}
+	tui_doc_add(d, " ");
+}
+
+/* The detections grid: K/N per (profile, density), coloured by K/N. */
+static void doc_grid(tui_doc *d, const tui_report *r)
+{
+	char line[4096];
+	int pw = 8;
+
+	tui_doc_add(d, TUI_M_HEADER
+		    "Detections" TUI_M_NORMAL
+		    " (runs that detected it / runs, per profile and density)");
+	for (size_t k = 0; k < r->nrows; k++) {
+		const tui_cell *c = &r->cells[r->row_of[k]];
+		int n = (int)strlen(c->profile) +
+			(r->multi_node ? (int)strlen(c->node) + 1 : 0);
+		pw = n > pw ? n : pw;
+	}
+	for (size_t col = 0; col < r->ndens; col += 8) {
+		size_t end = col + 8 < r->ndens ? col + 8 : r->ndens;
+		int n = snprintf(line, sizeof line, TUI_M_DIM "  %-*s", pw,
+				 "profile");
+		for (size_t k = col; k < end; k++) {
+			char dl[16];
+			tui_fmt_density(r->dens[k], dl, sizeof dl);
+			n += snprintf(line + n, sizeof line - (size_t)n, " %9s",
+				      dl);
+		}
+		tui_doc_add(d, "%s", line);
+		for (size_t row = 0; row < r->nrows; row++) {
+			const tui_cell *c0 = &r->cells[r->row_of[row]];
+			char name[160];
+			if (r->multi_node)
+				snprintf(name, sizeof name, "%s/%s", c0->node,
+					 c0->profile);
+			else
+				snprintf(name, sizeof name, "%s", c0->profile);
+			n = snprintf(line, sizeof line, "  %-*s", pw, name);
+			for (size_t k = col; k < end && n < 3900; k++) {
+				const tui_cell *c = tui_report_cell(r, row, k);
+				char kn[48] = "-";
+				if (c)
+					snprintf(kn, sizeof kn,
+						 "%" PRIu64 "/%" PRIu64, c->k,
+						 c->n);
+				n += snprintf(line + n, sizeof line - (size_t)n,
+					      "\x01%c %9s" TUI_M_NORMAL,
+					      c ? tui_heat_ch(c->k, c->n)
+						: 'A' + TUI_DIM,
+					      kn);
+			}
+			tui_doc_add(d, "%s", line);
+		}
+		tui_doc_add(d, " ");
+	}
+}
+
+static bool bugv_load(tui_screen *scr, tui_app *app)
+{
+	bug_view *s = scr->st;
+	tui_report *r = malloc(sizeof *r);
+	tui_doc *d = &s->doc;
+	size_t top = d->top;
+	char kinds[8], seen[32];
+	wasm_err e;
+
+	if (!r) {
+		tui_msg(app, true, "out of memory");
+		return false;
+	}
+	wasm_err_clear(&e);
+	if (tui_report_load(tui_app_db(app), s->id, r, &e)) {
+		fail_msg(app, &e);
+		tui_report_free(r);
+		free(r);
+		return false;
+	}
+	tui_doc_clear(d);
+	tui_fmt_kinds(&r->bug, kinds, sizeof kinds);
+	tui_fmt_time(r->bug.first_seen, seen, sizeof seen);
+	tui_doc_add(d, TUI_M_TITLE " Bug %" PRId64 " " TUI_M_NORMAL
+			       "  %s race in %s (%s)",
+		    r->bug.id, kinds, r->prog.name ? r->prog.name : "?",
+		    r->prog.path ? r->prog.path : "?");
+	tui_doc_add(d, "  detected by %" PRIu64 " run%s, first seen %s (run "
+		       "%" PRIu64 ")\n ",
+		    r->bug.runs, r->bug.runs == 1 ? "" : "s", seen,
+		    r->bug.first_run);
+	doc_site(d, &r->bug.site[0], r->prog.path, 'A');
+	doc_site(d, &r->bug.site[1], r->prog.path, 'B');
+	if (r->ncells)
+		doc_grid(d, r);
+	s->rerun = r->nex ? r->ex[0].run : 0;
+	if (r->nex) {
+		tui_doc_add(d, TUI_M_HEADER "Example runs" TUI_M_NORMAL
+				       " (x reruns the first)");
+		tui_doc_add(d, TUI_M_DIM "  %-7s %-8s %-10s %7s  %-16s  "
+					 "%-9s %s",
+			    "run", "campaign", "profile", "density", "seed",
+			    "threads", "addresses");
+		for (int i = 0; i < r->nex; i++) {
+			const tui_example *x = &r->ex[i];
+			char dens[16], th[32] = "?", ad[48] = "?";
+			tui_fmt_density(x->density_bp, dens, sizeof dens);
+			if (x->found) {
+				snprintf(th, sizeof th, "%u %u", x->tid[0],
+					 x->tid[1]);
+				snprintf(ad, sizeof ad, "0x%x 0x%x",
+					 x->addr[0], x->addr[1]);
+			}
+			tui_doc_add(d,
+				    "  %-7" PRId64 " %-8" PRId64
+				    " %-10s %7s  %016" PRIx64 "  %-9s %s",
+				    x->run, x->campaign, x->profile, dens,
+				    x->seed, th, ad);
+		}
+	}
+	d->top = top;
+	tui_report_free(r);
+	free(r);
+	return true;
+}
+
+static void bugv_draw(tui_screen *scr, tui_app *app, int y, int rows,
+		      int cols)
+{
+	bug_view *s = scr->st;
+	tui_doc_draw(&s->doc, y, rows, cols);
+}
+
+static void open_rerun(tui_app *app, int64_t run)
+{
+	char id[24], title[64];
+	char *argv[] = {"heisen", "rerun", id, "--db",
+			(char *)tui_app_dbpath(app), NULL};
+
+	snprintf(id, sizeof id, "%" PRId64, run);
+	snprintf(title, sizeof title, "Rerun of run %" PRId64, run);
+	tui_open_output(app, title, argv);
+}
+
+static bool bugv_key(tui_screen *scr, tui_app *app, int ch)
+{
+	bug_view *s = scr->st;
+
+	if (tui_doc_key(&s->doc, app, ch))
+		return true;
+	if (ch == 'x') {
+		if (s->rerun)
+			open_rerun(app, s->rerun);
+		return true;
+	}
+	if (ch == 'o') {
+		tui_open_runs(app, -s->id);
+		return true;
+	}
+	return false;
+}
+
+static void bugv_free(tui_screen *scr)
+{
+	bug_view *s = scr->st;
+	tui_doc_clear(&s->doc);
+	free(s);
+}
+
+static const tui_screen_ops bugv_ops = {
+    "Bug", bugv_keys, bugv_load, bugv_draw, bugv_key, NULL, bugv_free,
+};
+
+bool tui_open_bug(tui_app *app, int64_t bug_id)
+{
+	bug_view *s = calloc(1, sizeof *s);
+	char title[64];
+
+	if (!s)
+		return false;
+	s->id = bug_id;
+	snprintf(title, sizeof title, "Bug %" PRId64, bug_id);
+	return tui_push(app, &bugv_ops, s, title, true);
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+typedef struct runs {
+	tui_table t;
+	int64_t campaign; /* < 0: the runs that detected bug -campaign */
+	bool nomem;
+} runs;
+
+static const tui_col run_cols[] = {
+    {"RUN", 6, true, false},	  {"IDX", 6, true, false},
+    {"STATUS", 8, false, false},  {"EXIT", 4, true, false},
+    {"DENSITY", 7, true, false},  {"PROFILE", 9, false, false},
+    {"SEED", 16, false, false},	  {"MS", 8, true, false},
+    {"BUGS", 4, true, true},
+};
+
+static const tui_keydoc run_keys[] = {
+    {"Enter", "the run: its status and the violations it caught"},
+    {"x", "rerun the selected run exactly (same mask seed)"},
+    {"/", "filter (e.g. a status, a profile, 100%)"},
+    {"< > I", "sort by another column, invert"},
+    {NULL, NULL},
+};
+
+static bool run_row_cb(void *ctx, const db_run *r)
+{
+	runs *s = ctx;
+	char id[24], idx[24], ex[16], dens[16], seed[24], ms[32], nb[16];
+	const char *cell[9] = {id, idx, r->status, ex, dens, r->profile,
+			       seed, ms, nb};
+	tui_role role = TUI_NORMAL;
+
+	snprintf(id, sizeof id, "%" PRId64, r->id);
+	snprintf(idx, sizeof idx, "%" PRIu64, r->idx);
+	snprintf(ex, sizeof ex, "%d", r->exit_code);
+	tui_fmt_density(r->density_bp, dens, sizeof dens);
+	snprintf(seed, sizeof seed, "%016" PRIx64, r->seed);
+	snprintf(ms, sizeof ms, "%.1f", (double)r->duration_us / 1000.0);
+	snprintf(nb, sizeof nb, "%u", r->nbugs);
+	if (r->status && strcmp(r->status, "ok") && strcmp(r->status, "exit"))
+		role = TUI_ERROR;
+	else if (r->nbugs)
+		role = TUI_KEY;
+	if (!tui_table_add(&s->t, r->id, role, cell))
+		s->nomem = true;
+	return !s->nomem;
+}
+
+static bool runs_load(tui_screen *scr, tui_app *app)
+{
+	runs *s = scr->st;
+	int64_t keep = tui_table_selected(&s->t);
+	wasm_err e;
+
+	tui_table_clear(&s->t);
+	s->nomem = false;
+	wasm_err_clear(&e);
+	if (db_run_list(tui_app_db(app), s->campaign > 0 ? s->campaign : 0,
+			s->campaign < 0 ? -s->campaign : 0, run_row_cb, s,
+			&e)) {
+		fail_msg(app, &e);
+		return false;
+	}
+	if (s->nomem)
+		tui_msg(app, true, "out of memory: the list is incomplete");
+	tui_table_done(&s->t, keep);
+	return true;
+}
+
+static void runs_draw(tui_screen *scr, tui_app *app, int y, int rows,
+		      int cols)
+{
+	runs *s = scr->st;
+	tui_table_draw(&s->t, y, rows, cols);
+}
+
+static bool runs_key(tui_screen *scr, tui_app *app, int ch)
+{
+	runs *s = scr->st;
+	int64_t id = tui_table_selected(&s->t);
+
+	if (tui_table_key(&s->t, app, ch))
+		return true;
+	if (open_key(ch) && id > 0) {
+		tui_open_run(app, id);
+		return true;
+	}
+	if (ch == 'x') {
+		if (id > 0)
+			open_rerun(app, id);
+		return true;
+	}
+	return false;
+}
+
+static void runs_free(tui_screen *scr)
+{
+	runs *s = scr->st;
+	tui_table_free(&s->t);
+	free(s);
+}
+
+static const tui_screen_ops runs_ops = {
+    "Runs", run_keys, runs_load, runs_draw, runs_key, NULL, runs_free,
+};
+
+/* campaign_id < 0 lists the runs that detected bug -campaign_id. */
+bool tui_open_runs(tui_app *app, int64_t campaign_id)
+{
+	runs *s = calloc(1, sizeof *s);
+	char title[64];
+
+	if (!s)
+		return false;
+	s->campaign = campaign_id;
+	tui_table_init(&s->t, run_cols, 9,
+		       "no runs recorded yet in this campaign");
+	if (campaign_id > 0)
+		snprintf(title, sizeof title, "Runs of campaign %" PRId64,
+			 campaign_id);
+	else
+		snprintf(title, sizeof title, "Runs detecting bug %" PRId64,
+			 -campaign_id);
+	return tui_push(app, &runs_ops, s, title, true);
+}
+
+/* ---- one run ------------------------------------------------------------- */
+
+typedef struct run_view {
+	int64_t id;
+	tui_doc head;
+	tui_table t; /* its bugs */
+	db_run_bug *rb;
+	size_t nrb, cap;
+	bool nomem;
+} run_view;
+
+static const tui_col rv_cols[] = {
+    {"BUG", 4, true, false},	{"KINDS", 5, false, false},
+    {"THREADS", 7, false, false}, {"ADDRESSES", 13, false, false},
+    {"COUNT", 5, true, false},	{"SITE A", 16, false, true},
+    {"SITE B", 16, false, true},
+};
+
+static const tui_keydoc rv_keys[] = {
+    {"Enter", "open the selected bug"},
+    {"x", "rerun this run exactly (same mask seed)"},
+    {NULL, NULL},
+};
+
+static bool rv_bug_cb(void *ctx, const db_run_bug *rb)
+{
+	run_view *s = ctx;
+	if (s->nrb == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		db_run_bug *p = realloc(s->rb, cap * sizeof *p);
+		if (!p) {
+			s->nomem = true;
+			return false;
+		}
+		s->rb = p;
+		s->cap = cap;
+	}
+	s->rb[s->nrb++] = *rb;
+	return true;
+}
+
+static bool rv_load(tui_screen *scr, tui_app *app)
+{
+	run_view *s = scr->st;
+	db *d = tui_app_db(app);
+	db_run r = {0};
+	char dens[16];
+	wasm_err e;
+
+	wasm_err_clear(&e);
+	tui_table_clear(&s->t);
+	tui_doc_clear(&s->head);
+	s->nrb = 0;
+	s->nomem = false;
+	if (db_run_get(d, s->id, &r, &e) ||
+	    db_run_bugs(d, s->id, rv_bug_cb, s, &e)) {
+		db_run_clear(&r);
+		fail_msg(app, &e);
+		return false;
+	}
+	tui_fmt_density(r.density_bp, dens, sizeof dens);
+	tui_doc_add(&s->head,
+		    TUI_M_TITLE " Run %" PRId64 " " TUI_M_NORMAL
+		    "  campaign %" PRId64 ", plan index %" PRIu64,
+		    r.id, r.campaign_id, r.idx);
+	tui_doc_add(&s->head,
+		    "  %s%s" TUI_M_NORMAL " (exit %d)%s%s in %.1f ms; profile "
+		    "%s, density %s, mask seed %016" PRIx64,
+		    strcmp(r.status, "ok") && strcmp(r.status, "exit")
+			? TUI_M_ERROR
+			: TUI_M_GOOD,
+		    r.status, r.exit_code, r.msg && *r.msg ? ": " : "",
+		    r.msg ? r.msg : "", (double)r.duration_us / 1000.0,
+		    r.profile, dens, r.seed);
+	tui_doc_add(&s->head, "  %zu violation%s (x reruns it)", s->nrb,
+		    s->nrb == 1 ? "" : "s");
+	db_run_clear(&r);
+	/* The bugs after the run's list is done with: one statement at a
+	 * time. */
+	for (size_t i = 0; i < s->nrb; i++) {
+		const db_run_bug *rb = &s->rb[i];
+		db_bug b = {0};
+		char id[24], kinds[8], th[32], ad[48], cnt[24], sa[300], sb[300];
+		const char *cell[7] = {id, kinds, th, ad, cnt, sa, sb};
+		snprintf(id, sizeof id, "%" PRId64, rb->bug_id);
+		snprintf(th, sizeof th, "%u %u", rb->tid[0], rb->tid[1]);
+		snprintf(ad, sizeof ad, "0x%x 0x%x", rb->addr[0], rb->addr[1]);
+		snprintf(cnt, sizeof cnt, "%" PRIu64, rb->count);
+		if (db_bug_get(d, rb->bug_id, &b, &e)) {
+			fail_msg(app, &e);
+			return false;
+		}
+		tui_fmt_kinds(&b, kinds, sizeof kinds);
+		tui_fmt_site(&b.site[0], sa, sizeof sa);
+		tui_fmt_site(&b.site[1], sb, sizeof sb);
+		db_bug_clear(&b);
+		if (!tui_table_add(&s->t, rb->bug_id, TUI_NORMAL, cell))
+			s->nomem = true;
+	}
+	if (s->nomem)
+		tui_msg(app, true, "out of memory: the list is incomplete");
+	tui_table_done(&s->t, -1);
+	return true;
+}
+
+static void rv_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
+{
+	run_view *s = scr->st;
+	int h = (int)s->head.n + 1;
+
+	tui_doc_draw(&s->head, y, h < rows ? h : rows, cols);
+	if (rows > h + 2)
+		tui_table_draw(&s->t, y + h, rows - h, cols);
+}
+
+static bool rv_key(tui_screen *scr, tui_app *app, int ch)
+{
+	run_view *s = scr->st;
+	int64_t id = tui_table_selected(&s->t);
+
+	if (tui_table_key(&s->t, app, ch))
+		return true;
+	if (open_key(ch) && id > 0) {
+		tui_open_bug(app, id);
+		return true;
+	}
+	if (ch == 'x') {
+		open_rerun(app, s->id);
+		return true;
+	}
+	return false;
+}
+
+static void rv_free(tui_screen *scr)
+{
+	run_view *s = scr->st;
+	tui_table_free(&s->t);
+	tui_doc_clear(&s->head);
+	free(s->rb);
+	free(s);
+}
+
+static const tui_screen_ops rv_ops = {
+    "Run", rv_keys, rv_load, rv_draw, rv_key, NULL, rv_free,
+};
+
+bool tui_open_run(tui_app *app, int64_t run_id)
+{
+	run_view *s = calloc(1, sizeof *s);
+	char title[64];
+
+	if (!s)
+		return false;
+	s->id = run_id;
+	tui_table_init(&s->t, rv_cols, 7, "no violation in this run");
+	snprintf(title, sizeof title, "Run %" PRId64, run_id);
+	return tui_push(app, &rv_ops, s, title, false);
+}
+
+/* ---- a child's output ---------------------------------------------------- */
+
+typedef struct output {
+	tui_child child;
+	tui_doc doc;
+	bool follow; /* keep the end in view */
+} output;
+
+static const tui_keydoc out_keys[] = {
+    {"Up/Down PgUp/PgDn", "scroll (G follows the end again)"},
+    {"q Esc", "back; a command still running is stopped"},
+    {NULL, NULL},
+};
+
+static void out_line(void *ctx, const char *line)
+{
+	output *o = ctx;
+	tui_doc_add(&o->doc, "%s", line);
+}
+
+static void out_tick(tui_screen *scr, tui_app *app)
+{
+	output *o = scr->st;
+	bool was = o->child.running;
+
+	if (!tui_child_poll(&o->child, out_line, NULL, o))
+		return;
+	if (was && !o->child.running)
+		tui_doc_add(&o->doc, "%s[exit %d]",
+			    o->child.status ? TUI_M_ERROR : TUI_M_GOOD,
+			    o->child.status);
+	if (o->follow) {
+		int rows = tui_app_rows(app);
+		o->doc.top = o->doc.n > (size_t)rows ? o->doc.n - (size_t)rows
+						     : 0;
+	}
+	tui_dirty(app);
+}
+
+static void out_draw(tui_screen *scr, tui_app *app, int y, int rows,
+		     int cols)
+{
+	output *o = scr->st;
+	tui_doc_draw(&o->doc, y, rows, cols);
+}
+
+static bool out_key(tui_screen *scr, tui_app *app, int ch)
+{
+	output *o = scr->st;
+
+	if (!tui_doc_key(&o->doc, app, ch))
+		return false;
+	o->follow = ch == 'G' || ch == KEY_END;
+	return true;
+}
+
+static void out_free(tui_screen *scr)
+{
+	output *o = scr->st;
+	tui_child_free(&o->child);
+	tui_doc_clear(&o->doc);
+	free(o);
+}
+
+static const tui_screen_ops out_ops = {
+    "Output", out_keys, NULL, out_draw, out_key, out_tick, out_free,
+};
+
+bool tui_open_output(tui_app *app, const char *title, char *const argv[])
+{
+	output *o = calloc(1, sizeof *o);
+	char err[256];
+
+	if (!o)
+		return false;
+	o->follow = true;
+	if (!tui_child_start(&o->child, argv, false, err, sizeof err)) {
+		tui_msg(app, true, "%s", err);
+		free(o);
+		return false;
+	}
+	return tui_push(app, &out_ops, o, title, false);
+}

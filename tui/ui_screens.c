@@ -17,6 +17,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/* "func file:line" with the file's base name: tables are narrow. */
+static void short_site(const struct db_bug_site *s, char *buf, size_t cap)
+{
+	struct db_bug_site t = *s;
+	const char *slash = s->file ? strrchr(s->file, '/') : NULL;
+
+	if (slash)
+		t.file = (char *)slash + 1;
+	tui_fmt_site(&t, buf, cap);
+}
+
 static void fail_msg(tui_app *app, const wasm_err *e)
 {
 	tui_msg(app, true, "%s", e->msg);
@@ -400,10 +411,10 @@ typedef struct bugs {
 } bugs;
 
 static const tui_col bug_cols[] = {
-    {"BUG", 4, true, false},	   {"PROGRAM", 12, false, false},
-    {"KINDS", 5, false, false},	   {"RUNS", 6, true, false},
-    {"FIRST SEEN", 16, false, false}, {"SITE A", 20, false, true},
-    {"SITE B", 20, false, true},
+    {"BUG", 4, true, false},	   {"PROGRAM", 14, false, false},
+    {"KINDS", 5, false, false},	   {"RUNS", 5, true, false},
+    {"SITE A", 18, false, true},   {"SITE B", 18, false, true},
+    {"FIRST SEEN", 16, false, false},
 };
 
 static const tui_keydoc bug_keys[] = {
@@ -417,14 +428,14 @@ static bool bug_row_cb(void *ctx, const db_bug *b)
 {
 	bugs *s = ctx;
 	char id[24], kinds[8], runs[24], seen[32], sa[300], sb[300];
-	const char *cell[7] = {id, b->program, kinds, runs, seen, sa, sb};
+	const char *cell[7] = {id, b->program, kinds, runs, sa, sb, seen};
 
 	snprintf(id, sizeof id, "%" PRId64, b->id);
 	tui_fmt_kinds(b, kinds, sizeof kinds);
 	snprintf(runs, sizeof runs, "%" PRIu64, b->runs);
 	tui_fmt_time(b->first_seen, seen, sizeof seen);
-	tui_fmt_site(&b->site[0], sa, sizeof sa);
-	tui_fmt_site(&b->site[1], sb, sizeof sb);
+	short_site(&b->site[0], sa, sizeof sa);
+	short_site(&b->site[1], sb, sizeof sb);
 	if (!tui_table_add(&s->t, b->id, TUI_NORMAL, cell))
 		s->nomem = true;
 	return !s->nomem;
@@ -939,8 +950,8 @@ static bool rv_load(tui_screen *scr, tui_app *app)
 			return false;
 		}
 		tui_fmt_kinds(&b, kinds, sizeof kinds);
-		tui_fmt_site(&b.site[0], sa, sizeof sa);
-		tui_fmt_site(&b.site[1], sb, sizeof sb);
+		short_site(&b.site[0], sa, sizeof sa);
+		short_site(&b.site[1], sb, sizeof sb);
 		db_bug_clear(&b);
 		if (!tui_table_add(&s->t, rb->bug_id, TUI_NORMAL, cell))
 			s->nomem = true;

@@ -30,8 +30,15 @@ int tui_put(int y, int x, const char *s, int width, int attr)
 			wc = L'?';
 			k = 1;
 		}
-		if (wc == L'\t')
-			wc = L' ';
+		if (wc == L'\t') {
+			/* Tab stops every 8 screen columns, as source files
+			 * expect. */
+			int stop = 8 - (x + used) % 8;
+			for (; stop > 0 && used < width; stop--, used++)
+				addch(' ');
+			s += k;
+			continue;
+		}
 		w = wcwidth(wc);
 		if (w < 0) {
 			wc = L'?';

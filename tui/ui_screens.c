@@ -39,6 +39,79 @@ static bool open_key(int ch)
 	       ch == KEY_RIGHT;
 }
 
+/* ---- table screens -------------------------------------------------------
+ * Campaigns, bugs and runs are a table filled from one db list call: they
+ * share their state's head and how they load, draw, free and open. */
+
+typedef struct list {
+	tui_table t;
+	int64_t arg; /* what the screen lists: a program, a campaign... */
+	bool nomem;
+	/* Fill t from the database (rows through list_add). */
+	wasm_status (*fill)(struct list *l, db *d, wasm_err *e);
+	/* Open the row id (Enter). */
+	bool (*open)(tui_app *app, int64_t id);
+	void (*extra_free)(struct list *l);
+} list;
+
+static bool list_add(list *l, int64_t id, tui_role role,
+		     const char *const *cells)
+{
+	if (!tui_table_add(&l->t, id, role, cells))
+		l->nomem = true;
+	return !l->nomem;
+}
+
+static bool list_load(tui_screen *scr, tui_app *app)
+{
+	list *l = scr->st;
+	int64_t keep = tui_table_selected(&l->t);
+	wasm_err e;
+
+	tui_table_clear(&l->t);
+	l->nomem = false;
+	wasm_err_clear(&e);
+	if (l->fill(l, tui_app_db(app), &e)) {
+		fail_msg(app, &e);
+		return false;
+	}
+	if (l->nomem)
+		tui_msg(app, true, "out of memory: the list is incomplete");
+	tui_table_done(&l->t, keep);
+	return true;
+}
+
+static void list_draw(tui_screen *scr, tui_app *app, int y, int rows,
+		      int cols)
+{
+	list *l = scr->st;
+	tui_table_draw(&l->t, y, rows, cols);
+}
+
+/* The keys every table screen has: moving, sorting, filtering, Enter. */
+static bool list_key(tui_screen *scr, tui_app *app, int ch)
+{
+	list *l = scr->st;
+	int64_t id = tui_table_selected(&l->t);
+
+	if (tui_table_key(&l->t, app, ch))
+		return true;
+	if (open_key(ch) && id > 0) {
+		l->open(app, id);
+		return true;
+	}
+	return false;
+}
+
+static void list_free(tui_screen *scr)
+{
+	list *l = scr->st;
+	tui_table_free(&l->t);
+	if (l->extra_free)
+		l->extra_free(l);
+	free(l);
+}
+
 /* ---- campaigns ----------------------------------------------------------- */
 
 typedef struct camp_row {
@@ -47,10 +120,9 @@ typedef struct camp_row {
 } camp_row;
 
 typedef struct campaigns {
-	tui_table t;
+	list l; /* first: the screen's state is a list */
 	camp_row *rows;
 	size_t n, cap;
-	bool nomem;
 } campaigns;
 
 static const tui_col camp_cols[] = {
@@ -85,7 +157,7 @@ static bool camp_row_cb(void *ctx, const db_campaign *c)
 		size_t cap = s->cap ? 2 * s->cap : 32;
 		camp_row *p = realloc(s->rows, cap * sizeof *p);
 		if (!p) {
-			s->nomem = true;
+			s->l.nomem = true;
 			return false;
 		}
 		s->rows = p;
@@ -114,49 +186,26 @@ static bool camp_row_cb(void *ctx, const db_campaign *c)
 	cell[6] = c->densities;
 	cell[7] = c->profiles;
 	cell[8] = created;
-	if (!tui_table_add(&s->t, c->id,
-			   c->status && !strcmp(c->status, "running")
-			       ? TUI_KEY
-			       : TUI_NORMAL,
-			   cell))
-		s->nomem = true;
-	return !s->nomem;
+	return list_add(&s->l, c->id,
+			c->status && !strcmp(c->status, "running") ? TUI_KEY
+								  : TUI_NORMAL,
+			cell);
 }
 
-static bool camp_load(tui_screen *scr, tui_app *app)
+static wasm_status camp_fill(list *l, db *d, wasm_err *e)
 {
-	campaigns *s = scr->st;
-	int64_t keep = tui_table_selected(&s->t);
-	wasm_err e;
-
-	tui_table_clear(&s->t);
+	campaigns *s = (campaigns *)l;
 	s->n = 0;
-	s->nomem = false;
-	wasm_err_clear(&e);
-	if (db_campaign_list(tui_app_db(app), camp_row_cb, s, &e)) {
-		fail_msg(app, &e);
-		return false;
-	}
-	if (s->nomem)
-		tui_msg(app, true, "out of memory: the list is incomplete");
-	tui_table_done(&s->t, keep);
-	return true;
+	return db_campaign_list(d, camp_row_cb, s, e);
 }
 
 static const camp_row *camp_sel(campaigns *s)
 {
-	int64_t id = tui_table_selected(&s->t);
+	int64_t id = tui_table_selected(&s->l.t);
 	for (size_t i = 0; i < s->n; i++)
 		if (s->rows[i].id == id)
 			return &s->rows[i];
 	return NULL;
-}
-
-static void camp_draw(tui_screen *scr, tui_app *app, int y, int rows,
-		      int cols)
-{
-	campaigns *s = scr->st;
-	tui_table_draw(&s->t, y, rows, cols);
 }
 
 static bool camp_key(tui_screen *scr, tui_app *app, int ch)
@@ -164,12 +213,8 @@ static bool camp_key(tui_screen *scr, tui_app *app, int ch)
 	campaigns *s = scr->st;
 	const camp_row *r = camp_sel(s);
 
-	if (tui_table_key(&s->t, app, ch))
+	if (list_key(scr, app, ch))
 		return true;
-	if (open_key(ch) && r) {
-		tui_open_runs(app, r->id);
-		return true;
-	}
 	switch (ch) {
 	case 'b':
 		if (r)
@@ -204,16 +249,10 @@ static bool camp_key(tui_screen *scr, tui_app *app, int ch)
 	return false;
 }
 
-static void camp_free(tui_screen *scr)
-{
-	campaigns *s = scr->st;
-	tui_table_free(&s->t);
-	free(s->rows);
-	free(s);
-}
+static void camp_free(list *l) { free(((campaigns *)l)->rows); }
 
 static const tui_screen_ops camp_ops = {
-    "Campaigns", camp_keys, camp_load, camp_draw, camp_key, NULL, camp_free,
+    "Campaigns", camp_keys, list_load, list_draw, camp_key, NULL, list_free,
 };
 
 bool tui_open_campaigns(tui_app *app)
@@ -222,9 +261,12 @@ bool tui_open_campaigns(tui_app *app)
 
 	if (!s)
 		return false;
-	tui_table_init(&s->t, camp_cols, 9,
+	tui_table_init(&s->l.t, camp_cols, 9,
 		       "no campaigns yet: press n to start a sweep, or : and "
 		       "type 'sweep FILE.wasm'");
+	s->l.fill = camp_fill;
+	s->l.open = tui_open_runs;
+	s->l.extra_free = camp_free;
 	return tui_push(app, &camp_ops, s, "Campaigns", true);
 }
 
@@ -404,12 +446,6 @@ bool tui_open_sweep_form(tui_app *app, const char *program)
 
 /* ---- bugs ---------------------------------------------------------------- */
 
-typedef struct bugs {
-	tui_table t;
-	int64_t program;
-	bool nomem;
-} bugs;
-
 static const tui_col bug_cols[] = {
     {"BUG", 4, true, false},	   {"PROGRAM", 14, false, false},
     {"KINDS", 5, false, false},	   {"RUNS", 5, true, false},
@@ -426,7 +462,7 @@ static const tui_keydoc bug_keys[] = {
 
 static bool bug_row_cb(void *ctx, const db_bug *b)
 {
-	bugs *s = ctx;
+	list *l = ctx;
 	char id[24], kinds[8], runs[24], seen[32], sa[300], sb[300];
 	const char *cell[7] = {id, b->program, kinds, runs, sa, sb, seen};
 
@@ -436,73 +472,31 @@ static bool bug_row_cb(void *ctx, const db_bug *b)
 	tui_fmt_time(b->first_seen, seen, sizeof seen);
 	short_site(&b->site[0], sa, sizeof sa);
 	short_site(&b->site[1], sb, sizeof sb);
-	if (!tui_table_add(&s->t, b->id, TUI_NORMAL, cell))
-		s->nomem = true;
-	return !s->nomem;
+	return list_add(l, b->id, TUI_NORMAL, cell);
 }
 
-static bool bugs_load(tui_screen *scr, tui_app *app)
+static wasm_status bugs_fill(list *l, db *d, wasm_err *e)
 {
-	bugs *s = scr->st;
-	int64_t keep = tui_table_selected(&s->t);
-	wasm_err e;
-
-	tui_table_clear(&s->t);
-	s->nomem = false;
-	wasm_err_clear(&e);
-	if (db_bug_list(tui_app_db(app), s->program, bug_row_cb, s, &e)) {
-		fail_msg(app, &e);
-		return false;
-	}
-	if (s->nomem)
-		tui_msg(app, true, "out of memory: the list is incomplete");
-	tui_table_done(&s->t, keep);
-	return true;
-}
-
-static void bugs_draw(tui_screen *scr, tui_app *app, int y, int rows,
-		      int cols)
-{
-	bugs *s = scr->st;
-	tui_table_draw(&s->t, y, rows, cols);
-}
-
-static bool bugs_key(tui_screen *scr, tui_app *app, int ch)
-{
-	bugs *s = scr->st;
-	int64_t id = tui_table_selected(&s->t);
-
-	if (tui_table_key(&s->t, app, ch))
-		return true;
-	if (open_key(ch) && id > 0) {
-		tui_open_bug(app, id);
-		return true;
-	}
-	return false;
-}
-
-static void bugs_free(tui_screen *scr)
-{
-	bugs *s = scr->st;
-	tui_table_free(&s->t);
-	free(s);
+	return db_bug_list(d, l->arg, bug_row_cb, l, e);
 }
 
 static const tui_screen_ops bugs_ops = {
-    "Bugs", bug_keys, bugs_load, bugs_draw, bugs_key, NULL, bugs_free,
+    "Bugs", bug_keys, list_load, list_draw, list_key, NULL, list_free,
 };
 
 bool tui_open_bugs(tui_app *app, int64_t program_id)
 {
-	bugs *s = calloc(1, sizeof *s);
+	list *s = calloc(1, sizeof *s);
 	char title[160] = "Bugs";
 
 	if (!s)
 		return false;
-	s->program = program_id;
+	s->arg = program_id;
+	s->fill = bugs_fill;
+	s->open = tui_open_bug;
+	/* Most detected first, as `heisen bugs` lists them. */
 	tui_table_init(&s->t, bug_cols, 7,
 		       "no bugs recorded yet: a sweep finds them");
-	/* Most detected first, as `heisen bugs` lists them. */
 	if (program_id > 0) {
 		db_program p = {0};
 		wasm_err e;
@@ -733,12 +727,6 @@ bool tui_open_bug(tui_app *app, int64_t bug_id)
 
 /* ---- runs ---------------------------------------------------------------- */
 
-typedef struct runs {
-	tui_table t;
-	int64_t campaign; /* < 0: the runs that detected bug -campaign */
-	bool nomem;
-} runs;
-
 static const tui_col run_cols[] = {
     {"RUN", 6, true, false},	  {"IDX", 6, true, false},
     {"STATUS", 8, false, false},  {"EXIT", 4, true, false},
@@ -757,7 +745,7 @@ static const tui_keydoc run_keys[] = {
 
 static bool run_row_cb(void *ctx, const db_run *r)
 {
-	runs *s = ctx;
+	list *l = ctx;
 	char id[24], idx[24], ex[16], dens[16], seed[24], ms[32], nb[16];
 	const char *cell[9] = {id, idx, r->status, ex, dens, r->profile,
 			       seed, ms, nb};
@@ -774,50 +762,23 @@ static bool run_row_cb(void *ctx, const db_run *r)
 		role = TUI_ERROR;
 	else if (r->nbugs)
 		role = TUI_KEY;
-	if (!tui_table_add(&s->t, r->id, role, cell))
-		s->nomem = true;
-	return !s->nomem;
+	return list_add(l, r->id, role, cell);
 }
 
-static bool runs_load(tui_screen *scr, tui_app *app)
+/* arg > 0: a campaign's runs; arg < 0: the runs that detected bug -arg. */
+static wasm_status runs_fill(list *l, db *d, wasm_err *e)
 {
-	runs *s = scr->st;
-	int64_t keep = tui_table_selected(&s->t);
-	wasm_err e;
-
-	tui_table_clear(&s->t);
-	s->nomem = false;
-	wasm_err_clear(&e);
-	if (db_run_list(tui_app_db(app), s->campaign > 0 ? s->campaign : 0,
-			s->campaign < 0 ? -s->campaign : 0, run_row_cb, s,
-			&e)) {
-		fail_msg(app, &e);
-		return false;
-	}
-	if (s->nomem)
-		tui_msg(app, true, "out of memory: the list is incomplete");
-	tui_table_done(&s->t, keep);
-	return true;
-}
-
-static void runs_draw(tui_screen *scr, tui_app *app, int y, int rows,
-		      int cols)
-{
-	runs *s = scr->st;
-	tui_table_draw(&s->t, y, rows, cols);
+	return db_run_list(d, l->arg > 0 ? l->arg : 0, l->arg < 0 ? -l->arg : 0,
+			   run_row_cb, l, e);
 }
 
 static bool runs_key(tui_screen *scr, tui_app *app, int ch)
 {
-	runs *s = scr->st;
-	int64_t id = tui_table_selected(&s->t);
+	list *l = scr->st;
+	int64_t id = tui_table_selected(&l->t);
 
-	if (tui_table_key(&s->t, app, ch))
+	if (list_key(scr, app, ch))
 		return true;
-	if (open_key(ch) && id > 0) {
-		tui_open_run(app, id);
-		return true;
-	}
 	if (ch == 'x') {
 		if (id > 0)
 			open_rerun(app, id);
@@ -826,26 +787,21 @@ static bool runs_key(tui_screen *scr, tui_app *app, int ch)
 	return false;
 }
 
-static void runs_free(tui_screen *scr)
-{
-	runs *s = scr->st;
-	tui_table_free(&s->t);
-	free(s);
-}
-
 static const tui_screen_ops runs_ops = {
-    "Runs", run_keys, runs_load, runs_draw, runs_key, NULL, runs_free,
+    "Runs", run_keys, list_load, list_draw, runs_key, NULL, list_free,
 };
 
 /* campaign_id < 0 lists the runs that detected bug -campaign_id. */
 bool tui_open_runs(tui_app *app, int64_t campaign_id)
 {
-	runs *s = calloc(1, sizeof *s);
+	list *s = calloc(1, sizeof *s);
 	char title[64];
 
 	if (!s)
 		return false;
-	s->campaign = campaign_id;
+	s->arg = campaign_id;
+	s->fill = runs_fill;
+	s->open = tui_open_run;
 	tui_table_init(&s->t, run_cols, 9,
 		       "no runs recorded yet in this campaign");
 	if (campaign_id > 0)

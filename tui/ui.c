@@ -1125,9 +1125,11 @@ static void loop(tui_app *app)
 			break;
 		if (app->dirty)
 			draw(app);
-		if (poll(&p, 1, 50) > 0)
-			while ((ch = getch()) != ERR)
-				handle_key(app, ch);
+		/* getch even when poll saw no input: a resize (SIGWINCH)
+		 * interrupts poll and comes out of getch as KEY_RESIZE. */
+		poll(&p, 1, 50);
+		while ((ch = getch()) != ERR)
+			handle_key(app, ch);
 		sweep_tick(app);
 		if (app->stack[app->depth - 1]->ops->tick)
 			app->stack[app->depth - 1]->ops->tick(

@@ -550,7 +550,8 @@ static void doc_site(tui_doc *d, const struct db_bug_site *s,
 static void doc_grid(tui_doc *d, const tui_report *r)
 {
 	char line[4096];
-	int pw = 8;
+	int pw = 8, fit;
+	size_t per;
 
 	tui_doc_add(d, TUI_M_HEADER
 		    "Detections" TUI_M_NORMAL
@@ -561,8 +562,12 @@ static void doc_grid(tui_doc *d, const tui_report *r)
 			(r->multi_node ? (int)strlen(c->node) + 1 : 0);
 		pw = n > pw ? n : pw;
 	}
-	for (size_t col = 0; col < r->ndens; col += 8) {
-		size_t end = col + 8 < r->ndens ? col + 8 : r->ndens;
+	/* Blocks of as many densities as fit in 80 columns, the narrowest
+	 * terminal supported: a density column is 10 wide. */
+	fit = (78 - pw) / 10;
+	per = fit > 1 ? (size_t)fit : 1;
+	for (size_t col = 0; col < r->ndens; col += per) {
+		size_t end = col + per < r->ndens ? col + per : r->ndens;
 		int n = snprintf(line, sizeof line, TUI_M_DIM "  %-*s", pw,
 				 "profile");
 		for (size_t k = col; k < end; k++) {

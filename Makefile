@@ -31,7 +31,19 @@ ifeq ($(DISPATCH),switch)
 BUILD := $(BUILD)-switch
 DISPATCH_FLAGS := -DENG_SWITCH_DISPATCH
 endif
-CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) -MMD -MP -I. $(CFLAGS)
+# LINE=edit builds the command line (tui/line.c) on libedit instead of GNU
+# readline, in its own build folder; `make test` checks both.
+LINE ?= readline
+ifeq ($(LINE),edit)
+BUILD := $(BUILD)-edit
+LINE_FLAGS := -DTUI_LINE_EDIT
+LINE_LIBS := -ledit
+else
+LINE_LIBS := -lreadline
+endif
+# What the heisen binary links (test_complete too, with its objects).
+HEISEN_LIBS := -lsqlite3 -lm -lpthread $(LINE_LIBS)
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) $(LINE_FLAGS) -MMD -MP -I. $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
 CORE_SRC := $(wildcard core/*.c rewriter/*.c detector/*.c db/*.c)
@@ -55,13 +67,13 @@ BENCH_BIN := $(BUILD)/tests/bench/genmod $(BUILD)/tests/bench/bench_validate \
 FUZZ_BIN := build-fuzz/fuzz_module
 FUZZ_RW_BIN := build-fuzz/fuzz_instrument
 
-.PHONY: all deps run test unit spec e2e fuzz fuzz-regress bench demos install clean help format
+.PHONY: all deps run test unit spec e2e line-check fuzz fuzz-regress bench demos install clean help format
 
 all: $(HEISEN)
 
 help:
-	@echo "targets: deps all run test unit spec e2e fuzz bench demos install clean"
-	@echo "options: SANITIZE=1  DISPATCH=switch  PREFIX=$(PREFIX)  FUZZ_SECONDS=$(FUZZ_SECONDS)"
+	@echo "targets: deps all run test unit spec e2e line-check fuzz bench demos install clean"
+	@echo "options: SANITIZE=1  DISPATCH=switch  LINE=edit  PREFIX=$(PREFIX)  FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 # Debian packages the project needs. Idempotent: installs only what is
 # missing, so a machine that has them all makes no network request.
@@ -91,11 +103,18 @@ $(LIB): $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(HEISEN): $(TUI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(TUI_OBJ) $(LIB) -lsqlite3 -lm -lpthread
+	$(CC) $(LDFLAGS_ALL) -o $@ $(TUI_OBJ) $(LIB) $(HEISEN_LIBS)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDFLAGS_ALL) -lcmocka -lsqlite3 -lm -lpthread
+
+# Completion reads the command table, which names every handler: this
+# test links the objects of heisen but main.o, and heisen's libraries.
+TUI_LIB_OBJ := $(filter-out $(BUILD)/tui/main.o,$(TUI_OBJ))
+$(BUILD)/tests/unit/test_complete: tests/unit/test_complete.c $(TUI_LIB_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(TUI_LIB_OBJ) $(LIB) $(LDFLAGS_ALL) -lcmocka $(HEISEN_LIBS)
 
 SPEC_COMMON := tests/spec/json.c tests/spec/exceptions.c
 $(BUILD)/tests/spec/%: tests/spec/%.c $(SPEC_COMMON) tests/spec/json.h tests/spec/exceptions.h $(LIB)
@@ -139,6 +158,12 @@ spec: $(SPEC_BIN) $(BUILD)/tests/spec/spec_run $(HEISEN)
 e2e: $(HEISEN) $(MASKED_RUN) $(DB_FILL) demos
 	HEISEN=$(abspath $(HEISEN)) tests/e2e/run.sh
 
+# The command line's own tests, for `make LINE=edit line-check`: `make
+# test` runs every suite on GNU readline, then these on libedit.
+line-check: $(HEISEN) $(BUILD)/tests/unit/test_complete
+	$(BUILD)/tests/unit/test_complete
+	HEISEN=$(abspath $(HEISEN)) tests/e2e/t_shell.sh
+
 # Replays the committed corpus, then explores for FUZZ_SECONDS.
 fuzz: $(FUZZ_BIN)
 	@mkdir -p build-fuzz/corpus
@@ -153,6 +178,7 @@ test: deps
 	$(MAKE) unit
 	$(MAKE) spec
 	$(MAKE) e2e
+	$(MAKE) LINE=edit line-check
 	$(MAKE) fuzz-regress
 	$(MAKE) DISPATCH=switch unit spec
 
@@ -226,6 +252,7 @@ format:
 	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true
 
 clean:
-	rm -rf build build-asan build-fuzz build-switch build-asan-switch demos/build
+	rm -rf build build-asan build-fuzz build-switch build-asan-switch \
+		build-edit build-asan-edit demos/build
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)

@@ -176,6 +176,25 @@ int tui_cmd_set(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_unset(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
 
+/* Tab completion (tui/complete.c), for the command line and the TUI's
+ * ':' prompt: the candidates for the word line[start, end) given the
+ * words before it: a command name for the first word of a command (after
+ * a ';' too), the command's option names for a word starting with '-',
+ * for an option's value or an operand what its name in the command table
+ * says (FILE/MASKFILE/FILE.wasm..., a program's ARGS... and cc's
+ * words: file names, directories end with '/'; HOST of --dir:
+ * directories; BUG, RUN, CAMPAIGN: ids from the workspace database
+ * (--db on the line, else s's db setting, else $HEISEN_DB or
+ * ./heisen.db), never creating it, RUN the runs of the newest campaign;
+ * NAME of set/unset: the settable names, and VALUE what that setting's
+ * option takes; COMMAND of help: command names; PROFILE/LIST of
+ * --profile(s): profile names). Each candidate that starts with the word
+ * goes to cb, sorted (ids by number), once; cb returns false to stop. s
+ * may be NULL (no session settings). */
+typedef bool (*tui_complete_cb)(void *ctx, const char *cand);
+void tui_complete(tui_session *s, const char *line, size_t start,
+		  size_t end, tui_complete_cb cb, void *ctx);
+
 /* The overview (`heisen --help`) and one command's help. */
 void tui_print_usage(FILE *f);
 void tui_print_cmd_help(const tui_cmd *cmd, FILE *f);
@@ -306,6 +325,8 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
 int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
+int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		  FILE *err);
 int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
 int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
@@ -318,6 +339,9 @@ int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
+/* `heisen shell` (tui/line.c): the interactive command line. */
+int tui_cmd_shell(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		  FILE *err);
 /* `heisen run` with --density or --mask: one run under a probe mask,
  * starting from the WASI set-up of run's other options. */
 struct wasi_config;

@@ -10,12 +10,16 @@
 #include "detector/campaign.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -126,7 +130,137 @@ static int load_prog(const char *path, det_prog **p, FILE *err)
 	return TUI_EXIT_OK;
 }
 
-/* ---- heisen run --density / --mask ---------------------------------------- */
+/* ---- one masked run's report: run --density / --mask, rerun -------------- */
+
+/* What a masked run was and what it found. */
+typedef struct run_report {
+	const char *file;      /* the program, as given or as recorded */
+	const char *mask_file; /* --mask; NULL: density_bp and seed */
+	uint32_t density_bp;
+	uint64_t seed;
+	uint32_t npool;        /* sites the mask chose from */
+	uint32_t armed, delay;
+	const det_profile *prof;
+	const det_run_result *res;
+} run_report;
+
+/* The report of heisen.run/1: its members into j's open object, or with
+ * j NULL as text on out. */
+static void print_run(FILE *out, tui_json *j, const det_prog *p,
+		      const run_report *r)
+{
+	const det_run_result *res = r->res;
+	uint32_t nsites = p->sites.nsites;
+
+	if (j) {
+		char hex[20];
+		tui_json_str(j, "schema", "heisen.run/1");
+		tui_json_str(j, "file", r->file);
+		if (r->mask_file) {
+			tui_json_str(j, "mask_file", r->mask_file);
+		} else {
+			tui_json_u64(j, "density_bp", r->density_bp);
+			snprintf(hex, sizeof hex, "%016" PRIx64, r->seed);
+			tui_json_str(j, "seed", hex);
+			tui_json_u64(j, "mask_version", DET_MASK_VERSION);
+			tui_json_u64(j, "pool", r->npool);
+		}
+		tui_json_u64(j, "sites", nsites);
+		tui_json_u64(j, "armed", r->armed);
+		tui_json_u64(j, "delay", r->delay);
+		tui_json_str(j, "profile", r->prof->name);
+		tui_json_str(j, "status", det_status_name(res->status));
+		tui_json_i64(j, "exit_code", res->exit_code);
+		tui_json_str(j, "message", res->msg);
+		tui_json_f64(j, "duration_ms", (double)res->duration_ns / 1e6);
+		tui_json_u64(j, "probes", res->probes);
+		tui_json_u64(j, "dropped", res->dropped);
+		tui_json_arr(j, "violations");
+		for (uint32_t i = 0; i < res->nbugs; i++) {
+			const det_violation *v = &res->bugs[i];
+			tui_json_obj(j, NULL);
+			tui_json_u64(j, "count", v->count);
+			tui_json_arr(j, "sites");
+			for (int k = 0; k < 2; k++) {
+				tui_json_obj(j, NULL);
+				json_site(j, p, v->site[k]);
+				tui_json_u64(j, "thread", v->tid[k]);
+				tui_json_u64(j, "address", v->addr[k]);
+				tui_json_end(j, '}');
+			}
+			tui_json_end(j, ']');
+			tui_json_end(j, '}');
+		}
+		tui_json_end(j, ']');
+		return;
+	}
+	if (r->mask_file)
+		fprintf(out, "heisen: mask %s: %u of %u sites armed; ",
+			r->mask_file, r->armed, nsites);
+	else if (r->npool != nsites)
+		fprintf(out,
+			"heisen: density %.2f%% seed 0x%016" PRIx64
+			": %u of %u sites armed (pool of %u shared sites); ",
+			r->density_bp / 100.0, r->seed, r->armed, nsites,
+			r->npool);
+	else
+		fprintf(out,
+			"heisen: density %.2f%% seed 0x%016" PRIx64
+			": %u of %u sites armed; ",
+			r->density_bp / 100.0, r->seed, r->armed, nsites);
+	fprintf(out, "%s", det_status_name(res->status));
+	if (res->status == DET_OK || res->status == DET_EXIT)
+		fprintf(out, " %d", res->exit_code);
+	else if (res->msg[0])
+		fprintf(out, " (%s)", res->msg);
+	fprintf(out, " in %.1f ms, %" PRIu64 " probe calls, %u violation%s\n",
+		(double)res->duration_ns / 1e6, res->probes, res->nbugs,
+		res->nbugs == 1 ? "" : "s");
+	for (uint32_t i = 0; i < res->nbugs; i++) {
+		const det_violation *v = &res->bugs[i];
+		char s0[300], s1[300];
+		site_text(p, v->site[0], s0, sizeof s0);
+		site_text(p, v->site[1], s1, sizeof s1);
+		fprintf(out,
+			"  %c/%c  site %u %s (thread %u, 0x%x)\n"
+			"       site %u %s (thread %u, 0x%x)  x%" PRIu64 "\n",
+			tui_kind_letter(v->kind[0]),
+			tui_kind_letter(v->kind[1]), v->site[0], s0, v->tid[0],
+			v->addr[0], v->site[1], s1, v->tid[1], v->addr[1],
+			v->count);
+	}
+	if (res->dropped)
+		fprintf(out, "  (%u more distinct pairs not kept)\n",
+			res->dropped);
+}
+
+/* `heisen run`'s exit status for a masked run. */
+static int run_exit(const det_run_result *res, bool fail)
+{
+	int rc;
+
+	switch (res->status) {
+	case DET_OK:
+	case DET_EXIT: rc = res->exit_code & 0xff; break;
+	case DET_TIMEOUT: rc = 124; break;
+	case DET_ERROR: rc = TUI_EXIT_USAGE; break;
+	default: rc = 134;
+	}
+	if (fail && res->nbugs && rc == 0)
+		rc = TUI_EXIT_FINDINGS;
+	return rc;
+}
+
+static uint32_t count_armed(const uint8_t *mask, uint32_t n)
+{
+	uint32_t armed = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		armed += mask[i] != 0;
+	return armed;
+}
+
+/* ---- heisen run --density / --mask --------------------------------------- */
 
 int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 		   const wasi_config *base, FILE *out, FILE *err)
@@ -141,11 +275,12 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	bool fail = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
 	det_prog *p = NULL;
 	uint8_t *mask = NULL;
-	uint32_t *dens = NULL, ndens = 0, delay = DET_DEFAULT_DELAY, armed = 0;
+	uint32_t *dens = NULL, ndens = 0, delay = DET_DEFAULT_DELAY;
 	uint64_t seed = 0;
 	const det_profile *prof = det_profile_find("default");
 	det_run_opts o = {0};
 	det_run_result res = {0};
+	run_report r = {0};
 	wasm_err e;
 	int rc;
 
@@ -191,8 +326,6 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 		rc = TUI_EXIT_USAGE;
 		goto done;
 	}
-	for (uint32_t i = 0; i < p->sites.nsites; i++)
-		armed += mask[i] != 0;
 	o.algo = DET_RACE;
 	o.mask = mask;
 	o.delay = delay;
@@ -207,94 +340,26 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 		rc = TUI_EXIT_INTERNAL;
 		goto done;
 	}
+	r.file = path;
+	r.mask_file = mv;
+	r.density_bp = mv ? 0 : dens[0];
+	r.seed = seed;
+	r.npool = p->sites.nsites;
+	r.armed = count_armed(mask, p->sites.nsites);
+	r.delay = delay;
+	r.prof = prof;
+	r.res = &res;
 	if (json) {
 		tui_json j;
-		char hex[20];
 		tui_json_init(&j, out);
 		tui_json_obj(&j, NULL);
-		tui_json_str(&j, "schema", "heisen.run/1");
-		tui_json_str(&j, "file", path);
-		if (mv) {
-			tui_json_str(&j, "mask_file", mv);
-		} else {
-			tui_json_u64(&j, "density_bp", dens[0]);
-			snprintf(hex, sizeof hex, "%016" PRIx64, seed);
-			tui_json_str(&j, "seed", hex);
-			tui_json_u64(&j, "mask_version", DET_MASK_VERSION);
-		}
-		tui_json_u64(&j, "sites", p->sites.nsites);
-		tui_json_u64(&j, "armed", armed);
-		tui_json_u64(&j, "delay", delay);
-		tui_json_str(&j, "profile", prof->name);
-		tui_json_str(&j, "status", det_status_name(res.status));
-		tui_json_i64(&j, "exit_code", res.exit_code);
-		tui_json_str(&j, "message", res.msg);
-		tui_json_f64(&j, "duration_ms", (double)res.duration_ns / 1e6);
-		tui_json_u64(&j, "probes", res.probes);
-		tui_json_u64(&j, "dropped", res.dropped);
-		tui_json_arr(&j, "violations");
-		for (uint32_t i = 0; i < res.nbugs; i++) {
-			const det_violation *v = &res.bugs[i];
-			tui_json_obj(&j, NULL);
-			tui_json_u64(&j, "count", v->count);
-			tui_json_arr(&j, "sites");
-			for (int k = 0; k < 2; k++) {
-				tui_json_obj(&j, NULL);
-				json_site(&j, p, v->site[k]);
-				tui_json_u64(&j, "thread", v->tid[k]);
-				tui_json_u64(&j, "address", v->addr[k]);
-				tui_json_end(&j, '}');
-			}
-			tui_json_end(&j, ']');
-			tui_json_end(&j, '}');
-		}
-		tui_json_end(&j, ']');
+		print_run(out, &j, p, &r);
 		tui_json_end(&j, '}');
 		tui_json_done(&j);
 	} else {
-		if (mv)
-			fprintf(out, "heisen: mask %s: %u of %u sites armed; ",
-				mv, armed, p->sites.nsites);
-		else
-			fprintf(out,
-				"heisen: density %.2f%% seed 0x%016" PRIx64
-				": %u of %u sites armed; ",
-				dens[0] / 100.0, seed, armed, p->sites.nsites);
-		fprintf(out, "%s", det_status_name(res.status));
-		if (res.status == DET_OK || res.status == DET_EXIT)
-			fprintf(out, " %d", res.exit_code);
-		else if (res.msg[0])
-			fprintf(out, " (%s)", res.msg);
-		fprintf(out, " in %.1f ms, %" PRIu64 " probe calls, %u "
-			     "violation%s\n",
-			(double)res.duration_ns / 1e6, res.probes, res.nbugs,
-			res.nbugs == 1 ? "" : "s");
-		for (uint32_t i = 0; i < res.nbugs; i++) {
-			const det_violation *v = &res.bugs[i];
-			char s0[300], s1[300];
-			site_text(p, v->site[0], s0, sizeof s0);
-			site_text(p, v->site[1], s1, sizeof s1);
-			fprintf(out,
-				"  %c/%c  site %u %s (thread %u, 0x%x)\n"
-				"       site %u %s (thread %u, 0x%x)  x%" PRIu64
-				"\n",
-				tui_kind_letter(v->kind[0]), tui_kind_letter(v->kind[1]),
-				v->site[0], s0, v->tid[0], v->addr[0],
-				v->site[1], s1, v->tid[1], v->addr[1], v->count);
-		}
-		if (res.dropped)
-			fprintf(out, "  (%u more distinct pairs not kept)\n",
-				res.dropped);
+		print_run(out, NULL, p, &r);
 	}
-	switch (res.status) {
-	case DET_OK:
-	case DET_EXIT: rc = res.exit_code & 0xff; break;
-	case DET_TIMEOUT: rc = 124; break;
-	case DET_ERROR: rc = TUI_EXIT_USAGE; break;
-	default: rc = 134;
-	}
-	if (fail && res.nbugs && rc == 0)
-		rc = TUI_EXIT_FINDINGS;
+	rc = run_exit(&res, fail);
 done:
 	det_run_result_free(&res);
 	wasm_free(mask);
@@ -303,7 +368,598 @@ done:
 	return rc;
 }
 
-/* ---- heisen sweep ------------------------------------------------------------ */
+/* ---- heisen rerun -------------------------------------------------------- */
+
+/* The workspace of a command that only reads one: it must exist (a
+ * mistyped --db must not read as an empty workspace). */
+static int open_existing_db(const char *dbopt, db **out, FILE *err)
+{
+	const char *path = db_path_choose(dbopt);
+	struct stat sb;
+
+	*out = NULL;
+	if (stat(path, &sb)) {
+		fprintf(err,
+			"heisen: %s: %s (a workspace is created by 'heisen "
+			"sweep'; name another with --db FILE or $HEISEN_DB)\n",
+			path, strerror(errno));
+		return TUI_EXIT_USAGE;
+	}
+	return tui_open_db(dbopt, out, err);
+}
+
+/* Bug ids, and the program's bugs by site pair. */
+typedef struct id_list {
+	int64_t *v;
+	size_t n, cap;
+	bool nomem;
+} id_list;
+
+static bool id_add(id_list *l, int64_t id)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 16;
+		int64_t *v = wasm_realloc(l->v, nc * sizeof *v);
+		if (!v) {
+			l->nomem = true;
+			return false;
+		}
+		l->v = v;
+		l->cap = nc;
+	}
+	l->v[l->n++] = id;
+	return true;
+}
+
+static bool id_has(const id_list *l, int64_t id)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == id)
+			return true;
+	return false;
+}
+
+static bool collect_run_bug(void *ctx, const db_run_bug *rb)
+{
+	return id_add(ctx, rb->bug_id);
+}
+
+typedef struct bug_pairs {
+	id_list ids;     /* bug ids */
+	uint32_t *sites; /* two per id, lower first */
+} bug_pairs;
+
+static bool collect_bug_pair(void *ctx, const db_bug *b)
+{
+	bug_pairs *bp = ctx;
+	size_t cap = bp->ids.cap;
+
+	if (!id_add(&bp->ids, b->id))
+		return false;
+	if (bp->ids.cap != cap) {
+		uint32_t *s = wasm_realloc(bp->sites,
+					   bp->ids.cap * 2 * sizeof *s);
+		if (!s) {
+			bp->ids.nomem = true;
+			return false;
+		}
+		bp->sites = s;
+	}
+	bp->sites[2 * (bp->ids.n - 1)] = b->site[0].id;
+	bp->sites[2 * (bp->ids.n - 1) + 1] = b->site[1].id;
+	return true;
+}
+
+/* The id of the bug of site pair (s0 <= s1), or 0 when it has none. */
+static int64_t bug_of(const bug_pairs *bp, uint32_t s0, uint32_t s1)
+{
+	for (size_t i = 0; i < bp->ids.n; i++)
+		if (bp->sites[2 * i] == s0 && bp->sites[2 * i + 1] == s1)
+			return bp->ids.v[i];
+	return 0;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* A rerun against its recording: the recorded bugs caught again, those
+ * missed, and the violations the recording did not have (bug id 0 when
+ * the workspace has no bug for the pair). */
+typedef struct rerun_cmp {
+	const id_list *recorded;
+	id_list again, missed;
+	id_list new_ids; /* per new violation, index into res->bugs */
+	int64_t *new_bug;
+} rerun_cmp;
+
+static bool rerun_compare(rerun_cmp *rc, const id_list *recorded,
+			  const bug_pairs *known, const det_run_result *res)
+{
+	rc->recorded = recorded;
+	rc->new_bug = wasm_calloc(res->nbugs ? res->nbugs : 1,
+				  sizeof *rc->new_bug);
+	if (!rc->new_bug)
+		return false;
+	for (uint32_t i = 0; i < res->nbugs; i++) {
+		int64_t id = bug_of(known, res->bugs[i].site[0],
+				    res->bugs[i].site[1]);
+		if (id && id_has(recorded, id)) {
+			if (!id_has(&rc->again, id) && !id_add(&rc->again, id))
+				return false;
+		} else {
+			rc->new_bug[rc->new_ids.n] = id;
+			if (!id_add(&rc->new_ids, i))
+				return false;
+		}
+	}
+	if (rc->again.n > 1)
+		qsort(rc->again.v, rc->again.n, sizeof *rc->again.v, cmp_i64);
+	for (size_t i = 0; i < recorded->n; i++)
+		if (!id_has(&rc->again, recorded->v[i]) &&
+		    !id_add(&rc->missed, recorded->v[i]))
+			return false;
+	return true;
+}
+
+static void rerun_cmp_free(rerun_cmp *rc)
+{
+	wasm_free(rc->again.v);
+	wasm_free(rc->missed.v);
+	wasm_free(rc->new_ids.v);
+	wasm_free(rc->new_bug);
+}
+
+static void print_ids(FILE *out, const id_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		fprintf(out, "%s%" PRId64, i ? " " : "", l->v[i]);
+}
+
+static void json_ids(tui_json *j, const char *key, const id_list *l)
+{
+	tui_json_arr(j, key);
+	for (size_t i = 0; i < l->n; i++)
+		tui_json_i64(j, NULL, l->v[i]);
+	tui_json_end(j, ']');
+}
+
+/* The line after the run's report: what the recording had and how the
+ * rerun compares. */
+static void print_rerun_text(FILE *out, const db_run *run,
+			     const rerun_cmp *rc, const det_run_result *res)
+{
+	fprintf(out, "rerun of run %" PRId64 " (recorded: %s", run->id,
+		run->status);
+	if (!strcmp(run->status, "ok") || !strcmp(run->status, "exit"))
+		fprintf(out, " %d", run->exit_code);
+	if (rc->recorded->n) {
+		fprintf(out, ", bug%s ", rc->recorded->n == 1 ? "" : "s");
+		print_ids(out, rc->recorded);
+	} else {
+		fprintf(out, ", no bugs");
+	}
+	fprintf(out, "): caught again %zu of %zu", rc->again.n,
+		rc->recorded->n);
+	if (rc->again.n) {
+		fprintf(out, " (");
+		print_ids(out, &rc->again);
+		fprintf(out, ")");
+	}
+	if (rc->missed.n) {
+		fprintf(out, ", missed ");
+		print_ids(out, &rc->missed);
+	}
+	fprintf(out, "; new %zu", rc->new_ids.n);
+	for (size_t i = 0; i < rc->new_ids.n; i++) {
+		const det_violation *v = &res->bugs[rc->new_ids.v[i]];
+		fprintf(out, i ? ", " : ": ");
+		if (rc->new_bug[i])
+			fprintf(out, "bug %" PRId64, rc->new_bug[i]);
+		else
+			fprintf(out, "sites %u/%u (no bug yet)", v->site[0],
+				v->site[1]);
+	}
+	fprintf(out, "\n");
+}
+
+static void print_rerun_json(tui_json *j, const db_run *run,
+			     const rerun_cmp *rc, const det_run_result *res,
+			     const uint8_t *mask, uint32_t nsites)
+{
+	tui_json_obj(j, "rerun");
+	tui_json_i64(j, "run", run->id);
+	tui_json_i64(j, "campaign", run->campaign_id);
+	tui_json_u64(j, "idx", run->idx);
+	tui_json_str(j, "recorded_status", run->status);
+	if (!strcmp(run->status, "ok") || !strcmp(run->status, "exit"))
+		tui_json_i64(j, "recorded_exit_code", run->exit_code);
+	else
+		tui_json_null(j, "recorded_exit_code");
+	json_ids(j, "recorded_bugs", rc->recorded);
+	json_ids(j, "caught_again", &rc->again);
+	json_ids(j, "missed", &rc->missed);
+	tui_json_u64(j, "new", rc->new_ids.n);
+	tui_json_arr(j, "new_bugs");
+	for (size_t i = 0; i < rc->new_ids.n; i++) {
+		const det_violation *v = &res->bugs[rc->new_ids.v[i]];
+		tui_json_obj(j, NULL);
+		if (rc->new_bug[i])
+			tui_json_i64(j, "bug", rc->new_bug[i]);
+		else
+			tui_json_null(j, "bug");
+		tui_json_arr(j, "sites");
+		tui_json_u64(j, NULL, v->site[0]);
+		tui_json_u64(j, NULL, v->site[1]);
+		tui_json_end(j, ']');
+		tui_json_end(j, '}');
+	}
+	tui_json_end(j, ']');
+	tui_json_arr(j, "armed_sites");
+	for (uint32_t i = 0; i < nsites; i++)
+		if (mask[i])
+			tui_json_u64(j, NULL, i);
+	tui_json_end(j, ']');
+	tui_json_end(j, '}');
+}
+
+int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		  FILE *err)
+{
+	/* A --prune campaign whose pool came out empty arms nothing; a NULL
+	 * pool would mean every site. */
+	static const uint32_t empty_pool[1];
+	const char *rv = a->operands[0];
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	bool fail = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
+	uint64_t id;
+	db *d = NULL;
+	db_run run = {0};
+	db_campaign c = {0};
+	db_program prog = {0};
+	id_list recorded = {0};
+	bug_pairs known = {0};
+	rerun_cmp cmp = {0};
+	det_prog *p = NULL;
+	const det_profile *prof;
+	const uint32_t *pool;
+	uint32_t npool;
+	uint8_t *mask = NULL;
+	const char **argv = NULL;
+	int devnull = -1;
+	det_run_opts o = {0};
+	det_run_result res = {0};
+	run_report r = {0};
+	wasm_err e;
+	wasm_status st;
+	int rc;
+
+	if (!parse_u64(rv, &id) || !id || id > INT64_MAX) {
+		fprintf(err, "heisen rerun: '%s' is not a run id (a positive "
+			     "number; 'heisen runs CAMPAIGN' lists them)\n",
+			rv);
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = open_existing_db(tui_opt_value(cmd, a, "--db"), &d, err)))
+		return rc;
+	if ((st = db_run_get(d, (int64_t)id, &run, &e)) ||
+	    (st = db_campaign_get(d, run.campaign_id, &c, &e)) ||
+	    (st = db_program_get(d, c.program_id, &prog, &e)) ||
+	    (st = db_run_bugs(d, run.id, collect_run_bug, &recorded, &e)) ||
+	    (st = db_bug_list(d, prog.id, collect_bug_pair, &known, &e))) {
+		fprintf(err, "heisen rerun: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto done;
+	}
+	db_close(d);
+	d = NULL;
+	if (recorded.nomem || known.ids.nomem)
+		goto oom;
+	if (!(prof = det_profile_find(run.profile))) {
+		fprintf(err, "heisen rerun: run %" PRId64 " ran under profile "
+			     "'%s', which this heisen does not have (see "
+			     "'heisen profiles')\n", run.id, run.profile);
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	if (access(prog.path, R_OK)) {
+		fprintf(err, "heisen rerun: the program of run %" PRId64
+			     " (campaign %" PRId64 ") is gone: %s: %s; put "
+			     "the binary it ran back at that path to rerun "
+			     "it, or sweep the current build ('heisen sweep "
+			     "FILE.wasm')\n",
+			run.id, c.id, prog.path, strerror(errno));
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	if ((rc = load_prog(prog.path, &p, err)))
+		goto done;
+	if (p->sites.hash != prog.hash) {
+		fprintf(err, "heisen rerun: %s has changed since campaign %"
+			     PRId64 " ran it (hash %016" PRIx64 ", now %016"
+			     PRIx64 "): run %" PRId64 " can only be rerun on "
+			     "the binary it ran; rebuild that version at this "
+			     "path, or sweep the new one ('heisen sweep %s')\n",
+			prog.path, c.id, prog.hash, p->sites.hash, run.id,
+			prog.path);
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	/* The mask of detector/campaign.c's worker_job: the run's seed and
+	 * density over the campaign's pool. */
+	pool = c.prune ? (c.pruned ? c.pruned : empty_pool) : NULL;
+	npool = c.prune ? c.npruned : p->sites.nsites;
+	mask = wasm_calloc(p->sites.nsites ? p->sites.nsites : 1, 1);
+	argv = wasm_malloc((c.nargs + 1) * sizeof *argv);
+	if (!mask || !argv)
+		goto oom;
+	if ((st = det_mask_make(run.seed, run.density_bp, pool, npool, mask,
+				p->sites.nsites, &e))) {
+		fprintf(err, "heisen rerun: campaign %" PRId64 ": %s\n", c.id,
+			e.msg);
+		rc = tui_exit_for(st);
+		goto done;
+	}
+	/* As the sweep ran it: argv[0] the recorded name, the campaign's
+	 * arguments, no environment or directories, stdin empty. */
+	argv[0] = prog.name;
+	for (uint32_t i = 0, at = 0; i < c.nargs; i++) {
+		argv[i + 1] = c.args + at;
+		at += (uint32_t)strlen(c.args + at) + 1;
+	}
+	if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(err, "heisen rerun: /dev/null: %s\n", strerror(errno));
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	o.algo = DET_RACE;
+	o.mask = mask;
+	o.delay = c.delay;
+	o.profile = prof;
+	o.argv = argv;
+	o.argc = c.nargs + 1;
+	o.stdio[0] = devnull;
+	/* With --json, stdout carries the report, as with `heisen run`. */
+	o.stdio[1] = fileno(json ? err : out);
+	o.stdio[2] = fileno(err);
+	o.timeout_s = c.timeout_s;
+	fflush(out);
+	fflush(err);
+	if (det_run(p->cm, &p->sites, &o, &res, &e)) {
+		tui_print_err(err, prog.path, &e);
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	if (!rerun_compare(&cmp, &recorded, &known, &res))
+		goto oom;
+	r.file = prog.path;
+	r.density_bp = run.density_bp;
+	r.seed = run.seed;
+	r.npool = npool;
+	r.armed = count_armed(mask, p->sites.nsites);
+	r.delay = c.delay;
+	r.prof = prof;
+	r.res = &res;
+	if (json) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		print_run(out, &j, p, &r);
+		print_rerun_json(&j, &run, &cmp, &res, mask, p->sites.nsites);
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else {
+		print_run(out, NULL, p, &r);
+		print_rerun_text(out, &run, &cmp, &res);
+	}
+	rc = run_exit(&res, fail);
+	goto done;
+oom:
+	fprintf(err, "heisen rerun: out of memory\n");
+	rc = TUI_EXIT_INTERNAL;
+done:
+	if (devnull >= 0)
+		close(devnull);
+	rerun_cmp_free(&cmp);
+	det_run_result_free(&res);
+	wasm_free(argv);
+	wasm_free(mask);
+	det_prog_free(p);
+	wasm_free(recorded.v);
+	wasm_free(known.ids.v);
+	wasm_free(known.sites);
+	db_program_clear(&prog);
+	db_campaign_clear(&c);
+	db_run_clear(&run);
+	if (d)
+		db_close(d);
+	return rc;
+}
+
+/* ---- heisen sweep -------------------------------------------------------- */
+
+/* ---- sweep --progress-fd: heisen.progress/1 lines ----------------------
+ *
+ * JSON lines to a descriptor the caller opened (the TUI's pipe). Nothing
+ * here may hold up the sweep: a write happens only when poll says the
+ * descriptor takes data, at most PIPE_BUF bytes at a time (what a pipe
+ * with room takes whole, without blocking); while older lines wait, a
+ * progress line is dropped (the next one supersedes it) and other lines
+ * queue, up to PROGRESS_QUEUE_MAX bytes, past which the reader is taken
+ * to be stuck. When the reader is gone (EPIPE, SIGPIPE being ignored) or
+ * stuck, writing stops silently and the sweep goes on. The end line gets
+ * up to PROGRESS_END_WAIT_MS to go out. */
+enum { PROGRESS_QUEUE_MAX = 1 << 20, PROGRESS_END_WAIT_MS = 2000 };
+
+typedef struct progress_out {
+	int fd;        /* -1: not asked for, or given up */
+	wasm_buf q;    /* bytes of whole lines not written yet */
+	size_t qpos;   /* q.data[qpos..q.len) are still to write */
+	FILE *mem;     /* the line being built */
+	char *line;
+	size_t len;
+} progress_out;
+
+/* --progress-fd's value: an open descriptor we may write to. */
+static int progress_open(const char *v, progress_out *po, FILE *err)
+{
+	uint32_t fd;
+	int fl;
+
+	po->fd = -1;
+	if (!v)
+		return TUI_EXIT_OK;
+	if (!parse_u32(v, 0, INT32_MAX, &fd)) {
+		fprintf(err, "heisen sweep: --progress-fd expects a file "
+			     "descriptor number, got '%s'\n", v);
+		return TUI_EXIT_USAGE;
+	}
+	if ((fl = fcntl((int)fd, F_GETFL)) < 0) {
+		fprintf(err, "heisen sweep: --progress-fd %u: not an open file "
+			     "descriptor (open it when starting heisen, e.g. "
+			     "'3>progress.jsonl', or pass a pipe's write "
+			     "end)\n", fd);
+		return TUI_EXIT_USAGE;
+	}
+	if ((fl & O_ACCMODE) == O_RDONLY) {
+		fprintf(err, "heisen sweep: --progress-fd %u is open for "
+			     "reading only\n", fd);
+		return TUI_EXIT_USAGE;
+	}
+	po->fd = (int)fd;
+	return TUI_EXIT_OK;
+}
+
+/* Write what fd takes now of b[0..n); how much that was. */
+static size_t progress_write(progress_out *po, const void *b, size_t n,
+			     int wait_ms)
+{
+	size_t done = 0;
+
+	while (po->fd >= 0 && done < n) {
+		struct pollfd pf = {po->fd, POLLOUT, 0};
+		int k = poll(&pf, 1, wait_ms);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k > 0 && (pf.revents & (POLLERR | POLLHUP | POLLNVAL))) {
+			po->fd = -1; /* the reader is gone */
+			break;
+		}
+		if (k <= 0 || !(pf.revents & POLLOUT))
+			break;
+		size_t chunk = n - done < PIPE_BUF ? n - done : PIPE_BUF;
+		ssize_t w = write(po->fd, (const char *)b + done, chunk);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				po->fd = -1;
+			break;
+		}
+		done += (size_t)w;
+	}
+	return done;
+}
+
+/* Write queued bytes; wait_ms bounds each wait for room. */
+static void progress_flush(progress_out *po, int wait_ms)
+{
+	size_t n = po->q.len - po->qpos;
+
+	if (n)
+		po->qpos += progress_write(po, po->q.data + po->qpos, n,
+					   wait_ms);
+	if (po->qpos == po->q.len)
+		po->qpos = po->q.len = 0;
+}
+
+/* Begin a line in j: false when progress lines are not wanted. */
+static bool progress_begin(progress_out *po, tui_json *j, const char *event)
+{
+	if (po->fd < 0)
+		return false;
+	po->line = NULL;
+	po->len = 0;
+	if (!(po->mem = open_memstream(&po->line, &po->len)))
+		return false;
+	tui_json_init(j, po->mem);
+	tui_json_obj(j, NULL);
+	tui_json_str(j, "schema", "heisen.progress/1");
+	tui_json_str(j, "event", event);
+	return true;
+}
+
+/* End the line and send it (droppable: a progress line). */
+static void progress_send(progress_out *po, tui_json *j, bool droppable)
+{
+	size_t sent = 0;
+
+	tui_json_end(j, '}');
+	tui_json_done(j);
+	if (fclose(po->mem) || !po->line) {
+		free(po->line);
+		return;
+	}
+	progress_flush(po, 0);
+	if (po->q.len == 0)
+		sent = progress_write(po, po->line, po->len, 0);
+	/* Once begun, a line is finished, or the reader would see half of
+	 * it joined to the next. */
+	if (po->fd >= 0 && sent < po->len && (sent || !droppable)) {
+		wasm_buf_put(&po->q, po->line + sent, po->len - sent);
+		if (po->q.oom || po->q.len - po->qpos > PROGRESS_QUEUE_MAX)
+			po->fd = -1;
+	}
+	free(po->line);
+}
+
+/* The last line, given time to go out; the queue is released. */
+static void progress_finish(progress_out *po)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t = t0;
+	while (po->fd >= 0 && po->q.len &&
+	       (t.tv_sec - t0.tv_sec) * 1000 +
+			   (t.tv_nsec - t0.tv_nsec) / 1000000 <
+		   PROGRESS_END_WAIT_MS) {
+		progress_flush(po, 100);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	}
+	wasm_buf_fini(&po->q);
+	po->fd = -1;
+}
+
+/* Seconds until the plan or budget ends, or -1 before it is known. */
+static double sweep_eta(const det_progress *pr)
+{
+	double eta = -1;
+
+	if (pr->planned && pr->runs_per_s > 0)
+		eta = pr->done < pr->planned
+			  ? (double)(pr->planned - pr->done) / pr->runs_per_s
+			  : 0;
+	if (pr->budget_s > 0) {
+		double left = pr->budget_s > pr->elapsed_s
+				  ? pr->budget_s - pr->elapsed_s
+				  : 0;
+		if (eta < 0 || left < eta)
+			eta = left;
+	}
+	return eta;
+}
+
+static void json_statuses(tui_json *j, const det_progress *pr)
+{
+	tui_json_obj(j, "statuses");
+	for (int s = DET_OK; s <= DET_ERROR; s++)
+		tui_json_u64(j, det_status_name((det_status)s),
+			     pr->by_status[s]);
+	tui_json_end(j, '}');
+}
 
 typedef struct sweep_ui {
 	FILE *out, *err;
@@ -311,6 +967,9 @@ typedef struct sweep_ui {
 	bool line_shown;
 	const det_prog *prog;
 	det_progress last; /* of this invocation */
+	progress_out po;
+	db *d;              /* to name new bugs in progress lines */
+	int64_t program_id;
 } sweep_ui;
 
 static void fmt_hms(double s, char *buf, size_t cap)
@@ -323,23 +982,42 @@ static void fmt_hms(double s, char *buf, size_t cap)
 		snprintf(buf, cap, "%lu:%02lu", t / 60, t % 60);
 }
 
+static void progress_line(sweep_ui *u, const det_progress *pr)
+{
+	tui_json j;
+	double eta = sweep_eta(pr);
+
+	if (!progress_begin(&u->po, &j, "progress"))
+		return;
+	tui_json_u64(&j, "done", pr->done);
+	if (pr->planned)
+		tui_json_u64(&j, "planned", pr->planned);
+	else
+		tui_json_null(&j, "planned");
+	tui_json_u64(&j, "bugs", pr->bugs);
+	tui_json_f64(&j, "runs_per_s", pr->runs_per_s);
+	tui_json_f64(&j, "elapsed_s", pr->elapsed_s);
+	if (eta >= 0)
+		tui_json_f64(&j, "eta_s", eta);
+	else
+		tui_json_null(&j, "eta_s");
+	json_statuses(&j, pr);
+	progress_send(&u->po, &j, true);
+}
+
 static void on_progress(void *ctx, const det_progress *pr)
 {
 	sweep_ui *u = ctx;
 	char eta[32] = "-", el[32];
+	double left = sweep_eta(pr);
 
 	u->last = *pr;
+	progress_line(u, pr);
 	if (!u->tty)
 		return;
 	fmt_hms(pr->elapsed_s, el, sizeof el);
-	if (pr->planned && pr->runs_per_s > 0)
-		fmt_hms((double)(pr->planned - pr->done) / pr->runs_per_s,
-			eta, sizeof eta);
-	else if (pr->budget_s > 0)
-		fmt_hms(pr->budget_s > pr->elapsed_s
-			    ? pr->budget_s - pr->elapsed_s
-			    : 0,
-			eta, sizeof eta);
+	if (left >= 0)
+		fmt_hms(left, eta, sizeof eta);
 	const char *bugs = pr->bugs == 1 ? "bug" : "bugs";
 	if (pr->planned)
 		fprintf(u->err, "\r\033[Ksweep: %" PRIu64 "/%" PRIu64
@@ -356,11 +1034,74 @@ static void on_progress(void *ctx, const det_progress *pr)
 	u->line_shown = true;
 }
 
+typedef struct bug_find {
+	uint32_t site[2];
+	int64_t id;
+} bug_find;
+
+static bool find_bug(void *ctx, const db_bug *b)
+{
+	bug_find *f = ctx;
+
+	if (b->site[0].id != f->site[0] || b->site[1].id != f->site[1])
+		return true;
+	f->id = b->id;
+	return false;
+}
+
+static void bug_line(sweep_ui *u, const db_hit *h)
+{
+	tui_json j;
+	char kinds[4];
+	wasm_err e;
+	/* The hook runs after the run's insert: the bug is in the open
+	 * batch, which this connection sees. */
+	bug_find f = {{h->site[0].id, h->site[1].id}, 0};
+
+	if (u->po.fd < 0)
+		return;
+	db_bug_list(u->d, u->program_id, find_bug, &f, &e);
+	if (!progress_begin(&u->po, &j, "bug"))
+		return;
+	if (f.id)
+		tui_json_i64(&j, "bug", f.id);
+	else
+		tui_json_null(&j, "bug");
+	snprintf(kinds, sizeof kinds, "%c/%c", tui_kind_letter(h->site[0].kind),
+		 tui_kind_letter(h->site[1].kind));
+	tui_json_str(&j, "kinds", kinds);
+	tui_json_arr(&j, "sites");
+	for (int k = 0; k < 2; k++) {
+		const db_site *s = &h->site[k];
+		tui_json_obj(&j, NULL);
+		tui_json_u64(&j, "site", s->id);
+		tui_json_str(&j, "kind", rw_kind_name((rw_kind)s->kind));
+		if (s->func)
+			tui_json_str(&j, "function", s->func);
+		else
+			tui_json_null(&j, "function");
+		if (s->file)
+			tui_json_str(&j, "file", s->file);
+		else
+			tui_json_null(&j, "file");
+		if (s->line)
+			tui_json_u64(&j, "line", s->line);
+		else
+			tui_json_null(&j, "line");
+		tui_json_u64(&j, "thread", h->tid[k]);
+		tui_json_u64(&j, "address", h->addr[k]);
+		tui_json_end(&j, '}');
+	}
+	tui_json_end(&j, ']');
+	progress_send(&u->po, &j, false);
+}
+
 static void on_bug(void *ctx, const db_hit *h)
 {
 	sweep_ui *u = ctx;
 	char s0[300], s1[300];
 
+	bug_line(u, h);
 	if (!u->tty)
 		return;
 	site_text(u->prog, h->site[0].id, s0, sizeof s0);
@@ -368,6 +1109,51 @@ static void on_bug(void *ctx, const db_hit *h)
 	fprintf(u->err, "\r\033[Knew bug: %c/%c %s <-> %s\n",
 		tui_kind_letter(h->site[0].kind), tui_kind_letter(h->site[1].kind),
 		s0, s1);
+}
+
+static void start_line(sweep_ui *u, const db_campaign *c, bool resumed,
+		       const char *dbpath)
+{
+	tui_json j;
+	char hex[20];
+
+	if (!progress_begin(&u->po, &j, "start"))
+		return;
+	tui_json_i64(&j, "campaign", c->id);
+	tui_json_str(&j, "program", u->prog->name);
+	tui_json_str(&j, "path", u->prog->path);
+	tui_json_str(&j, "db", dbpath);
+	tui_json_bool(&j, "resumed", resumed);
+	if (c->planned)
+		tui_json_u64(&j, "planned", c->planned);
+	else
+		tui_json_null(&j, "planned");
+	if (c->budget_s > 0)
+		tui_json_f64(&j, "budget_s", c->budget_s);
+	else
+		tui_json_null(&j, "budget_s");
+	tui_json_u64(&j, "done", resumed ? c->done : 0);
+	tui_json_u64(&j, "jobs", c->jobs);
+	snprintf(hex, sizeof hex, "%016" PRIx64, c->seed);
+	tui_json_str(&j, "seed", hex);
+	progress_send(&u->po, &j, false);
+}
+
+static void end_line(sweep_ui *u, const char *status, uint64_t done,
+		     uint64_t bugs, const char *msg)
+{
+	tui_json j;
+
+	if (progress_begin(&u->po, &j, "end")) {
+		tui_json_str(&j, "status", status);
+		tui_json_u64(&j, "done", done);
+		tui_json_u64(&j, "bugs", bugs);
+		if (msg)
+			tui_json_str(&j, "message", msg);
+		json_statuses(&j, &u->last);
+		progress_send(&u->po, &j, false);
+	}
+	progress_finish(&u->po);
 }
 
 static void on_sigint(int sig)
@@ -507,8 +1293,9 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	wasm_err e;
 	int rc;
 	int64_t pid;
-	struct sigaction sa = {0}, old;
-	sweep_ui ui = {out, err, false, false, NULL, {0}};
+	struct sigaction sa = {0}, old, pipe_old;
+	bool pipe_set = false;
+	sweep_ui ui = {.out = out, .err = err};
 	det_sweep_hooks hooks = {on_progress, on_bug, &ui};
 	wasm_status st;
 
@@ -517,6 +1304,9 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			     "CAMPAIGN); usage: heisen sweep %s\n", cmd->usage);
 		return TUI_EXIT_USAGE;
 	}
+	if ((rc = progress_open(tui_opt_value(cmd, a, "--progress-fd"),
+				&ui.po, err)))
+		return rc;
 	if (resume) {
 		static const char *const plan_opts[] = {
 		    "--densities", "--runs",  "--budget", "--profiles",
@@ -603,6 +1393,19 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	}
 	ui.prog = p;
 	ui.tty = !json && isatty(fileno(err));
+	ui.d = d;
+	ui.program_id = c.program_id;
+	if (ui.po.fd >= 0) {
+		/* A progress reader that goes away must cost its lines, not
+		 * the sweep: EPIPE instead of SIGPIPE. */
+		struct sigaction ign = {0};
+		ign.sa_handler = SIG_IGN;
+		sigemptyset(&ign.sa_mask);
+		sigaction(SIGPIPE, &ign, &pipe_old);
+		pipe_set = true;
+	}
+	start_line(&ui, &c, resume != NULL,
+		   db_path_choose(tui_opt_value(cmd, a, "--db")));
 	sa.sa_handler = on_sigint;
 	sa.sa_flags = SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
@@ -612,6 +1415,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	if (ui.line_shown)
 		fprintf(err, "\r\033[K");
 	if (st) {
+		end_line(&ui, "error", ui.last.done, ui.last.bugs, e.msg);
 		fprintf(err, "heisen sweep: campaign %" PRId64 ": %s\n", c.id,
 			e.msg);
 		rc = st == WASM_NOMEM ? TUI_EXIT_INTERNAL : TUI_EXIT_USAGE;
@@ -620,10 +1424,13 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	{
 		db_campaign now = {0};
 		if ((st = db_campaign_get(d, c.id, &now, &e))) {
+			end_line(&ui, "error", ui.last.done, ui.last.bugs,
+				 e.msg);
 			fprintf(err, "heisen sweep: %s\n", e.msg);
 			rc = tui_exit_for(st);
 			goto done;
 		}
+		end_line(&ui, now.status, now.done, now.bugs, NULL);
 		if (json) {
 			tui_json j;
 			char hex[20];
@@ -675,6 +1482,9 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		db_campaign_clear(&now);
 	}
 done:
+	progress_finish(&ui.po);
+	if (pipe_set)
+		sigaction(SIGPIPE, &pipe_old, NULL);
 	db_program_clear(&prog);
 	db_campaign_clear(&c);
 	det_prog_free(p);

@@ -82,6 +82,20 @@ static const tui_opt sweep_opts[] = {
 	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
 	{"--fail-on-bugs", NULL, "exit 1 when the campaign found a bug"},
 	{"--json", NULL, "print the summary as JSON (schema heisen.sweep/1)"},
+	{"--progress-fd", "FD",
+	 "also write progress as JSON lines (schema heisen.progress/1) to "
+	 "open file descriptor FD"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt rerun_opts[] = {
+	{"--db", "FILE",
+	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
+	{"--json", NULL,
+	 "report as JSON (schema heisen.run/1 with a rerun object); the "
+	 "program's output goes to stderr"},
+	{"--fail-on-bugs", NULL,
+	 "exit 1 when a violation is caught and the program exited 0"},
 	{NULL, NULL, NULL},
 };
 
@@ -122,6 +136,11 @@ static const tui_opt bugs_opts[] = {
 static const tui_opt show_opts[] = {
 	DB_OPT,
 	{"--json", NULL, "print the report as JSON (schema heisen.bug/1)"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt shell_opts[] = {
+	{"--db", "FILE", "workspace database of the session, as 'set db FILE'"},
 	{NULL, NULL, NULL},
 };
 
@@ -267,7 +286,8 @@ const tui_cmd tui_commands[] = {
 	 "FILE.wasm [--densities LIST] [--runs N | --budget TIME] "
 	 "[--profiles LIST] [--jobs J] [--seed S] [--delay UNITS] "
 	 "[--timeout TIME] [--prune] [--db FILE] [--json] [--fail-on-bugs] "
-	 "[-- ARGS...]  |  --resume CAMPAIGN [--jobs J] [--db FILE]",
+	 "[--progress-fd FD] [-- ARGS...]  |  --resume CAMPAIGN [--jobs J] "
+	 "[--db FILE] [--progress-fd FD]",
 	 "run a program many times under random probe masks, record races",
 	 "A campaign: FILE.wasm (instrumented on the fly when it is not, "
 	 "cached by hash) runs once per plan entry, each run in its own "
@@ -284,11 +304,43 @@ const tui_cmd tui_commands[] = {
 	 "otherwise the sweep is quiet until its summary. Ctrl-C stops it "
 	 "cleanly: finished runs are kept and 'heisen sweep --resume "
 	 "CAMPAIGN' runs the rest of the plan.\n"
+	 "With --progress-fd FD the sweep also writes one JSON object per "
+	 "line to FD, a descriptor its caller opened for writing (a pipe's "
+	 "write end, or e.g. 3>progress.jsonl in a shell): a start line "
+	 "once the campaign exists, a progress line about every 100 ms, a "
+	 "bug line per new bug, an end line (docs/json.md, "
+	 "heisen.progress/1). Those writes never hold up the sweep: "
+	 "progress lines are dropped while the reader lags, and a reader "
+	 "that goes away only ends the lines.\n"
 	 "Exit status: 0 when the plan or budget completed; 1 with "
-	 "--fail-on-bugs when the campaign found a bug; 2 on bad usage, an "
-	 "unreadable or invalid program, or a database that cannot be "
-	 "used; 3 on an internal error; 130 when stopped by Ctrl-C.",
+	 "--fail-on-bugs when the campaign found a bug; 2 on bad usage "
+	 "(an FD that is not open for writing included), an unreadable or "
+	 "invalid program, or a database that cannot be used; 3 on an "
+	 "internal error; 130 when stopped by Ctrl-C.",
 	 0, TUI_MAX_OPERANDS, sweep_opts, tui_cmd_sweep},
+	{"rerun", "RUN [--db FILE] [--json] [--fail-on-bugs]",
+	 "run one recorded run again, exactly, and compare",
+	 "Runs run RUN of the workspace (an id from 'heisen runs CAMPAIGN') "
+	 "again as its campaign ran it: the program at the path recorded "
+	 "for it, with the campaign's arguments, no environment and no "
+	 "directories, stdin empty; the run's profile, density and mask "
+	 "seed over the campaign's site pool (its shared sites with "
+	 "--prune), so exactly the same sites are armed; the campaign's "
+	 "delay and timeout. The program's output goes to stdout (stderr "
+	 "with --json). Then heisen prints the result as 'heisen run "
+	 "--density' does, and a line comparing with the recording: "
+	 "recorded bugs caught again, missed, and new violations (bug ids "
+	 "where the workspace has the bug, site pairs otherwise), e.g.\n"
+	 "  rerun of run 57 (recorded: ok 0, bugs 3 5): caught again 1 of "
+	 "2 (3), missed 5; new 1: sites 117/121 (no bug yet)\n"
+	 "The rerun is not recorded in the database.\n"
+	 "Exit status: as 'heisen run --density': the program's own, 134 "
+	 "on a trap, 124 on the timeout; with --fail-on-bugs 1 when a "
+	 "violation was caught and the program exited 0; 2 if RUN is not "
+	 "a run id of the database, the database does not exist or cannot "
+	 "be used, or the program is gone or has changed since (its hash "
+	 "differs); 3 on an internal error.",
+	 1, 1, rerun_opts, tui_cmd_rerun},
 	{"shared", "FILE.wasm [--runs N] [--jobs J] [--timeout TIME] [--json] "
 	 "[-- ARGS...]",
 	 "list the sites that touch memory shared between threads",
@@ -363,6 +415,27 @@ const tui_cmd tui_commands[] = {
 	 "what it does.\n"
 	 "Exit status: 0.",
 	 0, 0, profiles_opts, tui_cmd_profiles},
+	{"shell", "[--db FILE]",
+	 "an interactive command line: editing, history, completion",
+	 "Reads commands at a 'heisen> ' prompt and runs each line as a "
+	 "script line: the same words, quotes, comments, ';' and 'set' "
+	 "defaults. --db FILE starts with 'set db FILE' (the prompt then "
+	 "shows the file's name). A failed command prints its message and "
+	 "the prompt comes back. 'quit' or 'exit' on its own line, or Ctrl-D "
+	 "on an empty line, leaves.\n"
+	 "Keys: Tab completes command names, options, file names, bug, run "
+	 "(of the newest campaign) and campaign ids from the workspace "
+	 "database (never creating it), setting names and profile names; Up "
+	 "and Down walk the history; "
+	 "Ctrl-R searches it; Ctrl-C clears the line, or stops a running "
+	 "sweep and returns to the prompt (during other commands it ends "
+	 "heisen, as from a shell).\n"
+	 "History: the last 1000 lines, in $XDG_STATE_HOME/heisen/history "
+	 "(default ~/.local/state/heisen/history); a line starting with a "
+	 "space or repeating the one before is not kept. When the file "
+	 "cannot be written, one warning says so and the shell goes on.\n"
+	 "Exit status: 0; 2 inside a script or another shell.",
+	 0, 0, shell_opts, tui_cmd_shell},
 	{"set", "[NAME VALUE]",
 	 "give later commands of a script a default option",
 	 "In a script or at the command line (not as 'heisen set' from a "

@@ -1,8 +1,8 @@
 /*
  * test_complete.c - tab completion against the real command table:
  * command names (first word, after ';'), options, settings, profiles,
- * file names in a scratch folder, bug and campaign ids from a database
- * made here, and that completion never creates a database.
+ * file names in a scratch folder, bug, run and campaign ids from a
+ * database made here, and that completion never creates a database.
  *
  * Linked with heisen's tui/ objects (see the Makefile's rule for it).
  */
@@ -221,8 +221,8 @@ static void test_files(void **state)
 
 /* ---- ids from the workspace ------------------------------------------- */
 
-/* Ten bugs (ids 1..10, sites 2i and 2i+1) in one run of campaign 1;
- * campaign 2 has no run. */
+/* Ten bugs (ids 1..10, sites 2i and 2i+1) in run 1, of campaign 1;
+ * campaign 2 has runs 2 and 3, without bugs. */
 static void make_db(void)
 {
 	static const uint32_t dens[1] = {10000};
@@ -267,6 +267,12 @@ static void make_db(void)
 	r.nbugs = 10;
 	assert_int_equal(db_run_add(d, &r, hits, 10, &e), WASM_OK);
 	assert_int_equal(db_campaign_new(d, &c, &e), WASM_OK);
+	r.campaign_id = c.id;
+	r.nbugs = 0;
+	for (int i = 0; i < 2; i++) {
+		r.idx = (uint64_t)i;
+		assert_int_equal(db_run_add(d, &r, NULL, 0, &e), WASM_OK);
+	}
 	db_close(d);
 }
 
@@ -282,6 +288,9 @@ static void test_ids(void **state)
 	assert_string_equal(comp(&s, "runs "), "1 2");
 	assert_string_equal(comp(&s, "runs 1 --bug 9"), "9");
 	assert_string_equal(comp(&s, "sweep --resume "), "1 2");
+	/* Runs: those of the newest campaign. */
+	assert_string_equal(comp(&s, "rerun "), "2 3");
+	assert_string_equal(comp(&s, "rerun 3"), "3");
 	/* The line's --db wins over the session's. */
 	db_set(&s, NULL);
 	snprintf(line, sizeof line, "show --db %s 1", dbpath);
@@ -306,6 +315,7 @@ static void test_no_db_created(void **state)
 	db_set(&s, missing);
 	assert_string_equal(comp(&s, "show "), "");
 	assert_string_equal(comp(&s, "runs "), "");
+	assert_string_equal(comp(&s, "rerun "), "");
 	assert_int_equal(stat(missing, &st), -1);
 	tui_session_free(&s);
 

@@ -42,7 +42,9 @@ else
 LINE_LIBS := -lreadline
 endif
 # What the heisen binary links (test_complete too, with its objects).
-HEISEN_LIBS := -lsqlite3 -lm -lpthread $(LINE_LIBS)
+# The TUI's curses: ncursesw for wide characters.
+CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+HEISEN_LIBS := -lsqlite3 -lm -lpthread $(LINE_LIBS) $(CURSES_LIBS)
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) $(LINE_FLAGS) -MMD -MP -I. $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
@@ -234,12 +236,13 @@ demos/build/guests/%.wasm: tests/e2e/guests/%.c $(GUEST_FILES) tui/cmd_cc.c | $(
 $(BUILD)/tui/cmd_cc.o: CFLAGS_ALL += -DHEISEN_GUEST_LIBDIR='"$(PREFIX)/lib/heisen/guest"' \
 	-DHEISEN_GUEST_INCDIR='"$(PREFIX)/include/heisen/guest"'
 
-# The workspace is ./heisen.db in the folder make runs from.
+# The workspace is ./heisen.db: a first `make run` sweeps the fibonacci
+# demo into it, later ones open what is there. Without a terminal (a CI
+# log) the bug list is printed instead of opening the TUI.
 run: deps
 	$(MAKE) all demos
-	$(HEISEN) run demos/build/mutex-counter.wasm
-	$(HEISEN) sweep demos/build/fibonacci.wasm
-	$(HEISEN) show 1
+	test -e heisen.db || $(HEISEN) sweep demos/build/fibonacci.wasm --densities 10:100:10 --runs 20
+	if [ -t 0 ] && [ -t 1 ]; then $(HEISEN) tui; else $(HEISEN) bugs; fi
 
 install: $(HEISEN) $(GUEST_FILES)
 	install -d $(DESTDIR)$(PREFIX)/bin

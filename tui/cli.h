@@ -339,6 +339,8 @@ int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
+/* `heisen tui`: the ncurses front end (tui/ui.c). */
+int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* `heisen shell` (tui/line.c): the interactive command line. */
 int tui_cmd_shell(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);

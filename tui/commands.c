@@ -144,6 +144,11 @@ static const tui_opt shell_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt tui_opts[] = {
+	{"--db", "FILE", "workspace database (created when missing)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt profiles_opts[] = {
 	{"--json", NULL, "print the list as JSON (schema heisen.profiles/1)"},
 	{NULL, NULL, NULL},
@@ -436,6 +441,25 @@ const tui_cmd tui_commands[] = {
 	 "cannot be written, one warning says so and the shell goes on.\n"
 	 "Exit status: 0; 2 inside a script or another shell.",
 	 0, 0, shell_opts, tui_cmd_shell},
+	{"tui", "[--db FILE]", "the full-screen interface (also plain 'heisen')",
+	 "Opens the workspace in a full-screen terminal interface: the "
+	 "campaigns, a form to start a sweep and its live progress (runs, "
+	 "runs/s, bugs, ETA; S stops it, R resumes a stopped campaign), the "
+	 "bugs (sortable, / filters), a bug's sites with source context and "
+	 "its detections table (K/N runs per profile and density, coloured "
+	 "by K/N), a campaign's runs, one run's violations, and an exact "
+	 "rerun of a run (x). ':' takes any heisen command, with Tab "
+	 "completion; '?' lists the keys of the screen. 'heisen' with no "
+	 "arguments on a terminal opens it on ./heisen.db or $HEISEN_DB.\n"
+	 "Sweeps, reruns and ':' commands run in child processes, so the "
+	 "interface stays responsive and a failing command cannot break the "
+	 "screen. Quitting (q on the first screen, Q, Ctrl-C) stops a "
+	 "running sweep first, so that every finished run is recorded. "
+	 "NO_COLOR turns colours off. Works from 80x24 up; resizing is "
+	 "followed.\n"
+	 "Exit status: 0; 2 when standard input or output is not a terminal "
+	 "or the database cannot be used.",
+	 0, 0, tui_opts, tui_cmd_tui},
 	{"set", "[NAME VALUE]",
 	 "give later commands of a script a default option",
 	 "In a script or at the command line (not as 'heisen set' from a "

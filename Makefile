@@ -81,7 +81,8 @@ help:
 # missing, so a machine that has them all makes no network request.
 DEB_PKGS := build-essential pkg-config libncurses-dev libreadline-dev \
 	libedit-dev libsqlite3-dev sqlite3 libcmocka-dev clang lld \
-	libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc llvm wabt tmux xxd
+	libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc llvm wabt tmux xxd \
+	python3
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \

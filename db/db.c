@@ -1364,7 +1364,6 @@ static wasm_status bug_of(db *d, const db_site *sa, const db_site *sb,
 	int64_t prog = d->camp_program;
 	sqlite3_stmt *s;
 	bug_slot *slot;
-	int rc;
 
 	if (d->bugcap) {
 		slot = bug_slot_of(d, prog, sa->id, sb->id);
@@ -1373,16 +1372,8 @@ static wasm_status bug_of(db *d, const db_site *sa, const db_site *sb,
 			return WASM_OK;
 		}
 	}
-	if (!(s = stmt(d, S_BUG_FIND, err)))
+	if (db_bug_find(d, prog, sa->id, sb->id, id, err))
 		return err->status;
-	sqlite3_bind_int64(s, 1, prog);
-	sqlite3_bind_int64(s, 2, sa->id);
-	sqlite3_bind_int64(s, 3, sb->id);
-	rc = sqlite3_step(s);
-	*id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-	done(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sql_fail(d, err, rc, "finding a bug");
 	if (!*id) {
 		s = d->st[S_BUG_ADD];
 		sqlite3_bind_int64(s, 1, prog);
@@ -1618,6 +1609,27 @@ static wasm_status bug_row(db *d, sqlite3_stmt *s, db_bug *b, wasm_err *err)
 		db_bug_clear(b);
 		return oom(d, err);
 	}
+	return WASM_OK;
+}
+
+wasm_status db_bug_find(db *d, int64_t program_id, uint32_t site_a,
+			uint32_t site_b, int64_t *id, wasm_err *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*id = 0;
+	if (!(s = stmt(d, S_BUG_FIND, err)))
+		return err->status;
+	sqlite3_bind_int64(s, 1, program_id);
+	sqlite3_bind_int64(s, 2, site_a);
+	sqlite3_bind_int64(s, 3, site_b);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(s, 0);
+	done(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sql_fail(d, err, rc, "finding a bug");
 	return WASM_OK;
 }
 

@@ -190,6 +190,11 @@ wasm_status db_bug_list(db *d, int64_t program_id,
 			bool (*cb)(void *ctx, const db_bug *b), void *ctx,
 			wasm_err *err);
 wasm_status db_bug_get(db *d, int64_t id, db_bug *out, wasm_err *err);
+/* The id of program_id's bug on sites (site_a, site_b), site_a <= site_b,
+ * or 0 in *id when there is none. One indexed lookup: for callers that
+ * ask while a campaign grows. */
+wasm_status db_bug_find(db *d, int64_t program_id, uint32_t site_a,
+			uint32_t site_b, int64_t *id, wasm_err *err);
 void db_bug_clear(db_bug *b);
 
 /* The bugs a run detected, with the run's threads and addresses. */

@@ -1034,21 +1034,6 @@ static void on_progress(void *ctx, const det_progress *pr)
 	u->line_shown = true;
 }
 
-typedef struct bug_find {
-	uint32_t site[2];
-	int64_t id;
-} bug_find;
-
-static bool find_bug(void *ctx, const db_bug *b)
-{
-	bug_find *f = ctx;
-
-	if (b->site[0].id != f->site[0] || b->site[1].id != f->site[1])
-		return true;
-	f->id = b->id;
-	return false;
-}
-
 static void bug_line(sweep_ui *u, const db_hit *h)
 {
 	tui_json j;
@@ -1056,15 +1041,17 @@ static void bug_line(sweep_ui *u, const db_hit *h)
 	wasm_err e;
 	/* The hook runs after the run's insert: the bug is in the open
 	 * batch, which this connection sees. */
-	bug_find f = {{h->site[0].id, h->site[1].id}, 0};
+	int64_t id = 0;
 
 	if (u->po.fd < 0)
 		return;
-	db_bug_list(u->d, u->program_id, find_bug, &f, &e);
+	if (db_bug_find(u->d, u->program_id, h->site[0].id, h->site[1].id,
+			&id, &e))
+		id = 0;
 	if (!progress_begin(&u->po, &j, "bug"))
 		return;
-	if (f.id)
-		tui_json_i64(&j, "bug", f.id);
+	if (id)
+		tui_json_i64(&j, "bug", id);
 	else
 		tui_json_null(&j, "bug");
 	snprintf(kinds, sizeof kinds, "%c/%c", tui_kind_letter(h->site[0].kind),

@@ -136,7 +136,8 @@ static void add_files(cands *c, bool dirs_only)
 			char *full;
 			bool isdir;
 
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+			if (!strcmp(e->d_name, ".") ||
+			    !strcmp(e->d_name, "..") ||
 			    (e->d_name[0] == '.' && base[0] != '.') ||
 			    strncmp(e->d_name, base, strlen(base)))
 				continue;
@@ -290,7 +291,8 @@ static bool usage_operand(const tui_cmd *cmd, int idx, bool after_dashes,
 		} else if (dashes == after_dashes) {
 			while (end > w && end[-1] == ']')
 				end--;
-			len = (size_t)(end - w) < cap ? (size_t)(end - w) : cap - 1;
+			len = (size_t)(end - w) < cap ? (size_t)(end - w)
+						      : cap - 1;
 			memcpy(buf, w, len);
 			buf[len] = '\0';
 			if (n++ == idx)
@@ -416,7 +418,8 @@ static void collect(cands *c, tui_session *s, const tui_words *w)
 		/* set NAME VALUE: VALUE is what the option of NAME takes. */
 		for (int i = 0; tui_settable[i].name; i++) {
 			const tui_opt *o = any_opt(tui_settable[i].option);
-			if (o && o->arg && !strcmp(tui_settable[i].name, w->argv[1]))
+			if (o && o->arg &&
+			    !strcmp(tui_settable[i].name, w->argv[1]))
 				add_value(c, o->name, o->arg, dbopt);
 		}
 	} else if (usage_operand(cmd, dashes ? after : before, dashes, what,
@@ -441,10 +444,10 @@ void tui_complete(tui_session *s, const char *line, size_t start, size_t end,
 	}
 	if (c.n)
 		qsort(c.v, c.n, sizeof *c.v, cand_cmp);
-	for (size_t i = 0, stop = 0; i < c.n; i++) {
-		if (!stop && (!i || strcmp(c.v[i], c.v[i - 1])))
-			stop = !cb(ctx, c.v[i]);
-	}
+	for (size_t i = 0; i < c.n; i++)
+		if (!i || strcmp(c.v[i], c.v[i - 1]))
+			if (!cb(ctx, c.v[i]))
+				break;
 	for (size_t i = 0; i < c.n; i++)
 		free(c.v[i]);
 	free(c.v);

@@ -190,7 +190,7 @@ static void history_free(history *h)
 	h->n = 0;
 }
 
-/* ---- completion ------------------------------------------------------------ */
+/* ---- completion ------------------------------------------------------ */
 
 static tui_session *shell_session;
 
@@ -233,7 +233,7 @@ static char *next_match(const char *text, int state)
 
 static char **attempt(const char *text, int start, int end)
 {
-	char **m = NULL;
+	char **m;
 
 	/* Where tui_complete finds nothing, nothing fits: readline's own
 	 * file name completion would offer files for a bug id. */
@@ -249,10 +249,7 @@ static char **attempt(const char *text, int start, int end)
 	if (matches.n == 1 && matches.v[0][strlen(matches.v[0]) - 1] == '/')
 		rl_completion_append_character = '\0';
 	m = rl_completion_matches(text, next_match);
-	/* readline owns what next_match handed over. */
-	for (size_t k = 0; !m && k < matches.n; k++)
-		free(matches.v[k]);
-	matches.n = 0;
+	matches.n = 0; /* each one is readline's now */
 	return m;
 }
 
@@ -342,7 +339,9 @@ static char *read_line(const char *prompt)
 		}
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || (p.revents & POLLNVAL)) {
+		/* A hung-up terminal polls as an error, forever readable
+		 * but with nothing to read. */
+		if (r < 0 || (p.revents & (POLLNVAL | POLLERR))) {
 			rl_callback_handler_remove();
 			break;
 		}
@@ -407,25 +406,31 @@ static bool is_quit(const char *line)
 	return quit;
 }
 
-int tui_cmd_shell(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+/* Standard input that is not a terminal (a pipe, a file): its lines as
+ * they come, without prompt, editing nor history. libedit cannot read
+ * such input through the callback interface. */
+static void run_plain(tui_session *s, FILE *out, FILE *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	while ((len = getline(&line, &cap, stdin)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (is_quit(line))
+			break;
+		tui_run_line(s, line, NULL, out, err);
+		fflush(out);
+	}
+	free(line);
+}
+
+static void run_interactive(tui_session *s, FILE *out, FILE *err)
 {
 	static char breaks[] = " \t\n;";
-	const char *dbfile = tui_opt_value(cmd, a, "--db");
-	tui_session s;
 	history h;
 	char prompt[256], *line;
-
-	if (tui_current_session) {
-		fprintf(err, "heisen shell: already reading commands (from a "
-			     "script or the command line)\n");
-		return TUI_EXIT_USAGE;
-	}
-	tui_session_init(&s);
-	if (dbfile && !(s.val[setting("db")] = strdup(dbfile))) {
-		fprintf(err, "heisen shell: out of memory\n");
-		return TUI_EXIT_INTERNAL;
-	}
-	shell_session = &s;
 
 	rl_readline_name = "heisen";
 	rl_catch_signals = 0;
@@ -445,7 +450,7 @@ int tui_cmd_shell(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		add_history(h.v[i]);
 
 	for (;;) {
-		make_prompt(&s, prompt, sizeof prompt);
+		make_prompt(s, prompt, sizeof prompt);
 		if (!(line = read_line(prompt))) {
 			end_of_input(out);
 			break;
@@ -455,15 +460,36 @@ int tui_cmd_shell(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			free(line);
 			break;
 		}
-		tui_run_line(&s, line, NULL, out, err);
+		tui_run_line(s, line, NULL, out, err);
 		free(line);
 		fflush(out);
 	}
-
 	clear_history();
 	free(matches.v);
 	matches = (found){0};
 	history_free(&h);
+}
+
+int tui_cmd_shell(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	const char *dbfile = tui_opt_value(cmd, a, "--db");
+	tui_session s;
+
+	if (tui_current_session) {
+		fprintf(err, "heisen shell: already reading commands (from a "
+			     "script or the command line)\n");
+		return TUI_EXIT_USAGE;
+	}
+	tui_session_init(&s);
+	if (dbfile && !(s.val[setting("db")] = strdup(dbfile))) {
+		fprintf(err, "heisen shell: out of memory\n");
+		return TUI_EXIT_INTERNAL;
+	}
+	shell_session = &s;
+	if (isatty(STDIN_FILENO))
+		run_interactive(&s, out, err);
+	else
+		run_plain(&s, out, err);
 	shell_session = NULL;
 	tui_session_free(&s);
 	return TUI_EXIT_OK;

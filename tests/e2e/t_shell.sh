@@ -214,6 +214,18 @@ n=$(grep -c 'heisen shell: cannot' "$dir/screen")
 [ "$n" -eq 1 ] || bad "unusable history: $n warnings, want 1: $(tr '\n' '|' <"$dir/screen" | tr -s '|')"
 tm kill-session -t s3
 
+# Not on a terminal: every line runs, failing or not; no history.
+printf 'version\nno-such-command\nset db a.db; set\n' |
+	XDG_STATE_HOME="$dir/state-pipe" "$HEISEN" shell >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 0 ] || bad "heisen shell from a pipe: exit $rc: $(snippet "$dir/err")"
+[ "$(grep -c '' "$dir/out")" -eq 2 ] && grep -q '^heisen [0-9]' "$dir/out" &&
+	grep -q '^set db a\.db$' "$dir/out" ||
+	bad "heisen shell from a pipe: output $(snippet "$dir/out")"
+grep -q "unknown command 'no-such-command'" "$dir/err" ||
+	bad "heisen shell from a pipe: no error for line 2: $(snippet "$dir/err")"
+[ -e "$dir/state-pipe" ] && bad "heisen shell from a pipe wrote a history"
+
 # No shell inside a script (nor inside a shell: the same check).
 "$HEISEN" -c shell </dev/null >"$dir/out" 2>"$dir/err"
 rc=$?

@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char tmp[64];     /* scratch folder of the file name tests */
-static char dbdir[64];   /* and of the database */
+static char tmp[64];	 /* scratch folder of the file name tests */
+static char dbdir[64];	 /* and of the database */
 static char dbpath[128]; /* a database with 10 bugs and 2 campaigns */
 
 static bool join(void *ctx, const char *cand)
@@ -219,6 +219,21 @@ static void test_files(void **state)
 	assert_int_equal(chdir(cwd), 0);
 }
 
+/* A leading ~/ is $HOME, and stays in the candidates. */
+static void test_home(void **state)
+{
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+
+	setenv("HOME", tmp, 1);
+	assert_string_equal(comp(NULL, "inspect ~/a"), "~/a.wasm ~/ab.txt");
+	assert_string_equal(comp(NULL, "inspect ~/sub/"), "~/sub/in.wasm");
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+}
+
 /* ---- ids from the workspace ------------------------------------------- */
 
 /* Ten bugs (ids 1..10, sites 2i and 2i+1) in run 1, of campaign 1;
@@ -404,6 +419,7 @@ int main(void)
 	    cmocka_unit_test(test_help_and_set),
 	    cmocka_unit_test(test_profiles),
 	    cmocka_unit_test(test_files),
+	    cmocka_unit_test(test_home),
 	    cmocka_unit_test(test_ids),
 	    cmocka_unit_test(test_no_db_created),
 	    cmocka_unit_test(test_stop),

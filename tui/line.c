@@ -12,7 +12,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -147,6 +146,7 @@ static void history_save(history *h)
 		free(tmp);
 		return;
 	}
+	errno = 0;
 	if (!(f = fdopen(fd, "w"))) {
 		err = errno;
 		close(fd);

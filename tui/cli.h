@@ -195,6 +195,28 @@ typedef bool (*tui_complete_cb)(void *ctx, const char *cand);
 void tui_complete(tui_session *s, const char *line, size_t start,
 		  size_t end, tui_complete_cb cb, void *ctx);
 
+/* The command-line history (tui/history.c), shared by `heisen shell`
+ * and the TUI's ':' prompt: $XDG_STATE_HOME/heisen/history (an absolute
+ * XDG_STATE_HOME only), else ~/.local/state/heisen/history, directories
+ * made 0700; one entry per line, oldest first, the last TUI_HISTORY_MAX.
+ * When the file cannot be read or written, warning says why (once) and
+ * the history lives on in memory only. The struct owns its strings:
+ * tui_history_free. */
+#define TUI_HISTORY_MAX 1000
+typedef struct tui_history {
+	char *path; /* NULL: no usable location */
+	char *v[TUI_HISTORY_MAX];
+	int n;
+	char warning[512];
+	bool warned; /* for the caller: the warning was shown */
+} tui_history;
+void tui_history_load(tui_history *h);
+/* Keep line when it is worth recalling (not blank, not starting with a
+ * space, not the previous entry again) and rewrite the file; true when
+ * kept. */
+bool tui_history_add(tui_history *h, const char *line);
+void tui_history_free(tui_history *h);
+
 /* The overview (`heisen --help`) and one command's help. */
 void tui_print_usage(FILE *f);
 void tui_print_cmd_help(const tui_cmd *cmd, FILE *f);

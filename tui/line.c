@@ -16,7 +16,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef TUI_LINE_EDIT
@@ -25,170 +24,6 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 #endif
-
-enum { HISTORY_MAX = 1000 };
-
-/* The history as kept on disk: one line per entry, oldest first, at most
- * HISTORY_MAX. Kept here rather than with read_history/write_history,
- * whose file formats differ between readline and libedit. */
-typedef struct history {
-	char *path; /* NULL: no usable location */
-	char *v[HISTORY_MAX];
-	int n;
-	bool warned; /* one warning per session */
-} history;
-
-static void history_warn(history *h, const char *what, const char *path,
-			 int errnum)
-{
-	if (h->warned)
-		return;
-	h->warned = true;
-	fprintf(stderr,
-		"heisen shell: cannot %s %s: %s (the history is not kept)\n",
-		what, path, strerror(errnum));
-}
-
-/* Creates every missing directory of dir, 0700 as XDG asks. */
-static int mkdir_all(char *dir)
-{
-	for (char *p = dir + 1;; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(dir, 0700) && errno != EEXIST) {
-			*p = c;
-			return -1;
-		}
-		*p = c;
-		if (!c)
-			return 0;
-	}
-}
-
-static void history_push(history *h, char *line)
-{
-	if (h->n == HISTORY_MAX) {
-		free(h->v[0]);
-		memmove(h->v, h->v + 1, (HISTORY_MAX - 1) * sizeof *h->v);
-		h->n--;
-	}
-	h->v[h->n++] = line;
-}
-
-/* $XDG_STATE_HOME/heisen/history (an absolute XDG_STATE_HOME only, as
- * the spec says), else ~/.local/state/heisen/history. */
-static void history_load(history *h)
-{
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char *dir, *line = NULL;
-	size_t cap = 0, len;
-	ssize_t got;
-	FILE *f;
-
-	memset(h, 0, sizeof *h);
-	if (xdg && xdg[0] == '/')
-		dir = malloc(strlen(xdg) + sizeof "/heisen");
-	else if (home && home[0] == '/')
-		dir = malloc(strlen(home) + sizeof "/.local/state/heisen");
-	else
-		return;
-	if (!dir)
-		return;
-	if (xdg && xdg[0] == '/')
-		sprintf(dir, "%s/heisen", xdg);
-	else
-		sprintf(dir, "%s/.local/state/heisen", home);
-	len = strlen(dir);
-	if (!(h->path = malloc(len + sizeof "/history"))) {
-		free(dir);
-		return;
-	}
-	sprintf(h->path, "%s/history", dir);
-	if (mkdir_all(dir)) {
-		history_warn(h, "create", dir, errno);
-		free(dir);
-		return;
-	}
-	free(dir);
-	if (!(f = fopen(h->path, "r"))) {
-		if (errno != ENOENT)
-			history_warn(h, "read", h->path, errno);
-		return;
-	}
-	while ((got = getline(&line, &cap, f)) >= 0) {
-		char *copy;
-		if (got && line[got - 1] == '\n')
-			line[--got] = '\0';
-		if (got && (copy = strdup(line)))
-			history_push(h, copy);
-	}
-	free(line);
-	fclose(f);
-}
-
-/* Rewrites the whole file (a temporary file renamed over it), so it never
- * holds more than HISTORY_MAX lines nor a half-written one. */
-static void history_save(history *h)
-{
-	char *tmp;
-	int fd, err = 0;
-	FILE *f;
-
-	if (!h->path || h->warned)
-		return;
-	if (!(tmp = malloc(strlen(h->path) + sizeof ".XXXXXX")))
-		return;
-	sprintf(tmp, "%s.XXXXXX", h->path);
-	if ((fd = mkstemp(tmp)) < 0) {
-		history_warn(h, "write", h->path, errno);
-		free(tmp);
-		return;
-	}
-	errno = 0;
-	if (!(f = fdopen(fd, "w"))) {
-		err = errno;
-		close(fd);
-	}
-	for (int i = 0; f && i < h->n; i++)
-		fprintf(f, "%s\n", h->v[i]);
-	if (f && (fflush(f) || ferror(f)))
-		err = errno ? errno : EIO;
-	if (f && fclose(f) && !err)
-		err = errno;
-	if (!err && rename(tmp, h->path))
-		err = errno;
-	if (err) {
-		unlink(tmp);
-		history_warn(h, "write", h->path, err);
-	}
-	free(tmp);
-}
-
-/* A line worth recalling: not blank, not hidden by a leading space, not
- * the line just before it again. */
-static void history_add(history *h, const char *line)
-{
-	char *copy;
-
-	if (line[0] == ' ' || !line[strspn(line, " \t")] ||
-	    (h->n && !strcmp(h->v[h->n - 1], line)))
-		return;
-	if (!(copy = strdup(line)))
-		return;
-	history_push(h, copy);
-	add_history(line);
-	history_save(h);
-}
-
-static void history_free(history *h)
-{
-	for (int i = 0; i < h->n; i++)
-		free(h->v[i]);
-	free(h->path);
-	h->n = 0;
-}
 
 /* ---- completion ------------------------------------------------------ */
 
@@ -426,10 +261,19 @@ static void run_plain(tui_session *s, FILE *out, FILE *err)
 	free(line);
 }
 
+/* The history file's trouble, said once. */
+static void history_note(tui_history *h, FILE *err)
+{
+	if (h->warning[0] && !h->warned) {
+		fprintf(err, "heisen shell: %s\n", h->warning);
+		h->warned = true;
+	}
+}
+
 static void run_interactive(tui_session *s, FILE *out, FILE *err)
 {
 	static char breaks[] = " \t\n;";
-	history h;
+	tui_history h;
 	char prompt[256], *line;
 
 	rl_readline_name = "heisen";
@@ -444,8 +288,9 @@ static void run_interactive(tui_session *s, FILE *out, FILE *err)
 #ifndef TUI_LINE_EDIT
 	using_history();
 #endif
-	stifle_history(HISTORY_MAX);
-	history_load(&h);
+	stifle_history(TUI_HISTORY_MAX);
+	tui_history_load(&h);
+	history_note(&h, err);
 	for (int i = 0; i < h.n; i++)
 		add_history(h.v[i]);
 
@@ -455,7 +300,9 @@ static void run_interactive(tui_session *s, FILE *out, FILE *err)
 			end_of_input(out);
 			break;
 		}
-		history_add(&h, line);
+		if (tui_history_add(&h, line))
+			add_history(line);
+		history_note(&h, err);
 		if (is_quit(line)) {
 			free(line);
 			break;
@@ -467,7 +314,7 @@ static void run_interactive(tui_session *s, FILE *out, FILE *err)
 	clear_history();
 	free(matches.v);
 	matches = (found){0};
-	history_free(&h);
+	tui_history_free(&h);
 }
 
 int tui_cmd_shell(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)

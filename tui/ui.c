@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #define TUI_MAX_DEPTH 16
-#define TUI_HISTORY 100
 /* How often live screens reread the database while a sweep runs. */
 #define TUI_LIVE_RELOAD_S 1.0
 #define TUI_MSG_S 4.0
@@ -59,8 +58,7 @@ struct tui_app {
 	char buf[512];
 	size_t len, cur;
 	int hist_pos;
-	char *hist[TUI_HISTORY];
-	int nhist;
+	tui_history hist;
 	/* ':' settings, as in scripts */
 	tui_session session;
 	sweep_state sweep;
@@ -268,7 +266,7 @@ void tui_ask(tui_app *app, const tui_ask_spec *spec)
 	snprintf(app->buf, sizeof app->buf, "%s",
 		 spec->initial ? spec->initial : "");
 	app->len = app->cur = strlen(app->buf);
-	app->hist_pos = app->nhist;
+	app->hist_pos = app->hist.n;
 	app->dirty = true;
 	curs_set(1);
 }
@@ -762,11 +760,12 @@ static void ask_end(tui_app *app, bool ok)
 	snprintf(text, sizeof text, "%s", app->buf);
 	app->asking = false;
 	curs_set(0);
-	if (ok && a.complete && text[0] && app->nhist < TUI_HISTORY &&
-	    (!app->nhist || strcmp(app->hist[app->nhist - 1], text))) {
-		char *h = strdup(text);
-		if (h)
-			app->hist[app->nhist++] = h;
+	if (ok && a.history) {
+		tui_history_add(&app->hist, text);
+		if (app->hist.warning[0] && !app->hist.warned) {
+			app->hist.warned = true;
+			tui_msg(app, true, "history: %s", app->hist.warning);
+		}
 	}
 	app->dirty = true;
 	if (a.done)
@@ -852,17 +851,17 @@ static void ask_key(tui_app *app, int ch)
 		break;
 	case KEY_UP:
 	case KEY_DOWN:
-		if (!app->ask.complete || !app->nhist)
+		if (!app->ask.history || !app->hist.n)
 			break;
 		app->hist_pos += ch == KEY_UP ? -1 : 1;
 		if (app->hist_pos < 0)
 			app->hist_pos = 0;
-		if (app->hist_pos >= app->nhist) {
-			app->hist_pos = app->nhist;
+		if (app->hist_pos >= app->hist.n) {
+			app->hist_pos = app->hist.n;
 			app->buf[0] = '\0';
 		} else {
 			snprintf(app->buf, sizeof app->buf, "%s",
-				 app->hist[app->hist_pos]);
+				 app->hist.v[app->hist_pos]);
 		}
 		app->len = app->cur = strlen(app->buf);
 		break;
@@ -1022,7 +1021,7 @@ static void open_help(tui_app *app)
 
 static void global_key(tui_app *app, int ch)
 {
-	tui_ask_spec cmd = {":", "", "", true, on_command, NULL, NULL};
+	tui_ask_spec cmd = {":", "", "", true, on_command, NULL, NULL, true};
 
 	switch (ch) {
 	case 'q':
@@ -1168,6 +1167,7 @@ int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	snprintf(app->dbpath, sizeof app->dbpath, "%s", path);
 	tui_session_init(&app->session);
+	tui_history_load(&app->hist);
 	app->session.keep_going = true;
 	setlocale(LC_ALL, "");
 	app->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
@@ -1202,8 +1202,7 @@ int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	endwin();
 	restore_signals();
 	the_app = NULL;
-	for (int i = 0; i < app->nhist; i++)
-		free(app->hist[i]);
+	tui_history_free(&app->hist);
 	tui_session_free(&app->session);
 	db_close(app->d);
 	free(app);

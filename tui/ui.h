@@ -105,13 +105,16 @@ int tui_app_rows(tui_app *app);
 /* The bottom-line editor: prompt text, initial value; done(ctx, text) on
  * Enter (text NULL on Esc); change(ctx, text) after each edit when not
  * NULL (live filters). Tab completes with tui_complete when complete is
- * set: the text is completed as a command line after `prefix`. */
+ * set: the text is completed as a command line after `prefix`. With
+ * history set, Up/Down walk the history `heisen shell` keeps, and Enter
+ * adds the line to it. */
 typedef struct tui_ask_spec {
 	const char *prompt, *initial, *prefix;
 	bool complete;
 	void (*done)(void *ctx, tui_app *app, const char *text);
 	void (*change)(void *ctx, tui_app *app, const char *text);
 	void *ctx;
+	bool history; /* Up/Down recall, Enter keeps: the shell's history */
 } tui_ask_spec;
 void tui_ask(tui_app *app, const tui_ask_spec *spec);
 

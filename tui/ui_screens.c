@@ -406,7 +406,7 @@ static bool form_key(tui_screen *scr, tui_app *app, int ch)
 			char prompt[48];
 			tui_ask_spec a = {prompt, f->val[f->sel], "sweep ",
 					  f->sel == F_PROGRAM, form_edit_done,
-					  NULL, f};
+					  NULL, f, false};
 			snprintf(prompt, sizeof prompt, "%s: ",
 				 form_fields[f->sel].label);
 			tui_ask(app, &a);

@@ -340,7 +340,7 @@ bool tui_table_key(tui_table *t, tui_app *app, int ch)
 		break;
 	case '/': {
 		tui_ask_spec a = {"/", t->filter, NULL, false,
-				  on_filter_done, on_filter, t};
+				  on_filter_done, on_filter, t, false};
 		tui_ask(app, &a);
 		return true;
 	}

@@ -171,8 +171,9 @@ scenario() {
 	tm capture-pane -e -p -t tui | grep -qE $'\e\\[(3|4)[0-7]m' ||
 		bad "$size: no colours on the screen"
 
-	# The form, preset with the selected campaign's program: 200 runs per
-	# cell of 20 densities, started with s.
+	# The form, preset with the selected campaign's program: 2000 runs per
+	# cell of 20 densities (more than the test can wait for, on any
+	# machine), started with s.
 	keys n
 	wait_for '› New sweep$' "the new-sweep form" || return
 	wait_for '^  Program +(/.*/)?fibonacci\.wasm$' "Program preset" || return
@@ -181,27 +182,27 @@ scenario() {
 	keys k k k k k k k Enter
 	wait_for '^Runs per cell: 20$' "editing Runs per cell" || return
 	keys C-u
-	text 200
+	text 2000
 	keys Enter
-	wait_for '^  Runs per cell +200' "Runs per cell set" || return
+	wait_for '^  Runs per cell +2000$' "Runs per cell set" || return
 	keys s
 	wait_for '^ heisen › Campaigns$' "back on the campaigns" || return
 
 	# Progress advances on the status line.
-	wait_for 'sweep #2 fibonacci\.wasm .* [0-9]+/4000 ' "the sweep's progress" || return
-	done1=$(grep -oE 'sweep #2 .* [0-9]+/4000 ' <<<"$scr" | grep -oE '[0-9]+/4000' | cut -d/ -f1)
+	wait_for 'sweep #2 fibonacci\.wasm .* [0-9]+/40000 ' "the sweep's progress" || return
+	done1=$(grep -oE 'sweep #2 .* [0-9]+/40000 ' <<<"$scr" | grep -oE '[0-9]+/40000' | cut -d/ -f1)
 	n=0
 	while :; do
-		wait_for 'sweep #2 fibonacci\.wasm .* [0-9]+/4000 ' "the sweep's progress" || return
-		done2=$(grep -oE 'sweep #2 .* [0-9]+/4000 ' <<<"$scr" | grep -oE '[0-9]+/4000' | cut -d/ -f1)
+		wait_for 'sweep #2 fibonacci\.wasm .* [0-9]+/40000 ' "the sweep's progress" || return
+		done2=$(grep -oE 'sweep #2 .* [0-9]+/40000 ' <<<"$scr" | grep -oE '[0-9]+/40000' | cut -d/ -f1)
 		[ "$done2" -gt "$done1" ] && break
 		if [ $((n += 1)) -gt 600 ]; then
-			bad "$size: the sweep's progress stays at $done1/4000"
+			bad "$size: the sweep's progress stays at $done1/40000"
 			return
 		fi
 		sleep 0.1
 	done
-	wait_for '^ +2 +fibonacci\.wasm +running +[0-9]+/4000 ' "campaign 2 running in the list" || return
+	wait_for '^ +2 +fibonacci\.wasm +running +[0-9]+/40000 ' "campaign 2 running in the list" || return
 
 	# A resize mid-sweep redraws at the new size.
 	resize_check "$w" "$h" "$w2" "$h2" || return
@@ -210,7 +211,7 @@ scenario() {
 	# database.
 	keys S
 	wait_for 'sweep of fibonacci\.wasm stopped after [0-9]+ runs' "the stopped message" || return
-	wait_for '^ +2 +fibonacci\.wasm +stopped +[0-9]+/4000 ' "campaign 2 stopped in the list" || return
+	wait_for '^ +2 +fibonacci\.wasm +stopped +[0-9]+/40000 ' "campaign 2 stopped in the list" || return
 	"$heisen" campaigns --db "$dir/$db" --json | grep -q '"id":2,[^}]*"status":"stopped"' ||
 		bad "$size: campaign 2 is not stopped in the database"
 	# And with no sweep running, when nothing else redraws.
@@ -286,8 +287,8 @@ scenario() {
 	grep -qE '^ +S +stop the running sweep' <<<"$scr" || bad "$size: help: no S key"
 	grep -q '^Keys everywhere' <<<"$scr" || bad "$size: help: no global keys"
 
-	# q back to the campaigns; q (80x24) or Q (160x50) quits.
-	keys q
+	# Esc back to the campaigns; q (80x24) or Q (160x50) quits.
+	keys Escape
 	wait_for '^ heisen › Campaigns$' "back from the help" || return
 	quit_key=q
 	[ "$w" -gt 80 ] && quit_key=Q
@@ -305,9 +306,9 @@ start_pane 80 24 && {
 	run_tui ctrlc tui --db w80.db
 	wait_for '^ heisen › Campaigns$' "ctrl-c: the campaigns"
 	keys :
-	text "sweep fibonacci.wasm --densities 5:100:5 --runs 200"
+	text "sweep fibonacci.wasm --densities 5:100:5 --runs 2000"
 	keys Enter
-	wait_for 'sweep #3 fibonacci\.wasm .* [0-9]+/4000 ' "ctrl-c: the sweep runs" &&
+	wait_for 'sweep #3 fibonacci\.wasm .* [0-9]+/40000 ' "ctrl-c: the sweep runs" &&
 		keys C-c
 	after_quit ctrlc
 	"$heisen" campaigns --db "$dir/w80.db" --json | grep -q '"id":3,[^}]*"status":"stopped"' ||

@@ -161,11 +161,18 @@ spec: $(SPEC_BIN) $(BUILD)/tests/spec/spec_run $(HEISEN)
 e2e: $(HEISEN) $(MASKED_RUN) $(DB_FILL) demos
 	HEISEN=$(abspath $(HEISEN)) tests/e2e/run.sh
 
-# The command line's own tests, for `make LINE=edit line-check`: `make
-# test` runs every suite on GNU readline, then these on libedit.
-line-check: $(HEISEN) $(BUILD)/tests/unit/test_complete
+# The tests of what the line library touches, for `make LINE=edit
+# line-check`: `make test` runs every suite on GNU readline, then these on
+# libedit: completion and scripts (unit), and the shell, the TUI (which
+# links curses beside it), scripts and argv commands (e2e). The rest of
+# the binary is the same code in both builds.
+line-check: $(HEISEN) $(BUILD)/tests/unit/test_complete $(BUILD)/tests/unit/test_script demos
 	$(BUILD)/tests/unit/test_complete
-	HEISEN=$(abspath $(HEISEN)) tests/e2e/t_shell.sh
+	$(BUILD)/tests/unit/test_script
+	@set -e; for t in t_shell t_tui t_script t_cli; do \
+		echo "== $$t ($(BUILD))"; \
+		HEISEN=$(abspath $(HEISEN)) bash tests/e2e/$$t.sh; \
+	done
 
 # Replays the committed corpus, then explores for FUZZ_SECONDS.
 fuzz: $(FUZZ_BIN)

@@ -20,6 +20,9 @@ heisen=$(cd "$(dirname "$HEISEN")" && pwd)/$(basename "$HEISEN")
 # One tmux server per pane started (heisen-tui-PID-N): a new server on the
 # socket of one just killed can race its shutdown.
 npane=0
+# The servers' sockets in $dir, removed with it.
+export TMUX_TMPDIR=$dir
+unset TMUX # run from inside tmux too
 sock=heisen-tui-$$-0
 trap 'for ((i = 0; i <= npane; i++)); do tmux -L "heisen-tui-$$-$i" kill-server 2>/dev/null; done; rm -rf "$dir"' EXIT
 tm() { tmux -L "$sock" "$@"; }
@@ -147,7 +150,7 @@ resize_check() {
 		# right edge (the bar's characters count one column each).
 		wait_for '\? help$' "resized to ${cw}x$ch: the status line" || return 1
 		last=$(tail -n 1 <<<"$scr" | sed 's/█/#/g; s/·/-/g')
-		[ "${#last}" -eq $((cw - 1)) ] && [ "${last% ? help}" != "$last" ] ||
+		[ "${#last}" -eq $((cw - 1)) ] && [[ $last == *' ? help' ]] ||
 			bad "$size: resized to ${cw}x$ch: the last row is not the status line at the new width: '$last'"
 	done
 }

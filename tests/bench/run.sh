@@ -12,8 +12,9 @@
 # Then the execution benchmark, tests/bench/kernels.sh (see its header),
 # the fixed cost of a run (bench_engine), and the rewriter: its throughput
 # on the same module (bench_rewrite) and what instrumented code costs with
-# every site disarmed (see "rewriter" below), and the detector
-# (tests/bench/detector.sh).
+# every site disarmed (see "rewriter" below), the detector
+# (tests/bench/detector.sh), and the TUI's key echo during a sweep
+# (tests/bench/tui_echo.sh).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -183,4 +184,8 @@ fi
 # The detector: overhead by density, cost per probe, campaign and
 # database throughput (tests/bench/detector.sh, see its header).
 "$(dirname "${BASH_SOURCE[0]}")/detector.sh" "$build" || bad_run=1
+
+# The TUI's key echo during a sweep of 10 000 runs, against tmux's own
+# latency (tests/bench/tui_echo.sh, see its header).
+"$(dirname "${BASH_SOURCE[0]}")/tui_echo.sh" "$build" || bad_run=1
 exit $bad_run

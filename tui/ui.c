@@ -645,8 +645,12 @@ static void draw_status(tui_app *app)
 		return;
 	}
 	x = tui_put(y, 1, app->dbpath, COLS / 3, tui_attr(TUI_DIM)) + 2;
-	if (app->sweep.active)
-		draw_sweep(app, y, x + 1, COLS - x - 10);
+	/* A running sweep takes the room of the help hint: at 80 columns
+	 * its progress needs it all (the ETA was cut off). */
+	if (app->sweep.active) {
+		draw_sweep(app, y, x + 1, COLS - x - 2);
+		return;
+	}
 	if (COLS > x + 8)
 		tui_put(y, COLS - 8, " ? help", 8, tui_attr(TUI_DIM));
 }

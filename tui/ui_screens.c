@@ -883,15 +883,15 @@ static bool rv_load(tui_screen *scr, tui_app *app)
 		    TUI_M_TITLE " Run %" PRId64 " " TUI_M_NORMAL
 		    "  campaign %" PRId64 ", plan index %" PRIu64,
 		    r.id, r.campaign_id, r.idx);
-	tui_doc_add(&s->head,
-		    "  %s%s" TUI_M_NORMAL " (exit %d)%s%s in %.1f ms; profile "
-		    "%s, density %s, mask seed %016" PRIx64,
+	/* The seed on a line of its own: at 80 columns it was cut off. */
+	tui_doc_add(&s->head, "  profile %s, density %s, mask seed %016" PRIx64,
+		    r.profile, dens, r.seed);
+	tui_doc_add(&s->head, "  %s%s" TUI_M_NORMAL " (exit %d)%s%s in %.1f ms",
 		    strcmp(r.status, "ok") && strcmp(r.status, "exit")
 			? TUI_M_ERROR
 			: TUI_M_GOOD,
 		    r.status, r.exit_code, r.msg && *r.msg ? ": " : "",
-		    r.msg ? r.msg : "", (double)r.duration_us / 1000.0,
-		    r.profile, dens, r.seed);
+		    r.msg ? r.msg : "", (double)r.duration_us / 1000.0);
 	tui_doc_add(&s->head, "  %zu violation%s (x reruns it)", s->nrb,
 		    s->nrb == 1 ? "" : "s");
 	db_run_clear(&r);

@@ -128,10 +128,12 @@ count_in() {
 	"$@" | grep -oE '"profile":"default","density_bp":10000,' | wc -l
 }
 
-# resize_check W H W2 H2: resize the window to W2 x H2, then back to
-# W x H; each time the campaigns screen is redrawn at the new size: the
-# title, the status line on the new last row, and the table's columns for
-# the new width (CREATED needs more than 80 columns).
+# resize_check W H W2 H2 [sweep]: resize the window to W2 x H2, then back
+# to W x H; each time the campaigns screen is redrawn at the new size: the
+# title, the table's columns for the new width (CREATED needs more than 80
+# columns, and then reaches the right edge), the status line on the new
+# last row: the sweep's progress with "sweep", else ending with "? help"
+# one column from the right edge.
 resize_check() {
 	local cw ch last
 	for sz in "$3 $4" "$1 $2"; do
@@ -139,6 +141,8 @@ resize_check() {
 		tm resize-window -t tui -x "$cw" -y "$ch"
 		if [ "$cw" -gt 80 ]; then
 			wait_for '^ +ID +PROGRAM .*PROFILES +CREATED$' "resized to ${cw}x$ch: CREATED shown" || return 1
+			awk -v w="$cw" '/fibonacci\.wasm/ && length($0) == w { ok = 1 } END { exit !ok }' <<<"$scr" ||
+				bad "$size: resized to ${cw}x$ch: no campaign row $cw columns wide"
 		else
 			wait_for '^ +ID +PROGRAM .*PROFILES$' "resized to ${cw}x$ch: CREATED gone" || return 1
 		fi
@@ -146,12 +150,16 @@ resize_check() {
 			bad "$size: resized to ${cw}x$ch: the pane has $(wc -l <<<"$scr") lines"
 		head -n 1 <<<"$scr" | grep -q '^ heisen › Campaigns$' ||
 			bad "$size: resized to ${cw}x$ch: no title on the first line"
-		# The status line ends with "? help" one column from the
-		# right edge (the bar's characters count one column each).
-		wait_for '\? help$' "resized to ${cw}x$ch: the status line" || return 1
-		last=$(tail -n 1 <<<"$scr" | sed 's/█/#/g; s/·/-/g')
-		[ "${#last}" -eq $((cw - 1)) ] && [[ $last == *' ? help' ]] ||
-			bad "$size: resized to ${cw}x$ch: the last row is not the status line at the new width: '$last'"
+		if [ "${5:-}" = sweep ]; then
+			wait_for '^ w[0-9]+\.db  sweep #2 fibonacci\.wasm ' "resized to ${cw}x$ch: the sweep on the status line" || return 1
+			tail -n 1 <<<"$scr" | grep -q '^ w[0-9]*\.db  sweep #2 ' ||
+				bad "$size: resized to ${cw}x$ch: the last row is not the status line: '$(tail -n 1 <<<"$scr")'"
+		else
+			wait_for '\? help$' "resized to ${cw}x$ch: the status line" || return 1
+			last=$(tail -n 1 <<<"$scr")
+			[ "${#last}" -eq $((cw - 1)) ] && [[ $last == *' ? help' ]] ||
+				bad "$size: resized to ${cw}x$ch: the last row is not the status line at the new width: '$last'"
+		fi
 	done
 }
 
@@ -159,7 +167,7 @@ resize_check() {
 # in the middle of the sweep.
 scenario() {
 	local w=$1 h=$2 w2=$3 h2=$4 db="w$1.db" tag="main$1" done1 done2 n
-	local bug cell k_runs n_runs k_show cells_json c run quit_key
+	local bug cell k_runs n_runs k_show cells_json c run seed quit_key
 	size=${w}x$h
 	(cd "$dir" && "$heisen" sweep fibonacci.wasm --densities 20:100:20 \
 		--runs 4 --db "$db" >"$dir/sweep$w.log" 2>&1) ||
@@ -191,8 +199,8 @@ scenario() {
 	keys s
 	wait_for '^ heisen › Campaigns$' "back on the campaigns" || return
 
-	# Progress advances on the status line.
-	wait_for 'sweep #2 fibonacci\.wasm .* [0-9]+/40000 ' "the sweep's progress" || return
+	# Progress advances on the status line, whole at 80 columns too.
+	wait_for 'sweep #2 fibonacci\.wasm .* [0-9]+/40000 [0-9]+ runs/s [0-9]+ bugs? ETA [0-9:-]+$' "the sweep's progress" || return
 	done1=$(grep -oE 'sweep #2 .* [0-9]+/40000 ' <<<"$scr" | grep -oE '[0-9]+/40000' | cut -d/ -f1)
 	n=0
 	while :; do
@@ -208,7 +216,7 @@ scenario() {
 	wait_for '^ +2 +fibonacci\.wasm +running +[0-9]+/40000 ' "campaign 2 running in the list" || return
 
 	# A resize mid-sweep redraws at the new size.
-	resize_check "$w" "$h" "$w2" "$h2" || return
+	resize_check "$w" "$h" "$w2" "$h2" sweep || return
 
 	# S stops the sweep; its campaign is stopped, in the list and the
 	# database.
@@ -256,9 +264,11 @@ scenario() {
 	wait_for '› Runs of campaign [0-9]+$' "the runs screen" || return
 	wait_for '^ +RUN +IDX +STATUS +EXIT +DENSITY +PROFILE +SEED' "the runs table" || return
 	run=$(sed -n 3p <<<"$scr" | awk '{ print $1 }')
+	seed=$(sed -n 3p <<<"$scr" | awk '{ print $7 }')
 	keys Enter
 	wait_for "› Run $run\$" "run $run" || return
 	wait_for "^ Run $run +campaign [0-9]+, plan index [0-9]+" "run $run's heading" || return
+	wait_for "^  profile default, density [0-9.]+%, mask seed $seed\$" "run $run's whole mask seed" || return
 	wait_for '^ +BUG +KINDS +THREADS +ADDRESSES|no violation in this run' "run $run's violations" || return
 	keys q
 	wait_for '› Runs of campaign [0-9]+$' "back on the runs" || return

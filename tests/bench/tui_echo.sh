@@ -42,7 +42,8 @@ unset TMUX # run from inside tmux too
 spid=
 trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$scratch"' EXIT
 tm() { tmux -L "$sock" "$@"; }
-export XDG_CACHE_HOME=$scratch/cache
+# Nothing of the user's: the cache, and the ":" history (heisen shell's).
+export XDG_CACHE_HOME=$scratch/cache XDG_STATE_HOME=$scratch/state
 
 us() { echo "${EPOCHREALTIME/./}"; } # microseconds, without a fork
 

@@ -31,7 +31,8 @@ mkdir -p "$dir/home"
 # A short relative program path keeps the form's Program field and the
 # tables readable at 80 columns.
 cp "$root/demos/build/fibonacci.wasm" "$dir/fibonacci.wasm"
-export XDG_CACHE_HOME="$dir/cache"
+# Nothing of the user's: the cache, and the ":" history (heisen shell's).
+export XDG_CACHE_HOME="$dir/cache" XDG_STATE_HOME="$dir/state"
 
 # The pane's shell runs the TUI through this: the terminal's settings
 # before and after, then the exit status, on the screen and in a file.

@@ -18,9 +18,9 @@
 # keeps every CPU busy, so the same loop is measured against `cat` in a
 # tmux pane (the terminal's own echo) as the baseline, idle and during
 # the same sweep run from the command line (100 samples, then stopped):
-# the TUI's share is the difference. A report only: it
-# fails only when the TUI does not start, the sweep fails, or an echo
-# never comes (30 s).
+# the TUI's share is the difference; and the TUI's own echo before the
+# sweep (50 samples). A report only: it fails only when the TUI does not
+# start, the sweep fails, or an echo never comes (30 s).
 set -uo pipefail
 
 build=${1:?usage: tests/bench/tui_echo.sh BUILD_DIR}
@@ -132,6 +132,15 @@ lat=()
 pane tui "$heisen" tui --db w.db
 wait_screen '^ heisen .* Campaigns$' ||
 	{ echo "bench: the TUI did not start: $scr" >&2; exit 3; }
+# The TUI idle first: its own echo without the sweep's load.
+for ((i = 1; i <= 50; i++)); do
+	echo_sample ":" "i${i}q" "^:i${i}q\$"
+	tm send-keys -t b Escape
+	wait_screen '^ w\.db ' || { echo "bench: Esc did not close the prompt: $scr" >&2; exit 3; }
+	sleep 0.05
+done
+read -r i_n i_med i_p99 i_max <<<"$(stats)"
+lat=()
 tm send-keys -t b -l -- ":sweep $prog --densities 5:100:5 --runs 500"
 t_start=$(us)
 tm send-keys -t b Enter
@@ -167,6 +176,7 @@ echo
 echo "| what | samples | median | p99 | max | goal |"
 echo "|---|---|---|---|---|---|"
 echo "| TUI during the sweep | $t_n | $t_med ms | $t_p99 ms | $t_max ms | max <= 100 ms |"
+echo "| TUI, no sweep | $i_n | $i_med ms | $i_p99 ms | $i_max ms | |"
 echo "| baseline: cat in tmux, idle | $b_n | $b_med ms | $b_p99 ms | $b_max ms | |"
 echo "| baseline: cat in tmux, same sweep from the command line | $l_n | $l_med ms | $l_p99 ms | $l_max ms | |"
 awk -v m="$t_med" -v p="$t_p99" -v x="$t_max" -v lm="$l_med" -v lp="$l_p99" -v lx="$l_max" 'BEGIN {

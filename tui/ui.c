@@ -62,6 +62,7 @@ struct tui_app {
 	/* ':' settings, as in scripts */
 	tui_session session;
 	sweep_state sweep;
+	struct latency *lat; /* HEISEN_TUI_STATS: NULL when not asked */
 	bool color, utf8;
 	int attr[TUI_NROLES];
 };
@@ -576,7 +577,8 @@ static void fmt_eta(double s, char *buf, size_t cap)
 		snprintf(buf, cap, "%lu:%02lu", t / 60, t % 60);
 }
 
-/* "sweep #3 [####----] 412/8000 290 runs/s 1 bug ETA 0:26" in cols. */
+/* "sweep #3 fibonacci.wasm [####----] 412/8000 290 runs/s 1 bug ETA 0:26"
+ * in cols; the program's name goes first when the bar would not fit. */
 static void draw_sweep(tui_app *app, int y, int x, int cols)
 {
 	sweep_state *s = &app->sweep;
@@ -584,23 +586,25 @@ static void draw_sweep(tui_app *app, int y, int x, int cols)
 	int barw;
 
 	fmt_eta(s->eta, eta, sizeof eta);
-	snprintf(left, sizeof left, "sweep #%" PRId64 " %s ", s->campaign,
-		 s->stopping ? "stopping" : s->program);
 	if (s->planned)
 		snprintf(right, sizeof right,
-			 " %" PRIu64 "/%" PRIu64 " %.0f runs/s %" PRIu64
+			 "%" PRIu64 "/%" PRIu64 " %.0f runs/s %" PRIu64
 			 " bug%s ETA %s",
 			 s->done, s->planned, s->rps, s->bugs,
 			 s->bugs == 1 ? "" : "s", eta);
 	else
 		snprintf(right, sizeof right,
-			 " %" PRIu64 " runs %.0f runs/s %" PRIu64
-			 " bug%s left %s",
+			 "%" PRIu64 " runs %.0f runs/s %" PRIu64 " bug%s left %s",
 			 s->done, s->rps, s->bugs, s->bugs == 1 ? "" : "s",
 			 eta);
+	snprintf(left, sizeof left, "sweep #%" PRId64 " %s ", s->campaign,
+		 s->stopping ? "stopping" : s->program);
+	if (cols - (int)strlen(left) - (int)strlen(right) - 3 < 10)
+		snprintf(left, sizeof left, "sweep #%" PRId64 " %s", s->campaign,
+			 s->stopping ? "stopping " : "");
 	x += tui_put(y, x, left, cols, tui_attr(TUI_KEY));
 	cols -= (int)strlen(left);
-	barw = cols - (int)strlen(right) - 2;
+	barw = cols - (int)strlen(right) - 3;
 	if (barw > 40)
 		barw = 40;
 	if (barw >= 8) {
@@ -615,8 +619,8 @@ static void draw_sweep(tui_app *app, int y, int x, int cols)
 				     i < fill ? (app->utf8 ? "\u2588" : "#")
 					      : (app->utf8 ? "\u00b7" : "-"),
 				     1, tui_attr(i < fill ? TUI_GOOD : TUI_DIM));
-		x += tui_put(y, x, "]", 1, A_NORMAL);
-		cols -= barw + 2;
+		x += tui_put(y, x, "] ", 2, A_NORMAL);
+		cols -= barw + 3;
 	}
 	tui_put(y, x, right, cols, A_NORMAL);
 }
@@ -1113,8 +1117,65 @@ static void request_quit(tui_app *app)
 		"stopping the sweep before quitting (Q again: do not wait)");
 }
 
+/* ---- responsiveness ------------------------------------------------------
+ * With HEISEN_TUI_STATS=FILE the TUI measures itself and writes, when it
+ * ends, how long each turn of the loop kept it from reading keys (its
+ * work between two polls: reloads, drawing, children's output) and how
+ * long from reading a key to the screen showing its effect. `make bench`
+ * reads it (tests/bench/tui_echo.sh). Milliseconds, in 0.1 ms buckets up
+ * to 2 s. */
+#define LAT_BUCKETS 20000
+
+typedef struct lat_hist {
+	uint64_t n, count[LAT_BUCKETS + 1];
+	double max_ms;
+} lat_hist;
+
+struct latency {
+	char *path;
+	lat_hist busy, key;
+};
+
+static void lat_add(lat_hist *h, double ms)
+{
+	size_t b = (size_t)(ms * 10.0);
+	h->count[b < LAT_BUCKETS ? b : LAT_BUCKETS]++;
+	h->n++;
+	if (ms > h->max_ms)
+		h->max_ms = ms;
+}
+
+/* The q-quantile's bucket, as milliseconds (its upper edge). */
+static double lat_q(const lat_hist *h, double q)
+{
+	uint64_t want = (uint64_t)((double)h->n * q), seen = 0;
+	for (size_t b = 0; b <= LAT_BUCKETS; b++)
+		if ((seen += h->count[b]) > want || seen == h->n)
+			return (double)(b + 1) / 10.0;
+	return h->max_ms;
+}
+
+static void lat_write(const struct latency *l)
+{
+	FILE *f = fopen(l->path, "w");
+	const struct {
+		const char *name;
+		const lat_hist *h;
+	} rows[] = {{"loop_busy_ms", &l->busy}, {"key_to_screen_ms", &l->key}};
+
+	if (!f)
+		return;
+	for (size_t i = 0; i < 2; i++)
+		fprintf(f, "%s samples %" PRIu64 " median %.1f p99 %.1f max %.1f\n",
+			rows[i].name, rows[i].h->n, lat_q(rows[i].h, 0.5),
+			lat_q(rows[i].h, 0.99), rows[i].h->max_ms);
+	fclose(f);
+}
+
 static void loop(tui_app *app)
 {
+	double woke = 0, key_at = 0;
+
 	while (app->depth > 0) {
 		struct pollfd p = {STDIN_FILENO, POLLIN, 0};
 		int ch;
@@ -1128,11 +1189,22 @@ static void loop(tui_app *app)
 			break;
 		if (app->dirty)
 			draw(app);
+		if (app->lat && woke > 0) {
+			double t = now_s();
+			lat_add(&app->lat->busy, (t - woke) * 1e3);
+			if (key_at > 0)
+				lat_add(&app->lat->key, (t - key_at) * 1e3);
+			key_at = 0;
+		}
 		/* getch even when poll saw no input: a resize (SIGWINCH)
 		 * interrupts poll and comes out of getch as KEY_RESIZE. */
 		poll(&p, 1, 50);
-		while ((ch = getch()) != ERR)
+		woke = app->lat ? now_s() : 0;
+		while ((ch = getch()) != ERR) {
+			if (app->lat && key_at == 0)
+				key_at = now_s();
 			handle_key(app, ch);
+		}
 		sweep_tick(app);
 		if (app->stack[app->depth - 1]->ops->tick)
 			app->stack[app->depth - 1]->ops->tick(
@@ -1172,6 +1244,9 @@ int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	snprintf(app->dbpath, sizeof app->dbpath, "%s", path);
 	tui_session_init(&app->session);
 	tui_history_load(&app->hist);
+	if (getenv("HEISEN_TUI_STATS") && *getenv("HEISEN_TUI_STATS") &&
+	    (app->lat = calloc(1, sizeof *app->lat)))
+		app->lat->path = getenv("HEISEN_TUI_STATS");
 	app->session.keep_going = true;
 	setlocale(LC_ALL, "");
 	app->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
@@ -1207,6 +1282,10 @@ int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	restore_signals();
 	the_app = NULL;
 	tui_history_free(&app->hist);
+	if (app->lat) {
+		lat_write(app->lat);
+		free(app->lat);
+	}
 	tui_session_free(&app->session);
 	db_close(app->d);
 	free(app);

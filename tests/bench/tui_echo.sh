@@ -19,8 +19,11 @@
 # tmux pane (the terminal's own echo) as the baseline, idle and during
 # the same sweep run from the command line (100 samples, then stopped):
 # the TUI's share is the difference; and the TUI's own echo before the
-# sweep (50 samples). A report only: it fails only when the TUI does not
-# start, the sweep fails, or an echo never comes (30 s).
+# sweep (50 samples). The TUI also times itself (HEISEN_TUI_STATS, over
+# its whole session): how long each turn of its loop works before it
+# reads keys again, and from reading a key to the screen showing it.
+# A report only: it fails only when the TUI does not start, the sweep
+# fails, or an echo never comes (30 s).
 set -uo pipefail
 
 build=${1:?usage: tests/bench/tui_echo.sh BUILD_DIR}
@@ -129,7 +132,7 @@ read -r l_n l_med l_p99 l_max <<<"$(stats)"
 
 # The TUI during the sweep.
 lat=()
-pane tui "$heisen" tui --db w.db
+pane tui env HEISEN_TUI_STATS="$scratch/tui.stats" "$heisen" tui --db w.db
 wait_screen '^ heisen .* Campaigns$' ||
 	{ echo "bench: the TUI did not start: $scr" >&2; exit 3; }
 # The TUI idle first: its own echo without the sweep's load.
@@ -165,6 +168,13 @@ read -r t_n t_med t_p99 t_max <<<"$(stats)"
 rps=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.0f", 10000 / ((b - a) / 1e6) }')
 jobs=$("$heisen" campaigns --db "$scratch/w.db" --json | grep -oE '"jobs":[0-9]+' | head -n 1 | cut -d: -f2)
 tm send-keys -t b Q
+# The TUI's own account (HEISEN_TUI_STATS), written as it ends.
+for ((i = 0; i < 100; i++)); do
+	[ -s "$scratch/tui.stats" ] && break
+	sleep 0.1
+done
+read -r _ _ ib_n _ ib_med _ ib_p99 _ ib_max < <(grep '^loop_busy_ms' "$scratch/tui.stats")
+read -r _ _ ik_n _ ik_med _ ik_p99 _ ik_max < <(grep '^key_to_screen_ms' "$scratch/tui.stats")
 
 echo
 echo "TUI key echo during a sweep of 10 000 runs (fibonacci, 20 densities x 500,"
@@ -181,3 +191,5 @@ echo "| baseline: cat in tmux, idle | $b_n | $b_med ms | $b_p99 ms | $b_max ms |
 echo "| baseline: cat in tmux, same sweep from the command line | $l_n | $l_med ms | $l_p99 ms | $l_max ms | |"
 awk -v m="$t_med" -v p="$t_p99" -v x="$t_max" -v lm="$l_med" -v lp="$l_p99" -v lx="$l_max" 'BEGIN {
 	printf "| TUI minus the loaded baseline | | %+.1f ms | %+.1f ms | %+.1f ms | |\n", m - lm, p - lp, x - lx }'
+echo "| inside the TUI (HEISEN_TUI_STATS): work per loop turn, keys unread meanwhile | $ib_n | $ib_med ms | $ib_p99 ms | $ib_max ms | max <= 100 ms |"
+echo "| inside the TUI: a key read to the screen showing it | $ik_n | $ik_med ms | $ik_p99 ms | $ik_max ms | |"

@@ -458,7 +458,10 @@ const tui_cmd tui_commands[] = {
 	 "screen. Quitting (q on the first screen, Q, Ctrl-C) stops a "
 	 "running sweep first, so that every finished run is recorded. "
 	 "NO_COLOR turns colours off. Works from 80x24 up; resizing is "
-	 "followed.\n"
+	 "followed. HEISEN_TUI_STATS=FILE makes it time itself and write, "
+	 "when it ends, how long each turn of its loop kept keys waiting "
+	 "and how long a key took to reach the screen (make bench reads "
+	 "it).\n"
 	 "Exit status: 0; 2 when standard input or output is not a terminal "
 	 "or the database cannot be used.",
 	 0, 0, tui_opts, tui_cmd_tui},

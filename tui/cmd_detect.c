@@ -605,6 +605,38 @@ static void print_rerun_json(tui_json *j, const db_run *run,
 	tui_json_end(j, '}');
 }
 
+/* Load the program a campaign ran, from its recorded path, for a resume
+ * or a rerun: exit 2 when the file is gone or is no longer the binary
+ * the campaign ran (its hash), since masks and sites are the binary's. */
+static int load_recorded(const tui_cmd *cmd, const db_program *prog,
+			 int64_t campaign, det_prog **p, FILE *err)
+{
+	int rc;
+
+	if (access(prog->path, R_OK)) {
+		fprintf(err, "heisen %s: the program of campaign %" PRId64
+			     " is gone: %s: %s; put the binary it ran back "
+			     "at that path, or sweep the current build "
+			     "('heisen sweep FILE.wasm')\n",
+			cmd->name, campaign, prog->path, strerror(errno));
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = load_prog(prog->path, p, err)))
+		return rc;
+	if ((*p)->sites.hash != prog->hash) {
+		fprintf(err, "heisen %s: %s has changed since campaign %" PRId64
+			     " ran it (hash %016" PRIx64 ", now %016" PRIx64
+			     "): rebuild that version at this path, or sweep "
+			     "the new one ('heisen sweep %s')\n",
+			cmd->name, prog->path, campaign, prog->hash,
+			(*p)->sites.hash, prog->path);
+		det_prog_free(*p);
+		*p = NULL;
+		return TUI_EXIT_USAGE;
+	}
+	return TUI_EXIT_OK;
+}
+
 int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err)
 {
@@ -664,29 +696,8 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		rc = TUI_EXIT_USAGE;
 		goto done;
 	}
-	if (access(prog.path, R_OK)) {
-		fprintf(err, "heisen rerun: the program of run %" PRId64
-			     " (campaign %" PRId64 ") is gone: %s: %s; put "
-			     "the binary it ran back at that path to rerun "
-			     "it, or sweep the current build ('heisen sweep "
-			     "FILE.wasm')\n",
-			run.id, c.id, prog.path, strerror(errno));
-		rc = TUI_EXIT_USAGE;
+	if ((rc = load_recorded(cmd, &prog, c.id, &p, err)))
 		goto done;
-	}
-	if ((rc = load_prog(prog.path, &p, err)))
-		goto done;
-	if (p->sites.hash != prog.hash) {
-		fprintf(err, "heisen rerun: %s has changed since campaign %"
-			     PRId64 " ran it (hash %016" PRIx64 ", now %016"
-			     PRIx64 "): run %" PRId64 " can only be rerun on "
-			     "the binary it ran; rebuild that version at this "
-			     "path, or sweep the new one ('heisen sweep %s')\n",
-			prog.path, c.id, prog.hash, p->sites.hash, run.id,
-			prog.path);
-		rc = TUI_EXIT_USAGE;
-		goto done;
-	}
 	/* The mask of detector/campaign.c's worker_job: the run's seed and
 	 * density over the campaign's pool. */
 	pool = c.prune ? (c.pruned ? c.pruned : empty_pool) : NULL;
@@ -1343,16 +1354,8 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			rc = TUI_EXIT_USAGE;
 			goto done;
 		}
-		if ((rc = load_prog(prog.path, &p, err)))
+		if ((rc = load_recorded(cmd, &prog, c.id, &p, err)))
 			goto done;
-		if (p->sites.hash != prog.hash) {
-			fprintf(err, "heisen sweep: %s has changed since "
-				     "campaign %" PRId64 " ran it (hash %016"
-				     PRIx64 ", now %016" PRIx64 ")\n",
-				prog.path, c.id, prog.hash, p->sites.hash);
-			rc = TUI_EXIT_USAGE;
-			goto done;
-		}
 	} else {
 		if ((rc = load_prog(a->operands[0], &p, err)))
 			goto done;

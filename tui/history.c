@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void history_warn(tui_history *h, const char *what,
-			 const char *path, int errnum)
+static void history_warn(tui_history *h, const char *what, const char *path,
+			 int errnum)
 {
 	if (h->warning[0])
 		return;

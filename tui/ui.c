@@ -27,7 +27,7 @@
 #define TUI_MAX_DEPTH 16
 /* How often live screens reread the database while a sweep runs. */
 #define TUI_LIVE_RELOAD_S 1.0
-#define TUI_MSG_S 4.0
+#define TUI_MSG_S	  4.0
 
 typedef struct sweep_state {
 	tui_child child;
@@ -118,8 +118,8 @@ static void install_signals(void)
 
 static void restore_signals(void)
 {
-	static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP, SIGSEGV,
-				   SIGBUS,  SIGFPE,  SIGILL, SIGABRT};
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV,
+				   SIGBUS, SIGFPE,  SIGILL, SIGABRT};
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 		signal(sigs[i], SIG_DFL);
 }
@@ -129,11 +129,18 @@ static void init_colors(tui_app *app)
 	const char *nc = getenv("NO_COLOR");
 	/* Fallbacks without colour: each role keeps a distinct look. */
 	static const int mono[TUI_NROLES] = {
-	    [TUI_NORMAL] = A_NORMAL, [TUI_TITLE] = A_REVERSE | A_BOLD,
-	    [TUI_HEADER] = A_BOLD | A_UNDERLINE, [TUI_SELECTED] = A_REVERSE,
-	    [TUI_DIM] = A_DIM, [TUI_ERROR] = A_BOLD, [TUI_GOOD] = A_BOLD,
-	    [TUI_KEY] = A_BOLD, [TUI_HEAT0] = A_DIM, [TUI_HEAT1] = A_NORMAL,
-	    [TUI_HEAT2] = A_BOLD, [TUI_HEAT3] = A_REVERSE | A_BOLD,
+	    [TUI_NORMAL] = A_NORMAL,
+	    [TUI_TITLE] = A_REVERSE | A_BOLD,
+	    [TUI_HEADER] = A_BOLD | A_UNDERLINE,
+	    [TUI_SELECTED] = A_REVERSE,
+	    [TUI_DIM] = A_DIM,
+	    [TUI_ERROR] = A_BOLD,
+	    [TUI_GOOD] = A_BOLD,
+	    [TUI_KEY] = A_BOLD,
+	    [TUI_HEAT0] = A_DIM,
+	    [TUI_HEAT1] = A_NORMAL,
+	    [TUI_HEAT2] = A_BOLD,
+	    [TUI_HEAT3] = A_REVERSE | A_BOLD,
 	};
 	static const struct {
 		short fg, bg;
@@ -274,8 +281,8 @@ void tui_ask(tui_app *app, const tui_ask_spec *spec)
 
 /* ---- child processes ----------------------------------------------------- */
 
-bool tui_child_start(tui_child *c, char *const argv[], bool progress,
-		     char *err, size_t cap)
+bool tui_child_start(tui_child *c, char *const argv[], bool progress, char *err,
+		     size_t cap)
 {
 	int op[2] = {-1, -1}, pp[2] = {-1, -1};
 	int devnull;
@@ -283,8 +290,7 @@ bool tui_child_start(tui_child *c, char *const argv[], bool progress,
 	memset(c, 0, sizeof *c);
 	c->out = c->prog = -1;
 	if (pipe2(op, O_CLOEXEC) || (progress && pipe2(pp, O_CLOEXEC))) {
-		snprintf(err, cap, "cannot create a pipe: %s",
-			 strerror(errno));
+		snprintf(err, cap, "cannot create a pipe: %s", strerror(errno));
 		goto fail;
 	}
 	fflush(NULL);
@@ -374,8 +380,7 @@ static bool drain(int *fd, char *buf, size_t *len, size_t cap,
 bool tui_child_poll(tui_child *c, void (*out)(void *, const char *),
 		    void (*prog)(void *, const char *), void *ctx)
 {
-	bool any = drain(&c->out, c->obuf, &c->olen, sizeof c->obuf, out,
-			 ctx);
+	bool any = drain(&c->out, c->obuf, &c->olen, sizeof c->obuf, out, ctx);
 	int st;
 
 	any |= drain(&c->prog, c->pbuf, &c->plen, sizeof c->pbuf, prog, ctx);
@@ -534,8 +539,7 @@ static void sweep_tick(tui_app *app)
 
 	if (!s->active)
 		return;
-	tui_child_poll(&s->child, sweep_output_line, sweep_progress_line,
-		       app);
+	tui_child_poll(&s->child, sweep_output_line, sweep_progress_line, app);
 	if (s->child.running) {
 		double t = now_s();
 		if (t - s->last_reload >= TUI_LIVE_RELOAD_S &&
@@ -548,8 +552,7 @@ static void sweep_tick(tui_app *app)
 	s->active = false;
 	if (s->child.status == 0)
 		tui_msg(app, false,
-			"sweep of %s done: %" PRIu64 " runs, %" PRIu64
-			" bug%s",
+			"sweep of %s done: %" PRIu64 " runs, %" PRIu64 " bug%s",
 			s->program, s->done, s->bugs, s->bugs == 1 ? "" : "s");
 	else if (s->child.status == 130)
 		tui_msg(app, false,
@@ -593,15 +596,15 @@ static void draw_sweep(tui_app *app, int y, int x, int cols)
 			 s->done, s->planned, s->rps, s->bugs,
 			 s->bugs == 1 ? "" : "s", eta);
 	else
-		snprintf(right, sizeof right,
-			 "%" PRIu64 " runs %.0f runs/s %" PRIu64 " bug%s left %s",
-			 s->done, s->rps, s->bugs, s->bugs == 1 ? "" : "s",
-			 eta);
+		snprintf(
+		    right, sizeof right,
+		    "%" PRIu64 " runs %.0f runs/s %" PRIu64 " bug%s left %s",
+		    s->done, s->rps, s->bugs, s->bugs == 1 ? "" : "s", eta);
 	snprintf(left, sizeof left, "sweep #%" PRId64 " %s ", s->campaign,
 		 s->stopping ? "stopping" : s->program);
 	if (cols - (int)strlen(left) - (int)strlen(right) - 3 < 10)
-		snprintf(left, sizeof left, "sweep #%" PRId64 " %s", s->campaign,
-			 s->stopping ? "stopping " : "");
+		snprintf(left, sizeof left, "sweep #%" PRId64 " %s",
+			 s->campaign, s->stopping ? "stopping " : "");
 	x += tui_put(y, x, left, cols, tui_attr(TUI_KEY));
 	cols -= (int)strlen(left);
 	barw = cols - (int)strlen(right) - 3;
@@ -615,10 +618,11 @@ static void draw_sweep(tui_app *app, int y, int x, int cols)
 			fill = barw;
 		x += tui_put(y, x, "[", 1, A_NORMAL);
 		for (int i = 0; i < barw; i++)
-			x += tui_put(y, x,
-				     i < fill ? (app->utf8 ? "\u2588" : "#")
-					      : (app->utf8 ? "\u00b7" : "-"),
-				     1, tui_attr(i < fill ? TUI_GOOD : TUI_DIM));
+			x +=
+			    tui_put(y, x,
+				    i < fill ? (app->utf8 ? "\u2588" : "#")
+					     : (app->utf8 ? "\u00b7" : "-"),
+				    1, tui_attr(i < fill ? TUI_GOOD : TUI_DIM));
 		x += tui_put(y, x, "] ", 2, A_NORMAL);
 		cols -= barw + 3;
 	}
@@ -749,8 +753,7 @@ static void ask_complete(tui_app *app)
 		return;
 	}
 	/* Replace the word by the candidates' common part. */
-	memmove(app->buf + start, app->buf + app->cur,
-		app->len - app->cur + 1);
+	memmove(app->buf + start, app->buf + app->cur, app->len - app->cur + 1);
 	app->len -= app->cur - start;
 	app->cur = start;
 	ask_insert(app, c.common, strlen(c.common));
@@ -786,14 +789,10 @@ static void ask_key(tui_app *app, int ch)
 
 	switch (ch) {
 	case 27: /* Esc */
-	case 7:  /* Ctrl-G */
-		ask_end(app, false);
-		return;
+	case 7: /* Ctrl-G */ ask_end(app, false); return;
 	case '\n':
 	case '\r':
-	case KEY_ENTER:
-		ask_end(app, true);
-		return;
+	case KEY_ENTER: ask_end(app, true); return;
 	case KEY_LEFT:
 	case 2:
 		if (app->cur)
@@ -805,13 +804,9 @@ static void ask_key(tui_app *app, int ch)
 			app->cur++;
 		break;
 	case KEY_HOME:
-	case 1:
-		app->cur = 0;
-		break;
+	case 1: app->cur = 0; break;
 	case KEY_END:
-	case 5:
-		app->cur = app->len;
-		break;
+	case 5: app->cur = app->len; break;
 	case KEY_BACKSPACE:
 	case 127:
 	case 8:
@@ -1010,7 +1005,8 @@ static void open_help(tui_app *app)
 	if (top->ops->keys) {
 		tui_doc_add(d, TUI_M_HEADER "Keys of %s", top->ops->name);
 		for (const tui_keydoc *k = top->ops->keys; k->keys; k++)
-			tui_doc_add(d, "  " TUI_M_KEY "%-14s" TUI_M_NORMAL " %s",
+			tui_doc_add(d,
+				    "  " TUI_M_KEY "%-14s" TUI_M_NORMAL " %s",
 				    k->keys, k->what);
 		tui_doc_add(d, " ");
 	}
@@ -1019,8 +1015,8 @@ static void open_help(tui_app *app)
 		tui_doc_add(d, "  " TUI_M_KEY "%-14s" TUI_M_NORMAL " %s",
 			    k->keys, k->what);
 	tui_doc_add(d, " \n" TUI_M_DIM
-		    "Commands at ':' are heisen's (see 'help'); they run "
-		    "on this workspace.");
+		       "Commands at ':' are heisen's (see 'help'); they run "
+		       "on this workspace.");
 	snprintf(title, sizeof title, "Help (%s)", top->ops->name);
 	tui_push(app, &help_ops, d, title, false);
 }
@@ -1035,19 +1031,13 @@ static void global_key(tui_app *app, int ch)
 	case 'q':
 	case 27:
 	case 'h':
-	case KEY_LEFT:
-		tui_pop(app);
-		break;
-	case 'Q':
-		request_quit(app);
-		break;
+	case KEY_LEFT: tui_pop(app); break;
+	case 'Q': request_quit(app); break;
 	case '?':
 		if (app->stack[app->depth - 1]->ops != &help_ops)
 			open_help(app);
 		break;
-	case ':':
-		tui_ask(app, &cmd);
-		break;
+	case ':': tui_ask(app, &cmd); break;
 	case 'r':
 		reload_top(app);
 		tui_msg(app, false, "reloaded %s", app->dbpath);
@@ -1056,9 +1046,7 @@ static void global_key(tui_app *app, int ch)
 		while (app->depth > 1)
 			tui_pop(app);
 		break;
-	case '2':
-		tui_open_bugs(app, 0);
-		break;
+	case '2': tui_open_bugs(app, 0); break;
 	case 'S':
 		if (!app->sweep.active) {
 			tui_msg(app, true, "no sweep is running");
@@ -1070,13 +1058,9 @@ static void global_key(tui_app *app, int ch)
 				"and are recorded");
 		}
 		break;
-	case 12: /* Ctrl-L */
-		clearok(curscr, TRUE);
-		break;
-	case KEY_RESIZE:
-		break;
-	default:
-		return;
+	case 12: /* Ctrl-L */ clearok(curscr, TRUE); break;
+	case KEY_RESIZE: break;
+	default: return;
 	}
 	app->dirty = true;
 }
@@ -1166,9 +1150,10 @@ static void lat_write(const struct latency *l)
 	if (!f)
 		return;
 	for (size_t i = 0; i < 2; i++)
-		fprintf(f, "%s samples %" PRIu64 " median %.1f p99 %.1f max %.1f\n",
-			rows[i].name, rows[i].h->n, lat_q(rows[i].h, 0.5),
-			lat_q(rows[i].h, 0.99), rows[i].h->max_ms);
+		fprintf(
+		    f, "%s samples %" PRIu64 " median %.1f p99 %.1f max %.1f\n",
+		    rows[i].name, rows[i].h->n, lat_q(rows[i].h, 0.5),
+		    lat_q(rows[i].h, 0.99), rows[i].h->max_ms);
 	fclose(f);
 }
 
@@ -1184,8 +1169,7 @@ static void loop(tui_app *app)
 			got_quit = 0;
 			request_quit(app);
 		}
-		if (app->quit &&
-		    (!app->sweep.active || app->quit_requests > 1))
+		if (app->quit && (!app->sweep.active || app->quit_requests > 1))
 			break;
 		if (app->dirty)
 			draw(app);

@@ -129,9 +129,9 @@ int tui_put(int y, int x, const char *s, int width, int attr);
  * Numeric columns (num set) sort by value. Rows are the table's. */
 typedef struct tui_col {
 	const char *title;
-	int width;  /* at least this wide */
-	bool num;   /* right-aligned, sorted as a number */
-	bool flex;  /* takes the spare width */
+	int width; /* at least this wide */
+	bool num;  /* right-aligned, sorted as a number */
+	bool flex; /* takes the spare width */
 } tui_col;
 
 typedef struct tui_row {
@@ -184,6 +184,7 @@ bool tui_doc_add(tui_doc *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* The markers that switch role inside a tui_doc_add text, in the order
  * of tui_role ("\x01" "A" is TUI_NORMAL). */
+/* clang-format off: one marker a line reads best */
 #define TUI_M_NORMAL "\x01" "A"
 #define TUI_M_TITLE "\x01" "B"
 #define TUI_M_HEADER "\x01" "C"
@@ -192,6 +193,7 @@ bool tui_doc_add(tui_doc *d, const char *fmt, ...)
 #define TUI_M_ERROR "\x01" "F"
 #define TUI_M_GOOD "\x01" "G"
 #define TUI_M_KEY "\x01" "H"
+/* clang-format on */
 /* The heat marker of k detections out of n: "\x01" then this. */
 char tui_heat_ch(uint64_t k, uint64_t n);
 void tui_doc_draw(tui_doc *d, int y, int rows, int cols);
@@ -206,15 +208,15 @@ bool tui_doc_key(tui_doc *d, tui_app *app, int ch);
  * Ctrl-C reaches only the TUI, which decides. */
 typedef struct tui_child {
 	pid_t pid;
-	int out, prog;      /* read ends, -1 when closed */
+	int out, prog; /* read ends, -1 when closed */
 	char obuf[4096], pbuf[4096];
 	size_t olen, plen;
 	bool running;
-	int status;         /* exit code when done: 128+N for signal N */
+	int status; /* exit code when done: 128+N for signal N */
 } tui_child;
 
-bool tui_child_start(tui_child *c, char *const argv[], bool progress,
-		     char *err, size_t cap);
+bool tui_child_start(tui_child *c, char *const argv[], bool progress, char *err,
+		     size_t cap);
 /* Read what is there: each whole line of output to out(ctx, line), of
  * progress to prog(ctx, line); reaps the child once both pipes closed.
  * Returns true when anything happened. */

@@ -81,8 +81,7 @@ static bool list_load(tui_screen *scr, tui_app *app)
 	return true;
 }
 
-static void list_draw(tui_screen *scr, tui_app *app, int y, int rows,
-		      int cols)
+static void list_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
 {
 	list *l = scr->st;
 	tui_table_draw(&l->t, y, rows, cols);
@@ -126,9 +125,9 @@ typedef struct campaigns {
 } campaigns;
 
 static const tui_col camp_cols[] = {
-    {"ID", 4, true, false},	  {"PROGRAM", 14, false, true},
-    {"STATUS", 8, false, false},  {"RUNS", 11, true, false},
-    {"BUGS", 5, true, false},	  {"CELLS", 7, true, false},
+    {"ID", 4, true, false},	     {"PROGRAM", 14, false, true},
+    {"STATUS", 8, false, false},     {"RUNS", 11, true, false},
+    {"BUGS", 5, true, false},	     {"CELLS", 7, true, false},
     {"DENSITIES", 10, false, false}, {"PROFILES", 9, false, true},
     {"CREATED", 16, false, false},
 };
@@ -188,7 +187,7 @@ static bool camp_row_cb(void *ctx, const db_campaign *c)
 	cell[8] = created;
 	return list_add(&s->l, c->id,
 			c->status && !strcmp(c->status, "running") ? TUI_KEY
-								  : TUI_NORMAL,
+								   : TUI_NORMAL,
 			cell);
 }
 
@@ -224,7 +223,8 @@ static bool camp_key(tui_screen *scr, tui_app *app, int ch)
 		db_program p = {0};
 		wasm_err e;
 		wasm_err_clear(&e);
-		if (r && !db_program_get(tui_app_db(app), r->program_id, &p, &e))
+		if (r &&
+		    !db_program_get(tui_app_db(app), r->program_id, &p, &e))
 			tui_open_sweep_form(app, p.path);
 		else
 			tui_open_sweep_form(app, NULL);
@@ -237,7 +237,8 @@ static bool camp_key(tui_screen *scr, tui_app *app, int ch)
 			return true;
 		if (!strcmp(r->status, "done")) {
 			tui_msg(app, true,
-				"campaign %" PRId64 " is done: nothing to resume",
+				"campaign %" PRId64
+				" is done: nothing to resume",
 				r->id);
 			return true;
 		}
@@ -272,8 +273,20 @@ bool tui_open_campaigns(tui_app *app)
 
 /* ---- the new-sweep form -------------------------------------------------- */
 
-enum { F_PROGRAM, F_ARGS, F_DENS, F_RUNS, F_BUDGET, F_PROFILES, F_JOBS,
-       F_DELAY, F_TIMEOUT, F_PRUNE, F_START, F_N };
+enum {
+	F_PROGRAM,
+	F_ARGS,
+	F_DENS,
+	F_RUNS,
+	F_BUDGET,
+	F_PROFILES,
+	F_JOBS,
+	F_DELAY,
+	F_TIMEOUT,
+	F_PRUNE,
+	F_START,
+	F_N
+};
 
 typedef struct form {
 	char val[F_N][512];
@@ -285,8 +298,7 @@ static const struct {
 } form_fields[F_N] = {
     [F_PROGRAM] = {"Program", NULL, "a .wasm file (Tab completes)"},
     [F_ARGS] = {"Arguments", "--", "the program's arguments"},
-    [F_DENS] = {"Densities", "--densities",
-		"FROM:TO:STEP or a list, in %"},
+    [F_DENS] = {"Densities", "--densities", "FROM:TO:STEP or a list, in %"},
     [F_RUNS] = {"Runs per cell", "--runs", "empty with a budget"},
     [F_BUDGET] = {"Budget", "--budget", "e.g. 10m; instead of runs"},
     [F_PROFILES] = {"Profiles", "--profiles", "see 'heisen profiles'"},
@@ -306,8 +318,7 @@ static const tui_keydoc form_keys[] = {
     {NULL, NULL},
 };
 
-static void form_draw(tui_screen *scr, tui_app *app, int y, int rows,
-		      int cols)
+static void form_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
 {
 	form *f = scr->st;
 
@@ -382,17 +393,11 @@ static bool form_key(tui_screen *scr, tui_app *app, int ch)
 
 	switch (ch) {
 	case KEY_UP:
-	case 'k':
-		f->sel = f->sel ? f->sel - 1 : F_N - 1;
-		break;
+	case 'k': f->sel = f->sel ? f->sel - 1 : F_N - 1; break;
 	case KEY_DOWN:
 	case 'j':
-	case '\t':
-		f->sel = (f->sel + 1) % F_N;
-		break;
-	case 's':
-		form_start(app, f);
-		break;
+	case '\t': f->sel = (f->sel + 1) % F_N; break;
+	case 's': form_start(app, f); break;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
@@ -404,16 +409,20 @@ static bool form_key(tui_screen *scr, tui_app *app, int ch)
 				 strcmp(f->val[F_PRUNE], "yes") ? "yes" : "no");
 		} else {
 			char prompt[48];
-			tui_ask_spec a = {prompt, f->val[f->sel], "sweep ",
-					  f->sel == F_PROGRAM, form_edit_done,
-					  NULL, f, false};
-			snprintf(prompt, sizeof prompt, "%s: ",
-				 form_fields[f->sel].label);
+			tui_ask_spec a = {prompt,
+					  f->val[f->sel],
+					  "sweep ",
+					  f->sel == F_PROGRAM,
+					  form_edit_done,
+					  NULL,
+					  f,
+					  false};
+			snprintf(prompt, sizeof prompt,
+				 "%s: ", form_fields[f->sel].label);
 			tui_ask(app, &a);
 		}
 		break;
-	default:
-		return false;
+	default: return false;
 	}
 	tui_dirty(app);
 	return true;
@@ -447,9 +456,9 @@ bool tui_open_sweep_form(tui_app *app, const char *program)
 /* ---- bugs ---------------------------------------------------------------- */
 
 static const tui_col bug_cols[] = {
-    {"BUG", 4, true, false},	   {"PROGRAM", 14, false, false},
-    {"KINDS", 5, false, false},	   {"RUNS", 5, true, false},
-    {"SITE A", 18, false, true},   {"SITE B", 18, false, true},
+    {"BUG", 4, true, false},	      {"PROGRAM", 14, false, false},
+    {"KINDS", 5, false, false},	      {"RUNS", 5, true, false},
+    {"SITE A", 18, false, true},      {"SITE B", 18, false, true},
     {"FIRST SEEN", 16, false, false},
 };
 
@@ -539,8 +548,9 @@ static void doc_site(tui_doc *d, const struct db_bug_site *s,
 							    : TUI_M_DIM "  ",
 				    cx.first + i, cx.text[i]);
 	} else if (s->file && *s->file && s->line) {
-		tui_doc_add(d, TUI_M_DIM "  (source not shown: %s not found, "
-					 "or shorter than %u lines)",
+		tui_doc_add(d,
+			    TUI_M_DIM "  (source not shown: %s not found, "
+				      "or shorter than %u lines)",
 			    s->file, s->line);
 	}
 	tui_doc_add(d, " ");
@@ -628,12 +638,14 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 	tui_doc_clear(d);
 	tui_fmt_kinds(&r->bug, kinds, sizeof kinds);
 	tui_fmt_time(r->bug.first_seen, seen, sizeof seen);
-	tui_doc_add(d, TUI_M_TITLE " Bug %" PRId64 " " TUI_M_NORMAL
-			       "  %s race in %s (%s)",
+	tui_doc_add(d,
+		    TUI_M_TITLE " Bug %" PRId64 " " TUI_M_NORMAL
+				"  %s race in %s (%s)",
 		    r->bug.id, kinds, r->prog.name ? r->prog.name : "?",
 		    r->prog.path ? r->prog.path : "?");
-	tui_doc_add(d, "  detected by %" PRIu64 " run%s, first seen %s (run "
-		       "%" PRIu64 ")\n ",
+	tui_doc_add(d,
+		    "  detected by %" PRIu64 " run%s, first seen %s (run "
+		    "%" PRIu64 ")\n ",
 		    r->bug.runs, r->bug.runs == 1 ? "" : "s", seen,
 		    r->bug.first_run);
 	doc_site(d, &r->bug.site[0], r->prog.path, 'A');
@@ -643,9 +655,10 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 	s->rerun = r->nex ? r->ex[0].run : 0;
 	if (r->nex) {
 		tui_doc_add(d, TUI_M_HEADER "Example runs" TUI_M_NORMAL
-				       " (x reruns the first)");
-		tui_doc_add(d, TUI_M_DIM "  %-7s %-8s %-10s %7s  %-16s  "
-					 "%-9s %s",
+					    " (x reruns the first)");
+		tui_doc_add(d,
+			    TUI_M_DIM "  %-7s %-8s %-10s %7s  %-16s  "
+				      "%-9s %s",
 			    "run", "campaign", "profile", "density", "seed",
 			    "threads", "addresses");
 		for (int i = 0; i < r->nex; i++) {
@@ -655,8 +668,8 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 			if (x->found) {
 				snprintf(th, sizeof th, "%u %u", x->tid[0],
 					 x->tid[1]);
-				snprintf(ad, sizeof ad, "0x%x 0x%x",
-					 x->addr[0], x->addr[1]);
+				snprintf(ad, sizeof ad, "0x%x 0x%x", x->addr[0],
+					 x->addr[1]);
 			}
 			tui_doc_add(d,
 				    "  %-7" PRId64 " %-8" PRId64
@@ -671,8 +684,7 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 	return true;
 }
 
-static void bugv_draw(tui_screen *scr, tui_app *app, int y, int rows,
-		      int cols)
+static void bugv_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
 {
 	bug_view *s = scr->st;
 	tui_doc_draw(&s->doc, y, rows, cols);
@@ -681,8 +693,8 @@ static void bugv_draw(tui_screen *scr, tui_app *app, int y, int rows,
 static void open_rerun(tui_app *app, int64_t run)
 {
 	char id[24], title[64];
-	char *argv[] = {"heisen", "rerun", id, "--db",
-			(char *)tui_app_dbpath(app), NULL};
+	char *argv[] = {
+	    "heisen", "rerun", id, "--db", (char *)tui_app_dbpath(app), NULL};
 
 	snprintf(id, sizeof id, "%" PRId64, run);
 	snprintf(title, sizeof title, "Rerun of run %" PRId64, run);
@@ -733,10 +745,10 @@ bool tui_open_bug(tui_app *app, int64_t bug_id)
 /* ---- runs ---------------------------------------------------------------- */
 
 static const tui_col run_cols[] = {
-    {"RUN", 6, true, false},	  {"IDX", 6, true, false},
-    {"STATUS", 8, false, false},  {"EXIT", 4, true, false},
-    {"DENSITY", 7, true, false},  {"PROFILE", 9, false, false},
-    {"SEED", 16, false, false},	  {"MS", 8, true, false},
+    {"RUN", 6, true, false},	 {"IDX", 6, true, false},
+    {"STATUS", 8, false, false}, {"EXIT", 4, true, false},
+    {"DENSITY", 7, true, false}, {"PROFILE", 9, false, false},
+    {"SEED", 16, false, false},	 {"MS", 8, true, false},
     {"BUGS", 4, true, true},
 };
 
@@ -752,8 +764,8 @@ static bool run_row_cb(void *ctx, const db_run *r)
 {
 	list *l = ctx;
 	char id[24], idx[24], ex[16], dens[16], seed[24], ms[32], nb[16];
-	const char *cell[9] = {id, idx, r->status, ex, dens, r->profile,
-			       seed, ms, nb};
+	const char *cell[9] = {id,	   idx,	 r->status, ex, dens,
+			       r->profile, seed, ms,	    nb};
 	tui_role role = TUI_NORMAL;
 
 	snprintf(id, sizeof id, "%" PRId64, r->id);
@@ -830,9 +842,9 @@ typedef struct run_view {
 } run_view;
 
 static const tui_col rv_cols[] = {
-    {"BUG", 4, true, false},	{"KINDS", 5, false, false},
+    {"BUG", 4, true, false},	  {"KINDS", 5, false, false},
     {"THREADS", 7, false, false}, {"ADDRESSES", 13, false, false},
-    {"COUNT", 5, true, false},	{"SITE A", 16, false, true},
+    {"COUNT", 5, true, false},	  {"SITE A", 16, false, true},
     {"SITE B", 16, false, true},
 };
 
@@ -881,7 +893,7 @@ static bool rv_load(tui_screen *scr, tui_app *app)
 	tui_fmt_density(r.density_bp, dens, sizeof dens);
 	tui_doc_add(&s->head,
 		    TUI_M_TITLE " Run %" PRId64 " " TUI_M_NORMAL
-		    "  campaign %" PRId64 ", plan index %" PRIu64,
+				"  campaign %" PRId64 ", plan index %" PRIu64,
 		    r.id, r.campaign_id, r.idx);
 	/* The seed on a line of its own: at 80 columns it was cut off. */
 	tui_doc_add(&s->head, "  profile %s, density %s, mask seed %016" PRIx64,
@@ -900,7 +912,8 @@ static bool rv_load(tui_screen *scr, tui_app *app)
 	for (size_t i = 0; i < s->nrb; i++) {
 		const db_run_bug *rb = &s->rb[i];
 		db_bug b = {0};
-		char id[24], kinds[8], th[32], ad[48], cnt[24], sa[300], sb[300];
+		char id[24], kinds[8], th[32], ad[48], cnt[24], sa[300],
+		    sb[300];
 		const char *cell[7] = {id, kinds, th, ad, cnt, sa, sb};
 		snprintf(id, sizeof id, "%" PRId64, rb->bug_id);
 		snprintf(th, sizeof th, "%u %u", rb->tid[0], rb->tid[1]);
@@ -1010,14 +1023,13 @@ static void out_tick(tui_screen *scr, tui_app *app)
 			    o->child.status);
 	if (o->follow) {
 		int rows = tui_app_rows(app);
-		o->doc.top = o->doc.n > (size_t)rows ? o->doc.n - (size_t)rows
-						     : 0;
+		o->doc.top =
+		    o->doc.n > (size_t)rows ? o->doc.n - (size_t)rows : 0;
 	}
 	tui_dirty(app);
 }
 
-static void out_draw(tui_screen *scr, tui_app *app, int y, int rows,
-		     int cols)
+static void out_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
 {
 	output *o = scr->st;
 	tui_doc_draw(&o->doc, y, rows, cols);

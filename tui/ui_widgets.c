@@ -137,7 +137,8 @@ static int cmp_rows(const void *x, const void *y)
 {
 	const tui_table *t = sorting;
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-	const char *ca = t->rows[a].cell[t->sort], *cb = t->rows[b].cell[t->sort];
+	const char *ca = t->rows[a].cell[t->sort],
+		   *cb = t->rows[b].cell[t->sort];
 	int r;
 
 	if (t->cols[t->sort].num) {
@@ -251,8 +252,8 @@ void tui_table_draw(tui_table *t, int y, int rows, int cols)
 	for (int i = 0; i < rows && t->top + (size_t)i < t->nvis; i++) {
 		size_t k = t->top + (size_t)i;
 		const tui_row *r = &t->rows[t->vis[k]];
-		int attr = k == t->sel ? tui_attr(TUI_SELECTED)
-				       : tui_attr(r->role);
+		int attr =
+		    k == t->sel ? tui_attr(TUI_SELECTED) : tui_attr(r->role);
 		x = 0;
 		attrset(attr);
 		mvhline(y + i, 0, ' ', cols);
@@ -292,8 +293,8 @@ static void on_filter_done(void *ctx, tui_app *app, const char *text)
 
 bool tui_table_key(tui_table *t, tui_app *app, int ch)
 {
-	size_t page = (size_t)(tui_app_rows(app) > 3 ? tui_app_rows(app) - 2
-						      : 1);
+	size_t page =
+	    (size_t)(tui_app_rows(app) > 3 ? tui_app_rows(app) - 2 : 1);
 	int64_t keep = tui_table_selected(t);
 
 	switch (ch) {
@@ -308,24 +309,18 @@ bool tui_table_key(tui_table *t, tui_app *app, int ch)
 			t->sel++;
 		break;
 	case KEY_PPAGE:
-	case 2: /* Ctrl-B */
-		t->sel = t->sel > page ? t->sel - page : 0;
-		break;
+	case 2: /* Ctrl-B */ t->sel = t->sel > page ? t->sel - page : 0; break;
 	case KEY_NPAGE:
 	case 6: /* Ctrl-F */
 	case ' ':
 		t->sel = t->sel + page < t->nvis ? t->sel + page
-			 : t->nvis	       ? t->nvis - 1
-					       : 0;
+			 : t->nvis		 ? t->nvis - 1
+						 : 0;
 		break;
 	case KEY_HOME:
-	case 'g':
-		t->sel = 0;
-		break;
+	case 'g': t->sel = 0; break;
 	case KEY_END:
-	case 'G':
-		t->sel = t->nvis ? t->nvis - 1 : 0;
-		break;
+	case 'G': t->sel = t->nvis ? t->nvis - 1 : 0; break;
 	case '>':
 		t->sort = t->sort + 1 < t->ncols ? t->sort + 1 : -1;
 		tui_table_done(t, keep);
@@ -339,13 +334,13 @@ bool tui_table_key(tui_table *t, tui_app *app, int ch)
 		tui_table_done(t, keep);
 		break;
 	case '/': {
-		tui_ask_spec a = {"/", t->filter, NULL, false,
-				  on_filter_done, on_filter, t, false};
+		tui_ask_spec a = {"/",	 t->filter,	 NULL,
+				  false, on_filter_done, on_filter,
+				  t,	 false};
 		tui_ask(app, &a);
 		return true;
 	}
-	default:
-		return false;
+	default: return false;
 	}
 	tui_dirty(app);
 	return true;
@@ -449,8 +444,8 @@ void tui_doc_draw(tui_doc *d, int y, int rows, int cols)
 
 bool tui_doc_key(tui_doc *d, tui_app *app, int ch)
 {
-	size_t page = (size_t)(tui_app_rows(app) > 2 ? tui_app_rows(app) - 1
-						      : 1);
+	size_t page =
+	    (size_t)(tui_app_rows(app) > 2 ? tui_app_rows(app) - 1 : 1);
 	size_t last = d->n > page ? d->n - page : 0;
 
 	switch (ch) {
@@ -465,32 +460,21 @@ bool tui_doc_key(tui_doc *d, tui_app *app, int ch)
 			d->top++;
 		break;
 	case KEY_PPAGE:
-	case 2:
-		d->top = d->top > page ? d->top - page : 0;
-		break;
+	case 2: d->top = d->top > page ? d->top - page : 0; break;
 	case KEY_NPAGE:
 	case 6:
-	case ' ':
-		d->top = d->top + page < last ? d->top + page : last;
-		break;
+	case ' ': d->top = d->top + page < last ? d->top + page : last; break;
 	case KEY_HOME:
-	case 'g':
-		d->top = 0;
-		break;
+	case 'g': d->top = 0; break;
 	case KEY_END:
-	case 'G':
-		d->top = last;
-		break;
-	case KEY_RIGHT:
-		d->left += 8;
-		break;
+	case 'G': d->top = last; break;
+	case KEY_RIGHT: d->left += 8; break;
 	case KEY_LEFT:
 		if (!d->left)
 			return false;
 		d->left = d->left > 8 ? d->left - 8 : 0;
 		break;
-	default:
-		return false;
+	default: return false;
 	}
 	tui_dirty(app);
 	return true;

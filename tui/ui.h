@@ -184,7 +184,8 @@ bool tui_doc_add(tui_doc *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* The markers that switch role inside a tui_doc_add text, in the order
  * of tui_role ("\x01" "A" is TUI_NORMAL). */
-/* clang-format off: one marker a line reads best */
+/* One marker a line reads best. */
+/* clang-format off */
 #define TUI_M_NORMAL "\x01" "A"
 #define TUI_M_TITLE "\x01" "B"
 #define TUI_M_HEADER "\x01" "C"

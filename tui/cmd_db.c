@@ -726,7 +726,8 @@ bool tui_read_context(const struct db_bug_site *site, const char *progpath,
 		return false;
 	if (!(f = find_source(site->file, progpath, cx)))
 		return false;
-	lo = site->line > TUI_CONTEXT_LINES ? site->line - TUI_CONTEXT_LINES : 1;
+	lo =
+	    site->line > TUI_CONTEXT_LINES ? site->line - TUI_CONTEXT_LINES : 1;
 	hi = site->line + TUI_CONTEXT_LINES;
 	cx->first = lo;
 	/* fgets in pieces: a long line is cut at TUI_CONTEXT_COLS and the rest
@@ -737,7 +738,8 @@ bool tui_read_context(const struct db_bug_site *site, const char *progpath,
 		if (at_start && no >= lo) {
 			char *t = cx->text[cx->n++];
 			size_t k = 0;
-			for (size_t i = 0; i < len && k < TUI_CONTEXT_COLS; i++) {
+			for (size_t i = 0; i < len && k < TUI_CONTEXT_COLS;
+			     i++) {
 				unsigned char ch = (unsigned char)buf[i];
 				if (ch == '\n' || ch == '\r')
 					continue;

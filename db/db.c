@@ -78,6 +78,10 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     " count INTEGER NOT NULL, PRIMARY KEY(run_id, bug_id)) WITHOUT ROWID;"
     "CREATE INDEX run_bugs_bug ON run_bugs(bug_id);"
     "PRAGMA application_id=1212500307;",
+    /* 1 -> 2: the mask generator's version per campaign; every campaign
+     * before it drew its masks with version 1. */
+    "ALTER TABLE campaigns ADD COLUMN"
+    " mask_version INTEGER NOT NULL DEFAULT 1;",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -89,7 +93,7 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	" (SELECT count(DISTINCT rb.bug_id) FROM runs r JOIN run_bugs rb"      \
 	" ON rb.run_id = r.id WHERE r.campaign_id = c.id),"                    \
 	" (SELECT count(DISTINCT profile || ':' || density_bp) FROM runs"      \
-	" WHERE campaign_id = c.id)"                                           \
+	" WHERE campaign_id = c.id), c.mask_version"                           \
 	" FROM campaigns c JOIN programs p ON p.id = c.program_id"
 #define RUN_COLS                                                               \
 	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
@@ -127,9 +131,9 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(CAMPAIGN_ADD,                                                        \
 	  "INSERT INTO campaigns(program_id, node_id, created, densities,"     \
 	  " density_bp, profiles, runs, budget_s, jobs, seed, delay,"          \
-	  " timeout_s, prune, pruned, args, status, planned) VALUES(?1, ?2,"   \
-	  " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"    \
-	  " ?17)")                                                             \
+	  " timeout_s, prune, pruned, args, status, planned, mask_version)"    \
+	  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"    \
+	  " ?14, ?15, ?16, ?17, ?18)")                                         \
 	X(CAMPAIGN_GET, "SELECT " CAMPAIGN_COLS " WHERE c.id = ?1")            \
 	X(CAMPAIGN_LIST,                                                       \
 	  "SELECT " CAMPAIGN_COLS " ORDER BY c.created DESC, c.id DESC")       \
@@ -1121,6 +1125,7 @@ static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 	c->done = (uint64_t)sqlite3_column_int64(s, 19);
 	c->bugs = (uint64_t)sqlite3_column_int64(s, 20);
 	c->cells = (uint64_t)sqlite3_column_int64(s, 21);
+	c->mask_version = (uint32_t)sqlite3_column_int64(s, 22);
 	if (bad) {
 		db_campaign_clear(c);
 		return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
@@ -1175,6 +1180,7 @@ wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
 	sqlite3_bind_blob(s, 15, alen ? c->args : "", (int)alen, SQLITE_STATIC);
 	bind_text(s, 16, c->status ? c->status : "running");
 	sqlite3_bind_int64(s, 17, (sqlite3_int64)c->planned);
+	sqlite3_bind_int64(s, 18, c->mask_version);
 	st = exec_stmt(d, s, "adding a campaign", err);
 	if (st == WASM_OK) {
 		c->id = sqlite3_last_insert_rowid(d->h);

@@ -37,7 +37,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -104,6 +104,7 @@ typedef struct db_campaign {
 	uint32_t nargs;
 	char *status;         /* "running", "stopped", "done" */
 	uint64_t planned;     /* runs in the plan (0: open-ended budget) */
+	uint32_t mask_version; /* the mask generator that drew its masks */
 	/* filled by get/list: */
 	uint64_t done;        /* runs recorded */
 	uint64_t bugs;        /* distinct bugs among its runs */

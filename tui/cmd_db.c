@@ -243,6 +243,7 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 		else
 			tui_json_null(j, "timeout_ms");
 		tui_json_bool(j, "prune", c->prune);
+		tui_json_u64(j, "mask_version", c->mask_version);
 		tui_json_end(j, '}');
 		return true;
 	}

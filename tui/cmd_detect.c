@@ -607,11 +607,23 @@ static void print_rerun_json(tui_json *j, const db_run *run,
 
 /* Load the program a campaign ran, from its recorded path, for a resume
  * or a rerun: exit 2 when the file is gone or is no longer the binary
- * the campaign ran (its hash), since masks and sites are the binary's. */
+ * the campaign ran (its hash), since masks and sites are the binary's,
+ * or when this heisen draws masks differently from the one that ran it. */
 static int load_recorded(const tui_cmd *cmd, const db_program *prog,
-			 int64_t campaign, det_prog **p, FILE *err)
+			 const db_campaign *c, det_prog **p, FILE *err)
 {
+	int64_t campaign = c->id;
 	int rc;
+
+	if (c->mask_version != DET_MASK_VERSION) {
+		fprintf(err, "heisen %s: campaign %" PRId64 " drew its masks "
+			     "with mask generator version %u, this heisen "
+			     "with version %u: the same seeds would arm other "
+			     "sites; use the heisen that ran it, or start a "
+			     "new sweep\n",
+			cmd->name, campaign, c->mask_version, DET_MASK_VERSION);
+		return TUI_EXIT_USAGE;
+	}
 
 	if (access(prog->path, R_OK)) {
 		fprintf(err, "heisen %s: the program of campaign %" PRId64
@@ -696,7 +708,7 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		rc = TUI_EXIT_USAGE;
 		goto done;
 	}
-	if ((rc = load_recorded(cmd, &prog, c.id, &p, err)))
+	if ((rc = load_recorded(cmd, &prog, &c, &p, err)))
 		goto done;
 	/* The mask of detector/campaign.c's worker_job: the run's seed and
 	 * density over the campaign's pool. */
@@ -1200,6 +1212,7 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	if (!c->runs && c->budget_s <= 0)
 		c->runs = 20;
 	c->planned = c->runs ? (uint64_t)c->runs * c->ndensity * nprofs : 0;
+	c->mask_version = DET_MASK_VERSION;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	c->jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
 	if ((v = tui_opt_value(cmd, a, "--jobs")) &&
@@ -1354,7 +1367,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			rc = TUI_EXIT_USAGE;
 			goto done;
 		}
-		if ((rc = load_recorded(cmd, &prog, c.id, &p, err)))
+		if ((rc = load_recorded(cmd, &prog, &c, &p, err)))
 			goto done;
 	} else {
 		if ((rc = load_prog(a->operands[0], &p, err)))

@@ -278,4 +278,31 @@ head -n 1 "$dir/res.jsonl" |
 tail -n 1 "$dir/res.jsonl" | grep -q '"event":"end","status":"done","done":600,' ||
 	bad "resume: end line: $(tail -n 1 "$dir/res.jsonl" | head -c 300)"
 
+# --- the mask generator's version -----------------------------------------------
+# A campaign records the generator that drew its masks; resume and rerun
+# refuse another one (the same seeds would arm other sites).
+"$HEISEN" campaigns --db "$db" --json | grep -q '"mask_version":1' ||
+	bad "campaigns --json: no mask_version 1"
+"$HEISEN" sweep "$fib" --db "$db" --densities 50 --runs 2 --jobs 1 >/dev/null 2>&1 ||
+	bad "sweep for the version check: exit $?"
+c=$(sql "SELECT max(id) FROM campaigns")
+r=$(sql "SELECT min(id) FROM runs WHERE campaign_id=$c")
+sql "UPDATE campaigns SET mask_version=7, status='stopped' WHERE id=$c"
+expect2 "rerun, other mask generator" "mask generator version 7" \
+	"$HEISEN" rerun "$r" --db "$db"
+expect2 "resume, other mask generator" "mask generator version 7" \
+	"$HEISEN" sweep --resume "$c" --db "$db"
+# A workspace of schema 1 (before the column) opens, migrated, its
+# campaigns at version 1.
+cp "$db" "$dir/v1.db"
+sqlite3 "$dir/v1.db" "ALTER TABLE campaigns DROP COLUMN mask_version; PRAGMA user_version=1" ||
+	bad "could not make a schema-1 copy"
+"$HEISEN" campaigns --db "$dir/v1.db" --json >"$dir/v1.json" ||
+	bad "campaigns on a schema-1 workspace: exit $?"
+[ "$(sqlite3 "$dir/v1.db" "PRAGMA user_version")" = 2 ] ||
+	bad "schema-1 workspace not migrated to 2"
+[ "$(sqlite3 "$dir/v1.db" "SELECT count(*) FROM campaigns WHERE mask_version=1")" = \
+	"$(sqlite3 "$dir/v1.db" "SELECT count(*) FROM campaigns")" ] ||
+	bad "migrated campaigns are not at mask version 1"
+
 finish t_rerun

@@ -217,6 +217,10 @@ void tui_history_load(tui_history *h);
 bool tui_history_add(tui_history *h, const char *line);
 void tui_history_free(tui_history *h);
 
+/* A positive duration: seconds as a plain number or with s, or minutes
+ * (m) or hours (h): "30", "1.5s", "10m", "2h". False when v is not one. */
+bool tui_parse_duration(const char *v, double *out);
+
 /* The overview (`heisen --help`) and one command's help. */
 void tui_print_usage(FILE *f);
 void tui_print_cmd_help(const tui_cmd *cmd, FILE *f);

@@ -54,7 +54,7 @@ static bool parse_u64(const char *v, uint64_t *out)
 }
 
 /* "90", "90s", "10m", "2h", "1.5h": seconds. */
-static bool parse_duration(const char *v, double *out)
+bool tui_parse_duration(const char *v, double *out)
 {
 	char *end;
 	double s;
@@ -1204,7 +1204,7 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 		return TUI_EXIT_USAGE;
 	}
 	if ((v = tui_opt_value(cmd, a, "--budget")) &&
-	    !parse_duration(v, &c->budget_s)) {
+	    !tui_parse_duration(v, &c->budget_s)) {
 		fprintf(err, "heisen sweep: --budget expects a duration such "
 			     "as 90s, 10m or 2h, got '%s'\n", v);
 		return TUI_EXIT_USAGE;
@@ -1236,7 +1236,7 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	}
 	c->timeout_s = 10;
 	if ((v = tui_opt_value(cmd, a, "--timeout")) &&
-	    !parse_duration(v, &c->timeout_s)) {
+	    !tui_parse_duration(v, &c->timeout_s)) {
 		fprintf(err, "heisen sweep: --timeout expects a duration such "
 			     "as 5 or 30s, got '%s'\n", v);
 		return TUI_EXIT_USAGE;
@@ -1526,7 +1526,7 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		return TUI_EXIT_USAGE;
 	}
 	if ((v = tui_opt_value(cmd, a, "--timeout")) &&
-	    !parse_duration(v, &timeout)) {
+	    !tui_parse_duration(v, &timeout)) {
 		fprintf(err, "heisen shared: --timeout expects a duration such "
 			     "as 5 or 30s, got '%s'\n", v);
 		return TUI_EXIT_USAGE;

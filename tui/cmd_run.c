@@ -8,7 +8,6 @@
 #include "core/wasi.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,12 +89,11 @@ static bool parse_run_opts(const tui_cmd *cmd, const tui_args *a,
 	cfg->nenv = (uint32_t)n;
 
 	if ((v = tui_opt_value(cmd, a, "--timeout"))) {
-		char *end;
-		double s = strtod(v, &end);
-		if (end == v || *end || !isfinite(s) || s <= 0) {
+		double s;
+		if (!tui_parse_duration(v, &s)) {
 			fprintf(err,
-				"heisen run: --timeout expects a positive "
-				"number of seconds, got '%s'\n",
+				"heisen run: --timeout expects a duration such "
+				"as 30 (seconds), 30s, 10m or 2h, got '%s'\n",
 				v);
 			return false;
 		}

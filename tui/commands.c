@@ -35,7 +35,8 @@ static const tui_opt run_opts[] = {
 	 "HOST); repeatable"},
 	{"--env", "K=V", "set a variable in the program's environment; "
 	 "repeatable"},
-	{"--timeout", "S", "stop the program after S seconds (exit 124)"},
+	{"--timeout", "TIME",
+	 "stop the program after TIME: 30 (seconds), 30s, 10m, 2h (exit 124)"},
 	{"--max-threads", "N", "most threads alive at once (default 64)"},
 	{"--max-memory", "SIZE",
 	 "cap on each memory: bytes or 64K/64M/1G (default 4G)"},
@@ -200,7 +201,7 @@ const tui_cmd tui_commands[] = {
 	 "expects i32, got f64",
 	 1, 1, validate_opts, tui_cmd_validate},
 	{"run",
-	 "FILE.wasm [--dir HOST[::GUEST]]... [--env K=V]... [--timeout S] "
+	 "FILE.wasm [--dir HOST[::GUEST]]... [--env K=V]... [--timeout TIME] "
 	 "[--max-threads N] [--max-memory SIZE] [--density PCT [--seed S] | "
 	 "--mask MASKFILE] [--delay UNITS] [--profile NAME] [--json] "
 	 "[--fail-on-bugs] [-- ARGS...]",
@@ -475,8 +476,7 @@ const tui_cmd tui_commands[] = {
 	 "(--timeout), profiles (--profiles), densities (--densities), seed "
 	 "(--seed). A setting goes only where it fits: run takes seed and "
 	 "delay only with --density or --mask, and 'sweep --resume' only db "
-	 "and jobs. run's --timeout is in seconds (30), sweep's also reads "
-	 "30s: a plain number suits both.\n"
+	 "and jobs. run and sweep read --timeout alike (30, 30s, 10m).\n"
 	 "Example script:\n"
 	 "  set db /tmp/w.db; set densities 10:50:10\n"
 	 "  sweep app.wasm --runs 4\n"

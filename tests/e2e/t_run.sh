@@ -215,8 +215,8 @@ cat >"$dir/sleep.wat" <<'EOF'
     (drop (call $poll (i32.const 0) (i32.const 64) (i32.const 1) (i32.const 128)))))
 EOF
 wat sleep
-run run "$dir/sleep.wasm" --timeout 1
-expect_rc 124 "timeout while sleeping"
+run run "$dir/sleep.wasm" --timeout 1s
+expect_rc 124 "timeout while sleeping (--timeout 1s)"
 
 # ---- wasi-threads ----------------------------------------------------------
 # Four threads each add their argument to a shared counter and notify;

@@ -384,8 +384,10 @@ bool tui_child_poll(tui_child *c, void (*out)(void *, const char *),
 	int st;
 
 	any |= drain(&c->prog, c->pbuf, &c->plen, sizeof c->pbuf, prog, ctx);
+	/* WNOHANG: a child may close its output and run on (a rerun guest
+	 * that closes stdout), and the screen must not wait for it. */
 	if (c->running && c->out < 0 && c->prog < 0 &&
-	    waitpid(c->pid, &st, 0) == c->pid) {
+	    waitpid(c->pid, &st, WNOHANG) == c->pid) {
 		c->running = false;
 		c->status = WIFEXITED(st)     ? WEXITSTATUS(st)
 			    : WIFSIGNALED(st) ? 128 + WTERMSIG(st)

@@ -896,6 +896,49 @@ static wasm_status program_row(db *d, sqlite3_stmt *s, db_program *p,
 	return WASM_OK;
 }
 
+/* "no campaign 12 in heisen.db": a lookup that found nothing. */
+static wasm_status no_row(db *d, const char *what, int64_t id, wasm_err *err)
+{
+	return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+			    "no %s %lld in %s", what, (long long)id, d->path);
+}
+
+/* Fills out (an owned struct) from the current row of s. */
+typedef wasm_status (*row_reader)(db *d, sqlite3_stmt *s, void *out,
+				  wasm_err *err);
+
+/* The row with this id through statement k (bound as ?1), read into out
+ * by read; no_row when there is none. */
+static wasm_status get_by_id(db *d, int k, int64_t id, const char *what,
+			     row_reader read, void *out, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, k, err);
+	char doing[48];
+	wasm_status st;
+	int rc;
+
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		st = read(d, s, out, err);
+	} else if (rc == SQLITE_DONE) {
+		st = no_row(d, what, id, err);
+	} else {
+		snprintf(doing, sizeof doing, "reading a %s", what);
+		st = sql_fail(d, err, rc, doing);
+	}
+	done(s);
+	return st;
+}
+
+static wasm_status read_program(db *d, sqlite3_stmt *s, void *out,
+				wasm_err *err)
+{
+	return program_row(d, s, out, err);
+}
+
 void db_program_clear(db_program *p)
 {
 	if (!p)
@@ -907,25 +950,9 @@ void db_program_clear(db_program *p)
 
 wasm_status db_program_get(db *d, int64_t id, db_program *out, wasm_err *err)
 {
-	sqlite3_stmt *s = stmt(d, S_PROGRAM_GET, err);
-	wasm_status st;
-	int rc;
-
 	memset(out, 0, sizeof *out);
-	if (!s)
-		return err->status;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		st = program_row(d, s, out, err);
-	else if (rc == SQLITE_DONE)
-		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
-				  "no program %lld in %s", (long long)id,
-				  d->path);
-	else
-		st = sql_fail(d, err, rc, "reading a program");
-	done(s);
-	return st;
+	return get_by_id(d, S_PROGRAM_GET, id, "program", read_program, out,
+			 err);
 }
 
 /* Run a program query bound to key: *n matches; the first is in out and
@@ -1192,31 +1219,17 @@ out:
 	return st;
 }
 
-static wasm_status no_campaign(db *d, int64_t id, wasm_err *err)
+static wasm_status read_campaign(db *d, sqlite3_stmt *s, void *out,
+				 wasm_err *err)
 {
-	return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
-			    "no campaign %lld in %s", (long long)id, d->path);
+	return campaign_row(d, s, out, err);
 }
 
 wasm_status db_campaign_get(db *d, int64_t id, db_campaign *out, wasm_err *err)
 {
-	sqlite3_stmt *s = stmt(d, S_CAMPAIGN_GET, err);
-	wasm_status st;
-	int rc;
-
 	memset(out, 0, sizeof *out);
-	if (!s)
-		return err->status;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		st = campaign_row(d, s, out, err);
-	else if (rc == SQLITE_DONE)
-		st = no_campaign(d, id, err);
-	else
-		st = sql_fail(d, err, rc, "reading a campaign");
-	done(s);
-	return st;
+	return get_by_id(d, S_CAMPAIGN_GET, id, "campaign", read_campaign, out,
+			 err);
 }
 
 wasm_status db_campaign_set_status(db *d, int64_t id, const char *status,
@@ -1231,7 +1244,7 @@ wasm_status db_campaign_set_status(db *d, int64_t id, const char *status,
 	bind_text(s, 2, status);
 	st = exec_stmt(d, s, "setting a campaign's status", err);
 	if (st == WASM_OK && sqlite3_changes(d->h) == 0)
-		st = no_campaign(d, id, err);
+		st = no_row(d, "campaign", id, err);
 	return st;
 }
 
@@ -1281,7 +1294,7 @@ static wasm_status campaign_owner(db *d, int64_t id, wasm_err *err)
 	if (rc == SQLITE_ROW)
 		return WASM_OK;
 	if (rc == SQLITE_DONE)
-		return no_campaign(d, id, err);
+		return no_row(d, "campaign", id, err);
 	return sql_fail(d, err, rc, "finding a campaign");
 }
 
@@ -1466,12 +1479,6 @@ static void run_row(sqlite3_stmt *s, db_run *r)
 	r->nbugs = (uint32_t)sqlite3_column_int64(s, 12);
 }
 
-static wasm_status no_bug(db *d, int64_t id, wasm_err *err)
-{
-	return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
-			    "no bug %lld in %s", (long long)id, d->path);
-}
-
 wasm_status db_run_list(db *d, int64_t campaign_id, int64_t bug_id,
 			bool (*cb)(void *ctx, const db_run *r), void *ctx,
 			wasm_err *err)
@@ -1508,35 +1515,27 @@ wasm_status db_run_list(db *d, int64_t campaign_id, int64_t bug_id,
 	return st;
 }
 
+/* run_row's strings point into the statement: a run that outlives it
+ * owns copies. */
+static wasm_status read_run(db *d, sqlite3_stmt *s, void *out, wasm_err *err)
+{
+	db_run *r = out;
+	bool ok = true;
+
+	run_row(s, r);
+	r->profile = col_dup(s, 4, &ok);
+	r->status = col_dup(s, 9, &ok);
+	r->msg = col_dup(s, 11, &ok);
+	if (ok)
+		return WASM_OK;
+	db_run_clear(r);
+	return oom(d, err);
+}
+
 wasm_status db_run_get(db *d, int64_t id, db_run *out, wasm_err *err)
 {
-	sqlite3_stmt *s = stmt(d, S_RUN_GET, err);
-	wasm_status st = WASM_OK;
-	int rc;
-
 	memset(out, 0, sizeof *out);
-	if (!s)
-		return err->status;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		bool ok = true;
-		run_row(s, out);
-		out->profile = col_dup(s, 4, &ok);
-		out->status = col_dup(s, 9, &ok);
-		out->msg = col_dup(s, 11, &ok);
-		if (!ok) {
-			db_run_clear(out);
-			st = oom(d, err);
-		}
-	} else if (rc == SQLITE_DONE) {
-		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
-				  "no run %lld in %s", (long long)id, d->path);
-	} else {
-		st = sql_fail(d, err, rc, "reading a run");
-	}
-	done(s);
-	return st;
+	return get_by_id(d, S_RUN_GET, id, "run", read_run, out, err);
 }
 
 void db_run_clear(db_run *r)
@@ -1639,25 +1638,15 @@ wasm_status db_bug_find(db *d, int64_t program_id, uint32_t site_a,
 	return WASM_OK;
 }
 
+static wasm_status read_bug(db *d, sqlite3_stmt *s, void *out, wasm_err *err)
+{
+	return bug_row(d, s, out, err);
+}
+
 wasm_status db_bug_get(db *d, int64_t id, db_bug *out, wasm_err *err)
 {
-	sqlite3_stmt *s = stmt(d, S_BUG_GET, err);
-	wasm_status st;
-	int rc;
-
 	memset(out, 0, sizeof *out);
-	if (!s)
-		return err->status;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		st = bug_row(d, s, out, err);
-	else if (rc == SQLITE_DONE)
-		st = no_bug(d, id, err);
-	else
-		st = sql_fail(d, err, rc, "reading a bug");
-	done(s);
-	return st;
+	return get_by_id(d, S_BUG_GET, id, "bug", read_bug, out, err);
 }
 
 wasm_status db_bug_list(db *d, int64_t program_id,

@@ -424,41 +424,6 @@ static bool collect_run_bug(void *ctx, const db_run_bug *rb)
 	return id_add(ctx, rb->bug_id);
 }
 
-typedef struct bug_pairs {
-	id_list ids;     /* bug ids */
-	uint32_t *sites; /* two per id, lower first */
-} bug_pairs;
-
-static bool collect_bug_pair(void *ctx, const db_bug *b)
-{
-	bug_pairs *bp = ctx;
-	size_t cap = bp->ids.cap;
-
-	if (!id_add(&bp->ids, b->id))
-		return false;
-	if (bp->ids.cap != cap) {
-		uint32_t *s = wasm_realloc(bp->sites,
-					   bp->ids.cap * 2 * sizeof *s);
-		if (!s) {
-			bp->ids.nomem = true;
-			return false;
-		}
-		bp->sites = s;
-	}
-	bp->sites[2 * (bp->ids.n - 1)] = b->site[0].id;
-	bp->sites[2 * (bp->ids.n - 1) + 1] = b->site[1].id;
-	return true;
-}
-
-/* The id of the bug of site pair (s0 <= s1), or 0 when it has none. */
-static int64_t bug_of(const bug_pairs *bp, uint32_t s0, uint32_t s1)
-{
-	for (size_t i = 0; i < bp->ids.n; i++)
-		if (bp->sites[2 * i] == s0 && bp->sites[2 * i + 1] == s1)
-			return bp->ids.v[i];
-	return 0;
-}
-
 static int cmp_i64(const void *x, const void *y)
 {
 	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -475,8 +440,10 @@ typedef struct rerun_cmp {
 	int64_t *new_bug;
 } rerun_cmp;
 
+/* bug[i]: the workspace's bug of violation i of res, 0 when it has none.
+ * False when out of memory. */
 static bool rerun_compare(rerun_cmp *rc, const id_list *recorded,
-			  const bug_pairs *known, const det_run_result *res)
+			  const int64_t *bug, const det_run_result *res)
 {
 	rc->recorded = recorded;
 	rc->new_bug = wasm_calloc(res->nbugs ? res->nbugs : 1,
@@ -484,8 +451,7 @@ static bool rerun_compare(rerun_cmp *rc, const id_list *recorded,
 	if (!rc->new_bug)
 		return false;
 	for (uint32_t i = 0; i < res->nbugs; i++) {
-		int64_t id = bug_of(known, res->bugs[i].site[0],
-				    res->bugs[i].site[1]);
+		int64_t id = bug[i];
 		if (id && id_has(recorded, id)) {
 			if (!id_has(&rc->again, id) && !id_add(&rc->again, id))
 				return false;
@@ -664,7 +630,7 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	db_campaign c = {0};
 	db_program prog = {0};
 	id_list recorded = {0};
-	bug_pairs known = {0};
+	int64_t *vbug = NULL;
 	rerun_cmp cmp = {0};
 	det_prog *p = NULL;
 	const det_profile *prof;
@@ -691,15 +657,12 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	if ((st = db_run_get(d, (int64_t)id, &run, &e)) ||
 	    (st = db_campaign_get(d, run.campaign_id, &c, &e)) ||
 	    (st = db_program_get(d, c.program_id, &prog, &e)) ||
-	    (st = db_run_bugs(d, run.id, collect_run_bug, &recorded, &e)) ||
-	    (st = db_bug_list(d, prog.id, collect_bug_pair, &known, &e))) {
+	    (st = db_run_bugs(d, run.id, collect_run_bug, &recorded, &e))) {
 		fprintf(err, "heisen rerun: %s\n", e.msg);
 		rc = tui_exit_for(st);
 		goto done;
 	}
-	db_close(d);
-	d = NULL;
-	if (recorded.nomem || known.ids.nomem)
+	if (recorded.nomem)
 		goto oom;
 	if (!(prof = det_profile_find(run.profile))) {
 		fprintf(err, "heisen rerun: run %" PRId64 " ran under profile "
@@ -755,7 +718,17 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		rc = TUI_EXIT_INTERNAL;
 		goto done;
 	}
-	if (!rerun_compare(&cmp, &recorded, &known, &res))
+	/* Each violation's bug in the workspace, if it has one. */
+	if (!(vbug = wasm_calloc(res.nbugs ? res.nbugs : 1, sizeof *vbug)))
+		goto oom;
+	for (uint32_t i = 0; i < res.nbugs; i++)
+		if ((st = db_bug_find(d, prog.id, res.bugs[i].site[0],
+				      res.bugs[i].site[1], &vbug[i], &e))) {
+			fprintf(err, "heisen rerun: %s\n", e.msg);
+			rc = tui_exit_for(st);
+			goto done;
+		}
+	if (!rerun_compare(&cmp, &recorded, vbug, &res))
 		goto oom;
 	r.file = prog.path;
 	r.density_bp = run.density_bp;
@@ -791,8 +764,7 @@ done:
 	wasm_free(mask);
 	det_prog_free(p);
 	wasm_free(recorded.v);
-	wasm_free(known.ids.v);
-	wasm_free(known.sites);
+	wasm_free(vbug);
 	db_program_clear(&prog);
 	db_campaign_clear(&c);
 	db_run_clear(&run);

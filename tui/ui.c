@@ -34,7 +34,7 @@ typedef struct sweep_state {
 	bool active, stopping;
 	int64_t campaign;
 	uint64_t done, planned, bugs;
-	double rps, eta, elapsed;
+	double rps, eta;
 	char program[128];
 	char last[256]; /* last line of the child's output */
 	double last_reload;
@@ -63,7 +63,7 @@ struct tui_app {
 	tui_session session;
 	sweep_state sweep;
 	struct latency *lat; /* HEISEN_TUI_STATS: NULL when not asked */
-	bool color, utf8;
+	bool utf8;
 	int attr[TUI_NROLES];
 };
 
@@ -160,11 +160,12 @@ static void init_colors(tui_app *app)
 	    [TUI_HEAT3] = {COLOR_RED, -1, A_BOLD},
 	};
 
-	app->color = !(nc && *nc) && has_colors() && start_color() == OK;
-	if (app->color)
+	bool color = !(nc && *nc) && has_colors() && start_color() == OK;
+
+	if (color)
 		use_default_colors();
 	for (int r = 0; r < TUI_NROLES; r++) {
-		if (!app->color) {
+		if (!color) {
 			app->attr[r] = mono[r];
 			continue;
 		}
@@ -458,8 +459,6 @@ static void sweep_progress_line(void *ctx, const char *line)
 		s->bugs = (uint64_t)v;
 	if (json_num(line, "runs_per_s", &v))
 		s->rps = v;
-	if (json_num(line, "elapsed_s", &v))
-		s->elapsed = v;
 	s->eta = json_num(line, "eta_s", &v) ? v : -1;
 	if (json_is(line, "bug"))
 		tui_msg(app, false, "sweep: new bug (%" PRIu64 " so far)",
@@ -520,11 +519,6 @@ bool tui_sweep_start(tui_app *app, char *const words[], int nwords)
 	s->last_reload = now_s();
 	tui_msg(app, false, "sweep of %s started (S stops it)", s->program);
 	return true;
-}
-
-int64_t tui_sweep_campaign(tui_app *app)
-{
-	return app->sweep.active ? app->sweep.campaign : 0;
 }
 
 static void reload_top(tui_app *app)
@@ -649,7 +643,8 @@ static void draw_status(tui_app *app)
 		move(y, pl + (int)(app->cur - from));
 		return;
 	}
-	if (app->msg[0] && now_s() - app->msg_at < TUI_MSG_S) {
+	/* The loop clears a message once it is TUI_MSG_S old. */
+	if (app->msg[0]) {
 		tui_put(y, 0, app->msg, COLS,
 			tui_attr(app->msg_err ? TUI_ERROR : TUI_GOOD));
 		return;

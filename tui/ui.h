@@ -189,7 +189,6 @@ bool tui_doc_add(tui_doc *d, const char *fmt, ...)
 #define TUI_M_NORMAL "\x01" "A"
 #define TUI_M_TITLE "\x01" "B"
 #define TUI_M_HEADER "\x01" "C"
-#define TUI_M_SELECTED "\x01" "D"
 #define TUI_M_DIM "\x01" "E"
 #define TUI_M_ERROR "\x01" "F"
 #define TUI_M_GOOD "\x01" "G"
@@ -247,7 +246,5 @@ bool tui_open_sweep_form(tui_app *app, const char *program);
 /* Start `heisen sweep` with these words (after "sweep"; --db and
  * --progress-fd are added). False with a message when one already runs. */
 bool tui_sweep_start(tui_app *app, char *const words[], int nwords);
-/* The running sweep's campaign id, or 0. */
-int64_t tui_sweep_campaign(tui_app *app);
 
 #endif

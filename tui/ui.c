@@ -459,7 +459,9 @@ static void sweep_progress_line(void *ctx, const char *line)
 		s->bugs = (uint64_t)v;
 	if (json_num(line, "runs_per_s", &v))
 		s->rps = v;
-	s->eta = json_num(line, "eta_s", &v) ? v : -1;
+	/* Only progress lines carry eta_s (null while unknown). */
+	if (json_is(line, "progress"))
+		s->eta = json_num(line, "eta_s", &v) ? v : -1;
 	if (json_is(line, "bug"))
 		tui_msg(app, false, "sweep: new bug (%" PRIu64 " so far)",
 			s->bugs);

@@ -130,12 +130,9 @@ static bool matches(const tui_table *t, const tui_row *r)
 	return false;
 }
 
-/* qsort has no context argument: the table being sorted. */
-static const tui_table *sorting;
-
-static int cmp_rows(const void *x, const void *y)
+static int cmp_rows(const void *x, const void *y, void *ctx)
 {
-	const tui_table *t = sorting;
+	const tui_table *t = ctx;
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
 	const char *ca = t->rows[a].cell[t->sort],
 		   *cb = t->rows[b].cell[t->sort];
@@ -158,10 +155,8 @@ void tui_table_done(tui_table *t, int64_t keep)
 	for (size_t i = 0; i < t->nrows; i++)
 		if (matches(t, &t->rows[i]))
 			t->vis[t->nvis++] = i;
-	if (t->sort >= 0 && t->nvis > 1) {
-		sorting = t;
-		qsort(t->vis, t->nvis, sizeof *t->vis, cmp_rows);
-	}
+	if (t->sort >= 0 && t->nvis > 1)
+		qsort_r(t->vis, t->nvis, sizeof *t->vis, cmp_rows, t);
 	for (size_t i = 0; keep >= 0 && i < t->nvis; i++)
 		if (t->rows[t->vis[i]].id == keep) {
 			t->sel = i;

@@ -243,6 +243,11 @@ void tui_print_err(FILE *err, const char *path, const wasm_err *e);
  * 0 with *out open (close with db_close). */
 struct db;
 int tui_open_db(const char *dbopt, struct db **out, FILE *err);
+/* The same for commands that read a workspace and must not create one (a
+ * mistyped --db must not look like an empty workspace): exit 2 with a
+ * hint when the file does not exist. *path is the file chosen. */
+int tui_open_existing_db(const char *dbopt, struct db **out,
+			 const char **path, FILE *err);
 
 /* Rows of `heisen bugs` (cmd_db.c), also printed by `heisen sweep`:
  * plain text with a header before the first row, or with j set one JSON

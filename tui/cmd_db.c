@@ -45,10 +45,9 @@ int tui_open_db(const char *dbopt, struct db **out, FILE *err)
 /* The query commands read a workspace and never create one: a mistyped
  * --db or $HEISEN_DB must not look like an empty workspace (an empty one
  * passes a CI's --fail-on-bugs). */
-static int open_existing(const tui_cmd *cmd, const tui_args *a, db **out,
-			 const char **path, FILE *err)
+int tui_open_existing_db(const char *opt, db **out, const char **path,
+			 FILE *err)
 {
-	const char *opt = tui_opt_value(cmd, a, "--db");
 	struct stat sb;
 
 	*out = NULL;
@@ -61,6 +60,13 @@ static int open_existing(const tui_cmd *cmd, const tui_args *a, db **out,
 		return TUI_EXIT_USAGE;
 	}
 	return tui_open_db(opt, out, err);
+}
+
+static int open_existing(const tui_cmd *cmd, const tui_args *a, db **out,
+			 const char **path, FILE *err)
+{
+	return tui_open_existing_db(tui_opt_value(cmd, a, "--db"), out, path,
+				    err);
 }
 
 /* An error of a query after the database opened; e names the file. */

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -370,25 +369,7 @@ done:
 
 /* ---- heisen rerun -------------------------------------------------------- */
 
-/* The workspace of a command that only reads one: it must exist (a
- * mistyped --db must not read as an empty workspace). */
-static int open_existing_db(const char *dbopt, db **out, FILE *err)
-{
-	const char *path = db_path_choose(dbopt);
-	struct stat sb;
-
-	*out = NULL;
-	if (stat(path, &sb)) {
-		fprintf(err,
-			"heisen: %s: %s (a workspace is created by 'heisen "
-			"sweep'; name another with --db FILE or $HEISEN_DB)\n",
-			path, strerror(errno));
-		return TUI_EXIT_USAGE;
-	}
-	return tui_open_db(dbopt, out, err);
-}
-
-/* Bug ids, and the program's bugs by site pair. */
+/* A list of bug ids. */
 typedef struct id_list {
 	int64_t *v;
 	size_t n, cap;
@@ -626,6 +607,7 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	bool fail = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
 	uint64_t id;
 	db *d = NULL;
+	const char *dbpath;
 	db_run run = {0};
 	db_campaign c = {0};
 	db_program prog = {0};
@@ -652,7 +634,8 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			rv);
 		return TUI_EXIT_USAGE;
 	}
-	if ((rc = open_existing_db(tui_opt_value(cmd, a, "--db"), &d, err)))
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d,
+				       &dbpath, err)))
 		return rc;
 	if ((st = db_run_get(d, (int64_t)id, &run, &e)) ||
 	    (st = db_campaign_get(d, run.campaign_id, &c, &e)) ||

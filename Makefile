@@ -71,7 +71,21 @@ FUZZ_RW_BIN := build-fuzz/fuzz_instrument
 
 .PHONY: all deps run test unit spec e2e line-check fuzz fuzz-regress bench demos install clean help format
 
-all: $(HEISEN)
+# What an installed heisen needs besides itself: the guest library that
+# `heisen cc` links (demos/guest/, built below with the demos' rules), and
+# the manual page and completion script made from the command table.
+WASI_AR ?= llvm-ar
+GUEST_DIR := demos/build/guest
+GUEST_OBJ := $(patsubst demos/guest/%.c,$(GUEST_DIR)/%.o,$(filter-out demos/guest/crt1.c,$(wildcard demos/guest/*.c)))
+GUEST_FILES := $(GUEST_DIR)/libheisen-guest.a $(GUEST_DIR)/crt1.o $(GUEST_DIR)/thread_start.o
+MAN_PAGE := $(BUILD)/heisen.1
+BASH_COMPLETION := $(BUILD)/heisen.bash
+all: $(HEISEN) $(GUEST_FILES) $(MAN_PAGE) $(BASH_COMPLETION)
+
+$(MAN_PAGE): $(HEISEN)
+	$(HEISEN) help --man > $@.tmp && mv $@.tmp $@
+$(BASH_COMPLETION): $(HEISEN)
+	$(HEISEN) completion bash > $@.tmp && mv $@.tmp $@
 
 help:
 	@echo "targets: deps all run test unit spec e2e line-check fuzz bench demos install clean"
@@ -82,7 +96,7 @@ help:
 DEB_PKGS := build-essential pkg-config libncurses-dev libreadline-dev \
 	libedit-dev libsqlite3-dev sqlite3 libcmocka-dev clang lld \
 	libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc llvm wabt tmux xxd \
-	python3
+	python3 man-db
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
@@ -206,10 +220,6 @@ WASI_CLANG := clang --target=wasm32-wasi --sysroot=/usr -matomics -mbulk-memory 
 # and stdio) and the demos, built with `heisen cc`, which holds the compile
 # and link flags (tui/cmd_cc.c). Native builds of the same sources, whose
 # output the wasm builds must reproduce, go to demos/build/native/.
-WASI_AR ?= llvm-ar
-GUEST_DIR := demos/build/guest
-GUEST_OBJ := $(patsubst demos/guest/%.c,$(GUEST_DIR)/%.o,$(filter-out demos/guest/crt1.c,$(wildcard demos/guest/*.c)))
-GUEST_FILES := $(GUEST_DIR)/libheisen-guest.a $(GUEST_DIR)/crt1.o $(GUEST_DIR)/thread_start.o
 GUEST_CFLAGS := -pthread -ftls-model=local-exec -O2 -Wall -Wextra -Wno-unused-parameter -Werror -isystem demos/guest/include
 DEMO_NATIVE := $(patsubst demos/%.c,demos/build/native/%,$(DEMO_SRC)) $(DEMO_COMP:%=demos/build/native/%)
 # Guests of the campaign robustness tests (trap, exit status, deadlock).
@@ -252,9 +262,13 @@ run: deps
 	test -e heisen.db || $(HEISEN) sweep demos/build/fibonacci.wasm --densities 10:100:10 --runs 20
 	if [ -t 0 ] && [ -t 1 ]; then $(HEISEN) tui; else $(HEISEN) bugs; fi
 
-install: $(HEISEN) $(GUEST_FILES)
-	install -d $(DESTDIR)$(PREFIX)/bin
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(HEISEN) $(DESTDIR)$(PREFIX)/bin/heisen
+	install -m 644 $(MAN_PAGE) $(DESTDIR)$(PREFIX)/share/man/man1/heisen.1
+	install -m 644 $(BASH_COMPLETION) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/heisen
 	install -d $(DESTDIR)$(PREFIX)/lib/heisen/guest $(DESTDIR)$(PREFIX)/include/heisen/guest
 	install -m 644 $(GUEST_FILES) $(DESTDIR)$(PREFIX)/lib/heisen/guest
 	install -m 644 demos/guest/include/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest

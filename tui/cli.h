@@ -224,6 +224,9 @@ bool tui_parse_duration(const char *v, double *out);
 /* The overview (`heisen --help`) and one command's help. */
 void tui_print_usage(FILE *f);
 void tui_print_cmd_help(const tui_cmd *cmd, FILE *f);
+/* The manual page heisen(1) in roff, from the command table
+ * (tui/cmd_doc.c; `heisen help --man`). */
+void tui_print_man(FILE *f);
 
 /* Shared by the handlers that read a module. tui_load_module reads,
  * decodes and validates path; on failure it prints the one-line error
@@ -370,6 +373,10 @@ int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
+/* `heisen completion` (tui/cmd_doc.c): the bash script, and the
+ * candidates it asks for. */
+int tui_cmd_completion(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		       FILE *err);
 /* `heisen tui`: the ncurses front end (tui/ui.c). */
 int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* `heisen shell` (tui/line.c): the interactive command line. */

@@ -10,6 +10,19 @@
 
 static const tui_opt no_opts[] = {{NULL, NULL, NULL}};
 
+static const tui_opt help_opts[] = {
+	{"--man", NULL,
+	 "print the manual page (roff, for man -l) made from this table"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt completion_opts[] = {
+	{"--line", "LINE",
+	 "print the candidates for the last word of LINE, one per line "
+	 "(LINE starts with heisen's own name, as a shell passes it)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt inspect_opts[] = {
 	{"--json", NULL, "print the report as JSON (schema heisen.inspect/1)"},
 	{NULL, NULL, NULL},
@@ -174,10 +187,13 @@ static const tui_opt sites_opts[] = {
 };
 
 const tui_cmd tui_commands[] = {
-	{"help", "[COMMAND]", "show the command list or one command's help",
+	{"help", "[COMMAND] [--man]",
+	 "show the command list or one command's help",
 	 "Without an argument, lists every command. With one, shows its "
-	 "usage, options and description.",
-	 0, 1, no_opts, tui_cmd_help},
+	 "usage, options and description. With --man, prints the manual "
+	 "page of every command, in roff (man -l <(heisen help --man)); "
+	 "make install installs it as heisen(1).",
+	 0, 1, help_opts, tui_cmd_help},
 	{"version", "", "print heisen's version",
 	 "Prints the version of heisen.", 0, 0, no_opts, tui_cmd_version},
 	{"inspect", "FILE.wasm [--json]",
@@ -362,7 +378,9 @@ const tui_cmd tui_commands[] = {
 	 "list the campaigns in the workspace database",
 	 "Lists every campaign of the workspace database, newest first: id, "
 	 "program, when it was created (local time), status (running, "
-	 "stopped, done), runs recorded out of the plan (done/- for a time "
+	 "stopped, done, or interrupted: marked running but its sweep "
+	 "process on this machine is gone, killed or lost with the "
+	 "machine; 'heisen sweep --resume' continues it), runs recorded out of the plan (done/- for a time "
 	 "budget, whose plan is open-ended), cells (profile x density pairs "
 	 "with at least one run), distinct bugs found, profiles and "
 	 "densities (as given to 'heisen sweep', in percent).\n"
@@ -466,6 +484,19 @@ const tui_cmd tui_commands[] = {
 	 "Exit status: 0; 2 when standard input or output is not a terminal "
 	 "or the database cannot be used.",
 	 0, 0, tui_opts, tui_cmd_tui},
+	{"completion", "bash | --line LINE",
+	 "print the bash completion script",
+	 "'heisen completion bash' prints a bash completion script for "
+	 "heisen: 'source <(heisen completion bash)' loads it in the "
+	 "running shell, and make install installs it where bash-completion "
+	 "finds it. Tab then completes what 'heisen shell' completes: "
+	 "commands, options, file names, profile and setting names, and "
+	 "bug, run and campaign ids from the workspace (--db on the line, "
+	 "else $HEISEN_DB or ./heisen.db, never creating it). The script "
+	 "asks the heisen being completed, with --line: 'heisen completion "
+	 "--line \"heisen sweep --pro\"' prints --profiles.\n"
+	 "Exit status: 0; 2 for another shell or extra words.",
+	 0, 1, completion_opts, tui_cmd_completion},
 	{"set", "[NAME VALUE]",
 	 "give later commands of a script a default option",
 	 "In a script or at the command line (not as 'heisen set' from a "
@@ -701,6 +732,15 @@ int tui_cmd_help(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const tui_cmd *c;
 
+	if (tui_opt_value(cmd, a, "--man")) {
+		if (a->noperands) {
+			fprintf(err, "heisen help: --man prints every "
+				     "command's page; it takes no COMMAND\n");
+			return TUI_EXIT_USAGE;
+		}
+		tui_print_man(out);
+		return TUI_EXIT_OK;
+	}
 	if (a->noperands == 0) {
 		tui_print_usage(out);
 		return TUI_EXIT_OK;

@@ -7,6 +7,8 @@
 #   $dir           a scratch folder, removed on exit
 #   bad MSG        record a failed check (printed as "  FAIL: MSG")
 #   snippet FILE   the first 400 bytes of FILE on one line, for messages
+#   make_flags     make's flags for the build $HEISEN comes from (SANITIZE=1
+#                  for build-asan/heisen), as an array
 #   need_demos     build demos/ with the heisen under test (plain or ASan)
 #   finish NAME    report the failed checks and exit 1, or exit 0
 set -u
@@ -20,10 +22,11 @@ bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
 
 snippet() { head -c 400 "$1" | tr '\n' ' '; }
 
+make_flags=()
+case "$HEISEN" in */build-asan/heisen) make_flags+=(SANITIZE=1) ;; esac
+
 need_demos() {
-	local flags=()
-	case "$HEISEN" in */build-asan/heisen) flags+=(SANITIZE=1) ;; esac
-	if ! make -s -C "$root" "${flags[@]}" demos >"$dir/make.log" 2>&1; then
+	if ! make -s -C "$root" "${make_flags[@]}" demos >"$dir/make.log" 2>&1; then
 		echo "  FAIL: make demos failed:"
 		sed 's/^/    /' "$dir/make.log" | tail -20
 		exit 1

@@ -82,6 +82,9 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
      * before it drew its masks with version 1. */
     "ALTER TABLE campaigns ADD COLUMN"
     " mask_version INTEGER NOT NULL DEFAULT 1;",
+    /* 2 -> 3: the sweep process running a campaign (campaign_owner_id),
+     * so that one whose process died reads as interrupted. */
+    "ALTER TABLE campaigns ADD COLUMN owner TEXT;",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -93,7 +96,7 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	" (SELECT count(DISTINCT rb.bug_id) FROM runs r JOIN run_bugs rb"      \
 	" ON rb.run_id = r.id WHERE r.campaign_id = c.id),"                    \
 	" (SELECT count(DISTINCT profile || ':' || density_bp) FROM runs"      \
-	" WHERE campaign_id = c.id), c.mask_version"                           \
+	" WHERE campaign_id = c.id), c.mask_version, c.owner"                  \
 	" FROM campaigns c JOIN programs p ON p.id = c.program_id"
 #define RUN_COLS                                                               \
 	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
@@ -131,13 +134,14 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(CAMPAIGN_ADD,                                                        \
 	  "INSERT INTO campaigns(program_id, node_id, created, densities,"     \
 	  " density_bp, profiles, runs, budget_s, jobs, seed, delay,"          \
-	  " timeout_s, prune, pruned, args, status, planned, mask_version)"    \
-	  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"    \
-	  " ?14, ?15, ?16, ?17, ?18)")                                         \
+	  " timeout_s, prune, pruned, args, status, planned, mask_version,"    \
+	  " owner) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"  \
+	  " ?13, ?14, ?15, ?16, ?17, ?18, ?19)")                               \
 	X(CAMPAIGN_GET, "SELECT " CAMPAIGN_COLS " WHERE c.id = ?1")            \
 	X(CAMPAIGN_LIST,                                                       \
 	  "SELECT " CAMPAIGN_COLS " ORDER BY c.created DESC, c.id DESC")       \
-	X(CAMPAIGN_STATUS, "UPDATE campaigns SET status = ?2 WHERE id = ?1")   \
+	X(CAMPAIGN_STATUS,                                                     \
+	  "UPDATE campaigns SET status = ?2, owner = ?3 WHERE id = ?1")        \
 	X(CAMPAIGN_OWNER,                                                      \
 	  "SELECT program_id, node_id FROM campaigns WHERE id = ?1")           \
 	X(CAMPAIGN_DONE, "SELECT idx FROM runs WHERE campaign_id = ?1"         \
@@ -1110,6 +1114,100 @@ void db_campaign_clear(db_campaign *c)
 	memset(c, 0, sizeof *c);
 }
 
+/* Who runs a campaign: "NODE BOOT PID START", this machine's node key,
+ * the kernel's boot id, the sweep's process id and its start time in
+ * clock ticks after boot (/proc/PID/stat). The boot id and start time
+ * make the identity unique: a reused pid or a reboot (power loss) does
+ * not look like the sweep still running. False when /proc cannot tell. */
+static bool proc_identity(db *d, pid_t pid, char *buf, size_t cap)
+{
+	char path[64], line[1024], boot[64] = "", node[64];
+	unsigned long long start;
+	const char *p;
+	wasm_err e;
+	FILE *f;
+	size_t n;
+
+	if (node_key(d, node, &e))
+		return false;
+	if ((f = fopen("/proc/sys/kernel/random/boot_id", "r"))) {
+		if (fgets(boot, sizeof boot, f))
+			boot[strcspn(boot, " \t\r\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	n = fread(line, 1, sizeof line - 1, f);
+	fclose(f);
+	line[n] = '\0';
+	/* The name in parentheses may hold anything: fields follow the
+	 * last ')'. A zombie has ended (its parent has not looked yet). */
+	if (!(p = strrchr(line, ')')) || p[1] != ' ' || p[2] == 'Z' ||
+	    p[2] == 'X')
+		return false;
+	p += 2;
+	for (int field = 3; field < 22; field++)
+		if (!(p = strchr(p, ' ')))
+			return false;
+		else
+			p++;
+	if (sscanf(p, "%llu", &start) != 1)
+		return false;
+	snprintf(buf, cap, "%s %s %d %llu", node, boot[0] ? boot : "-",
+		 (int)pid, start);
+	return true;
+}
+
+/* A campaign marked running whose sweep process is gone (killed, power
+ * loss) reads as "interrupted". One run by another machine cannot be
+ * checked from here and stays "running" (owner_remote). False when out
+ * of memory. */
+static bool owner_check(db *d, const char *owner, db_campaign *c)
+{
+	char node[64], now[256];
+	int pid = 0, used = 0;
+	bool alive = false;
+
+	if (owner && sscanf(owner, "%63s %*s %d%n", node, &pid, &used) == 2 &&
+	    used > 0 && pid > 0) {
+		char self[64];
+		wasm_err e;
+		c->owner_pid = pid;
+		if (node_key(d, self, &e) != WASM_OK)
+			return true; /* cannot tell: leave it running */
+		if (strcmp(self, node)) {
+			c->owner_remote = true;
+			return true;
+		}
+		alive = proc_identity(d, (pid_t)pid, now, sizeof now) &&
+			!strcmp(now, owner);
+	}
+	if (alive)
+		return true;
+	wasm_free(c->status);
+	return (c->status = dup_str("interrupted")) != NULL;
+}
+
+/* Parameter i of s: this process as the sweep of a campaign whose status
+ * becomes `status` when that is "running", else NULL. */
+static wasm_status bind_owner(db *d, sqlite3_stmt *s, int i, const char *status,
+			      wasm_err *err)
+{
+	char me[256];
+
+	if (strcmp(status, "running")) {
+		sqlite3_bind_null(s, i);
+		return WASM_OK;
+	}
+	if (!proc_identity(d, getpid(), me, sizeof me))
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot read this process's identity in "
+				    "/proc (is /proc mounted?)");
+	sqlite3_bind_text(s, i, me, -1, SQLITE_TRANSIENT);
+	return WASM_OK;
+}
+
 static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 				wasm_err *err)
 {
@@ -1153,6 +1251,10 @@ static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 	c->bugs = (uint64_t)sqlite3_column_int64(s, 20);
 	c->cells = (uint64_t)sqlite3_column_int64(s, 21);
 	c->mask_version = (uint32_t)sqlite3_column_int64(s, 22);
+	if (ok && c->status && !strcmp(c->status, "running")) {
+		const char *owner = (const char *)sqlite3_column_text(s, 23);
+		ok = owner_check(d, owner, c);
+	}
 	if (bad) {
 		db_campaign_clear(c);
 		return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
@@ -1208,6 +1310,11 @@ wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
 	bind_text(s, 16, c->status ? c->status : "running");
 	sqlite3_bind_int64(s, 17, (sqlite3_int64)c->planned);
 	sqlite3_bind_int64(s, 18, c->mask_version);
+	if ((st = bind_owner(d, s, 19, c->status ? c->status : "running",
+			     err))) {
+		done(s);
+		goto out;
+	}
 	st = exec_stmt(d, s, "adding a campaign", err);
 	if (st == WASM_OK) {
 		c->id = sqlite3_last_insert_rowid(d->h);
@@ -1242,6 +1349,10 @@ wasm_status db_campaign_set_status(db *d, int64_t id, const char *status,
 		return err->status;
 	sqlite3_bind_int64(s, 1, id);
 	bind_text(s, 2, status);
+	if ((st = bind_owner(d, s, 3, status, err))) {
+		done(s);
+		return st;
+	}
 	st = exec_stmt(d, s, "setting a campaign's status", err);
 	if (st == WASM_OK && sqlite3_changes(d->h) == 0)
 		st = no_row(d, "campaign", id, err);

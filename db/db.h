@@ -37,7 +37,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -102,20 +102,28 @@ typedef struct db_campaign {
 	uint32_t *pruned;
 	char *args;           /* program arguments, NUL-separated */
 	uint32_t nargs;
-	char *status;         /* "running", "stopped", "done" */
+	/* "running", "stopped", "done", or "interrupted": marked running
+	 * but its sweep process on this machine is gone (killed, power
+	 * loss), found when the row is read. */
+	char *status;
 	uint64_t planned;     /* runs in the plan (0: open-ended budget) */
 	uint32_t mask_version; /* the mask generator that drew its masks */
 	/* filled by get/list: */
 	uint64_t done;        /* runs recorded */
 	uint64_t bugs;        /* distinct bugs among its runs */
 	uint64_t cells;       /* (profile, density) cells with >= 1 run */
+	int owner_pid;        /* running/interrupted: its sweep process */
+	bool owner_remote;    /* running on another machine: not checked */
 } db_campaign;
 
-/* Insert c (id, created and the counters are ignored) and set c->id. */
+/* Insert c (id, created and the counters are ignored) and set c->id. A
+ * status of "running" (or NULL) records this process as its sweep. */
 wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err);
 wasm_status db_campaign_get(db *d, int64_t id, db_campaign *out,
 			    wasm_err *err);
 void db_campaign_clear(db_campaign *c);
+/* "running" also records this process as the campaign's sweep (see
+ * status); any other status clears it. */
 wasm_status db_campaign_set_status(db *d, int64_t id, const char *status,
 				   wasm_err *err);
 /* Every campaign, newest first. cb returns false to stop early. */

@@ -255,9 +255,9 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 	}
 	if (l->n == 1)
 		fprintf(l->out,
-			"%-5s %-20s %-16s %-8s %-15s %5s %5s  %-16s %s\n", "id",
-			"program", "created", "status", "runs", "cells", "bugs",
-			"profiles", "densities");
+			"%-5s %-20s %-16s %-11s %-15s %5s %5s  %-16s %s\n",
+			"id", "program", "created", "status", "runs", "cells",
+			"bugs", "profiles", "densities");
 	tui_fmt_time(c->created, created, sizeof created);
 	if (c->planned)
 		snprintf(runs, sizeof runs, "%" PRIu64 "/%" PRIu64, c->done,
@@ -265,7 +265,7 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 	else
 		snprintf(runs, sizeof runs, "%" PRIu64 "/-", c->done);
 	fprintf(l->out,
-		"%-5" PRId64 " %-20s %-16s %-8s %-15s %5" PRIu64 " %5" PRIu64
+		"%-5" PRId64 " %-20s %-16s %-11s %-15s %5" PRIu64 " %5" PRIu64
 		"  %-16s %s\n",
 		c->id, or_unknown(c->program), created, or_unknown(c->status),
 		runs, c->cells, c->bugs, or_unknown(c->profiles),

@@ -1316,6 +1316,34 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			rc = TUI_EXIT_USAGE;
 			goto done;
 		}
+		if (!strcmp(c.status, "running")) {
+			if (c.owner_remote)
+				fprintf(err, "heisen sweep: campaign %" PRId64
+					" is marked running by a sweep on "
+					"another machine (process %d there); "
+					"heisen cannot tell from here whether "
+					"it still runs: resume it there\n",
+					c.id, c.owner_pid);
+			else
+				fprintf(err, "heisen sweep: campaign %" PRId64
+					" is being run by process %d; stop "
+					"that sweep first (Ctrl-C where it "
+					"runs, S in the TUI) or let it "
+					"finish\n", c.id, c.owner_pid);
+			rc = TUI_EXIT_USAGE;
+			goto done;
+		}
+		if (!strcmp(c.status, "interrupted")) {
+			char who[32] = "";
+			if (c.owner_pid > 0)
+				snprintf(who, sizeof who, " (process %d)",
+					 c.owner_pid);
+			fprintf(err, "heisen sweep: campaign %" PRId64
+				" was interrupted: its sweep%s ended without "
+				"stopping it (killed, or the machine went "
+				"down); resuming with %" PRIu64 " runs "
+				"recorded\n", c.id, who, c.done);
+		}
 		if (jv && !parse_u32(jv, 1, 256, &c.jobs)) {
 			fprintf(err, "heisen sweep: --jobs expects 1 to 256, "
 				     "got '%s'\n", jv);

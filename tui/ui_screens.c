@@ -136,7 +136,7 @@ static const tui_keydoc camp_keys[] = {
     {"Enter", "the campaign's runs"},
     {"b", "bugs of the campaign's program"},
     {"n", "start a new sweep (a form)"},
-    {"R", "resume the selected stopped campaign"},
+    {"R", "resume the selected stopped or interrupted campaign"},
     {"S", "stop the running sweep"},
     {NULL, NULL},
 };
@@ -185,10 +185,12 @@ static bool camp_row_cb(void *ctx, const db_campaign *c)
 	cell[6] = c->densities;
 	cell[7] = c->profiles;
 	cell[8] = created;
-	return list_add(&s->l, c->id,
-			c->status && !strcmp(c->status, "running") ? TUI_KEY
-								   : TUI_NORMAL,
-			cell);
+	tui_role role = TUI_NORMAL;
+	if (c->status && !strcmp(c->status, "running"))
+		role = TUI_KEY;
+	else if (c->status && !strcmp(c->status, "interrupted"))
+		role = TUI_ERROR;
+	return list_add(&s->l, c->id, role, cell);
 }
 
 static wasm_status camp_fill(list *l, db *d, wasm_err *e)

@@ -80,6 +80,47 @@ integrity sigkill
 [ "$(sql "SELECT count(*) FROM runs WHERE campaign_id=2 AND status='crash'")" -ge 1 ] ||
 	bad "sigkill: the killed run is not recorded as a crash"
 
+# --- SIGKILL of the sweep itself: interrupted, then --resume ------------------
+before=$(sql "SELECT count(*) FROM runs")
+"$HEISEN" sweep "$demo" --db "$db" --densities 10:100:10 --runs 40 --jobs 2 \
+	--seed 9 >"$dir/sk.out" 2>"$dir/sk.err" &
+pid=$!
+wait_runs $((before + 20)) || bad "sweep-kill: no runs recorded"
+c=$(sql "SELECT max(id) FROM campaigns")
+# campaigns_status ID: the status `campaigns --json` gives campaign ID.
+campaigns_status() {
+	"$HEISEN" campaigns --db "$db" --json | python3 -c '
+import json, sys
+print([c["status"] for c in json.load(sys.stdin)["campaigns"]
+       if c["id"] == int(sys.argv[1])][0])' "$1"
+}
+[ "$(campaigns_status "$c")" = running ] || bad "sweep-kill: not running while it runs"
+"$HEISEN" sweep --resume "$c" --db "$db" >/dev/null 2>"$dir/sk2.err"
+[ $? -eq 2 ] && grep -q "being run by process $pid" "$dir/sk2.err" ||
+	bad "sweep-kill: resuming a running campaign: $(snippet "$dir/sk2.err")"
+{ kill -KILL $pid && wait $pid; } 2>/dev/null
+# Its workers end when their parent's pipes close.
+for _ in $(seq 100); do
+	pgrep -f "sweep $demo --db $db --densities 10:100:10 --runs 40" >/dev/null || break
+	sleep 0.1
+done
+integrity sweep-kill
+[ "$(sql "SELECT status FROM campaigns WHERE id=$c")" = running ] ||
+	bad "sweep-kill: the file should still say running"
+[ "$(campaigns_status "$c")" = interrupted ] ||
+	bad "sweep-kill: campaigns --json says '$(campaigns_status "$c")'"
+"$HEISEN" campaigns --db "$db" | grep -Eq "^$c +fibonacci\.wasm .* interrupted +[0-9]+/400 " ||
+	bad "sweep-kill: campaigns does not list it interrupted: $("$HEISEN" campaigns --db "$db")"
+"$HEISEN" sweep --resume "$c" --db "$db" >"$dir/sk3.out" 2>"$dir/sk3.err" ||
+	bad "sweep-kill: resume exit $?: $(snippet "$dir/sk3.err")"
+grep -q "campaign $c was interrupted" "$dir/sk3.err" ||
+	bad "sweep-kill: resume does not say it was interrupted: $(snippet "$dir/sk3.err")"
+[ "$(sql "SELECT count(DISTINCT idx) FROM runs WHERE campaign_id=$c")" = 400 ] &&
+	[ "$(sql "SELECT count(*) FROM runs WHERE campaign_id=$c")" = 400 ] ||
+	bad "sweep-kill: resume did not complete the plan exactly once"
+[ "$(campaigns_status "$c")" = done ] || bad "sweep-kill: not done after resume"
+integrity sweep-kill-resume
+
 # --- programs that trap, exit non-zero, deadlock ----------------------------------
 g="$root/demos/build/guests"
 for case in "trap.wasm trap" "exit3.wasm exit" "deadlock.wasm timeout"; do

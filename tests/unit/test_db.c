@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct fixture {
@@ -332,6 +333,66 @@ static void campaign_round_trip(void **state)
 	assert_non_null(strstr(e.msg, "no campaign 12 in"));
 	assert_int_equal(db_campaign_set_status(fx->d, 12, "done", &e),
 			 WASM_INVALID);
+}
+
+/* A campaign whose sweep process is gone reads as interrupted; one whose
+ * sweep is alive stays running, and stopping it clears the sweep. */
+static void campaign_of_a_dead_sweep_is_interrupted(void **state)
+{
+	fixture *fx = *state;
+	db_campaign c = {0}, got;
+	wasm_err e;
+	pid_t pid;
+	int ws;
+
+	open_ok(fx);
+	c.program_id = add_program(fx->d, 0x1234ull, "p.wasm");
+	c.densities = "50";
+	c.profiles = "default";
+	c.status = "stopped";
+	assert_int_equal(db_campaign_new(fx->d, &c, &e), WASM_OK);
+
+	/* A sweep in another process marks it running, then dies. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		db *d2;
+		_exit(db_open(fx->path, &d2, &e) ||
+		      db_campaign_set_status(d2, c.id, "running", &e));
+	}
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	assert_int_equal(db_campaign_get(fx->d, c.id, &got, &e), WASM_OK);
+	assert_string_equal(got.status, "interrupted");
+	assert_int_equal(got.owner_pid, pid);
+	assert_false(got.owner_remote);
+	db_campaign_clear(&got);
+
+	/* The same mark by a live process (this one) is running. */
+	assert_int_equal(db_campaign_set_status(fx->d, c.id, "running", &e),
+			 WASM_OK);
+	assert_int_equal(db_campaign_get(fx->d, c.id, &got, &e), WASM_OK);
+	assert_string_equal(got.status, "running");
+	assert_int_equal(got.owner_pid, getpid());
+	db_campaign_clear(&got);
+
+	/* Another machine's sweep cannot be checked: running. */
+	raw_sql(fx->path, "UPDATE campaigns SET owner = 'elsewhere - 1 1'");
+	assert_int_equal(db_campaign_get(fx->d, c.id, &got, &e), WASM_OK);
+	assert_string_equal(got.status, "running");
+	assert_true(got.owner_remote);
+	db_campaign_clear(&got);
+
+	/* A running mark without a sweep (before schema 3): interrupted. */
+	raw_sql(fx->path, "UPDATE campaigns SET owner = NULL");
+	assert_int_equal(db_campaign_get(fx->d, c.id, &got, &e), WASM_OK);
+	assert_string_equal(got.status, "interrupted");
+	db_campaign_clear(&got);
+
+	assert_int_equal(db_campaign_set_status(fx->d, c.id, "stopped", &e),
+			 WASM_OK);
+	assert_int_equal(
+	    raw_int(fx->path, "SELECT owner IS NULL FROM campaigns"), 1);
 }
 
 typedef struct ids {
@@ -711,6 +772,7 @@ int main(void)
 	    T(unwritable_directory_is_an_io_error),
 	    T(readonly_database_still_reads),
 	    T(campaign_round_trip),
+	    T(campaign_of_a_dead_sweep_is_interrupted),
 	    T(campaigns_list_newest_first),
 	    T(runs_bugs_and_counts),
 	    T(rolled_back_batch_leaves_nothing),

@@ -48,7 +48,7 @@ HEISEN_LIBS := -lsqlite3 -lm -lpthread $(LINE_LIBS) $(CURSES_LIBS)
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) $(LINE_FLAGS) -MMD -MP -I. $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
-CORE_SRC := $(wildcard core/*.c rewriter/*.c detector/*.c db/*.c)
+CORE_SRC := $(wildcard core/*.c rewriter/*.c detector/*.c db/*.c replay/*.c)
 TUI_SRC := $(wildcard tui/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ := $(TUI_SRC:%.c=$(BUILD)/%.o)
@@ -274,7 +274,7 @@ install: all
 	install -m 644 demos/guest/include/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest
 
 format:
-	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true
+	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*.h replay/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true
 
 clean:
 	rm -rf build build-asan build-fuzz build-switch build-asan-switch \

@@ -68,6 +68,9 @@ void wasm_free(void *p);
  * until reset with a negative n. Not thread-safe; tests only. */
 void wasm_alloc_fail_after(long n);
 
+/* heisen's version: `heisen version`, the manual, repro files. */
+#define HEISEN_VERSION "0.1.0"
+
 /* A growable byte buffer. Zero-initialise, append, then either take the
  * bytes (wasm_buf_take) or release them (wasm_buf_fini). Once an append
  * fails the buffer stays failed (oom set) and further appends do nothing,

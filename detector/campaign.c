@@ -417,6 +417,8 @@ typedef struct wire_head {
 	int32_t exit_code;
 	uint32_t nbugs, dropped, nshared;
 	uint64_t duration_ns, probes;
+	uint64_t holds; /* with a trigger: det_run_result's */
+	uint32_t met;
 	char msg[256];
 } wire_head;
 
@@ -450,6 +452,10 @@ typedef struct pool {
 	double timeout_s;
 	const uint32_t *pool_sites; /* pruned set, or NULL */
 	uint32_t npool;
+	/* A batch (det_batch_run): every job runs under this mask instead
+	 * of one drawn from its seed, with this breakpoint. */
+	const uint8_t *fixed_mask;
+	const det_trigger *trigger;
 	uint32_t jobs;
 	worker *w;
 } pool;
@@ -499,8 +505,12 @@ static bool worker_job(const pool *pl, const job *j, uint8_t *mask,
 	o.argc = pl->argc;
 	o.stdio[0] = o.stdio[1] = o.stdio[2] = devnull;
 	o.timeout_s = pl->timeout_s;
-	if (det_mask_make(j->seed, j->density_bp, pl->pool_sites, pl->npool,
-			  mask, n, &e) ||
+	o.trigger = pl->trigger;
+	if (pl->fixed_mask)
+		memcpy(mask, pl->fixed_mask, n);
+	if ((!pl->fixed_mask &&
+	     det_mask_make(j->seed, j->density_bp, pl->pool_sites, pl->npool,
+			   mask, n, &e)) ||
 	    det_run(p->cm, &p->sites, &o, &res, &e)) {
 		h.status = DET_ERROR;
 		h.exit_code = -1;
@@ -511,6 +521,8 @@ static bool worker_job(const pool *pl, const job *j, uint8_t *mask,
 	h.exit_code = res.exit_code;
 	h.duration_ns = res.duration_ns;
 	h.probes = res.probes;
+	h.holds = res.holds;
+	h.met = res.met;
 	memcpy(h.msg, res.msg, sizeof h.msg);
 	h.nbugs = res.nbugs;
 	h.dropped = res.dropped;
@@ -1215,5 +1227,74 @@ wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 				  "no run finished normally (first: %s)",
 				  s.first_error);
+	return st;
+}
+
+/* ---- batches ---------------------------------------------------------- */
+
+typedef struct batch_ctx {
+	const det_batch *b;
+	uint32_t next;
+	bool stop; /* on_run asked to stop */
+} batch_ctx;
+
+static bool batch_next(void *ctx, job *j)
+{
+	batch_ctx *c = ctx;
+
+	if (c->stop || c->next >= c->b->runs)
+		return false;
+	memset(j, 0, sizeof *j);
+	j->idx = c->next++;
+	j->algo = DET_RACE;
+	j->profile = c->b->profile ? c->b->profile : &det_profiles[0];
+	return true;
+}
+
+static bool batch_done(void *ctx, const job *j, double started,
+		       const outcome *o, wasm_err *err)
+{
+	batch_ctx *c = ctx;
+	det_batch_run_info r = {
+	    .index = (uint32_t)j->idx,
+	    .status = (det_status)o->h.status,
+	    .exit_code = o->h.exit_code,
+	    .msg = o->h.msg,
+	    .duration_ns = o->h.duration_ns,
+	    .bugs = o->bugs,
+	    .nbugs = o->bugs ? o->h.nbugs : 0,
+	    .holds = o->h.holds,
+	    .met = o->h.met != 0,
+	};
+
+	if (!c->stop && !c->b->on_run(c->b->ctx, &r))
+		c->stop = true;
+	return true;
+}
+
+wasm_status det_batch_run(const det_batch *b, wasm_err *err)
+{
+	pool pl = {0};
+	batch_ctx c = {.b = b};
+	wasm_status st;
+
+	stop_requested = 0;
+	wasm_err_clear(err);
+	pl.prog = b->prog;
+	pl.argv = b->argv;
+	pl.argc = b->argc;
+	pl.delay = b->delay;
+	pl.timeout_s = b->timeout_s;
+	pl.npool = b->prog->sites.nsites;
+	pl.fixed_mask = b->mask;
+	pl.trigger = b->trigger;
+	pl.jobs = b->jobs ? b->jobs : 1;
+	if (pl.jobs > b->runs && b->runs)
+		pl.jobs = b->runs;
+	if (!(pl.w = wasm_calloc(pl.jobs, sizeof *pl.w)))
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	st = pool_run(&pl, batch_next, batch_done, NULL, &c, err);
+	wasm_free(pl.w);
 	return st;
 }

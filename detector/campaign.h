@@ -104,6 +104,41 @@ typedef struct det_sweep_hooks {
 wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 		      const det_sweep_hooks *hooks, wasm_err *err);
 
+/* A batch: `runs` runs of prog under one fixed mask (and optionally a
+ * concurrent breakpoint), in worker processes like a sweep's, nothing
+ * recorded: what reproduction measures. on_run hears of each finished
+ * run in the parent, in the order runs finish; its info (bugs included)
+ * is valid during the call only. When on_run returns false no further
+ * run starts; runs already out finish unreported. det_sweep_stop ends a
+ * batch too (det_sweep_stopped then tells). Errors: WASM_NOMEM, and
+ * fork/pipe failures (WASM_IO). */
+typedef struct det_batch_run_info {
+	uint32_t index; /* 0-based, in start order */
+	det_status status;
+	int exit_code;
+	const char *msg;
+	uint64_t duration_ns;
+	const det_violation *bugs;
+	uint32_t nbugs;
+	uint64_t holds; /* waits at the breakpoint */
+	bool met;       /* two threads met at the breakpoint */
+} det_batch_run_info;
+
+typedef struct det_batch {
+	det_prog *prog;
+	const uint8_t *mask;        /* prog->sites.nsites bytes */
+	const det_trigger *trigger; /* NULL: none */
+	const det_profile *profile; /* NULL: default */
+	uint32_t delay;
+	double timeout_s;
+	const char *const *argv; /* argv[0] = program name */
+	uint32_t argc;
+	uint32_t runs, jobs;
+	bool (*on_run)(void *ctx, const det_batch_run_info *r);
+	void *ctx;
+} det_batch;
+wasm_status det_batch_run(const det_batch *b, wasm_err *err);
+
 /* Ask the running det_sweep (or det_shared_sites) to stop. Safe in a
  * signal handler. */
 void det_sweep_stop(void);

@@ -20,8 +20,10 @@
 #include "detector/race.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #define ST_MASK	  3u
 #define ST_FREE	  0u
@@ -43,6 +45,9 @@
 #define HIST_CAP     1024u
 #define HIST_INLINE  2u
 #define PAIR_DROPPED UINT32_MAX
+/* How long a thread that met a waiting partner at a breakpoint waits for
+ * the partner to arm its access before it goes on anyway. */
+#define TRIGGER_FOLLOW_NS 2000000u
 
 typedef struct race_cell {
 	uint32_t seq;
@@ -91,6 +96,21 @@ struct det_probe {
 	size_t nhist, caphist;
 
 	shard calls[NSHARDS];
+
+	/* The breakpoint (det_probe_set_trigger), its waiters by role (0:
+	 * site[0]; 1: site[1]; one waiter per role) and per-thread wait
+	 * counts, all under lock but the atomics the waiters spin on. */
+	bool has_trig;
+	det_trigger trig;
+	struct trig_wait {
+		bool busy;
+		uint32_t tid, addr, width;
+		uint32_t released, probed;    /* atomics */
+		uint32_t lead_tid, lead_addr; /* who released it */
+	} wait[2];
+	uint32_t met; /* atomic: a meeting happened */
+	uint64_t holds;
+	uint8_t held[NSHARDS]; /* waits per thread (tid % NSHARDS) */
 };
 
 static inline void cpu_relax(void)
@@ -319,8 +339,34 @@ static bool snapshot(race_cell *e, uint32_t s, race_cell *out)
 	return false;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Spin until *flag is set or the deadline passes: tightly at first (the
+ * partner is a few instructions away on another core), then yielding so
+ * that a partner on the same core can run. */
+static void trigger_spin(const uint32_t *flag, uint64_t deadline)
+{
+	for (uint32_t n = 0; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); n++) {
+		if (n < 4096) {
+			cpu_relax();
+			continue;
+		}
+		if (mono_ns() >= deadline)
+			return;
+		sched_yield();
+	}
+}
+
+/* hold: when non-NULL, the armed cells stay armed past the delay until
+ * *hold is set (a breakpoint's follower probed) or TRIGGER_FOLLOW_NS. */
 static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
-			uint32_t site, uint32_t width, uint64_t c0, uint64_t c1)
+			uint32_t site, uint32_t width, uint64_t c0, uint64_t c1,
+			const uint32_t *hold)
 {
 	race_cell *t = p->table;
 	uint64_t armed[MAX_CELLS];
@@ -376,10 +422,102 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 		return;
 	for (uint32_t i = 0; i < p->delay; i++)
 		cpu_relax();
+	if (hold)
+		trigger_spin(hold, mono_ns() + TRIGGER_FOLLOW_NS);
 	for (int i = 0; i < narmed; i++)
 		__atomic_store_n(&t[armed[i]].seq,
 				 (armed_seq[i] + (ST_MASK + 1)) & ~ST_MASK,
 				 __ATOMIC_RELEASE);
+}
+
+/* ---- concurrent breakpoint ------------------------------------------------ */
+
+void det_probe_set_trigger(det_probe *p, const det_trigger *t)
+{
+	p->trig = *t;
+	if (!p->trig.max_holds)
+		p->trig.max_holds = DET_TRIGGER_HOLDS;
+	p->has_trig = true;
+}
+
+void det_probe_trigger_stats(const det_probe *p, uint64_t *holds, bool *met)
+{
+	*holds = __atomic_load_n(&p->holds, __ATOMIC_RELAXED);
+	*met = __atomic_load_n(&p->met, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Thread tid is about to access [addr, addr + width) at a breakpoint
+ * site: meet a waiting partner, or wait for one. How two meet: the
+ * arriving thread leads: it goes on at once and keeps its cells armed
+ * (race_access's hold) until the waiting thread has probed; the waiting
+ * thread follows: it waits for those cells to be armed, probes (and so
+ * records the collision), then sets `probed`. Returns the thread's part
+ * and, for both parts, the flag they share. */
+typedef enum trig_part { TRIG_NONE, TRIG_LEAD, TRIG_FOLLOW } trig_part;
+
+static trig_part trigger_access(det_probe *p, uint32_t tid, uint32_t addr,
+				uint32_t site, uint32_t width,
+				uint32_t **probed)
+{
+	const det_trigger *t = &p->trig;
+	bool same = t->site[0] == t->site[1];
+	int role = site == t->site[0] ? 0 : 1;
+	struct trig_wait *o = &p->wait[same ? 0 : 1 - role], *me;
+	trig_part part = TRIG_NONE;
+	uint64_t deadline;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->met)
+		goto out;
+	if (o->busy && o->tid != tid && o->addr < addr + width &&
+	    addr < o->addr + o->width) {
+		o->lead_tid = tid;
+		o->lead_addr = addr;
+		*probed = &o->probed;
+		__atomic_store_n(&p->met, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&o->released, 1, __ATOMIC_RELEASE);
+		part = TRIG_LEAD;
+		goto out;
+	}
+	me = &p->wait[role];
+	if (me->busy || p->held[tid % NSHARDS] >= t->max_holds)
+		goto out;
+	p->held[tid % NSHARDS]++;
+	p->holds++;
+	*me = (struct trig_wait){
+	    .busy = true, .tid = tid, .addr = addr, .width = width};
+	pthread_mutex_unlock(&p->lock);
+	/* Spinning, not a condition variable: a wake-up takes longer than
+	 * the delay window the two accesses share. */
+	deadline = mono_ns() + t->hold_ns;
+	trigger_spin(&me->released, deadline);
+	pthread_mutex_lock(&p->lock);
+	me->busy = false;
+	if (__atomic_load_n(&me->released, __ATOMIC_ACQUIRE)) {
+		race_cell *e = &((race_cell *)p->table)[me->lead_addr >> 2];
+		uint32_t lead = me->lead_tid;
+		pthread_mutex_unlock(&p->lock);
+		*probed = &me->probed;
+		deadline = mono_ns() + TRIGGER_FOLLOW_NS;
+		for (uint32_t n = 0;; n++) {
+			uint32_t sq =
+			    __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+			if ((sq & ST_MASK) == ST_ARMED &&
+			    __atomic_load_n(&e->tid, __ATOMIC_RELAXED) == lead)
+				break;
+			if (n < 4096) {
+				cpu_relax();
+			} else if (mono_ns() >= deadline) {
+				break;
+			} else {
+				sched_yield();
+			}
+		}
+		return TRIG_FOLLOW;
+	}
+out:
+	pthread_mutex_unlock(&p->lock);
+	return part;
 }
 
 /* ---- Algorithm 2 -------------------------------------------------------- */
@@ -518,11 +656,21 @@ void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr, uint32_t site)
 	end = (uint64_t)addr + width;
 	if (end > p->mem_bytes)
 		end = p->mem_bytes;
-	if (p->algo == DET_SHARED)
+	if (p->algo == DET_SHARED) {
 		shared_access(p, tid, site, addr >> 2, (end - 1) >> 2);
-	else
-		race_access(p, tid, addr, site, width, addr >> 2,
-			    (end - 1) >> 2);
+		return;
+	}
+	trig_part part = TRIG_NONE;
+	uint32_t *probed = NULL;
+	if (p->has_trig &&
+	    (site == p->trig.site[0] || site == p->trig.site[1]) &&
+	    !__atomic_load_n(&p->met, __ATOMIC_ACQUIRE))
+		part = trigger_access(p, tid, addr, site,
+				      (uint32_t)(end - addr), &probed);
+	race_access(p, tid, addr, site, width, addr >> 2, (end - 1) >> 2,
+		    part == TRIG_LEAD ? probed : NULL);
+	if (part == TRIG_FOLLOW)
+		__atomic_store_n(probed, 1, __ATOMIC_RELEASE);
 }
 
 const det_violation *det_probe_violations(const det_probe *p, uint32_t *n,

@@ -120,6 +120,28 @@ void det_probe_free(det_probe *p);
 void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr,
 		      uint32_t site);
 
+/* A concurrent breakpoint (papers/concurrent-breakpoints.txt, BTrigger)
+ * on DET_RACE: a thread whose access at site[0] or site[1] finds no
+ * partner waits up to hold_ns (spinning and yielding, so that it wakes at
+ * once) for another thread to reach the other site (the same site when
+ * both are equal) on overlapping bytes. When one comes, the waiting thread
+ * goes first: it arms its access table cells as the delay probe does, and
+ * the arriving one follows a few delay units later, so the pair collides
+ * and is recorded as a violation. One meeting per run is enough: after it
+ * nobody waits. Each thread waits at most max_holds times in a run and a
+ * wait ends by the deadline, so a breakpoint never deadlocks a program.
+ * The mask must arm both sites. */
+typedef struct det_trigger {
+	uint32_t site[2];
+	uint64_t hold_ns;
+	uint32_t max_holds; /* per thread; 0: DET_TRIGGER_HOLDS */
+} det_trigger;
+#define DET_TRIGGER_HOLDS 16u
+/* Give a DET_RACE probe a breakpoint (t is copied). */
+void det_probe_set_trigger(det_probe *p, const det_trigger *t);
+/* Times a thread waited at the breakpoint, and whether two met. */
+void det_probe_trigger_stats(const det_probe *p, uint64_t *holds, bool *met);
+
 /* DET_RACE: the run's bugs so far, in order of first detection. The
  * array belongs to p; at most DET_MAX_BUGS are kept, *dropped counts the
  * further distinct pairs. */
@@ -157,6 +179,7 @@ typedef struct det_run_opts {
 	const char *const *argv;    /* argv[0] = program name */
 	uint32_t argc;
 	int stdio[3];               /* as wasi_config.stdio */
+	const det_trigger *trigger; /* DET_RACE: a breakpoint, or NULL */
 	double timeout_s;           /* 0: none */
 	/* When non-NULL, the WASI set-up to start from (environment,
 	 * directories, limits, stdio, argv: `heisen run`'s options); argv,
@@ -188,6 +211,8 @@ typedef struct det_run_result {
 	det_violation *bugs;  /* DET_RACE: owned */
 	uint32_t nbugs, dropped;
 	uint8_t *shared;      /* DET_SHARED: nsites bytes, owned */
+	uint64_t holds;       /* with a trigger: waits at the breakpoint */
+	bool met;             /* with a trigger: two threads met there */
 } det_run_result;
 
 /* Run the instrumented module cm (whose site table is sites) once under

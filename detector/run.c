@@ -287,6 +287,7 @@ static wasm_status copy_findings(const det_probe *probe, det_algo algo,
 	if (!res->bugs)
 		goto nomem;
 	memcpy(res->bugs, v, (size_t)res->nbugs * sizeof *v);
+	det_probe_trigger_stats(probe, &res->holds, &res->met);
 	return WASM_OK;
 nomem:
 	res->nbugs = 0;
@@ -313,6 +314,8 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 			   opts->delay, &r.probe, err);
 	if (st)
 		return st;
+	if (opts->trigger && opts->algo == DET_RACE)
+		det_probe_set_trigger(r.probe, opts->trigger);
 	pthread_mutex_init(&r.lock, NULL);
 	wasm_err_clear(&r.err);
 	wasm_err_clear(&werr);

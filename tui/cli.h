@@ -28,8 +28,6 @@ enum {
 	TUI_EXIT_INTERNAL = 3,
 };
 
-#define HEISEN_VERSION "0.1.0"
-
 /* One option of a command. `arg` names the value ("FILE") or is NULL for
  * a flag. */
 typedef struct tui_opt {
@@ -217,6 +215,11 @@ void tui_history_load(tui_history *h);
 bool tui_history_add(tui_history *h, const char *line);
 void tui_history_free(tui_history *h);
 
+/* Whole numbers of an option: decimal or 0x hex, no sign; u32 within
+ * [lo, hi]. False when v is not one. */
+bool tui_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out);
+bool tui_parse_u64(const char *v, uint64_t *out);
+
 /* A positive duration: seconds as a plain number or with s, or minutes
  * (m) or hours (h): "30", "1.5s", "10m", "2h". False when v is not one. */
 bool tui_parse_duration(const char *v, double *out);
@@ -276,6 +279,9 @@ void tui_fmt_density(uint32_t bp, char *buf, size_t cap);
 struct db_bug_site;
 void tui_fmt_site(const struct db_bug_site *s, char *buf, size_t cap);
 void tui_fmt_kinds(const struct db_bug *b, char *buf, size_t cap);
+/* A site's JSON fields into j's open object: site, kind, function,
+ * file, line (heisen.bug/1's). */
+void tui_json_site(struct tui_json *j, const struct db_bug_site *s);
 
 /* ---- a bug's report (cmd_db.c): what `heisen show` prints and the TUI's
  * bug screen draws, read from the database in one go. */
@@ -373,6 +379,11 @@ int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
+/* `heisen replay` and `heisen mask save` (tui/cmd_replay.c). */
+int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		   FILE *err);
+int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		 FILE *err);
 /* `heisen completion` (tui/cmd_doc.c): the bash script, and the
  * candidates it asks for. */
 int tui_cmd_completion(const tui_cmd *cmd, const tui_args *a, FILE *out,

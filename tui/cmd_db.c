@@ -180,7 +180,7 @@ static void json_hex64(tui_json *j, const char *key, uint64_t v)
 	tui_json_str(j, key, hex);
 }
 
-static void json_site(tui_json *j, const struct db_bug_site *s)
+void tui_json_site(tui_json *j, const struct db_bug_site *s)
 {
 	tui_json_u64(j, "site", s->id);
 	tui_json_str(j, "kind", rw_kind_name((rw_kind)s->kind));
@@ -449,7 +449,7 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 		tui_json_arr(j, "sites");
 		for (int i = 0; i < 2; i++) {
 			tui_json_obj(j, NULL);
-			json_site(j, &b->site[i]);
+			tui_json_site(j, &b->site[i]);
 			tui_json_end(j, '}');
 		}
 		tui_json_end(j, ']');
@@ -794,7 +794,7 @@ static void show_site_json(tui_json *j, const struct db_bug_site *s,
 	tui_context *cx = wasm_malloc(sizeof *cx);
 
 	tui_json_obj(j, NULL);
-	json_site(j, s);
+	tui_json_site(j, s);
 	if (cx && tui_read_context(s, progpath, cx)) {
 		tui_json_obj(j, "source");
 		tui_json_str(j, "path", cx->path);

@@ -26,7 +26,7 @@
  * job ended by SIGINT. */
 enum { SWEEP_EXIT_INTERRUPTED = 130 };
 
-static bool parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+bool tui_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	char *end;
 	unsigned long long k;
@@ -41,7 +41,7 @@ static bool parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 	return true;
 }
 
-static bool parse_u64(const char *v, uint64_t *out)
+bool tui_parse_u64(const char *v, uint64_t *out)
 {
 	char *end;
 
@@ -287,12 +287,12 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 		fprintf(err, "heisen run: give --density or --mask, not both\n");
 		return TUI_EXIT_USAGE;
 	}
-	if (sv && !parse_u64(sv, &seed)) {
+	if (sv && !tui_parse_u64(sv, &seed)) {
 		fprintf(err, "heisen run: --seed expects a 64-bit number "
 			     "(decimal or 0x hex), got '%s'\n", sv);
 		return TUI_EXIT_USAGE;
 	}
-	if (delv && !parse_u32(delv, 0, 100000000, &delay)) {
+	if (delv && !tui_parse_u32(delv, 0, 100000000, &delay)) {
 		fprintf(err, "heisen run: --delay expects a number of spin "
 			     "units from 0 to 100000000, got '%s'\n", delv);
 		return TUI_EXIT_USAGE;
@@ -628,7 +628,7 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	wasm_status st;
 	int rc;
 
-	if (!parse_u64(rv, &id) || !id || id > INT64_MAX) {
+	if (!tui_parse_u64(rv, &id) || !id || id > INT64_MAX) {
 		fprintf(err, "heisen rerun: '%s' is not a run id (a positive "
 			     "number; 'heisen runs CAMPAIGN' lists them)\n",
 			rv);
@@ -789,7 +789,7 @@ static int progress_open(const char *v, progress_out *po, FILE *err)
 	po->fd = -1;
 	if (!v)
 		return TUI_EXIT_OK;
-	if (!parse_u32(v, 0, INT32_MAX, &fd)) {
+	if (!tui_parse_u32(v, 0, INT32_MAX, &fd)) {
 		fprintf(err, "heisen sweep: --progress-fd expects a file "
 			     "descriptor number, got '%s'\n", v);
 		return TUI_EXIT_USAGE;
@@ -1153,7 +1153,7 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	wasm_free(profs);
 	c->runs = 0;
 	if ((v = tui_opt_value(cmd, a, "--runs")) &&
-	    !parse_u32(v, 1, 100000000, &c->runs)) {
+	    !tui_parse_u32(v, 1, 100000000, &c->runs)) {
 		fprintf(err, "heisen sweep: --runs expects a number of runs "
 			     "per cell from 1 to 100000000, got '%s'\n", v);
 		return TUI_EXIT_USAGE;
@@ -1171,20 +1171,20 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	c->jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
 	if ((v = tui_opt_value(cmd, a, "--jobs")) &&
-	    !parse_u32(v, 1, 256, &c->jobs)) {
+	    !tui_parse_u32(v, 1, 256, &c->jobs)) {
 		fprintf(err, "heisen sweep: --jobs expects 1 to 256, got "
 			     "'%s'\n", v);
 		return TUI_EXIT_USAGE;
 	}
 	c->seed = random_seed();
-	if ((v = tui_opt_value(cmd, a, "--seed")) && !parse_u64(v, &c->seed)) {
+	if ((v = tui_opt_value(cmd, a, "--seed")) && !tui_parse_u64(v, &c->seed)) {
 		fprintf(err, "heisen sweep: --seed expects a 64-bit number "
 			     "(decimal or 0x hex), got '%s'\n", v);
 		return TUI_EXIT_USAGE;
 	}
 	c->delay = DET_DEFAULT_DELAY;
 	if ((v = tui_opt_value(cmd, a, "--delay")) &&
-	    !parse_u32(v, 0, 100000000, &c->delay)) {
+	    !tui_parse_u32(v, 0, 100000000, &c->delay)) {
 		fprintf(err, "heisen sweep: --delay expects a number of spin "
 			     "units from 0 to 100000000, got '%s'\n", v);
 		return TUI_EXIT_USAGE;
@@ -1297,7 +1297,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
 			return rc;
 		const char *jv = tui_opt_value(cmd, a, "--jobs");
-		if (!parse_u64(resume, &id) || id > INT64_MAX) {
+		if (!tui_parse_u64(resume, &id) || id > INT64_MAX) {
 			fprintf(err, "heisen sweep: --resume expects a campaign "
 				     "id, got '%s'\n", resume);
 			rc = TUI_EXIT_USAGE;
@@ -1344,7 +1344,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 				"down); resuming with %" PRIu64 " runs "
 				"recorded\n", c.id, who, c.done);
 		}
-		if (jv && !parse_u32(jv, 1, 256, &c.jobs)) {
+		if (jv && !tui_parse_u32(jv, 1, 256, &c.jobs)) {
 			fprintf(err, "heisen sweep: --jobs expects 1 to 256, "
 				     "got '%s'\n", jv);
 			rc = TUI_EXIT_USAGE;
@@ -1497,13 +1497,13 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 
 	jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
 	if ((v = tui_opt_value(cmd, a, "--runs")) &&
-	    !parse_u32(v, 1, 1000000, &runs)) {
+	    !tui_parse_u32(v, 1, 1000000, &runs)) {
 		fprintf(err, "heisen shared: --runs expects 1 to 1000000, got "
 			     "'%s'\n", v);
 		return TUI_EXIT_USAGE;
 	}
 	if ((v = tui_opt_value(cmd, a, "--jobs")) &&
-	    !parse_u32(v, 1, 256, &jobs)) {
+	    !tui_parse_u32(v, 1, 256, &jobs)) {
 		fprintf(err, "heisen shared: --jobs expects 1 to 256, got "
 			     "'%s'\n", v);
 		return TUI_EXIT_USAGE;

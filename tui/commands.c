@@ -113,6 +113,39 @@ static const tui_opt rerun_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt replay_opts[] = {
+	{"--run", "RUN",
+	 "pin this run's mask (it must have detected BUG); alone: the bug "
+	 "the run detected"},
+	{"--file", "FILE.repro", "replay a repro file on PROGRAM.wasm"},
+	{"--mode", "MODE",
+	 "pinned, minimal or trigger (default trigger; with --file the "
+	 "file's)"},
+	{"--runs", "N", "runs (default 100)"},
+	{"--jobs", "J", "worker processes at once (default: CPUs online)"},
+	{"--hold", "TIME",
+	 "trigger: how long a thread at one site waits for the other, in "
+	 "seconds (default a tenth of the recorded run's time, 1 ms to 1 s)"},
+	{"--until-first", NULL, "stop at the first reproduction"},
+	{"--progress", NULL,
+	 "a progress line on stderr per tenth of the runs, also when it is "
+	 "not a terminal (the TUI reads them)"},
+	{"--save", "FILE.repro", "write a repro file with the rate measured"},
+	{"--force", NULL,
+	 "with --file: replay on a program whose hash differs"},
+	{"--db", "FILE",
+	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
+	{"--json", NULL, "print the result as JSON (schema heisen.replay/1)"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt mask_opts[] = {
+	{"-o", "FILE", "the mask file to write (required)"},
+	{"--db", "FILE",
+	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt shared_opts[] = {
 	{"--runs", "N", "runs to merge (default 5)"},
 	{"--jobs", "J", "worker processes at once (default: CPUs online)"},
@@ -363,6 +396,49 @@ const tui_cmd tui_commands[] = {
 	 "be used, or the program is gone or has changed since (its hash "
 	 "differs); 3 on an internal error.",
 	 1, 1, rerun_opts, tui_cmd_rerun},
+	{"replay",
+	 "BUG [--run RUN] | --run RUN | --file FILE.repro PROGRAM.wasm "
+	 "[--force]  [--mode pinned|minimal|trigger] [--runs N] [--jobs J] "
+	 "[--hold TIME] [--until-first] [--save FILE.repro] [--progress] "
+	 "[--db FILE] [--json]",
+	 "reproduce a logged race and measure how often it shows",
+	 "Runs the program of a race again and again (--runs, default 100, "
+	 "in worker processes as a sweep does) and counts the runs that "
+	 "detect the race's pair of sites: the reproduction rate, with a "
+	 "95 % Wilson interval, next to the detectability of the cell "
+	 "(profile, density) the race was logged in. Modes:\n"
+	 "  pinned   the exact mask of the detecting run (the bug's first, "
+	 "or --run), same profile, arguments and delay\n"
+	 "  minimal  only the race's two sites armed\n"
+	 "  trigger  the two sites armed with a concurrent breakpoint: a "
+	 "thread at one site waits up to --hold for another thread at the "
+	 "other site on the same bytes, then both go on together, so the "
+	 "race happens (a wait ends by its deadline: never a deadlock)\n"
+	 "pinned and minimal say how often the race shows by itself; "
+	 "trigger forces it and is the default. --save writes a repro file "
+	 "(text, docs/replay.md): the program's hash, name and size, the "
+	 "sites, the mode, the mask (seed, density, pool, generator "
+	 "version), profile, arguments, delay, hold and the rate measured. "
+	 "'heisen replay --file FILE.repro PROGRAM.wasm' replays it on any "
+	 "machine without a workspace; a program whose hash differs is "
+	 "refused unless --force. On a terminal a progress line counts the "
+	 "runs; Ctrl-C stops and reports what ran.\n"
+	 "Exit status: 0 when the race was reproduced at least once; 1 when "
+	 "it was not (a failed reproduction); 2 for an unknown bug or run, "
+	 "a run that did not detect BUG, a bad, truncated or future repro "
+	 "file, a changed or missing program, sites that do not exist in "
+	 "it; 3 on an internal error; 130 when stopped by Ctrl-C.",
+	 0, 1, replay_opts, tui_cmd_replay},
+	{"mask", "save RUN -o FILE [--db FILE]",
+	 "write the exact mask of a recorded run to a mask file",
+	 "Regenerates the mask run RUN ran under (its seed and density over "
+	 "its campaign's site pool) and writes the armed site ids to FILE, "
+	 "as ranges after comment lines naming the run and program. 'heisen "
+	 "run PROGRAM.wasm --mask FILE' arms exactly those sites again; "
+	 "'heisen instrument --static FILE' probes only them.\n"
+	 "Exit status: 0; 2 for an unknown run, a database that cannot be "
+	 "used or a file that cannot be written; 3 on an internal error.",
+	 2, 2, mask_opts, tui_cmd_mask},
 	{"shared", "FILE.wasm [--runs N] [--jobs J] [--timeout TIME] [--json] "
 	 "[-- ARGS...]",
 	 "list the sites that touch memory shared between threads",

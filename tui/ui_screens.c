@@ -273,7 +273,26 @@ bool tui_open_campaigns(tui_app *app)
 	return tui_push(app, &camp_ops, s, "Campaigns", true);
 }
 
-/* ---- the new-sweep form -------------------------------------------------- */
+/* ---- forms: a new sweep, a replay ----------------------------------------- */
+
+/* A field of a form: its label, the command option it becomes, a hint;
+ * with choices ("no|yes") Enter cycles through them instead of editing. */
+typedef struct form_field {
+	const char *label, *option, *hint, *choices;
+} form_field;
+
+#define FORM_MAX 16
+
+/* A form: fields (the last is the start button), their values, and what
+ * starting does. id: the replay form's bug. */
+typedef struct form {
+	const form_field *fields;
+	int n, sel;
+	char val[FORM_MAX][512];
+	const char *prefix; /* the command line an edit completes as */
+	void (*start)(tui_app *app, struct form *f);
+	int64_t id;
+} form;
 
 enum {
 	F_PROGRAM,
@@ -290,32 +309,40 @@ enum {
 	F_N
 };
 
-typedef struct form {
-	char val[F_N][512];
-	int sel;
-} form;
-
-static const struct {
-	const char *label, *option, *hint;
-} form_fields[F_N] = {
-    [F_PROGRAM] = {"Program", NULL, "a .wasm file (Tab completes)"},
-    [F_ARGS] = {"Arguments", "--", "the program's arguments"},
-    [F_DENS] = {"Densities", "--densities", "FROM:TO:STEP or a list, in %"},
-    [F_RUNS] = {"Runs per cell", "--runs", "empty with a budget"},
-    [F_BUDGET] = {"Budget", "--budget", "e.g. 10m; instead of runs"},
-    [F_PROFILES] = {"Profiles", "--profiles", "see 'heisen profiles'"},
-    [F_JOBS] = {"Jobs", "--jobs", "worker processes; empty: one per CPU"},
-    [F_DELAY] = {"Delay", "--delay", "spin units per armed access"},
-    [F_TIMEOUT] = {"Timeout", "--timeout", "per run, e.g. 30s"},
+static const form_field sweep_fields[F_N] = {
+    [F_PROGRAM] = {"Program", NULL, "a .wasm file (Tab completes)", NULL},
+    [F_ARGS] = {"Arguments", "--", "the program's arguments", NULL},
+    [F_DENS] = {"Densities", "--densities", "FROM:TO:STEP or a list, in %",
+		NULL},
+    [F_RUNS] = {"Runs per cell", "--runs", "empty with a budget", NULL},
+    [F_BUDGET] = {"Budget", "--budget", "e.g. 10m; instead of runs", NULL},
+    [F_PROFILES] = {"Profiles", "--profiles", "see 'heisen profiles'", NULL},
+    [F_JOBS] = {"Jobs", "--jobs", "worker processes; empty: one per CPU",
+		NULL},
+    [F_DELAY] = {"Delay", "--delay", "spin units per armed access", NULL},
+    [F_TIMEOUT] = {"Timeout", "--timeout", "per run, e.g. 30s", NULL},
     [F_PRUNE] = {"Prune", "--prune",
-		 "yes: arm only sites seen on shared memory"},
-    [F_START] = {"[ Start sweep ]", NULL, "Enter or s starts"},
+		 "yes: arm only sites seen on shared memory", "no|yes"},
+    [F_START] = {"[ Start sweep ]", NULL, "Enter or s starts", NULL},
+};
+
+enum { R_MODE, R_RUNS, R_HOLD, R_START, R_N };
+
+static const form_field replay_fields[R_N] = {
+    [R_MODE] = {"Mode", "--mode",
+		"trigger forces it; pinned, minimal: how often it shows",
+		"trigger|pinned|minimal"},
+    [R_RUNS] = {"Runs", "--runs", "how many times to run it", NULL},
+    [R_HOLD] = {"Hold", "--hold",
+		"trigger: seconds a thread waits; empty: a tenth of a run",
+		NULL},
+    [R_START] = {"[ Start replay ]", NULL, "Enter or s starts", NULL},
 };
 
 static const tui_keydoc form_keys[] = {
     {"Up/Down j/k", "choose a field"},
     {"Enter", "edit the field (Esc cancels the edit), or start"},
-    {"s", "start the sweep"},
+    {"s", "start"},
     {"q Esc", "back without starting"},
     {NULL, NULL},
 };
@@ -323,21 +350,22 @@ static const tui_keydoc form_keys[] = {
 static void form_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
 {
 	form *f = scr->st;
+	int last = f->n - 1;
 
-	for (int i = 0; i < F_N && 2 * i + 1 < rows; i++) {
+	for (int i = 0; i < f->n && 2 * i + 1 < rows; i++) {
 		int attr = i == f->sel ? tui_attr(TUI_SELECTED) : (int)A_NORMAL;
 		int row = y + 1 + 2 * i;
 		if (i == f->sel) {
 			attrset(attr);
 			mvhline(row, 0, ' ', cols);
 		}
-		tui_put(row, 2, form_fields[i].label, 16,
-			i == F_START ? (attr | (int)A_BOLD) : attr);
-		if (i != F_START && cols > 20) {
+		tui_put(row, 2, f->fields[i].label, 16,
+			i == last ? (attr | (int)A_BOLD) : attr);
+		if (i != last && cols > 20) {
 			int w = tui_put(row, 20, f->val[i], cols - 22, attr);
 			if (!f->val[i][0] || i == f->sel)
 				tui_put(row, 20 + w + (w ? 2 : 0),
-					form_fields[i].hint, cols - 24 - w,
+					f->fields[i].hint, cols - 24 - w,
 					i == f->sel ? attr : tui_attr(TUI_DIM));
 		}
 	}
@@ -348,12 +376,25 @@ static void form_edit_done(void *ctx, tui_app *app, const char *text)
 	form *f = ctx;
 	if (text)
 		snprintf(f->val[f->sel], sizeof f->val[f->sel], "%s", text);
-	if (text && f->sel < F_START)
+	if (text && f->sel < f->n - 1)
 		f->sel++;
 }
 
+/* The next of a field's choices after its value ("no|yes": no -> yes). */
+static void form_cycle(form *f)
+{
+	const char *c = f->fields[f->sel].choices, *at = c;
+	char *v = f->val[f->sel];
+	size_t n = strlen(v);
+
+	while (at && (strncmp(at, v, n) || (at[n] && at[n] != '|')))
+		at = (at = strchr(at, '|')) ? at + 1 : NULL;
+	at = at && (at = strchr(at, '|')) ? at + 1 : c;
+	snprintf(v, sizeof f->val[0], "%.*s", (int)strcspn(at, "|"), at);
+}
+
 /* Collect the form into sweep words and start it. */
-static void form_start(tui_app *app, form *f)
+static void sweep_start(tui_app *app, form *f)
 {
 	char *words[64];
 	int n = 0;
@@ -374,7 +415,7 @@ static void form_start(tui_app *app, form *f)
 	words[n++] = f->val[F_PROGRAM];
 	for (int i = F_DENS; i <= F_TIMEOUT; i++)
 		if (f->val[i][0]) {
-			words[n++] = (char *)form_fields[i].option;
+			words[n++] = (char *)f->fields[i].option;
 			words[n++] = f->val[i];
 		}
 	if (!strcmp(f->val[F_PRUNE], "yes"))
@@ -389,38 +430,81 @@ static void form_start(tui_app *app, form *f)
 	tui_words_free(&args);
 }
 
+/* `heisen replay BUG [--save FILE] OPTIONS --progress` in an output
+ * screen, which shows the progress lines as they come. */
+static void open_replay(tui_app *app, int64_t bug, const char *save,
+			char *const opts[], int nopts)
+{
+	char id[24], title[64];
+	char *argv[24] = {"heisen", "replay", id};
+	int n = 3;
+
+	snprintf(id, sizeof id, "%" PRId64, bug);
+	for (int i = 0; i < nopts && n < 16; i++)
+		argv[n++] = opts[i];
+	if (save) {
+		argv[n++] = "--save";
+		argv[n++] = (char *)save;
+	}
+	argv[n++] = "--progress";
+	argv[n++] = "--db";
+	argv[n++] = (char *)tui_app_dbpath(app);
+	argv[n] = NULL;
+	snprintf(title, sizeof title, "%s of bug %" PRId64,
+		 save ? "Repro file" : "Replay", bug);
+	tui_open_output(app, title, argv);
+}
+
+static void replay_start(tui_app *app, form *f)
+{
+	char val[R_START][512], *opts[2 * R_START];
+	int n = 0;
+	int64_t bug = f->id;
+
+	for (int i = R_MODE; i < R_START; i++)
+		if (f->val[i][0]) {
+			memcpy(val[i], f->val[i], sizeof val[i]);
+			opts[n++] = (char *)f->fields[i].option;
+			opts[n++] = val[i];
+		}
+	/* The output screen takes the form's place. */
+	tui_pop(app);
+	open_replay(app, bug, NULL, opts, n);
+}
+
 static bool form_key(tui_screen *scr, tui_app *app, int ch)
 {
 	form *f = scr->st;
 
 	switch (ch) {
 	case KEY_UP:
-	case 'k': f->sel = f->sel ? f->sel - 1 : F_N - 1; break;
+	case 'k': f->sel = f->sel ? f->sel - 1 : f->n - 1; break;
 	case KEY_DOWN:
 	case 'j':
-	case '\t': f->sel = (f->sel + 1) % F_N; break;
-	case 's': form_start(app, f); break;
+	case '\t': f->sel = (f->sel + 1) % f->n; break;
+	case 's': f->start(app, f); return true;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
 	case KEY_RIGHT:
-		if (f->sel == F_START) {
-			form_start(app, f);
-		} else if (f->sel == F_PRUNE) {
-			snprintf(f->val[F_PRUNE], sizeof f->val[F_PRUNE], "%s",
-				 strcmp(f->val[F_PRUNE], "yes") ? "yes" : "no");
+		if (f->sel == f->n - 1) {
+			f->start(app, f);
+			return true;
+		} else if (f->fields[f->sel].choices) {
+			form_cycle(f);
 		} else {
 			char prompt[48];
 			tui_ask_spec a = {prompt,
 					  f->val[f->sel],
-					  "sweep ",
-					  f->sel == F_PROGRAM,
+					  f->prefix,
+					  f->sel == F_PROGRAM &&
+					      f->fields == sweep_fields,
 					  form_edit_done,
 					  NULL,
 					  f,
 					  false};
 			snprintf(prompt, sizeof prompt,
-				 "%s: ", form_fields[f->sel].label);
+				 "%s: ", f->fields[f->sel].label);
 			tui_ask(app, &a);
 		}
 		break;
@@ -433,7 +517,7 @@ static bool form_key(tui_screen *scr, tui_app *app, int ch)
 static void form_free(tui_screen *scr) { free(scr->st); }
 
 static const tui_screen_ops form_ops = {
-    "New sweep", form_keys, NULL, form_draw, form_key, NULL, form_free,
+    "Form", form_keys, NULL, form_draw, form_key, NULL, form_free,
 };
 
 bool tui_open_sweep_form(tui_app *app, const char *program)
@@ -443,6 +527,10 @@ bool tui_open_sweep_form(tui_app *app, const char *program)
 
 	if (!f)
 		return false;
+	f->fields = sweep_fields;
+	f->n = F_N;
+	f->prefix = "sweep ";
+	f->start = sweep_start;
 	snprintf(f->val[F_PROGRAM], sizeof f->val[0], "%s",
 		 program ? program : "");
 	snprintf(f->val[F_DENS], sizeof f->val[0], "5:100:5");
@@ -453,6 +541,25 @@ bool tui_open_sweep_form(tui_app *app, const char *program)
 	snprintf(f->val[F_PRUNE], sizeof f->val[0], "no");
 	f->sel = program ? F_START : F_PROGRAM;
 	return tui_push(app, &form_ops, f, "New sweep", false);
+}
+
+static bool open_replay_form(tui_app *app, int64_t bug)
+{
+	form *f = calloc(1, sizeof *f);
+	char title[48];
+
+	if (!f)
+		return false;
+	f->fields = replay_fields;
+	f->n = R_N;
+	f->prefix = "replay ";
+	f->start = replay_start;
+	f->id = bug;
+	snprintf(f->val[R_MODE], sizeof f->val[0], "trigger");
+	snprintf(f->val[R_RUNS], sizeof f->val[0], "100");
+	f->sel = R_START;
+	snprintf(title, sizeof title, "Replay bug %" PRId64, bug);
+	return tui_push(app, &form_ops, f, title, false);
 }
 
 /* ---- bugs ---------------------------------------------------------------- */
@@ -531,6 +638,8 @@ static const tui_keydoc bugv_keys[] = {
     {"Left/Right", "scroll sideways (Left at the edge: back)"},
     {"x", "rerun the first example run exactly (same mask seed)"},
     {"o", "the runs that detected it"},
+    {"p", "replay it: a form for the mode, then the rate live"},
+    {"w", "write a repro file (replays it 100 times to measure the rate)"},
     {NULL, NULL},
 };
 
@@ -703,6 +812,14 @@ static void open_rerun(tui_app *app, int64_t run)
 	tui_open_output(app, title, argv);
 }
 
+static void write_repro(void *ctx, tui_app *app, const char *text)
+{
+	bug_view *s = ctx;
+
+	if (text && *text)
+		open_replay(app, s->id, text, NULL, 0);
+}
+
 static bool bugv_key(tui_screen *scr, tui_app *app, int ch)
 {
 	bug_view *s = scr->st;
@@ -716,6 +833,19 @@ static bool bugv_key(tui_screen *scr, tui_app *app, int ch)
 	}
 	if (ch == 'o') {
 		tui_open_runs(app, -s->id);
+		return true;
+	}
+	if (ch == 'p') {
+		open_replay_form(app, s->id);
+		return true;
+	}
+	if (ch == 'w') {
+		char initial[48];
+		tui_ask_spec a = {"Write repro file: ", initial, "replay --save ",
+				  true, write_repro, NULL, s, false};
+		snprintf(initial, sizeof initial, "bug-%" PRId64 ".repro",
+			 s->id);
+		tui_ask(app, &a);
 		return true;
 	}
 	return false;

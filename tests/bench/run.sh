@@ -13,8 +13,8 @@
 # the fixed cost of a run (bench_engine), and the rewriter: its throughput
 # on the same module (bench_rewrite) and what instrumented code costs with
 # every site disarmed (see "rewriter" below), the detector
-# (tests/bench/detector.sh), and the TUI's key echo during a sweep
-# (tests/bench/tui_echo.sh).
+# (tests/bench/detector.sh), the TUI's key echo during a sweep
+# (tests/bench/tui_echo.sh), and reproduction rates (tests/bench/replay.sh).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -188,4 +188,8 @@ fi
 # The TUI's key echo during a sweep of 10 000 runs, against tmux's own
 # latency (tests/bench/tui_echo.sh, see its header).
 "$(dirname "${BASH_SOURCE[0]}")/tui_echo.sh" "$build" || bad_run=1
+
+# Reproduction rates of every demo bug in the three replay modes
+# (tests/bench/replay.sh, see its header).
+"$(dirname "${BASH_SOURCE[0]}")/replay.sh" "$build" || bad_run=1
 exit $bad_run

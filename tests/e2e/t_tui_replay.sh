@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The TUI's replay keys, driven in tmux at 80x24: on a bug, p opens the
+# replay form (Enter on Mode cycles trigger -> pinned), s starts it, the
+# output screen shows the progress lines and the rate as they come; w
+# writes a repro file, which replays with `heisen replay --file`.
+. "$(dirname "$0")/lib.sh"
+command -v tmux >/dev/null || { echo "  FAIL: tmux is missing (make deps installs it)"; exit 1; }
+need_demos
+heisen=$(cd "$(dirname "$HEISEN")" && pwd)/$(basename "$HEISEN")
+export TMUX_TMPDIR=$dir XDG_CACHE_HOME="$dir/cache" XDG_STATE_HOME="$dir/state"
+unset TMUX
+sock=heisen-tuirep-$$
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$dir"' EXIT
+tm() { tmux -L "$sock" "$@"; }
+cd "$dir" || exit 3
+cp "$root/demos/build/fibonacci.wasm" app.wasm
+"$HEISEN" sweep app.wasm --densities 50,100 --runs 4 --seed 3 >/dev/null 2>&1 ||
+	{ bad "sweep failed"; finish t_tui_replay; }
+
+scr=
+wait_for() { # ERE WHAT: poll the pane (60 s at most) until a line matches
+	local deadline=$((SECONDS + 60))
+	while :; do
+		scr=$(tm capture-pane -p -t tui 2>/dev/null)
+		grep -qE -- "$1" <<<"$scr" && return 0
+		if [ $SECONDS -ge $deadline ]; then
+			bad "$2: no /$1/ on the screen:"
+			sed 's/^/      | /' <<<"$scr"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+tm new-session -d -s tui -x 80 -y 24 -c "$dir" "$heisen tui; sleep 30" || bad "tmux failed"
+wait_for 'Campaigns' "the TUI did not open" || finish t_tui_replay
+tm send-keys -t tui 2
+wait_for '^ +BUG ' "bug list"
+tm send-keys -t tui Enter
+wait_for 'Bug [0-9]+ ' "a bug screen" || finish t_tui_replay
+shown=$(grep -oE 'Bug [0-9]+ ' <<<"$scr" | head -1 | grep -oE '[0-9]+')
+tm send-keys -t tui p
+wait_for 'Mode +trigger' "the replay form" || finish t_tui_replay
+tm send-keys -t tui j Enter
+wait_for 'Mode +pinned' "Enter on Mode cycles to pinned"
+tm send-keys -t tui s
+wait_for "Replay of bug $shown" "the replay's output screen"
+wait_for '^replay: [0-9]+/100 runs, [0-9]+ reproduced' "a progress line"
+wait_for '^reproduced in [0-9]+ of 100 runs' "the rate"
+wait_for '^mode pinned: ' "the pinned mode's line"
+wait_for '^\[exit [01]\]' "the replay's end"
+tm send-keys -t tui q
+wait_for 'Bug [0-9]+ ' "back on the bug"
+tm send-keys -t tui w
+wait_for "Write repro file: bug-$shown\.repro" "w asks for the file name"
+tm send-keys -t tui Enter
+wait_for "saved bug-$shown\.repro" "w wrote the repro file"
+wait_for '^\[exit 0\]' "the repro replay's end"
+[ -s "bug-$shown.repro" ] || bad "no bug-$shown.repro"
+"$HEISEN" replay --file "bug-$shown.repro" app.wasm --runs 10 >"$dir/f.out" 2>&1 ||
+	bad "replay --file of the TUI's repro: exit $?: $(snippet "$dir/f.out")"
+tm send-keys -t tui Q
+finish t_tui_replay

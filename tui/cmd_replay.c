@@ -1,0 +1,529 @@
+/*
+ * cmd_replay.c - `heisen replay` (a logged race again: pinned, minimal or
+ * trigger mode, a rate with its interval, repro files) and `heisen mask
+ * save` (the exact mask of a recorded run, as a mask file).
+ */
+#include "cli.h"
+#include "jsonw.h"
+#include "replay/replay.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Exit status of a replay stopped by Ctrl-C, as a shell reports SIGINT. */
+enum { REPLAY_EXIT_INTERRUPTED = 130 };
+
+static void on_sigint(int sig) { det_sweep_stop(); }
+
+/* Progress on stderr: a line redrawn in place on a terminal, or with
+ * --progress a line per tenth of the runs (what the TUI shows). */
+typedef struct replay_ui {
+	FILE *err;
+	bool tty;
+	uint32_t planned;
+	uint32_t done, reproduced;
+	bool shown;
+} replay_ui;
+
+static bool on_run(void *ctx, const rep_run *r)
+{
+	replay_ui *u = ctx;
+	uint32_t step = u->planned >= 10 ? u->planned / 10 : 1;
+
+	u->done++;
+	u->reproduced += r->reproduced;
+	if (!u->tty && u->done % step && u->done != u->planned)
+		return true;
+	fprintf(u->err, "%sreplay: %u/%u runs, %u reproduced (%.1f %%)%s",
+		u->tty ? "\r\033[K" : "", u->done, u->planned, u->reproduced,
+		100.0 * u->reproduced / u->done, u->tty ? "" : "\n");
+	fflush(u->err);
+	u->shown = u->tty;
+	return true;
+}
+
+static void print_pct(FILE *f, uint64_t k, uint64_t n)
+{
+	double lo, hi;
+
+	rep_wilson((uint32_t)k, (uint32_t)n, &lo, &hi);
+	fprintf(f,
+		"%" PRIu64 " of %" PRIu64 " runs: %.1f %% (95 %% interval "
+		"%.1f-%.1f %%)",
+		k, n, 100.0 * (double)k / (double)n, 100 * lo, 100 * hi);
+}
+
+/* k of n runs as JSON: runs, `what` (k), rate and its interval. */
+static void json_rate(tui_json *j, const char *what, uint64_t k, uint64_t n)
+{
+	double lo, hi;
+
+	tui_json_u64(j, "runs", n);
+	tui_json_u64(j, what, k);
+	if (!n) {
+		tui_json_null(j, "rate");
+		tui_json_null(j, "interval");
+		return;
+	}
+	rep_wilson((uint32_t)k, (uint32_t)n, &lo, &hi);
+	tui_json_f64(j, "rate", (double)k / (double)n);
+	tui_json_arr(j, "interval");
+	tui_json_f64(j, NULL, lo);
+	tui_json_f64(j, NULL, hi);
+	tui_json_end(j, ']');
+}
+
+/* What a replay prints; cell_n 0: no original cell (a repro file). */
+typedef struct replay_report {
+	const rep_spec *s;
+	const rep_result *res;
+	const char *path;  /* the program */
+	const char *saved; /* --save, or NULL */
+	uint64_t cell_k, cell_n;
+	rep_mode file_mode; /* with --file: the mode the file was saved in */
+} replay_report;
+
+static void print_plain(const replay_report *r, FILE *out)
+{
+	const rep_spec *s = r->s;
+	const rep_result *res = r->res;
+	char a[512], b[512], dens[16];
+
+	tui_fmt_site(&s->site[0], a, sizeof a);
+	tui_fmt_site(&s->site[1], b, sizeof b);
+	fprintf(out, "replay of ");
+	if (s->bug_id)
+		fprintf(out, "bug %" PRId64 " ", s->bug_id);
+	fprintf(out, "(%c/%c: site %u %s <-> site %u %s) in %s\n",
+		tui_kind_letter(s->site[0].kind),
+		tui_kind_letter(s->site[1].kind), s->site[0].id, a,
+		s->site[1].id, b, r->path);
+	tui_fmt_density(s->density_bp, dens, sizeof dens);
+	fprintf(out, "mode %s: %u sites armed", rep_mode_name(s->mode),
+		res->armed);
+	if (s->mode == REP_PINNED)
+		fprintf(out, " (density %s, mask seed %016" PRIx64 ")", dens,
+			s->seed);
+	if (s->mode == REP_TRIGGER)
+		fprintf(out, ", breakpoint hold %.1f ms",
+			(double)s->hold_ns / 1e6);
+	fprintf(out, "; profile %s, delay %u\n",
+		s->profile ? s->profile : "default", s->delay);
+	if (!res->runs) {
+		fprintf(out, "no run finished\n");
+	} else {
+		fprintf(out, "reproduced in ");
+		print_pct(out, res->reproduced, res->runs);
+		fputc('\n', out);
+	}
+	if (r->cell_n) {
+		fprintf(out, "original cell (%s, %s): detected in ",
+			s->profile ? s->profile : "default", dens);
+		print_pct(out, r->cell_k, r->cell_n);
+		fputc('\n', out);
+	} else if (s->runs) {
+		fprintf(out, "when the repro file was saved (mode %s): ",
+			rep_mode_name(r->file_mode));
+		print_pct(out, s->reproduced, s->runs);
+		fputc('\n', out);
+	}
+	if (s->mode == REP_TRIGGER)
+		fprintf(out,
+			"breakpoint: threads met in %u runs, %" PRIu64
+			" waits\n",
+			res->met, res->holds);
+	if (res->first_index >= 0)
+		fprintf(out,
+			"first reproduction: run %" PRId64
+			", threads %u %u, addresses 0x%x 0x%x\n",
+			res->first_index, res->first_tid[0], res->first_tid[1],
+			res->first_addr[0], res->first_addr[1]);
+	for (int st = DET_EXIT; st <= DET_ERROR; st++)
+		if (res->by_status[st])
+			fprintf(out, "%u runs ended %s\n", res->by_status[st],
+				det_status_name((det_status)st));
+	if (res->stopped)
+		fprintf(out, "stopped by Ctrl-C after %u runs\n", res->runs);
+	if (r->saved)
+		fprintf(out, "saved %s: heisen replay --file %s %s\n", r->saved,
+			r->saved, r->path);
+}
+
+static void print_json(const replay_report *r, FILE *out)
+{
+	const rep_spec *s = r->s;
+	const rep_result *res = r->res;
+	tui_json j;
+	char hex[24];
+
+	tui_json_init(&j, out);
+	tui_json_obj(&j, NULL);
+	tui_json_str(&j, "schema", "heisen.replay/1");
+	tui_json_str(&j, "program", r->path);
+	snprintf(hex, sizeof hex, "%016" PRIx64, s->program_hash);
+	tui_json_str(&j, "program_hash", hex);
+	if (s->bug_id)
+		tui_json_i64(&j, "bug", s->bug_id);
+	else
+		tui_json_null(&j, "bug");
+	if (s->run_id)
+		tui_json_i64(&j, "run", s->run_id);
+	else
+		tui_json_null(&j, "run");
+	tui_json_arr(&j, "sites");
+	for (int i = 0; i < 2; i++) {
+		tui_json_obj(&j, NULL);
+		tui_json_site(&j, &s->site[i]);
+		tui_json_end(&j, '}');
+	}
+	tui_json_end(&j, ']');
+	tui_json_str(&j, "mode", rep_mode_name(s->mode));
+	tui_json_u64(&j, "armed", res->armed);
+	tui_json_u64(&j, "density_bp", s->density_bp);
+	snprintf(hex, sizeof hex, "%016" PRIx64, s->seed);
+	tui_json_str(&j, "seed", hex);
+	tui_json_str(&j, "profile", s->profile ? s->profile : "default");
+	tui_json_u64(&j, "delay", s->delay);
+	if (s->mode == REP_TRIGGER)
+		tui_json_u64(&j, "hold_us", s->hold_ns / 1000);
+	else
+		tui_json_null(&j, "hold_us");
+	json_rate(&j, "reproduced", res->reproduced, res->runs);
+	if (r->cell_n) {
+		tui_json_obj(&j, "original");
+		tui_json_str(&j, "profile",
+			     s->profile ? s->profile : "default");
+		tui_json_u64(&j, "density_bp", s->density_bp);
+		json_rate(&j, "detected", r->cell_k, r->cell_n);
+		tui_json_end(&j, '}');
+	} else {
+		tui_json_null(&j, "original");
+	}
+	if (s->runs) {
+		tui_json_obj(&j, "when_saved");
+		tui_json_str(&j, "mode", rep_mode_name(r->file_mode));
+		json_rate(&j, "reproduced", s->reproduced, s->runs);
+		tui_json_end(&j, '}');
+	} else {
+		tui_json_null(&j, "when_saved");
+	}
+	if (s->mode == REP_TRIGGER) {
+		tui_json_u64(&j, "met", res->met);
+		tui_json_u64(&j, "holds", res->holds);
+	}
+	if (res->first_index >= 0) {
+		tui_json_obj(&j, "first");
+		tui_json_i64(&j, "index", res->first_index);
+		tui_json_arr(&j, "threads");
+		tui_json_u64(&j, NULL, res->first_tid[0]);
+		tui_json_u64(&j, NULL, res->first_tid[1]);
+		tui_json_end(&j, ']');
+		tui_json_arr(&j, "addresses");
+		tui_json_u64(&j, NULL, res->first_addr[0]);
+		tui_json_u64(&j, NULL, res->first_addr[1]);
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+	} else {
+		tui_json_null(&j, "first");
+	}
+	tui_json_obj(&j, "statuses");
+	for (int st = DET_OK; st <= DET_ERROR; st++)
+		tui_json_u64(&j, det_status_name((det_status)st),
+			     res->by_status[st]);
+	tui_json_end(&j, '}');
+	tui_json_bool(&j, "stopped", res->stopped);
+	if (r->saved)
+		tui_json_str(&j, "saved", r->saved);
+	else
+		tui_json_null(&j, "saved");
+	tui_json_end(&j, '}');
+	tui_json_done(&j);
+}
+
+/* The spec from the workspace or a file, and the program's path; on
+ * failure prints the message and returns the exit code. */
+static int get_spec(const tui_cmd *cmd, const tui_args *a, rep_spec *s, db **d,
+		    const char **path, FILE *err)
+{
+	const char *file = tui_opt_value(cmd, a, "--file");
+	const char *runv = tui_opt_value(cmd, a, "--run");
+	uint64_t bug = 0, run = 0;
+	const char *dbpath;
+	wasm_err e;
+	wasm_status st;
+	int rc;
+
+	if (file) {
+		if (a->noperands != 1 || runv) {
+			fprintf(err, "heisen replay: --file FILE.repro takes "
+				     "the program as its one argument: heisen "
+				     "replay --file FILE.repro PROGRAM.wasm\n");
+			return TUI_EXIT_USAGE;
+		}
+		if ((st = rep_read(file, s, &e))) {
+			fprintf(err, "heisen replay: %s\n", e.msg);
+			return tui_exit_for(st);
+		}
+		*path = a->operands[0];
+		return TUI_EXIT_OK;
+	}
+	if (a->noperands > 1 || (!a->noperands && !runv)) {
+		fprintf(err, "heisen replay: name a bug (heisen replay BUG), a "
+			     "run (--run RUN) or a repro file (--file "
+			     "FILE.repro PROGRAM.wasm)\n");
+		return TUI_EXIT_USAGE;
+	}
+	if ((a->noperands && (!tui_parse_u64(a->operands[0], &bug) || !bug ||
+			      bug > INT64_MAX)) ||
+	    (runv && (!tui_parse_u64(runv, &run) || !run || run > INT64_MAX))) {
+		fprintf(err,
+			"heisen replay: %s expects an id from 'heisen "
+			"%s', got '%s'\n",
+			runv && (!a->noperands || bug) ? "--run" : "BUG",
+			runv && (!a->noperands || bug) ? "runs CAMPAIGN"
+						       : "bugs",
+			runv && (!a->noperands || bug) ? runv : a->operands[0]);
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), d,
+				       &dbpath, err)))
+		return rc;
+	if ((st = rep_spec_from_db(*d, (int64_t)bug, (int64_t)run, s, &e))) {
+		fprintf(err, "heisen replay: %s\n", e.msg);
+		return tui_exit_for(st);
+	}
+	if (!s->program_path || access(s->program_path, R_OK)) {
+		fprintf(err,
+			"heisen replay: the program of bug %" PRId64
+			" is gone: %s; put the binary back at that path, "
+			"or save a repro file where it is and use "
+			"--file\n",
+			s->bug_id, s->program_path ? s->program_path : "?");
+		return TUI_EXIT_USAGE;
+	}
+	*path = s->program_path;
+	return TUI_EXIT_OK;
+}
+
+int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	const char *modev = tui_opt_value(cmd, a, "--mode");
+	const char *runsv = tui_opt_value(cmd, a, "--runs");
+	const char *jobsv = tui_opt_value(cmd, a, "--jobs");
+	const char *holdv = tui_opt_value(cmd, a, "--hold");
+	const char *save = tui_opt_value(cmd, a, "--save");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	bool force = tui_opt_value(cmd, a, "--force") != NULL;
+	rep_spec s = {0};
+	rep_result res = {0};
+	rep_opts o = {0};
+	replay_ui ui = {0};
+	replay_report rp = {0};
+	det_prog *p = NULL;
+	db *d = NULL;
+	const char *path = NULL;
+	struct sigaction sa = {0}, old;
+	wasm_err e;
+	wasm_status st;
+	uint32_t runs = 100, jobs;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
+	if (runsv && !tui_parse_u32(runsv, 1, 10000000, &runs)) {
+		fprintf(err,
+			"heisen replay: --runs expects 1 to 10000000, got "
+			"'%s'\n",
+			runsv);
+		return TUI_EXIT_USAGE;
+	}
+	if (jobsv && !tui_parse_u32(jobsv, 1, 256, &jobs)) {
+		fprintf(err,
+			"heisen replay: --jobs expects 1 to 256, got "
+			"'%s'\n",
+			jobsv);
+		return TUI_EXIT_USAGE;
+	}
+	{
+		rep_mode m;
+		double hold;
+		if (modev && !rep_mode_parse(modev, &m)) {
+			fprintf(err,
+				"heisen replay: --mode is pinned, minimal "
+				"or trigger, not '%s'\n",
+				modev);
+			return TUI_EXIT_USAGE;
+		}
+		if (holdv &&
+		    (!tui_parse_duration(holdv, &hold) || hold > 3600)) {
+			fprintf(err,
+				"heisen replay: --hold expects a time "
+				"in seconds up to 1h (0.005 or 0.005s "
+				"for 5 ms), got '%s'\n",
+				holdv);
+			return TUI_EXIT_USAGE;
+		}
+		if ((rc = get_spec(cmd, a, &s, &d, &path, err)))
+			goto out;
+		rp.file_mode = s.mode;
+		if (modev)
+			s.mode = m;
+		else if (!tui_opt_value(cmd, a, "--file"))
+			s.mode = REP_TRIGGER;
+		if (holdv)
+			s.hold_ns = (uint64_t)(hold * 1e9);
+	}
+	if ((st = rep_load_program(&s, path, force, &p, &e))) {
+		fputs("heisen replay: ", err);
+		tui_print_err(err, path, &e);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	if (d && s.bug_id &&
+	    (st = rep_cell(d, &s, &rp.cell_k, &rp.cell_n, &e))) {
+		fprintf(err, "heisen replay: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	ui.err = err;
+	ui.planned = runs;
+	o.runs = runs;
+	o.jobs = jobs;
+	o.until_first = tui_opt_value(cmd, a, "--until-first") != NULL;
+	ui.tty = !json && isatty(fileno(err));
+	if (ui.tty || tui_opt_value(cmd, a, "--progress")) {
+		o.on_run = on_run;
+		o.ctx = &ui;
+	}
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	st = rep_replay(&s, p, &o, &res, &e);
+	sigaction(SIGINT, &old, NULL);
+	if (ui.shown)
+		fprintf(err, "\r\033[K");
+	if (st) {
+		fprintf(err, "heisen replay: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	if (save && res.runs) {
+		s.runs = res.runs;
+		s.reproduced = res.reproduced;
+		if ((st = rep_write(save, &s, &e))) {
+			fprintf(err, "heisen replay: %s\n", e.msg);
+			rc = tui_exit_for(st);
+			goto out;
+		}
+		rp.saved = save;
+	}
+	rp.s = &s;
+	rp.res = &res;
+	rp.path = path;
+	if (json)
+		print_json(&rp, out);
+	else
+		print_plain(&rp, out);
+	rc = res.stopped      ? REPLAY_EXIT_INTERRUPTED
+	     : res.reproduced ? TUI_EXIT_OK
+			      : TUI_EXIT_FINDINGS;
+out:
+	det_prog_free(p);
+	rep_spec_clear(&s);
+	db_close(d);
+	return rc;
+}
+
+int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	const char *o = tui_opt_value(cmd, a, "-o");
+	uint64_t id;
+	db *d = NULL;
+	db_run run = {0};
+	db_campaign c = {0};
+	db_program prog = {0};
+	uint8_t *mask = NULL;
+	char comment[512], dens[16];
+	const char *dbpath;
+	wasm_err e;
+	wasm_status st;
+	int rc;
+
+	if (strcmp(a->operands[0], "save")) {
+		fprintf(err,
+			"heisen mask: unknown action '%s'; usage: heisen "
+			"mask save RUN -o FILE\n",
+			a->operands[0]);
+		return TUI_EXIT_USAGE;
+	}
+	if (!o) {
+		fprintf(err, "heisen mask save: -o FILE is required\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (!tui_parse_u64(a->operands[1], &id) || !id || id > INT64_MAX) {
+		fprintf(err,
+			"heisen mask save: RUN expects a run id from "
+			"'heisen runs CAMPAIGN', got '%s'\n",
+			a->operands[1]);
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d,
+				       &dbpath, err)))
+		return rc;
+	if ((st = db_run_get(d, (int64_t)id, &run, &e)) ||
+	    (st = db_campaign_get(d, run.campaign_id, &c, &e)) ||
+	    (st = db_program_get(d, c.program_id, &prog, &e))) {
+		fprintf(err, "heisen mask save: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	if (c.mask_version != DET_MASK_VERSION) {
+		fprintf(err,
+			"heisen mask save: campaign %" PRId64 " drew its "
+			"masks with mask generator version %u, this "
+			"heisen with version %u: save it with the heisen "
+			"that ran it\n",
+			c.id, c.mask_version, DET_MASK_VERSION);
+		rc = TUI_EXIT_USAGE;
+		goto out;
+	}
+	if (!(mask = wasm_calloc(prog.nsites ? prog.nsites : 1, 1))) {
+		fprintf(err, "heisen mask save: out of memory\n");
+		rc = TUI_EXIT_INTERNAL;
+		goto out;
+	}
+	tui_fmt_density(run.density_bp, dens, sizeof dens);
+	snprintf(comment, sizeof comment,
+		 "mask of run %" PRId64 " (campaign %" PRId64 ") of %s, "
+		 "hash %016" PRIx64 ", %u sites\n"
+		 "density %s, mask seed %016" PRIx64 ", mask version %u\n"
+		 "use: heisen run PROGRAM.wasm --mask THIS_FILE",
+		 run.id, c.id, prog.name, prog.hash, prog.nsites, dens,
+		 run.seed, c.mask_version);
+	if ((st = det_mask_make(
+		 run.seed, run.density_bp, c.prune ? c.pruned : NULL,
+		 c.prune ? c.npruned : prog.nsites, mask, prog.nsites, &e)) ||
+	    (st = rep_write_mask(o, mask, prog.nsites, comment, &e))) {
+		fprintf(err, "heisen mask save: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	{
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < prog.nsites; i++)
+			n += mask[i] != 0;
+		fprintf(out, "%s: %u of %u sites of run %" PRId64 "\n", o, n,
+			prog.nsites, run.id);
+	}
+	rc = TUI_EXIT_OK;
+out:
+	wasm_free(mask);
+	db_run_clear(&run);
+	db_campaign_clear(&c);
+	db_program_clear(&prog);
+	db_close(d);
+	return rc;
+}

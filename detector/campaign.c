@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -419,6 +420,7 @@ typedef struct wire_head {
 	uint64_t duration_ns, probes;
 	uint64_t holds; /* with a trigger: det_run_result's */
 	uint32_t met;
+	uint32_t failed; /* with a failure: the run is one */
 	char msg[256];
 } wire_head;
 
@@ -452,10 +454,13 @@ typedef struct pool {
 	double timeout_s;
 	const uint32_t *pool_sites; /* pruned set, or NULL */
 	uint32_t npool;
-	/* A batch (det_batch_run): every job runs under this mask instead
-	 * of one drawn from its seed, with this breakpoint. */
-	const uint8_t *fixed_mask;
+	/* A batch (det_batch_run): job i runs under mask i % nmasks of
+	 * masks instead of one drawn from its seed, with this breakpoint,
+	 * and is judged by this failure. */
+	const uint8_t *masks;
+	uint32_t nmasks;
 	const det_trigger *trigger;
+	const det_failure *failure;
 	uint32_t jobs;
 	worker *w;
 } pool;
@@ -482,10 +487,40 @@ static bool write_all(int fd, const void *p, size_t n)
 	return xfer_all(fd, (void *)p, n, true);
 }
 
-/* One job in the worker: run, report. False when the parent is gone. */
-static bool worker_job(const pool *pl, const job *j, uint8_t *mask,
-		       int devnull, int fd)
+/* What a worker keeps across its jobs: the mask buffer, /dev/null, and
+ * for a stdout failure the file the program's output goes to and the
+ * compiled pattern. */
+typedef struct worker_io {
+	uint8_t *mask;
+	int devnull;
+	int out_fd; /* -1: output to devnull */
+	regex_t re;
+	char *out;  /* WORKER_OUT_MAX + 1 bytes */
+} worker_io;
+
+/* The output of a run that a stdout failure pattern sees: the first
+ * WORKER_OUT_MAX bytes. */
+#define WORKER_OUT_MAX (1u << 20)
+
+/* Whether the run just done failed, per pl->failure. */
+static bool judge(const pool *pl, worker_io *io, const det_run_result *res)
 {
+	ssize_t n = 0;
+
+	if (!pl->failure)
+		return false;
+	if (io->out_fd >= 0) {
+		n = pread(io->out_fd, io->out, WORKER_OUT_MAX, 0);
+		io->out[n > 0 ? n : 0] = '\0';
+	}
+	return det_failure_match(pl->failure, io->out_fd >= 0 ? &io->re : NULL,
+				 res->status, res->exit_code, io->out);
+}
+
+/* One job in the worker: run, report. False when the parent is gone. */
+static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
+{
+	uint8_t *mask = io->mask;
 	det_prog *p = pl->prog;
 	uint32_t n = p->sites.nsites;
 	det_run_result res;
@@ -503,12 +538,17 @@ static bool worker_job(const pool *pl, const job *j, uint8_t *mask,
 	o.profile = j->profile;
 	o.argv = pl->argv;
 	o.argc = pl->argc;
-	o.stdio[0] = o.stdio[1] = o.stdio[2] = devnull;
+	o.stdio[0] = o.stdio[1] = o.stdio[2] = io->devnull;
+	if (io->out_fd >= 0) {
+		if (ftruncate(io->out_fd, 0) || lseek(io->out_fd, 0, SEEK_SET))
+			io->out[0] = '\0';
+		o.stdio[1] = io->out_fd;
+	}
 	o.timeout_s = pl->timeout_s;
 	o.trigger = pl->trigger;
-	if (pl->fixed_mask)
-		memcpy(mask, pl->fixed_mask, n);
-	if ((!pl->fixed_mask &&
+	if (pl->masks)
+		memcpy(mask, pl->masks + (size_t)(j->idx % pl->nmasks) * n, n);
+	if ((!pl->masks &&
 	     det_mask_make(j->seed, j->density_bp, pl->pool_sites, pl->npool,
 			   mask, n, &e)) ||
 	    det_run(p->cm, &p->sites, &o, &res, &e)) {
@@ -523,6 +563,7 @@ static bool worker_job(const pool *pl, const job *j, uint8_t *mask,
 	h.probes = res.probes;
 	h.holds = res.holds;
 	h.met = res.met;
+	h.failed = judge(pl, io, &res);
 	memcpy(h.msg, res.msg, sizeof h.msg);
 	h.nbugs = res.nbugs;
 	h.dropped = res.dropped;
@@ -544,16 +585,22 @@ static bool worker_job(const pool *pl, const job *j, uint8_t *mask,
 static void worker_main(const pool *pl, int job_fd, int res_fd)
 {
 	uint32_t n = pl->prog->sites.nsites;
-	uint8_t *mask = wasm_calloc(n ? n : 1, 1);
-	int devnull = open("/dev/null", O_RDWR);
+	worker_io io = {.mask = wasm_calloc(n ? n : 1, 1),
+			.devnull = open("/dev/null", O_RDWR),
+			.out_fd = -1};
 	job j;
 
 	/* Ctrl-C reaches the whole process group: the parent decides. */
 	signal(SIGINT, SIG_IGN);
-	if (!mask || devnull < 0)
+	if (!io.mask || io.devnull < 0)
+		_exit(3);
+	if (pl->failure && pl->failure->kind == DET_FAIL_STDOUT &&
+	    ((io.out_fd = memfd_create("heisen-stdout", MFD_CLOEXEC)) < 0 ||
+	     !(io.out = wasm_malloc(WORKER_OUT_MAX + 1)) ||
+	     regcomp(&io.re, pl->failure->pattern, REG_EXTENDED | REG_NOSUB | REG_NEWLINE)))
 		_exit(3);
 	while (xfer_all(job_fd, &j, sizeof j, false))
-		if (!worker_job(pl, &j, mask, devnull, res_fd))
+		if (!worker_job(pl, &j, &io, res_fd))
 			break;
 	_exit(0);
 }
@@ -1265,6 +1312,7 @@ static bool batch_done(void *ctx, const job *j, double started,
 	    .nbugs = o->bugs ? o->h.nbugs : 0,
 	    .holds = o->h.holds,
 	    .met = o->h.met != 0,
+	    .failed = o->h.failed != 0,
 	};
 
 	if (!c->stop && !c->b->on_run(c->b->ctx, &r))
@@ -1286,8 +1334,10 @@ wasm_status det_batch_run(const det_batch *b, wasm_err *err)
 	pl.delay = b->delay;
 	pl.timeout_s = b->timeout_s;
 	pl.npool = b->prog->sites.nsites;
-	pl.fixed_mask = b->mask;
+	pl.masks = b->mask;
+	pl.nmasks = b->nmasks ? b->nmasks : 1;
 	pl.trigger = b->trigger;
+	pl.failure = b->failure;
 	pl.jobs = b->jobs ? b->jobs : 1;
 	if (pl.jobs > b->runs && b->runs)
 		pl.jobs = b->runs;

@@ -104,9 +104,12 @@ typedef struct det_sweep_hooks {
 wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 		      const det_sweep_hooks *hooks, wasm_err *err);
 
-/* A batch: `runs` runs of prog under one fixed mask (and optionally a
- * concurrent breakpoint), in worker processes like a sweep's, nothing
- * recorded: what reproduction measures. on_run hears of each finished
+/* A batch: `runs` runs of prog, run i under mask i % nmasks of `mask`
+ * (nmasks masks of nsites bytes, one after the other; nmasks 0 means 1),
+ * optionally with a concurrent breakpoint and judged by a failure, in
+ * worker processes like a sweep's, nothing recorded: what reproduction
+ * and minimisation measure. A stdout failure captures each run's
+ * standard output (its first MiB) in the worker. on_run hears of each finished
  * run in the parent, in the order runs finish; its info (bugs included)
  * is valid during the call only. When on_run returns false no further
  * run starts; runs already out finish unreported. det_sweep_stop ends a
@@ -122,12 +125,15 @@ typedef struct det_batch_run_info {
 	uint32_t nbugs;
 	uint64_t holds; /* waits at the breakpoint */
 	bool met;       /* two threads met at the breakpoint */
+	bool failed;    /* with a failure: the run was one */
 } det_batch_run_info;
 
 typedef struct det_batch {
 	det_prog *prog;
-	const uint8_t *mask;        /* prog->sites.nsites bytes */
+	const uint8_t *mask;        /* nmasks x prog->sites.nsites bytes */
+	uint32_t nmasks;
 	const det_trigger *trigger; /* NULL: none */
+	const det_failure *failure; /* NULL: none */
 	const det_profile *profile; /* NULL: default */
 	uint32_t delay;
 	double timeout_s;

@@ -44,6 +44,8 @@
 #ifndef HEISEN_DETECTOR_RACE_H
 #define HEISEN_DETECTOR_RACE_H
 
+#include <regex.h>
+
 #include "core/engine.h"
 #include "core/wasi.h"
 #include "rewriter/instrument.h"
@@ -214,6 +216,29 @@ typedef struct det_run_result {
 	uint64_t holds;       /* with a trigger: waits at the breakpoint */
 	bool met;             /* with a trigger: two threads met there */
 } det_run_result;
+
+/* What counts as a run's failure (heisen minimize): a trap, exit code
+ * `code`, or standard output matching `pattern` (a POSIX extended
+ * regular expression). det_failure_parse reads "trap", "exit:N" and
+ * "stdout:REGEX" (pattern then points into s); WASM_INVALID with a
+ * message for anything else or a regex that does not compile. */
+typedef enum det_fail_kind {
+	DET_FAIL_TRAP,
+	DET_FAIL_EXIT,
+	DET_FAIL_STDOUT,
+} det_fail_kind;
+typedef struct det_failure {
+	det_fail_kind kind;
+	int code;
+	const char *pattern;
+} det_failure;
+wasm_status det_failure_parse(const char *s, det_failure *out,
+			      wasm_err *err);
+/* Whether a run that ended with status and exit code (and, for
+ * DET_FAIL_STDOUT, printed out[0..len)) is a failure. re is the compiled
+ * pattern (DET_FAIL_STDOUT only). */
+bool det_failure_match(const det_failure *f, const regex_t *re,
+		       det_status status, int exit_code, const char *out);
 
 /* Run the instrumented module cm (whose site table is sites) once under
  * opts, with heisen.mask and heisen.probe provided to every instance and

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -54,6 +55,58 @@ bool det_status_parse(const char *s, det_status *out)
 			*out = (det_status)i;
 			return true;
 		}
+	return false;
+}
+
+wasm_status det_failure_parse(const char *s, det_failure *out,
+			      wasm_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!strcmp(s, "trap")) {
+		out->kind = DET_FAIL_TRAP;
+		return WASM_OK;
+	}
+	if (!strncmp(s, "exit:", 5)) {
+		char *end;
+		long c = strtol(s + 5, &end, 10);
+		if (s[5] && !*end && c >= 0 && c <= 255) {
+			out->kind = DET_FAIL_EXIT;
+			out->code = (int)c;
+			return WASM_OK;
+		}
+	}
+	if (!strncmp(s, "stdout:", 7) && s[7]) {
+		regex_t re;
+		int rc = regcomp(&re, s + 7, REG_EXTENDED | REG_NOSUB | REG_NEWLINE);
+		if (rc) {
+			char msg[160];
+			regerror(rc, &re, msg, sizeof msg);
+			return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+					    "failure pattern '%s': %s", s + 7,
+					    msg);
+		}
+		regfree(&re);
+		out->kind = DET_FAIL_STDOUT;
+		out->pattern = s + 7;
+		return WASM_OK;
+	}
+	return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+			    "failure '%s': say trap, exit:N (N from 0 to "
+			    "255) or stdout:REGEX",
+			    s);
+}
+
+bool det_failure_match(const det_failure *f, const regex_t *re,
+		       det_status status, int exit_code, const char *out)
+{
+	switch (f->kind) {
+	case DET_FAIL_TRAP: return status == DET_TRAP;
+	case DET_FAIL_EXIT:
+		return (status == DET_OK || status == DET_EXIT) &&
+		       exit_code == f->code;
+	case DET_FAIL_STDOUT:
+		return re && out && !regexec(re, out, 0, NULL, 0);
+	}
 	return false;
 }
 

@@ -15,16 +15,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const mode_names[] = {"pinned", "minimal", "trigger"};
+static const char *const mode_names[] = {"pinned", "minimal", "trigger",
+					 "failure"};
+#define NMODES (sizeof mode_names / sizeof *mode_names)
 
 const char *rep_mode_name(rep_mode m)
 {
-	return (unsigned)m < 3 ? mode_names[m] : "?";
+	return (unsigned)m < NMODES ? mode_names[m] : "?";
 }
 
 bool rep_mode_parse(const char *s, rep_mode *out)
 {
-	for (int i = 0; i < 3; i++)
+	for (unsigned i = 0; i < NMODES; i++)
 		if (!strcmp(s, mode_names[i])) {
 			*out = (rep_mode)i;
 			return true;
@@ -56,6 +58,8 @@ void rep_spec_clear(rep_spec *s)
 	wasm_free(s->pool);
 	wasm_free(s->profile);
 	wasm_free(s->args);
+	wasm_free(s->failure);
+	wasm_free(s->delay_sites);
 	memset(s, 0, sizeof *s);
 }
 
@@ -287,6 +291,14 @@ wasm_status rep_load_program(const rep_spec *s, const char *path, bool force,
 				  "one anyway (site ids may mean other code)",
 				  p->sites.hash, s->program ? s->program : "?",
 				  s->program_hash);
+	} else if (s->mode == REP_FAILURE) {
+		for (uint32_t i = 0; i < s->ndelay && !st; i++)
+			if (s->delay_sites[i] >= p->sites.nsites)
+				st = wasm_err_set(
+				    err, WASM_INVALID, WASM_NO_OFFSET,
+				    "it has %u sites; delay site %u does not "
+				    "exist in it",
+				    p->sites.nsites, s->delay_sites[i]);
 	} else if (s->site[1].id >= p->sites.nsites) {
 		st =
 		    wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
@@ -322,9 +334,15 @@ wasm_status rep_mask(const rep_spec *s, const det_prog *p, uint8_t *mask,
 					s->pool ? s->npool : n, mask, n, err)))
 			return st;
 	}
-	/* The bug's own sites are armed in every mode: a pinned mask that
-	 * detected the bug armed them already. */
-	mask[s->site[0].id] = mask[s->site[1].id] = 1;
+	if (s->mode == REP_FAILURE) {
+		for (uint32_t i = 0; i < s->ndelay; i++)
+			if (s->delay_sites[i] < n)
+				mask[s->delay_sites[i]] = 1;
+	} else {
+		/* The bug's own sites are armed in every race mode: a pinned
+		 * mask that detected the bug armed them already. */
+		mask[s->site[0].id] = mask[s->site[1].id] = 1;
+	}
 	for (uint32_t i = 0; i < n; i++)
 		*armed += mask[i] != 0;
 	return WASM_OK;
@@ -355,7 +373,12 @@ static bool on_batch_run(void *ctx, const det_batch_run_info *r)
 	rep_result *res = c->res;
 	rep_run rr = {.info = r};
 
-	for (uint32_t i = 0; i < r->nbugs; i++)
+	if (c->s->mode == REP_FAILURE && r->failed) {
+		rr.reproduced = true;
+		if (res->first_index < 0)
+			res->first_index = r->index;
+	}
+	for (uint32_t i = 0; c->s->mode != REP_FAILURE && i < r->nbugs; i++)
 		if (r->bugs[i].site[0] == c->s->site[0].id &&
 		    r->bugs[i].site[1] == c->s->site[1].id) {
 			rr.reproduced = true;
@@ -387,6 +410,7 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 	det_trigger trig = {{s->site[0].id, s->site[1].id}, s->hold_ns, 0};
 	replay_ctx c = {s, o, res};
 	det_batch b = {0};
+	det_failure fail;
 	wasm_status st;
 
 	memset(res, 0, sizeof *res);
@@ -406,6 +430,12 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 	b.prog = p;
 	b.mask = mask;
 	b.trigger = s->mode == REP_TRIGGER ? &trig : NULL;
+	if (s->mode == REP_FAILURE) {
+		if ((st = det_failure_parse(s->failure ? s->failure : "", &fail,
+					    err)))
+			goto out;
+		b.failure = &fail;
+	}
 	b.profile = det_profile_find(s->profile ? s->profile : "default");
 	if (!b.profile) {
 		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
@@ -547,7 +577,7 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 	put_fmt(&b, "program_hash", "%016" PRIx64, s->program_hash);
 	put_fmt(&b, "program_size", "%" PRIu64, s->program_size);
 	put_fmt(&b, "sites", "%u", s->nsites);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 && s->mode != REP_FAILURE; i++) {
 		char key[32];
 		const rep_site *x = &s->site[i];
 		snprintf(key, sizeof key, "site_%c", 'a' + i);
@@ -565,6 +595,12 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 			put_fmt(&b, key, "%u", x->line);
 	}
 	put_str(&b, "mode", rep_mode_name(s->mode));
+	if (s->mode == REP_FAILURE) {
+		put_str(&b, "failure", s->failure ? s->failure : "");
+		wasm_buf_put(&b, "delay_sites = ", 14);
+		put_id_list(&b, s->delay_sites, s->ndelay);
+		wasm_buf_byte(&b, '\n');
+	}
 	put_fmt(&b, "mask_seed", "0x%016" PRIx64, s->seed);
 	put_fmt(&b, "mask_density_bp", "%u", s->density_bp);
 	put_fmt(&b, "mask_version", "%u", s->mask_version);
@@ -609,8 +645,8 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 	return st;
 }
 
-/* The keys of a repro file, in the order rep_write writes them; `need`
- * marks those a file must have. */
+/* The keys of a repro file, in the order rep_write writes them, and when
+ * a file must have them: always, in a race's modes, in failure mode. */
 enum key_id {
 	K_HEISEN,
 	K_PROGRAM,
@@ -628,6 +664,8 @@ enum key_id {
 	K_SITE_B_FILE,
 	K_SITE_B_LINE,
 	K_MODE,
+	K_FAILURE,
+	K_DELAY_SITES,
 	K_SEED,
 	K_DENSITY,
 	K_VERSION,
@@ -644,39 +682,43 @@ enum key_id {
 	K_COUNT
 };
 
+enum need { OPTIONAL, ALWAYS, RACE, FAILURE };
+
 static const struct {
 	const char *name;
-	bool need;
+	enum need need;
 } keys[K_COUNT] = {
-    [K_HEISEN] = {"heisen", true},
-    [K_PROGRAM] = {"program", true},
-    [K_HASH] = {"program_hash", true},
-    [K_SIZE] = {"program_size", true},
-    [K_SITES] = {"sites", true},
-    [K_SITE_A] = {"site_a", true},
-    [K_SITE_A_KIND] = {"site_a_kind", true},
-    [K_SITE_A_FUNC] = {"site_a_func", false},
-    [K_SITE_A_FILE] = {"site_a_file", false},
-    [K_SITE_A_LINE] = {"site_a_line", false},
-    [K_SITE_B] = {"site_b", true},
-    [K_SITE_B_KIND] = {"site_b_kind", true},
-    [K_SITE_B_FUNC] = {"site_b_func", false},
-    [K_SITE_B_FILE] = {"site_b_file", false},
-    [K_SITE_B_LINE] = {"site_b_line", false},
-    [K_MODE] = {"mode", true},
-    [K_SEED] = {"mask_seed", true},
-    [K_DENSITY] = {"mask_density_bp", true},
-    [K_VERSION] = {"mask_version", true},
-    [K_POOL] = {"mask_pool", true},
-    [K_PROFILE] = {"profile", true},
-    [K_ARG] = {"arg", false},
-    [K_DELAY] = {"delay", true},
-    [K_HOLD] = {"hold_us", true},
-    [K_TIMEOUT] = {"timeout_s", true},
-    [K_BUG] = {"bug", false},
-    [K_RUN] = {"run", false},
-    [K_RUNS] = {"runs", false},
-    [K_REPRODUCED] = {"reproduced", false},
+    [K_HEISEN] = {"heisen", ALWAYS},
+    [K_PROGRAM] = {"program", ALWAYS},
+    [K_HASH] = {"program_hash", ALWAYS},
+    [K_SIZE] = {"program_size", ALWAYS},
+    [K_SITES] = {"sites", ALWAYS},
+    [K_SITE_A] = {"site_a", RACE},
+    [K_SITE_A_KIND] = {"site_a_kind", RACE},
+    [K_SITE_A_FUNC] = {"site_a_func", OPTIONAL},
+    [K_SITE_A_FILE] = {"site_a_file", OPTIONAL},
+    [K_SITE_A_LINE] = {"site_a_line", OPTIONAL},
+    [K_SITE_B] = {"site_b", RACE},
+    [K_SITE_B_KIND] = {"site_b_kind", RACE},
+    [K_SITE_B_FUNC] = {"site_b_func", OPTIONAL},
+    [K_SITE_B_FILE] = {"site_b_file", OPTIONAL},
+    [K_SITE_B_LINE] = {"site_b_line", OPTIONAL},
+    [K_MODE] = {"mode", ALWAYS},
+    [K_FAILURE] = {"failure", FAILURE},
+    [K_DELAY_SITES] = {"delay_sites", FAILURE},
+    [K_SEED] = {"mask_seed", ALWAYS},
+    [K_DENSITY] = {"mask_density_bp", ALWAYS},
+    [K_VERSION] = {"mask_version", ALWAYS},
+    [K_POOL] = {"mask_pool", ALWAYS},
+    [K_PROFILE] = {"profile", ALWAYS},
+    [K_ARG] = {"arg", OPTIONAL},
+    [K_DELAY] = {"delay", ALWAYS},
+    [K_HOLD] = {"hold_us", ALWAYS},
+    [K_TIMEOUT] = {"timeout_s", ALWAYS},
+    [K_BUG] = {"bug", OPTIONAL},
+    [K_RUN] = {"run", OPTIONAL},
+    [K_RUNS] = {"runs", OPTIONAL},
+    [K_REPRODUCED] = {"reproduced", OPTIONAL},
 };
 
 /* Decimal, or hex after "0x" (never octal: a hand-edited "0100" is 100). */
@@ -823,6 +865,15 @@ static bool set_key(rep_spec *s, enum key_id k, char *v, wasm_buf *args,
 		site->line = (uint32_t)x;
 		return true;
 	case K_MODE: return rep_mode_parse(v, &s->mode);
+	case K_FAILURE: {
+		det_failure f;
+		wasm_err e;
+		return !det_failure_parse(v, &f, &e) &&
+		       !(*oom = !(s->failure = dup_or_null(v)));
+	}
+	case K_DELAY_SITES:
+		return s->nsites && parse_ids(v, s->nsites, &s->delay_sites,
+					      &s->ndelay, oom);
 	case K_SEED: return parse_u64(v, UINT64_MAX, &s->seed);
 	case K_DENSITY:
 		if (!parse_u64(v, DET_DENSITY_FULL, &x) || !x)
@@ -989,15 +1040,18 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 		goto out;
 	}
 	for (int k = 0; k < K_COUNT; k++)
-		if (keys[k].need && !seen[k]) {
+		if (!seen[k] &&
+		    (keys[k].need == ALWAYS ||
+		     keys[k].need ==
+			 (out->mode == REP_FAILURE ? FAILURE : RACE))) {
 			st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 					  "%s: no '%s' (the file is truncated "
 					  "or was edited)",
 					  path, keys[k].name);
 			goto out;
 		}
-	if (out->site[0].id > out->site[1].id ||
-	    out->site[1].id >= out->nsites ||
+	if ((out->mode != REP_FAILURE && (out->site[0].id > out->site[1].id ||
+					  out->site[1].id >= out->nsites)) ||
 	    (out->runs && out->reproduced > out->runs)) {
 		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 				  "%s: inconsistent values (sites %u and %u of "

@@ -15,10 +15,14 @@
  *   REP_MINIMAL  only the bug's two sites armed;
  *   REP_TRIGGER  the two sites armed with a concurrent breakpoint on them
  *                (det_trigger): a thread at one site waits up to `hold`
- *                for another thread at the other site on the same bytes.
+ *                for another thread at the other site on the same bytes;
+ *   REP_FAILURE  not a race but a failure (det_failure: a trap, an exit
+ *                code, an output pattern) and the delay sites that elicit
+ *                it (`heisen minimize`); the race's sites are unset.
  * rep_replay runs the program `runs` times in worker processes
- * (det_batch_run) and counts the runs that detected the bug's site pair:
- * the reproduction rate, with a 95 % Wilson score interval.
+ * (det_batch_run) and counts the runs that detected the bug's site pair
+ * (REP_FAILURE: that failed): the reproduction rate, with a 95 % Wilson
+ * score interval.
  *
  * Repro files are text, one `key = value` a line after a first line
  * "heisen-repro 1"; '#' starts a comment line; docs/replay.md lists the
@@ -39,9 +43,14 @@
 
 #define REP_FILE_VERSION 1
 
-typedef enum rep_mode { REP_PINNED, REP_MINIMAL, REP_TRIGGER } rep_mode;
+typedef enum rep_mode {
+	REP_PINNED,
+	REP_MINIMAL,
+	REP_TRIGGER,
+	REP_FAILURE, /* a failure, from `heisen minimize`: delays at sites */
+} rep_mode;
 
-/* "pinned", "minimal", "trigger" and back. */
+/* "pinned", "minimal", "trigger", "failure" and back. */
 const char *rep_mode_name(rep_mode m);
 bool rep_mode_parse(const char *s, rep_mode *out);
 
@@ -69,6 +78,11 @@ typedef struct rep_spec {
 	uint32_t delay;
 	uint64_t hold_ns; /* REP_TRIGGER */
 	double timeout_s;
+	/* REP_FAILURE: the failure ("trap", "exit:N", "stdout:REGEX") and
+	 * the delay sites, ascending. */
+	char *failure;
+	uint32_t *delay_sites;
+	uint32_t ndelay;
 	/* Where it came from (0: unknown), and the rate measured when a
 	 * file was saved (runs 0: none). */
 	int64_t bug_id, run_id;

@@ -282,6 +282,13 @@ void tui_fmt_kinds(const struct db_bug *b, char *buf, size_t cap);
 /* A site's JSON fields into j's open object: site, kind, function,
  * file, line (heisen.bug/1's). */
 void tui_json_site(struct tui_json *j, const struct db_bug_site *s);
+/* The same two for site `site` of a loaded program (cmd_detect.c):
+ * `func file:line` into buf, and the JSON fields. */
+struct det_prog;
+void tui_prog_site_text(const struct det_prog *p, uint32_t site, char *buf,
+			size_t cap);
+void tui_json_prog_site(struct tui_json *j, const struct det_prog *p,
+			uint32_t site);
 
 /* ---- a bug's report (cmd_db.c): what `heisen show` prints and the TUI's
  * bug screen draws, read from the database in one go. */
@@ -384,6 +391,8 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
 int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
+int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
 /* `heisen completion` (tui/cmd_doc.c): the bash script, and the
  * candidates it asks for. */
 int tui_cmd_completion(const tui_cmd *cmd, const tui_args *a, FILE *out,

@@ -83,7 +83,8 @@ static uint64_t random_seed(void)
 }
 
 /* `func file:line` of a site of p. */
-static void site_text(const det_prog *p, uint32_t site, char *buf, size_t cap)
+void tui_prog_site_text(const det_prog *p, uint32_t site, char *buf,
+			size_t cap)
 {
 	char fn[128];
 	rw_srcpos pos;
@@ -97,7 +98,7 @@ static void site_text(const det_prog *p, uint32_t site, char *buf, size_t cap)
 
 /* Members of a site object: id, kind, function, file and line (null
  * when unknown). */
-static void json_site(tui_json *j, const det_prog *p, uint32_t site)
+void tui_json_prog_site(tui_json *j, const det_prog *p, uint32_t site)
 {
 	char fn[128];
 	rw_srcpos pos;
@@ -182,7 +183,7 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 			tui_json_arr(j, "sites");
 			for (int k = 0; k < 2; k++) {
 				tui_json_obj(j, NULL);
-				json_site(j, p, v->site[k]);
+				tui_json_prog_site(j, p, v->site[k]);
 				tui_json_u64(j, "thread", v->tid[k]);
 				tui_json_u64(j, "address", v->addr[k]);
 				tui_json_end(j, '}');
@@ -218,8 +219,8 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 	for (uint32_t i = 0; i < res->nbugs; i++) {
 		const det_violation *v = &res->bugs[i];
 		char s0[300], s1[300];
-		site_text(p, v->site[0], s0, sizeof s0);
-		site_text(p, v->site[1], s1, sizeof s1);
+		tui_prog_site_text(p, v->site[0], s0, sizeof s0);
+		tui_prog_site_text(p, v->site[1], s1, sizeof s1);
 		fprintf(out,
 			"  %c/%c  site %u %s (thread %u, 0x%x)\n"
 			"       site %u %s (thread %u, 0x%x)  x%" PRIu64 "\n",
@@ -1069,8 +1070,8 @@ static void on_bug(void *ctx, const db_hit *h)
 	bug_line(u, h);
 	if (!u->tty)
 		return;
-	site_text(u->prog, h->site[0].id, s0, sizeof s0);
-	site_text(u->prog, h->site[1].id, s1, sizeof s1);
+	tui_prog_site_text(u->prog, h->site[0].id, s0, sizeof s0);
+	tui_prog_site_text(u->prog, h->site[1].id, s1, sizeof s1);
 	fprintf(u->err, "\r\033[Knew bug: %c/%c %s <-> %s\n",
 		tui_kind_letter(h->site[0].kind), tui_kind_letter(h->site[1].kind),
 		s0, s1);
@@ -1547,7 +1548,7 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			if (!shared[i])
 				continue;
 			tui_json_obj(&j, NULL);
-			json_site(&j, p, i);
+			tui_json_prog_site(&j, p, i);
 			tui_json_end(&j, '}');
 		}
 		tui_json_end(&j, ']');
@@ -1561,7 +1562,7 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			char s[300];
 			if (!shared[i])
 				continue;
-			site_text(p, i, s, sizeof s);
+			tui_prog_site_text(p, i, s, sizeof s);
 			fprintf(out, "  %-6u %-12s %s\n", i,
 				rw_kind_name(p->sites.sites[i].kind), s);
 		}

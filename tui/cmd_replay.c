@@ -1,15 +1,20 @@
 /*
  * cmd_replay.c - `heisen replay` (a logged race again: pinned, minimal or
- * trigger mode, a rate with its interval, repro files) and `heisen mask
- * save` (the exact mask of a recorded run, as a mask file).
+ * trigger mode, a rate with its interval, repro files), `heisen mask
+ * save` (the exact mask of a recorded run, as a mask file) and `heisen
+ * minimize` (the delay sites that elicit a failure).
  */
 #include "cli.h"
 #include "jsonw.h"
+#include "replay/minimize.h"
 #include "replay/replay.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Exit status of a replay stopped by Ctrl-C, as a shell reports SIGINT. */
@@ -91,15 +96,23 @@ static void print_plain(const replay_report *r, FILE *out)
 	const rep_result *res = r->res;
 	char a[512], b[512], dens[16];
 
-	tui_fmt_site(&s->site[0], a, sizeof a);
-	tui_fmt_site(&s->site[1], b, sizeof b);
-	fprintf(out, "replay of ");
-	if (s->bug_id)
-		fprintf(out, "bug %" PRId64 " ", s->bug_id);
-	fprintf(out, "(%c/%c: site %u %s <-> site %u %s) in %s\n",
-		tui_kind_letter(s->site[0].kind),
-		tui_kind_letter(s->site[1].kind), s->site[0].id, a,
-		s->site[1].id, b, r->path);
+	if (s->mode == REP_FAILURE) {
+		fprintf(out, "replay of failure %s with delays at site%s",
+			s->failure, s->ndelay == 1 ? "" : "s");
+		for (uint32_t i = 0; i < s->ndelay; i++)
+			fprintf(out, " %u", s->delay_sites[i]);
+		fprintf(out, " in %s\n", r->path);
+	} else {
+		tui_fmt_site(&s->site[0], a, sizeof a);
+		tui_fmt_site(&s->site[1], b, sizeof b);
+		fprintf(out, "replay of ");
+		if (s->bug_id)
+			fprintf(out, "bug %" PRId64 " ", s->bug_id);
+		fprintf(out, "(%c/%c: site %u %s <-> site %u %s) in %s\n",
+			tui_kind_letter(s->site[0].kind),
+			tui_kind_letter(s->site[1].kind), s->site[0].id, a,
+			s->site[1].id, b, r->path);
+	}
 	tui_fmt_density(s->density_bp, dens, sizeof dens);
 	fprintf(out, "mode %s: %u sites armed", rep_mode_name(s->mode),
 		res->armed);
@@ -134,7 +147,10 @@ static void print_plain(const replay_report *r, FILE *out)
 			"breakpoint: threads met in %u runs, %" PRIu64
 			" waits\n",
 			res->met, res->holds);
-	if (res->first_index >= 0)
+	if (res->first_index >= 0 && s->mode == REP_FAILURE)
+		fprintf(out, "first failure: run %" PRId64 "\n",
+			res->first_index);
+	else if (res->first_index >= 0)
 		fprintf(out,
 			"first reproduction: run %" PRId64
 			", threads %u %u, addresses 0x%x 0x%x\n",
@@ -173,12 +189,22 @@ static void print_json(const replay_report *r, FILE *out)
 	else
 		tui_json_null(&j, "run");
 	tui_json_arr(&j, "sites");
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 && s->mode != REP_FAILURE; i++) {
 		tui_json_obj(&j, NULL);
 		tui_json_site(&j, &s->site[i]);
 		tui_json_end(&j, '}');
 	}
 	tui_json_end(&j, ']');
+	if (s->mode == REP_FAILURE) {
+		tui_json_str(&j, "failure", s->failure);
+		tui_json_arr(&j, "delay_sites");
+		for (uint32_t i = 0; i < s->ndelay; i++)
+			tui_json_u64(&j, NULL, s->delay_sites[i]);
+		tui_json_end(&j, ']');
+	} else {
+		tui_json_null(&j, "failure");
+		tui_json_null(&j, "delay_sites");
+	}
 	tui_json_str(&j, "mode", rep_mode_name(s->mode));
 	tui_json_u64(&j, "armed", res->armed);
 	tui_json_u64(&j, "density_bp", s->density_bp);
@@ -213,7 +239,11 @@ static void print_json(const replay_report *r, FILE *out)
 		tui_json_u64(&j, "met", res->met);
 		tui_json_u64(&j, "holds", res->holds);
 	}
-	if (res->first_index >= 0) {
+	if (res->first_index >= 0 && s->mode == REP_FAILURE) {
+		tui_json_obj(&j, "first");
+		tui_json_i64(&j, "index", res->first_index);
+		tui_json_end(&j, '}');
+	} else if (res->first_index >= 0) {
 		tui_json_obj(&j, "first");
 		tui_json_i64(&j, "index", res->first_index);
 		tui_json_arr(&j, "threads");
@@ -525,5 +555,319 @@ out:
 	db_campaign_clear(&c);
 	db_program_clear(&prog);
 	db_close(d);
+	return rc;
+}
+
+/* ---- minimize ------------------------------------------------------------ */
+
+static void on_iter(void *ctx, const rep_min_iter *it)
+{
+	FILE *err = ctx;
+
+	fprintf(err,
+		"iteration %u: %u -> %u sites (%u failures in %u runs%s)\n",
+		it->iteration, it->before, it->after, it->failures, it->runs,
+		it->significant ? ", a significant gap" : "");
+	fflush(err);
+}
+
+/* Runs a blind search would need to find the set: a random subset of k
+ * of the d candidates is the set with probability 1 / C(d, k), and each
+ * such subset shows the failure at the set's rate. 0 when the rate is 0. */
+static double random_search_runs(uint32_t d, uint32_t k, uint32_t fails,
+				 uint32_t runs)
+{
+	double log_choose =
+	    lgamma(d + 1.0) - lgamma(k + 1.0) - lgamma((double)d - k + 1.0);
+
+	return fails && runs ? exp(log_choose) * runs / fails : 0;
+}
+
+/* "12 of 20 runs: 60.0 % (95 % interval ...)" into out, or JSON. */
+static void min_rate(FILE *out, tui_json *j, const char *key, uint32_t k,
+		     uint32_t n)
+{
+	if (j) {
+		tui_json_obj(j, key);
+		json_rate(j, "failed", k, n);
+		tui_json_end(j, '}');
+	} else if (n) {
+		print_pct(out, k, n);
+	} else {
+		fputs("no run", out);
+	}
+}
+
+int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err)
+{
+	const char *failv = tui_opt_value(cmd, a, "--failure");
+	const char *budv = tui_opt_value(cmd, a, "--budget");
+	const char *save = tui_opt_value(cmd, a, "--save");
+	const char *profv = tui_opt_value(cmd, a, "--profile");
+	const char *tov = tui_opt_value(cmd, a, "--timeout");
+	const char *seedv = tui_opt_value(cmd, a, "--seed");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	const char *path = a->operands[0];
+	const char **argv = NULL;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	rep_min_opts o = {0};
+	rep_min_result res = {0};
+	det_failure fail;
+	det_prog *p = NULL;
+	struct sigaction sa = {0}, old;
+	wasm_err e;
+	wasm_status st;
+	int rc = TUI_EXIT_USAGE;
+	struct {
+		const char *opt;
+		uint32_t lo, hi, *out;
+	} nums[] = {
+	    {"--groups", 2, 8, &o.groups},
+	    {"--repeat", 1, 1000, &o.repeat},
+	    {"--jobs", 1, 256, &o.jobs},
+	    {"--delay", 0, 100000000, &o.delay},
+	    {"--baseline", 0, 10000000, &o.baseline},
+	};
+
+	o.groups = REP_MIN_GROUPS;
+	o.repeat = REP_MIN_REPEAT;
+	o.jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
+	o.delay = DET_DEFAULT_DELAY;
+	o.timeout_s = 10;
+	o.budget_s = 600;
+	if (!failv) {
+		fprintf(err, "heisen minimize: --failure is required: trap, "
+			     "exit:N or stdout:REGEX\n");
+		return TUI_EXIT_USAGE;
+	}
+	if ((st = det_failure_parse(failv, &fail, &e))) {
+		fprintf(err, "heisen minimize: %s\n", e.msg);
+		return TUI_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+		const char *v = tui_opt_value(cmd, a, nums[i].opt);
+		if (v &&
+		    !tui_parse_u32(v, nums[i].lo, nums[i].hi, nums[i].out)) {
+			fprintf(err,
+				"heisen minimize: %s expects %u to %u, got "
+				"'%s'\n",
+				nums[i].opt, nums[i].lo, nums[i].hi, v);
+			return TUI_EXIT_USAGE;
+		}
+	}
+	{
+		const char *bad =
+		    budv && !tui_parse_duration(budv, &o.budget_s) ? "--budget"
+		    : tov && !tui_parse_duration(tov, &o.timeout_s)
+			? "--timeout"
+			: NULL;
+		if (bad) {
+			fprintf(err,
+				"heisen minimize: %s expects a time (90s, "
+				"10m, 2h), got '%s'\n",
+				bad, tui_opt_value(cmd, a, bad));
+			return TUI_EXIT_USAGE;
+		}
+	}
+	if (seedv && !tui_parse_u64(seedv, &o.seed)) {
+		fprintf(err,
+			"heisen minimize: --seed expects a 64-bit number, "
+			"got '%s'\n",
+			seedv);
+		return TUI_EXIT_USAGE;
+	}
+	if (!(o.profile = det_profile_find(profv ? profv : "default"))) {
+		fprintf(err,
+			"heisen minimize: unknown profile '%s' (see "
+			"'heisen profiles')\n",
+			profv);
+		return TUI_EXIT_USAGE;
+	}
+	if ((st = det_prog_load(path, &p, &e))) {
+		fputs("heisen minimize: ", err);
+		tui_print_err(err, path, &e);
+		return tui_exit_for(st);
+	}
+	if (!(argv = calloc((size_t)a->noperands + 1, sizeof *argv))) {
+		rc = TUI_EXIT_INTERNAL;
+		goto out;
+	}
+	argv[0] = p->name;
+	for (int i = 1; i < a->noperands; i++)
+		argv[i] = a->operands[i];
+	o.argv = argv;
+	o.argc = (uint32_t)a->noperands;
+	o.failure = &fail;
+	if (!json) {
+		fprintf(err,
+			"minimize %s for %s: %u candidate sites, %u groups, "
+			"%u runs per configuration\n",
+			path, failv, p->sites.nsites, o.groups, o.repeat);
+		o.on_iter = on_iter;
+		o.ctx = err;
+	}
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	st = rep_minimize(p, &o, &res, &e);
+	sigaction(SIGINT, &old, NULL);
+	if (st) {
+		fprintf(err, "heisen minimize: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	if (save && res.nsites) {
+		rep_spec s = {0};
+		char *args = NULL;
+		size_t alen = 1;
+		for (int i = 1; i < a->noperands; i++)
+			alen += strlen(a->operands[i]) + 1;
+		s.program = (char *)p->name;
+		s.program_hash = p->sites.hash;
+		{
+			struct stat sb;
+			if (!stat(path, &sb))
+				s.program_size = (uint64_t)sb.st_size;
+		}
+		s.nsites = p->sites.nsites;
+		s.mode = REP_FAILURE;
+		s.failure = (char *)failv;
+		s.delay_sites = res.sites;
+		s.ndelay = res.nsites;
+		s.density_bp = DET_DENSITY_FULL;
+		s.mask_version = DET_MASK_VERSION;
+		s.profile = (char *)o.profile->name;
+		if ((args = calloc(1, alen))) {
+			for (int i = 1, off = 0; i < a->noperands; i++) {
+				strcpy(args + off, a->operands[i]);
+				off += (int)strlen(a->operands[i]) + 1;
+			}
+		}
+		s.args = args;
+		s.nargs = (uint32_t)a->noperands - 1;
+		s.delay = o.delay;
+		s.timeout_s = o.timeout_s;
+		s.runs = res.check_runs;
+		s.reproduced = res.check_failures;
+		st = args ? rep_write(save, &s, &e)
+			  : wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+					 "out of memory");
+		free(args);
+		if (st) {
+			fprintf(err, "heisen minimize: %s\n", e.msg);
+			rc = tui_exit_for(st);
+			goto out;
+		}
+	}
+	if (json) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.minimize/1");
+		tui_json_str(&j, "program", path);
+		tui_json_str(&j, "failure", failv);
+		tui_json_u64(&j, "candidates", res.candidates);
+		tui_json_u64(&j, "groups", o.groups);
+		tui_json_u64(&j, "repeat", o.repeat);
+		tui_json_bool(&j, "found", res.nsites > 0);
+		tui_json_arr(&j, "sites");
+		for (uint32_t i = 0; i < res.nsites; i++) {
+			tui_json_obj(&j, NULL);
+			tui_json_prog_site(&j, p, res.sites[i]);
+			tui_json_end(&j, '}');
+		}
+		tui_json_end(&j, ']');
+		tui_json_u64(&j, "iterations", res.iterations);
+		tui_json_u64(&j, "runs", res.runs);
+		if (res.check_runs)
+			min_rate(NULL, &j, "check", res.check_failures,
+				 res.check_runs);
+		else
+			tui_json_null(&j, "check");
+		if (res.base_runs) {
+			min_rate(NULL, &j, "baseline", res.base_failures,
+				 res.base_runs);
+		} else {
+			tui_json_null(&j, "baseline");
+		}
+		if (res.nsites && res.check_failures)
+			tui_json_f64(&j, "random_search_runs",
+				     random_search_runs(
+					 res.candidates, res.nsites,
+					 res.check_failures, res.check_runs));
+		else
+			tui_json_null(&j, "random_search_runs");
+		tui_json_bool(&j, "stopped", res.stopped);
+		tui_json_bool(&j, "out_of_time", res.out_of_time);
+		if (save && res.nsites)
+			tui_json_str(&j, "saved", save);
+		else
+			tui_json_null(&j, "saved");
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else if (!res.nsites) {
+		fprintf(out, "%s after %" PRIu64 " runs (%u iterations): %s\n",
+			res.stopped ? "stopped" : "no set found", res.runs,
+			res.iterations,
+			res.stopped	  ? "Ctrl-C"
+			: res.out_of_time ? "the budget ran out"
+			: !res.found	  ? "the failure never appeared: more "
+					    "runs per configuration "
+					    "(--repeat), a longer --delay or "
+					    "another --profile may elicit it"
+					  : "the failure stopped appearing");
+	} else {
+		fprintf(out,
+			"found %u site%s in %" PRIu64 " runs (%u "
+			"iterations):\n",
+			res.nsites, res.nsites == 1 ? "" : "s", res.runs,
+			res.iterations);
+		for (uint32_t i = 0; i < res.nsites; i++) {
+			char where[512];
+			tui_prog_site_text(p, res.sites[i], where,
+					   sizeof where);
+			fprintf(out, "  site %u %s %s\n", res.sites[i],
+				rw_kind_name(p->sites.sites[res.sites[i]].kind),
+				where);
+		}
+		fprintf(out, "with these delays: failed in ");
+		min_rate(out, NULL, NULL, res.check_failures, res.check_runs);
+		fputc('\n', out);
+		if (res.check_failures)
+			fprintf(out,
+				"a blind search of random %u-site subsets "
+				"of the %u candidates would need about "
+				"%.3g runs to find it (IGS: %" PRIu64 ")\n",
+				res.nsites, res.candidates,
+				random_search_runs(res.candidates, res.nsites,
+						   res.check_failures,
+						   res.check_runs),
+				res.runs);
+		if (res.base_runs) {
+			fprintf(out, "random subsets of %u site%s: failed in ",
+				res.nsites, res.nsites == 1 ? "" : "s");
+			min_rate(out, NULL, NULL, res.base_failures,
+				 res.base_runs);
+			if (res.base_failures)
+				fprintf(out, ": about %.0f runs a failure\n",
+					(double)res.base_runs /
+					    res.base_failures);
+			else
+				fprintf(out, ": none in %u runs\n",
+					res.base_runs);
+		}
+		if (save)
+			fprintf(out, "saved %s: heisen replay --file %s %s\n",
+				save, save, path);
+	}
+	rc = res.stopped  ? REPLAY_EXIT_INTERRUPTED
+	     : res.nsites ? TUI_EXIT_OK
+			  : TUI_EXIT_FINDINGS;
+out:
+	free(argv);
+	rep_min_result_free(&res);
+	det_prog_free(p);
 	return rc;
 }

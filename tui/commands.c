@@ -139,6 +139,26 @@ static const tui_opt replay_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt minimize_opts[] = {
+	{"--failure", "WHAT",
+	 "what a failure is: trap, exit:N (exit code N) or stdout:REGEX "
+	 "(output matching a POSIX extended regular expression); required"},
+	{"--groups", "L", "groups per iteration, 2 to 8 (default 4)"},
+	{"--repeat", "R", "runs per configuration (default 4)"},
+	{"--budget", "TIME", "stop the search after TIME (default 10m)"},
+	{"--seed", "S", "seed of the random partitions (default 0)"},
+	{"--delay", "UNITS", "spin units of a delay (default 50)"},
+	{"--profile", "NAME", "execution profile (default: default)"},
+	{"--timeout", "TIME", "a run still going after TIME is stopped "
+	 "(default 10s)"},
+	{"--jobs", "J", "worker processes at once (default: CPUs online)"},
+	{"--baseline", "N",
+	 "also run N random subsets of the result's size, for comparison"},
+	{"--save", "FILE.repro", "write the result as a repro file"},
+	{"--json", NULL, "print the result as JSON (schema heisen.minimize/1)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt mask_opts[] = {
 	{"-o", "FILE", "the mask file to write (required)"},
 	{"--db", "FILE",
@@ -429,6 +449,30 @@ const tui_cmd tui_commands[] = {
 	 "file, a changed or missing program, sites that do not exist in "
 	 "it; 3 on an internal error; 130 when stopped by Ctrl-C.",
 	 0, 1, replay_opts, tui_cmd_replay},
+	{"minimize",
+	 "PROGRAM.wasm --failure trap|exit:N|stdout:REGEX [--groups L] "
+	 "[--repeat R] [--budget TIME] [--seed S] [--delay UNITS] "
+	 "[--profile NAME] [--timeout TIME] [--jobs J] [--baseline N] "
+	 "[--save FILE.repro] [--json] [-- ARGS...]",
+	 "find the few delay sites that make a program fail",
+	 "For a failure rather than a race (a trap, an exit code, an output "
+	 "pattern that shows now and then), finds a small set of sites "
+	 "whose delays elicit it: iterative group sampling (Tzoref et al.; "
+	 "docs/replay.md). Each iteration splits the candidate sites at "
+	 "random into L groups, runs every combination of groups but none "
+	 "and all (R runs each, delays at the armed sites as in a sweep), "
+	 "and drops the groups that elicited the failure least: those "
+	 "significantly below the others (p < 1e-6), else those with the "
+	 "fewest failures. Below L sites, every subset is tried and the "
+	 "best kept; the set is then run 20 times for its failure rate. "
+	 "Progress goes to stderr, an iteration a line. --baseline N runs "
+	 "N random subsets of the same size, to compare. --save writes a "
+	 "repro file that 'heisen replay --file' replays (mode failure).\n"
+	 "Exit status: 0 when a set was found; 1 when none was (the "
+	 "failure never showed, or the budget ran out first); 2 for bad "
+	 "usage or an unreadable or invalid program; 3 on an internal "
+	 "error; 130 when stopped by Ctrl-C.",
+	 1, TUI_MAX_OPERANDS, minimize_opts, tui_cmd_minimize},
 	{"mask", "save RUN -o FILE [--db FILE]",
 	 "write the exact mask of a recorded run to a mask file",
 	 "Regenerates the mask run RUN ran under (its seed and density over "

@@ -112,6 +112,11 @@ sed 's/^mode = trigger$/mode = sideways/' "$dir/race.repro" >"$dir/edited.repro"
 expect2 edited "line [0-9]*: bad value for mode" "$HEISEN" replay --file "$dir/edited.repro" "$dir/elsewhere/app.wasm"
 sed 's/^site_b = [0-9]*$/site_b = 99999999/' "$dir/race.repro" >"$dir/nosite.repro"
 expect2 no-such-site "inconsistent" "$HEISEN" replay --file "$dir/nosite.repro" "$dir/elsewhere/app.wasm"
+# A bug whose sites do not exist in the program given (--force past the
+# hash): refused all the same.
+sed 's/^sites = [0-9]*$/sites = 99999999/; s/^site_b = [0-9]*$/site_b = 99999000/' \
+	"$dir/race.repro" >"$dir/gone.repro"
+expect2 sites-gone "do not all exist" "$HEISEN" replay --file "$dir/gone.repro" "$dir/elsewhere/app.wasm" --force
 expect2 file-no-program "takes the program" "$HEISEN" replay --file "$dir/race.repro"
 expect2 file-and-run "takes the program" "$HEISEN" replay --run 1 --file "$dir/race.repro" "$dir/elsewhere/app.wasm"
 

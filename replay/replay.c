@@ -516,15 +516,29 @@ static void put_id_list(wasm_buf *b, const uint32_t *v, uint32_t n)
 	}
 }
 
+/* The text built in b to path (atomically); b is released. */
+static wasm_status write_buf(const char *path, wasm_buf *b, wasm_err *err)
+{
+	wasm_status st;
+	uint8_t *data;
+	size_t len;
+
+	if (b->oom) {
+		wasm_buf_fini(b);
+		return nomem(err);
+	}
+	data = wasm_buf_take(b, &len);
+	st = wasm_write_file(path, data, len, err);
+	wasm_free(data);
+	return st;
+}
+
 wasm_status rep_write_mask(const char *path, const uint8_t *mask,
 			   uint32_t nsites, const char *comment, wasm_err *err)
 {
 	wasm_buf b = {0};
 	uint32_t *ids = wasm_malloc((nsites ? nsites : 1) * sizeof *ids);
 	uint32_t n = 0;
-	wasm_status st;
-	uint8_t *data;
-	size_t len;
 
 	if (!ids)
 		return nomem(err);
@@ -541,14 +555,7 @@ wasm_status rep_write_mask(const char *path, const uint8_t *mask,
 	put_id_list(&b, ids, n);
 	wasm_buf_byte(&b, '\n');
 	wasm_free(ids);
-	if (b.oom) {
-		wasm_buf_fini(&b);
-		return nomem(err);
-	}
-	data = wasm_buf_take(&b, &len);
-	st = wasm_write_file(path, data, len, err);
-	wasm_free(data);
-	return st;
+	return write_buf(path, &b, err);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -561,9 +568,6 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 {
 	wasm_buf b = {0};
 	uint32_t *pool = NULL;
-	wasm_status st;
-	uint8_t *data;
-	size_t len;
 
 	{
 		static const char head[] =
@@ -635,14 +639,7 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 		put_fmt(&b, "runs", "%u", s->runs);
 		put_fmt(&b, "reproduced", "%u", s->reproduced);
 	}
-	if (b.oom) {
-		wasm_buf_fini(&b);
-		return nomem(err);
-	}
-	data = wasm_buf_take(&b, &len);
-	st = wasm_write_file(path, data, len, err);
-	wasm_free(data);
-	return st;
+	return write_buf(path, &b, err);
 }
 
 /* The keys of a repro file, in the order rep_write writes them, and when

@@ -455,6 +455,17 @@ void det_probe_trigger_stats(const det_probe *p, uint64_t *holds, bool *met)
  * and, for both parts, the flag they share. */
 typedef enum trig_part { TRIG_NONE, TRIG_LEAD, TRIG_FOLLOW } trig_part;
 
+/* Whether [addr, addr + width) covers the logged address of its site
+ * (either one, for a race of a site with itself). */
+static bool covers(const det_trigger *t, int role, bool same, uint32_t addr,
+		   uint32_t width)
+{
+	for (int i = same ? 0 : role; i <= (same ? 1 : role); i++)
+		if (t->addr[i] >= addr && t->addr[i] - addr < width)
+			return true;
+	return false;
+}
+
 static trig_part trigger_access(det_probe *p, uint32_t tid, uint32_t addr,
 				uint32_t site, uint32_t width,
 				uint32_t **probed)
@@ -479,8 +490,12 @@ static trig_part trigger_access(det_probe *p, uint32_t tid, uint32_t addr,
 		part = TRIG_LEAD;
 		goto out;
 	}
+	/* A partner waits on other bytes: go on rather than wait too, so
+	 * that this thread can reach the partner's bytes later (a loop whose
+	 * two threads meet at one index only). */
 	me = &p->wait[role];
-	if (me->busy || p->held[tid % NSHARDS] >= t->max_holds)
+	if (me->busy || o->busy || p->held[tid % NSHARDS] >= t->max_holds ||
+	    (t->by_addr && !covers(t, role, same, addr, width)))
 		goto out;
 	p->held[tid % NSHARDS]++;
 	p->holds++;

@@ -137,6 +137,12 @@ typedef struct det_trigger {
 	uint32_t site[2];
 	uint64_t hold_ns;
 	uint32_t max_holds; /* per thread; 0: DET_TRIGGER_HOLDS */
+	/* With by_addr, a thread waits only when its access at site[i]
+	 * covers addr[i] (the logged race's addresses): in a loop whose two
+	 * threads collide at one index, waits elsewhere are in vain. A
+	 * thread meets a waiting partner at any overlapping address. */
+	bool by_addr;
+	uint32_t addr[2];
 } det_trigger;
 #define DET_TRIGGER_HOLDS 16u
 /* Give a DET_RACE probe a breakpoint (t is copied). */

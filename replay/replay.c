@@ -100,6 +100,19 @@ static bool collect_run_bug(void *ctx, const db_run_bug *rb)
 	return true;
 }
 
+/* The addresses of the spec's bug in its run (s->bug_id set). */
+static bool find_addr(void *ctx, const db_run_bug *rb)
+{
+	rep_spec *s = ctx;
+
+	if (rb->bug_id != s->bug_id)
+		return true;
+	s->has_addr = true;
+	s->addr[0] = rb->addr[0];
+	s->addr[1] = rb->addr[1];
+	return false;
+}
+
 static wasm_status copy_bug(const db_bug *b, rep_spec *s, wasm_err *err)
 {
 	for (int i = 0; i < 2; i++) {
@@ -233,7 +246,7 @@ wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 	out->hold_ns = rep_default_hold(run.duration_us * 1000);
 	out->bug_id = bug_id;
 	out->run_id = run_id;
-	st = WASM_OK;
+	st = db_run_bugs(d, run_id, find_addr, out, err);
 out:
 	if (st)
 		rep_spec_clear(out);
@@ -407,7 +420,11 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 {
 	const char **argv = NULL;
 	uint8_t *mask = wasm_calloc(p->sites.nsites ? p->sites.nsites : 1, 1);
-	det_trigger trig = {{s->site[0].id, s->site[1].id}, s->hold_ns, 0};
+	det_trigger trig = {{s->site[0].id, s->site[1].id},
+			    s->hold_ns,
+			    0,
+			    s->has_addr && !o->any_address,
+			    {s->addr[0], s->addr[1]}};
 	replay_ctx c = {s, o, res};
 	det_batch b = {0};
 	det_failure fail;
@@ -598,6 +615,10 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 		if (x->line)
 			put_fmt(&b, key, "%u", x->line);
 	}
+	if (s->has_addr) {
+		put_fmt(&b, "site_a_addr", "0x%x", s->addr[0]);
+		put_fmt(&b, "site_b_addr", "0x%x", s->addr[1]);
+	}
 	put_str(&b, "mode", rep_mode_name(s->mode));
 	if (s->mode == REP_FAILURE) {
 		put_str(&b, "failure", s->failure ? s->failure : "");
@@ -660,6 +681,8 @@ enum key_id {
 	K_SITE_B_FUNC,
 	K_SITE_B_FILE,
 	K_SITE_B_LINE,
+	K_SITE_A_ADDR,
+	K_SITE_B_ADDR,
 	K_MODE,
 	K_FAILURE,
 	K_DELAY_SITES,
@@ -700,6 +723,8 @@ static const struct {
     [K_SITE_B_FUNC] = {"site_b_func", OPTIONAL},
     [K_SITE_B_FILE] = {"site_b_file", OPTIONAL},
     [K_SITE_B_LINE] = {"site_b_line", OPTIONAL},
+    [K_SITE_A_ADDR] = {"site_a_addr", OPTIONAL},
+    [K_SITE_B_ADDR] = {"site_b_addr", OPTIONAL},
     [K_MODE] = {"mode", ALWAYS},
     [K_FAILURE] = {"failure", FAILURE},
     [K_DELAY_SITES] = {"delay_sites", FAILURE},
@@ -860,6 +885,13 @@ static bool set_key(rep_spec *s, enum key_id k, char *v, wasm_buf *args,
 		if (!parse_u64(v, UINT32_MAX, &x))
 			return false;
 		site->line = (uint32_t)x;
+		return true;
+	case K_SITE_A_ADDR:
+	case K_SITE_B_ADDR:
+		if (!parse_u64(v, UINT32_MAX, &x))
+			return false;
+		s->addr[k == K_SITE_B_ADDR] = (uint32_t)x;
+		s->has_addr = true;
 		return true;
 	case K_MODE: return rep_mode_parse(v, &s->mode);
 	case K_FAILURE: {

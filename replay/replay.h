@@ -77,6 +77,10 @@ typedef struct rep_spec {
 	uint32_t nargs;
 	uint32_t delay;
 	uint64_t hold_ns; /* REP_TRIGGER */
+	/* The race's addresses in the detecting run, site[0]'s and
+	 * site[1]'s (has_addr false: unknown): where the breakpoint waits. */
+	bool has_addr;
+	uint32_t addr[2];
 	double timeout_s;
 	/* REP_FAILURE: the failure ("trap", "exit:N", "stdout:REGEX") and
 	 * the delay sites, ascending. */
@@ -128,6 +132,7 @@ typedef struct rep_run {
 typedef struct rep_opts {
 	uint32_t runs, jobs;
 	bool until_first; /* stop at the first reproduction */
+	bool any_address; /* trigger: wait at any address, not the race's */
 	/* Called per finished run; false stops the replay. May be NULL. */
 	bool (*on_run)(void *ctx, const rep_run *r);
 	void *ctx;

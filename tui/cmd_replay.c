@@ -88,6 +88,7 @@ typedef struct replay_report {
 	const char *saved; /* --save, or NULL */
 	uint64_t cell_k, cell_n;
 	rep_mode file_mode; /* with --file: the mode the file was saved in */
+	bool any_address;   /* --any-address */
 } replay_report;
 
 static void print_plain(const replay_report *r, FILE *out)
@@ -122,6 +123,8 @@ static void print_plain(const replay_report *r, FILE *out)
 	if (s->mode == REP_TRIGGER)
 		fprintf(out, ", breakpoint hold %.1f ms",
 			(double)s->hold_ns / 1e6);
+	if (s->mode == REP_TRIGGER && s->has_addr && !r->any_address)
+		fprintf(out, " at 0x%x/0x%x", s->addr[0], s->addr[1]);
 	fprintf(out, "; profile %s, delay %u\n",
 		s->profile ? s->profile : "default", s->delay);
 	if (!res->runs) {
@@ -216,6 +219,14 @@ static void print_json(const replay_report *r, FILE *out)
 		tui_json_u64(&j, "hold_us", s->hold_ns / 1000);
 	else
 		tui_json_null(&j, "hold_us");
+	if (s->mode == REP_TRIGGER && s->has_addr && !r->any_address) {
+		tui_json_arr(&j, "hold_addresses");
+		tui_json_u64(&j, NULL, s->addr[0]);
+		tui_json_u64(&j, NULL, s->addr[1]);
+		tui_json_end(&j, ']');
+	} else {
+		tui_json_null(&j, "hold_addresses");
+	}
 	json_rate(&j, "reproduced", res->reproduced, res->runs);
 	if (r->cell_n) {
 		tui_json_obj(&j, "original");
@@ -422,6 +433,8 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	o.runs = runs;
 	o.jobs = jobs;
 	o.until_first = tui_opt_value(cmd, a, "--until-first") != NULL;
+	o.any_address = tui_opt_value(cmd, a, "--any-address") != NULL;
+	rp.any_address = o.any_address;
 	ui.tty = !json && isatty(fileno(err));
 	if (ui.tty || tui_opt_value(cmd, a, "--progress")) {
 		o.on_run = on_run;

@@ -127,6 +127,10 @@ static const tui_opt replay_opts[] = {
 	 "trigger: how long a thread at one site waits for the other, in "
 	 "seconds (default a tenth of the recorded run's time, 1 ms to 1 s)"},
 	{"--until-first", NULL, "stop at the first reproduction"},
+	{"--any-address", NULL,
+	 "trigger: hold threads at any address of the two sites, not only "
+	 "at the race's logged addresses (for data whose address changes "
+	 "from run to run)"},
 	{"--progress", NULL,
 	 "a progress line on stderr per tenth of the runs, also when it is "
 	 "not a terminal (the TUI reads them)"},
@@ -419,7 +423,8 @@ const tui_cmd tui_commands[] = {
 	{"replay",
 	 "BUG [--run RUN] | --run RUN | --file FILE.repro PROGRAM.wasm "
 	 "[--force]  [--mode pinned|minimal|trigger] [--runs N] [--jobs J] "
-	 "[--hold TIME] [--until-first] [--save FILE.repro] [--progress] "
+	 "[--hold TIME] [--any-address] [--until-first] [--save FILE.repro] "
+	 "[--progress] "
 	 "[--db FILE] [--json]",
 	 "reproduce a logged race and measure how often it shows",
 	 "Runs the program of a race again and again (--runs, default 100, "
@@ -431,9 +436,10 @@ const tui_cmd tui_commands[] = {
 	 "or --run), same profile, arguments and delay\n"
 	 "  minimal  only the race's two sites armed\n"
 	 "  trigger  the two sites armed with a concurrent breakpoint: a "
-	 "thread at one site waits up to --hold for another thread at the "
-	 "other site on the same bytes, then both go on together, so the "
-	 "race happens (a wait ends by its deadline: never a deadlock)\n"
+	 "thread at one site on the race's logged address waits up to --hold "
+	 "for another thread at the other site on the same bytes, then both "
+	 "go on together, so the race happens (a wait ends by its deadline: "
+	 "never a deadlock)\n"
 	 "pinned and minimal say how often the race shows by itself; "
 	 "trigger forces it and is the default. --save writes a repro file "
 	 "(text, docs/replay.md): the program's hash, name and size, the "

@@ -207,6 +207,9 @@ static void full_spec(rep_spec *s)
 	s->nargs = 3;
 	s->delay = 50;
 	s->hold_ns = 2500000;
+	s->has_addr = true;
+	s->addr[0] = 0x1a2c;
+	s->addr[1] = 0xffffffff;
 	s->timeout_s = 10;
 	s->bug_id = 4;
 	s->run_id = 17;
@@ -357,6 +360,9 @@ static void full_spec_round_trips(void **state)
 	assert_int_equal(r.delay, 50);
 	assert_true(r.hold_ns == 2500000);
 	assert_true(r.timeout_s == 10.0);
+	assert_true(r.has_addr);
+	assert_int_equal(r.addr[0], 0x1a2c);
+	assert_int_equal(r.addr[1], 0xffffffff);
 	assert_true(r.bug_id == 4);
 	assert_true(r.run_id == 17);
 	assert_int_equal(r.runs, 100);

@@ -393,6 +393,9 @@ int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
+/* `heisen factor` (tui/cmd_analysis.c). */
+int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		   FILE *err);
 /* `heisen completion` (tui/cmd_doc.c): the bash script, and the
  * candidates it asks for. */
 int tui_cmd_completion(const tui_cmd *cmd, const tui_args *a, FILE *out,

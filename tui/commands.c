@@ -163,6 +163,7 @@ static const tui_opt minimize_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+
 static const tui_opt mask_opts[] = {
 	{"-o", "FILE", "the mask file to write (required)"},
 	{"--db", "FILE",
@@ -181,6 +182,15 @@ static const tui_opt shared_opts[] = {
 #define DB_OPT                                                                 \
 	{"--db", "FILE",                                                       \
 	 "workspace database (default $HEISEN_DB or ./heisen.db)"}
+
+static const tui_opt factor_opts[] = {
+	{"--samples", "M", "Monte-Carlo draws per bug (default 10000)"},
+	{"--seed", "S", "seed of the draws (default 0): the same seed and "
+	 "data give the same F"},
+	DB_OPT,
+	{"--json", NULL, "print the factors as JSON (schema heisen.factor/1)"},
+	{NULL, NULL, NULL},
+};
 
 static const tui_opt campaigns_opts[] = {
 	DB_OPT,
@@ -557,6 +567,25 @@ const tui_cmd tui_commands[] = {
 	 "Exit status: 0 on success; 2 if BUG is not in the database or the "
 	 "database cannot be used; 3 on an internal error.",
 	 1, 1, show_opts, tui_cmd_show},
+	{"factor", "[BUG] [--samples M] [--seed S] [--db FILE] [--json]",
+	 "how much a bug's observability swings with the environment",
+	 "The heisen factor F of bug BUG, or of every bug, most heisen first "
+	 "(the paper's section 5.2; docs/analysis.md): the coefficient of "
+	 "variation of the bug's observability X = Y/Phi over its cells "
+	 "(node, profile, density), where Y = K/N is the share of a cell's "
+	 "runs that detected it and Phi the chance the mask armed its "
+	 "probes (density squared for two sites, density for one). F near "
+	 "0: the bug shows as often everywhere, once its probes are armed; "
+	 "F of 1 and more: it depends on where it runs. Estimated by M "
+	 "Monte-Carlo draws of each cell's Y from its Beta posterior "
+	 "(prior Beta(alpha, 1) with the bug's detecting fraction as its "
+	 "mean, truncated to Y <= Phi), reported as the mode of a kernel "
+	 "density of the draws with a 90 % interval; the naive F of K/(N "
+	 "Phi) is printed beside it. A bug with fewer than 10 detections is "
+	 "marked: read its interval, not its F.\n"
+	 "Exit status: 0; 2 for an unknown bug, a bad option or a database "
+	 "that cannot be used; 3 on an internal error.",
+	 0, 1, factor_opts, tui_cmd_factor},
 	{"profiles", "[--json]", "list the execution profiles",
 	 "Lists the execution profiles 'heisen sweep --profiles' accepts: "
 	 "each is a regime for the program's threads on this machine (one "

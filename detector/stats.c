@@ -1,0 +1,233 @@
+/*
+ * stats.c - random variates and the heisen factor (stats.h).
+ */
+#include "detector/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double det_rng_double(det_rng *r)
+{
+	return (double)(det_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+double det_rng_normal(det_rng *r)
+{
+	double u, v, s;
+
+	do {
+		u = 2 * det_rng_double(r) - 1;
+		v = 2 * det_rng_double(r) - 1;
+		s = u * u + v * v;
+	} while (s >= 1 || s == 0);
+	/* The polar method makes two normals; one is enough here, and
+	 * keeping no state keeps a stream a pure function of the seed. */
+	return u * sqrt(-2 * log(s) / s);
+}
+
+double det_rng_gamma(det_rng *r, double shape)
+{
+	double d, c, x, v, u;
+
+	if (shape < 1) {
+		/* Gamma(a) = Gamma(a + 1) * U^(1/a); U in (0, 1]. */
+		double g = det_rng_gamma(r, shape + 1);
+		return g * pow(1 - det_rng_double(r), 1 / shape);
+	}
+	d = shape - 1.0 / 3;
+	c = 1 / sqrt(9 * d);
+	for (;;) {
+		do {
+			x = det_rng_normal(r);
+			v = 1 + c * x;
+		} while (v <= 0);
+		v = v * v * v;
+		u = 1 - det_rng_double(r); /* (0, 1] */
+		if (u < 1 - 0.0331 * x * x * x * x ||
+		    log(u) < 0.5 * x * x + d * (1 - v + log(v)))
+			return d * v;
+	}
+}
+
+double det_rng_beta(det_rng *r, double a, double b)
+{
+	double x = det_rng_gamma(r, a), y = det_rng_gamma(r, b);
+
+	/* Both underflow only for tiny shapes; call it the mean then. */
+	return x + y > 0 ? x / (x + y) : a / (a + b);
+}
+
+/* ---- the heisen factor ------------------------------------------------- */
+
+typedef struct cell {
+	double a, b, phi;
+} cell;
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* sd/mean of x[0..n) with the population sd; false when the mean is 0. */
+static bool coef_var(const double *x, uint32_t n, double *out)
+{
+	double sum = 0, sq = 0, mean;
+
+	for (uint32_t i = 0; i < n; i++)
+		sum += x[i];
+	mean = sum / n;
+	if (!(mean > 0))
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		sq += (x[i] - mean) * (x[i] - mean);
+	*out = sqrt(sq / n) / mean;
+	return true;
+}
+
+/* The draw at quantile q of sorted[0..n). */
+static double quantile(const double *sorted, uint32_t n, double q)
+{
+	double pos = q * (n - 1);
+	uint32_t i = (uint32_t)pos;
+
+	if (i + 1 >= n)
+		return sorted[n - 1];
+	return sorted[i] + (pos - i) * (sorted[i + 1] - sorted[i]);
+}
+
+#define KDE_GRID 1024
+
+/* The mode of a Gaussian kernel density over sorted[0..n): the draws are
+ * binned on a grid over their range (padded by 3 bandwidths), and the
+ * bins convolved with the kernel out to 4 bandwidths. */
+static double kde_mode(const double *sorted, uint32_t n, double *bw)
+{
+	double mean = 0, sq = 0, sd, iqr, h, lo, hi, step, best = -1;
+	double bins[KDE_GRID] = {0};
+	int reach, arg = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		mean += sorted[i];
+	mean /= n;
+	for (uint32_t i = 0; i < n; i++)
+		sq += (sorted[i] - mean) * (sorted[i] - mean);
+	sd = n > 1 ? sqrt(sq / (n - 1)) : 0;
+	iqr = quantile(sorted, n, 0.75) - quantile(sorted, n, 0.25);
+	h = 0.9 * (iqr > 0 && iqr / 1.34 < sd ? iqr / 1.34 : sd) *
+	    pow((double)n, -0.2);
+	*bw = h;
+	if (!(h > 0))
+		return sorted[n / 2];
+	lo = sorted[0] - 3 * h;
+	hi = sorted[n - 1] + 3 * h;
+	step = (hi - lo) / (KDE_GRID - 1);
+	for (uint32_t i = 0; i < n; i++) {
+		int k = (int)lround((sorted[i] - lo) / step);
+		bins[k < 0 ? 0 : k >= KDE_GRID ? KDE_GRID - 1 : k] += 1;
+	}
+	reach = (int)ceil(4 * h / step);
+	for (int g = 0; g < KDE_GRID; g++) {
+		double dens = 0;
+		for (int k = g - reach; k <= g + reach; k++) {
+			double z;
+			if (k < 0 || k >= KDE_GRID || !bins[k])
+				continue;
+			z = (k - g) * step / h;
+			dens += bins[k] * exp(-0.5 * z * z);
+		}
+		if (dens > best) {
+			best = dens;
+			arg = g;
+		}
+	}
+	return lo + arg * step;
+}
+
+wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
+				bool same_site, uint32_t samples, uint64_t seed,
+				det_factor *out, wasm_err *err)
+{
+	cell *c = NULL;
+	double *x = NULL, *f = NULL, alpha, p;
+	uint32_t m = 0, nf = 0;
+	det_rng rng;
+	wasm_status st = WASM_OK;
+
+	memset(out, 0, sizeof *out);
+	if (!samples)
+		samples = DET_FACTOR_SAMPLES;
+	for (uint32_t i = 0; i < ncells; i++) {
+		if (cells[i].k > cells[i].n || !cells[i].density_bp ||
+		    cells[i].density_bp > DET_DENSITY_FULL)
+			return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+					    "cell %u: %llu detections in %llu "
+					    "runs at density %u bp",
+					    i, (unsigned long long)cells[i].k,
+					    (unsigned long long)cells[i].n,
+					    cells[i].density_bp);
+		out->k += cells[i].k;
+		out->n += cells[i].n;
+		m += cells[i].n > 0;
+	}
+	if (!m)
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "no cell with runs: nothing to estimate");
+	out->ncells = m;
+	out->few = out->k < DET_FACTOR_FEW;
+	c = wasm_malloc(m * sizeof *c);
+	x = wasm_malloc(m * sizeof *x);
+	f = wasm_malloc(samples * sizeof *f);
+	if (!c || !x || !f) {
+		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+		goto out;
+	}
+	/* The prior's mean is the bug's detecting fraction; a bug never
+	 * detected gets the weakest prior that is still a Beta. */
+	p = (double)out->k / (double)out->n;
+	alpha = out->k ? (out->k < out->n ? p / (1 - p) : (double)out->n)
+		       : 1.0 / (double)(out->n + 1);
+	for (uint32_t i = 0, j = 0; i < ncells; i++) {
+		double d = cells[i].density_bp / (double)DET_DENSITY_FULL;
+		if (!cells[i].n)
+			continue;
+		c[j].a = alpha + (double)cells[i].k;
+		c[j].b = 1 + (double)(cells[i].n - cells[i].k);
+		c[j].phi = same_site ? d : d * d;
+		x[j] = (double)cells[i].k / (double)cells[i].n / c[j].phi;
+		j++;
+	}
+	out->naive_ok = coef_var(x, m, &out->naive);
+	det_rng_seed(&rng, seed);
+	for (uint32_t s = 0; s < samples; s++) {
+		for (uint32_t j = 0; j < m; j++) {
+			double y = c[j].phi;
+			for (uint32_t t = 0; t < DET_TRUNC_TRIES; t++) {
+				double v = det_rng_beta(&rng, c[j].a, c[j].b);
+				if (v <= c[j].phi) {
+					y = v;
+					break;
+				}
+			}
+			x[j] = y / c[j].phi;
+		}
+		if (coef_var(x, m, &f[nf]))
+			nf++;
+	}
+	if (!nf) {
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "every draw had observability 0");
+		goto out;
+	}
+	qsort(f, nf, sizeof *f, cmp_double);
+	out->lo = quantile(f, nf, 0.05);
+	out->hi = quantile(f, nf, 0.95);
+	out->map = kde_mode(f, nf, &out->bandwidth);
+out:
+	wasm_free(c);
+	wasm_free(x);
+	wasm_free(f);
+	return st;
+}

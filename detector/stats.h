@@ -1,0 +1,77 @@
+/*
+ * stats.h - statistics of detections (DESIGN "Statistics", the paper's
+ * section 5.2): random variates, and the heisen factor of a bug from its
+ * K-of-N detections per cell.
+ *
+ * Variates are our own, not libgsl's: heisen already has a seeded
+ * xoshiro256** generator (det_rng) whose streams are reproducible on
+ * every machine, and an F must come out the same, bit for bit, for the
+ * same data and seed on every build; one extra Debian package for four
+ * functions was not worth it. Uniforms take the top 53 bits of a draw;
+ * normals come from the Marsaglia polar method; Gamma(shape, 1) from
+ * Marsaglia and Tsang's squeeze method (2000), with shape < 1 drawn as
+ * Gamma(shape + 1) * U^(1 / shape); Beta(a, b) as X / (X + Y) of two
+ * gammas.
+ *
+ * The heisen factor. A cell is one (node, profile, density) with K of N
+ * runs detecting the bug; Phi = delta^2 for a bug of two distinct sites,
+ * delta for a site racing with itself (the chance the mask arms the
+ * bug's probes), detectability Y = K/N and observability X = Y/Phi.
+ * F = sd(X)/mean(X) over the cells (population sd: the cells are the
+ * environments compared, not a sample of them). Estimate (paper eq. 6-7
+ * and footnote 6): a Beta(alpha, 1) prior with alpha = p/(1-p), p the
+ * bug's detecting fraction over all its runs, so the prior mean is p;
+ * per cell the posterior Beta(alpha + K, 1 + N - K) truncated to Y <= Phi
+ * (drawn by rejection; after DET_TRUNC_TRIES refusals, when the data put
+ * nearly all the mass above Phi, Y = Phi); X = Y/Phi; F of the draws;
+ * `samples` times. The estimate is the maximum of a Gaussian kernel
+ * density over the F draws (bandwidth by Silverman's rule,
+ * 0.9 min(sd, IQR/1.34) n^(-1/5), the density read on a 1024-point grid
+ * by binning), with the draws' 5th and 95th percentiles as a 90 %
+ * interval. The naive F = sd/mean of K/(N Phi) is kept for comparison:
+ * for a rare bug it explodes (footnote 5) while the Bayesian F does not.
+ * A bug with fewer than DET_FACTOR_FEW detections is flagged `few`: its
+ * interval, not its MAP, is the message.
+ *
+ * Errors: WASM_INVALID for no cell with runs, a cell with K > N or a
+ * density of 0; WASM_NOMEM. Nothing is allocated that outlives a call.
+ */
+#ifndef HEISEN_DETECTOR_STATS_H
+#define HEISEN_DETECTOR_STATS_H
+
+#include "race.h"
+
+double det_rng_double(det_rng *r);		     /* uniform in [0, 1) */
+double det_rng_normal(det_rng *r);		     /* standard normal */
+double det_rng_gamma(det_rng *r, double shape);	     /* shape > 0, scale 1 */
+double det_rng_beta(det_rng *r, double a, double b); /* a, b > 0 */
+
+#define DET_FACTOR_SAMPLES 10000u
+#define DET_FACTOR_FEW	   10u
+#define DET_TRUNC_TRIES	   64u
+
+/* The detections of one cell. */
+typedef struct det_kn {
+	uint32_t density_bp;
+	uint64_t k, n;
+} det_kn;
+
+typedef struct det_factor {
+	double map;	  /* the estimate */
+	double lo, hi;	  /* 90 % interval */
+	double naive;	  /* sd/mean of K/(N Phi); valid when naive_ok */
+	bool naive_ok;	  /* false when no cell detected the bug */
+	double bandwidth; /* of the kernel density */
+	uint64_t k, n;	  /* detections and runs over all cells */
+	uint32_t ncells;  /* cells with runs */
+	bool few;	  /* k < DET_FACTOR_FEW */
+} det_factor;
+
+/* F of a bug from its cells (cells with N = 0 are skipped); same_site:
+ * its two sites are one. `samples` draws (0: DET_FACTOR_SAMPLES) from a
+ * generator seeded with seed. */
+wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
+				bool same_site, uint32_t samples, uint64_t seed,
+				det_factor *out, wasm_err *err);
+
+#endif

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `heisen factor`: on a sweep of a racy demo over two profiles, every bug
+# gets F with an interval that holds it and a naive F, most heisen first;
+# the same seed gives the same numbers, another seed others; one bug
+# alone equals its row in the list; bad input is exit 2.
+. "$(dirname "$0")/lib.sh"
+need_demos
+cd "$dir" || exit 3
+db=$dir/w.db
+"$HEISEN" sweep "$root/demos/build/fibonacci.wasm" --db "$db" --densities 25:100:25 \
+	--runs 5 --profiles default,one-core --seed 4 >/dev/null 2>&1 || bad "sweep failed"
+"$HEISEN" factor --db "$db" --json >f1.json 2>f1.err || bad "factor: exit $?: $(snippet f1.err)"
+"$HEISEN" factor --db "$db" --json >f2.json || bad "factor again: exit $?"
+cmp -s f1.json f2.json || bad "the same seed gave other numbers"
+"$HEISEN" factor --db "$db" --json --seed 9 >f3.json || bad "factor --seed: exit $?"
+cmp -s f1.json f3.json && bad "another seed gave the same numbers"
+python3 - f1.json "$(sqlite3 "$db" 'SELECT count(*) FROM bugs')" <<'PY' || bad "factor JSON: $(snippet f1.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "heisen.factor/1" and d["samples"] == 10000
+bugs = d["bugs"]
+assert len(bugs) == int(sys.argv[2]) > 0, len(bugs)
+fs = [b["factor"] for b in bugs]
+assert fs == sorted(fs, reverse=True), "not most heisen first"
+for b in bugs:
+    lo, hi = b["interval"]
+    assert 0 <= lo <= b["factor"] <= hi, b
+    assert b["cells"] == 8, b["cells"]  # 2 profiles x 4 densities
+    assert b["runs"] == 40 and 0 < b["detections"] <= 40, b
+    assert b["few"] == (b["detections"] < 10)
+PY
+bug=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bugs"][0]["bug"])' f1.json)
+"$HEISEN" factor "$bug" --db "$db" --json >one.json || bad "factor BUG: exit $?"
+python3 - f1.json one.json <<'PY' || bad "factor BUG differs from its row in the list"
+import json, sys
+row = json.load(open(sys.argv[1]))["bugs"][0]
+one = json.load(open(sys.argv[2]))["bugs"]
+assert one == [row], (one, row)
+PY
+"$HEISEN" factor --db "$db" >plain.out || bad "plain factor: exit $?"
+grep -Eq '^bug +program +kinds +detections +cells +F ' plain.out || bad "plain header: $(snippet plain.out)"
+[ "$(grep -c 'fibonacci.c' plain.out)" -eq "$(sqlite3 "$db" 'SELECT count(*) FROM bugs')" ] ||
+	bad "plain output: not a row per bug"
+for args in "999" "abc" "--samples 5" "--seed -1"; do
+	# shellcheck disable=SC2086
+	"$HEISEN" factor $args --db "$db" >b.out 2>b.err
+	[ $? -eq 2 ] && [ -s b.err ] && [ ! -s b.out ] || bad "factor $args: not exit 2 with a message"
+done
+"$HEISEN" factor --db "$dir/none.db" >/dev/null 2>&1
+[ $? -eq 2 ] || bad "factor on a missing workspace: not exit 2"
+finish t_factor

@@ -1,0 +1,180 @@
+/*
+ * test_stats.c - the variates and the heisen factor (detector/stats.h)
+ * against known answers: the Beta sampler's moments, F of constant
+ * observability, of two levels of observability against their exact
+ * coefficient of variation, the same F bit for bit from the same seed (and on
+ * every build: a fixed value), and refused input.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "detector/stats.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Mean and variance of 10^6 draws within 1 % of Beta(a, b)'s. */
+static void beta_moments(double a, double b)
+{
+	const uint32_t n = 1000000;
+	double mean = a / (a + b),
+	       var = a * b / ((a + b) * (a + b) * (a + b + 1));
+	double sum = 0, sq = 0, m, v;
+	det_rng r;
+
+	det_rng_seed(&r, 42);
+	for (uint32_t i = 0; i < n; i++) {
+		double x = det_rng_beta(&r, a, b);
+		assert_true(x >= 0 && x <= 1);
+		sum += x;
+		sq += x * x;
+	}
+	m = sum / n;
+	v = sq / n - m * m;
+	printf(
+	    "  Beta(%g, %g): mean %.6f (exact %.6f), var %.3g (exact %.3g)\n",
+	    a, b, m, mean, v, var);
+	assert_true(fabs(m - mean) <= 0.01 * mean);
+	assert_true(fabs(v - var) <= 0.01 * var);
+}
+
+static void beta_sampler_moments(void **state)
+{
+	beta_moments(0.3, 1);
+	beta_moments(1, 1);
+	beta_moments(5, 200);
+	beta_moments(200, 5);
+}
+
+static void gamma_below_one_has_its_mean(void **state)
+{
+	det_rng r;
+	double sum = 0;
+
+	det_rng_seed(&r, 7);
+	for (int i = 0; i < 1000000; i++)
+		sum += det_rng_gamma(&r, 0.2);
+	assert_true(fabs(sum / 1e6 - 0.2) < 0.002);
+}
+
+/* Cells of observability x (per cell) at the given densities: K is the
+ * expected count N x Phi, rounded, for a bug of two distinct sites. */
+static void fill(det_kn *c, uint32_t n, const uint32_t *dens_bp,
+		 const double *x, uint64_t runs)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		double d = dens_bp[i] / 10000.0;
+		c[i].density_bp = dens_bp[i];
+		c[i].n = runs;
+		c[i].k = (uint64_t)llround((double)runs * x[i] * d * d);
+	}
+}
+
+/* (a) Constant observability over 20 cells, N = 2000 each: F < 0.1. The
+ * densities are those of two profiles from 55 % up: at 5 %, Phi of a
+ * two-site bug is 0.0025 and a cell's 2000 runs hold 2 or 3 detections,
+ * whose posterior alone spreads X by half. */
+static void constant_observability_is_not_heisen(void **state)
+{
+	uint32_t dens[20];
+	double x[20];
+	det_kn c[20];
+	det_factor f;
+	wasm_err e;
+
+	for (int i = 0; i < 20; i++) {
+		dens[i] = 5500u + 500u * (uint32_t)(i % 10); /* 55 ... 100 % */
+		x[i] = 0.5;
+	}
+	fill(c, 20, dens, x, 2000);
+	assert_int_equal(det_factor_estimate(c, 20, false, 0, 1, &f, &e),
+			 WASM_OK);
+	printf("  constant: F %.4f [%.4f, %.4f], naive %.4f\n", f.map, f.lo,
+	       f.hi, f.naive);
+	assert_true(f.map < 0.1);
+	assert_false(f.few);
+}
+
+/* (b) Observability 0.8 in half the cells, 0.1 in the other half: F
+ * within 10 % of the exact coefficient of variation, 0.35 / 0.45. */
+static void two_levels_give_their_coefficient_of_variation(void **state)
+{
+	uint32_t dens[20];
+	double x[20], exact = 0.35 / 0.45;
+	det_kn c[20];
+	det_factor f;
+	wasm_err e;
+
+	for (int i = 0; i < 20; i++) {
+		dens[i] = 5500u + 500u * (uint32_t)(i % 10); /* 55 ... 100 % */
+		x[i] = i < 10 ? 0.8 : 0.1;
+	}
+	fill(c, 20, dens, x, 2000);
+	assert_int_equal(det_factor_estimate(c, 20, false, 0, 2, &f, &e),
+			 WASM_OK);
+	printf("  two levels: F %.4f [%.4f, %.4f], exact %.4f\n", f.map, f.lo,
+	       f.hi, exact);
+	assert_true(fabs(f.map - exact) <= 0.1 * exact);
+	assert_true(f.lo <= f.map && f.map <= f.hi);
+}
+
+/* The same cells and seed give the same F, bit for bit; this value is
+ * what every build (plain, ASan, the switch interpreter's) computes. */
+static void same_seed_same_bits(void **state)
+{
+	uint32_t dens[6] = {1000, 2500, 5000, 7500, 9000, 10000};
+	double x[6] = {0.9, 0.2, 0.5, 0.05, 0.7, 0.3};
+	det_kn c[6];
+	det_factor f1, f2;
+	wasm_err e;
+	uint64_t bits;
+
+	fill(c, 6, dens, x, 300);
+	assert_int_equal(det_factor_estimate(c, 6, true, 5000, 99, &f1, &e),
+			 WASM_OK);
+	assert_int_equal(det_factor_estimate(c, 6, true, 5000, 99, &f2, &e),
+			 WASM_OK);
+	assert_memory_equal(&f1.map, &f2.map, sizeof f1.map);
+	assert_memory_equal(&f1.lo, &f2.lo, sizeof f1.lo);
+	assert_memory_equal(&f1.hi, &f2.hi, sizeof f1.hi);
+	memcpy(&bits, &f1.map, sizeof bits);
+	printf("  F %.17g = 0x%016llx\n", f1.map, (unsigned long long)bits);
+	assert_true(bits == 0x3fed2a813f0ec101ull);
+	assert_int_equal(det_factor_estimate(c, 6, true, 5000, 100, &f2, &e),
+			 WASM_OK);
+	assert_true(memcmp(&f1.map, &f2.map, sizeof f1.map) != 0);
+}
+
+static void bad_cells_are_refused(void **state)
+{
+	det_kn c[2] = {{5000, 3, 2}, {5000, 0, 0}};
+	det_factor f;
+	wasm_err e;
+
+	assert_int_equal(det_factor_estimate(c, 1, false, 10, 1, &f, &e),
+			 WASM_INVALID);
+	assert_int_equal(det_factor_estimate(c + 1, 1, false, 10, 1, &f, &e),
+			 WASM_INVALID);
+	assert_non_null(strstr(e.msg, "no cell with runs"));
+	c[0] = (det_kn){0, 1, 2};
+	assert_int_equal(det_factor_estimate(c, 1, false, 10, 1, &f, &e),
+			 WASM_INVALID);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(beta_sampler_moments),
+	    cmocka_unit_test(gamma_below_one_has_its_mean),
+	    cmocka_unit_test(constant_observability_is_not_heisen),
+	    cmocka_unit_test(two_levels_give_their_coefficient_of_variation),
+	    cmocka_unit_test(same_seed_same_bits),
+	    cmocka_unit_test(bad_cells_are_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -341,6 +341,11 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *r,
 			    wasm_err *e);
 void tui_report_free(tui_report *r);
 const tui_cell *tui_report_cell(const tui_report *r, size_t row, size_t col);
+/* The report's detections grid as text (tui/cmd_analysis.c): a row per
+ * (node, profile), a K/N column per density, in blocks of the densities
+ * that fit in `width` columns (0: one block); with colour, each cell's
+ * background shows its K/N against the bug's best cell (ANSI). */
+void tui_print_grid(FILE *out, const tui_report *r, int width, bool colour);
 
 /* Source lines around a site: up to TUI_CONTEXT_LINES on each side,
  * control bytes replaced, long lines cut. */
@@ -393,9 +398,10 @@ int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
-/* `heisen factor` (tui/cmd_analysis.c). */
+/* `heisen factor` and `heisen grid` (tui/cmd_analysis.c). */
 int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
+int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* `heisen completion` (tui/cmd_doc.c): the bash script, and the
  * candidates it asks for. */
 int tui_cmd_completion(const tui_cmd *cmd, const tui_args *a, FILE *out,

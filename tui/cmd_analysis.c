@@ -1,6 +1,8 @@
 /*
- * cmd_analysis.c - `heisen factor`: the heisen factor of one bug or of
- * every bug of the workspace (detector/stats.h), most heisen first.
+ * cmd_analysis.c - `heisen factor` (the heisen factor of one bug or of
+ * every bug, most heisen first; detector/stats.h) and `heisen grid` (a
+ * bug's detections per cell, as a heat map on a terminal), and the grid
+ * printer `heisen show` shares.
  */
 #include "cli.h"
 #include "detector/stats.h"
@@ -9,6 +11,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 /* A bug and its factor. */
 typedef struct scored {
@@ -240,6 +244,234 @@ out:
 	for (size_t i = 0; i < l.n; i++)
 		db_bug_clear(&l.v[i].bug);
 	free(l.v);
+	db_close(d);
+	return rc;
+}
+
+/* ---- grid ------------------------------------------------------------------
+ */
+
+/* The heat of a cell against the best: ANSI background, black text. */
+static const char *heat(uint64_t k, uint64_t n, double best)
+{
+	double v = n && best > 0 ? (double)k / (double)n / best : 0;
+
+	return !k	  ? ""
+	       : v < 0.25 ? "\033[30;44m"
+	       : v < 0.5  ? "\033[30;46m"
+	       : v < 0.75 ? "\033[30;43m"
+			  : "\033[30;41m";
+}
+
+static double best_y(const tui_report *r)
+{
+	double best = 0;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		if (r->cells[i].n &&
+		    (double)r->cells[i].k / r->cells[i].n > best)
+			best = (double)r->cells[i].k / r->cells[i].n;
+	return best;
+}
+
+void tui_print_grid(FILE *out, const tui_report *r, int width, bool colour)
+{
+	int pw = (int)strlen("profile"), nw = (int)strlen("node"), lead;
+	double best = best_y(r);
+	size_t per;
+
+	for (size_t row = 0; row < r->nrows; row++) {
+		const tui_cell *c = &r->cells[r->row_of[row]];
+		int n = (int)strlen(c->profile), m = (int)strlen(c->node);
+		pw = n > pw ? n : pw;
+		nw = m > nw ? m : nw;
+	}
+	lead = 2 + pw + (r->multi_node ? nw + 2 : 0);
+	per = width > lead + 12 ? (size_t)(width - lead) / 12 : r->ndens;
+	if (!per)
+		per = 1;
+	for (size_t col = 0; col < r->ndens; col += per) {
+		size_t end = col + per < r->ndens ? col + per : r->ndens;
+		if (col)
+			fputc('\n', out);
+		fprintf(out, "  ");
+		if (r->multi_node)
+			fprintf(out, "%-*s  ", nw, "node");
+		fprintf(out, "%-*s", pw, "profile");
+		for (size_t k = col; k < end; k++) {
+			char dl[16];
+			tui_fmt_density(r->dens[k], dl, sizeof dl);
+			fprintf(out, " %11s", dl);
+		}
+		fprintf(out, "\n");
+		for (size_t row = 0; row < r->nrows; row++) {
+			const tui_cell *c = &r->cells[r->row_of[row]];
+			fprintf(out, "  ");
+			if (r->multi_node)
+				fprintf(out, "%-*s  ", nw, c->node);
+			fprintf(out, "%-*s", pw, c->profile);
+			for (size_t k = col; k < end; k++) {
+				const tui_cell *o = tui_report_cell(r, row, k);
+				const char *h =
+				    colour && o ? heat(o->k, o->n, best) : "";
+				char kn[48] = "-";
+				if (o)
+					snprintf(kn, sizeof kn,
+						 "%" PRIu64 "/%" PRIu64, o->k,
+						 o->n);
+				fprintf(out, " %s%11s%s", h, kn,
+					*h ? "\033[0m" : "");
+			}
+			fprintf(out, "\n");
+		}
+	}
+}
+
+/* Phi of a cell of the report's bug. */
+static double phi_of(const tui_report *r, uint32_t density_bp)
+{
+	double d = density_bp / (double)DET_DENSITY_FULL;
+	return r->bug.site[0].id == r->bug.site[1].id ? d : d * d;
+}
+
+static void grid_json(FILE *out, const tui_report *r)
+{
+	double best = best_y(r);
+	tui_json j;
+
+	tui_json_init(&j, out);
+	tui_json_obj(&j, NULL);
+	tui_json_str(&j, "schema", "heisen.grid/1");
+	tui_json_i64(&j, "bug", r->bug.id);
+	if (r->prog.name)
+		tui_json_str(&j, "program", r->prog.name);
+	else
+		tui_json_null(&j, "program");
+	tui_json_bool(&j, "same_site", r->bug.site[0].id == r->bug.site[1].id);
+	tui_json_f64(&j, "best_detectability", best);
+	tui_json_arr(&j, "cells");
+	for (size_t row = 0; row < r->nrows; row++)
+		for (size_t k = 0; k < r->ndens; k++) {
+			const tui_cell *c = tui_report_cell(r, row, k);
+			double y, phi;
+			if (!c || !c->n)
+				continue;
+			y = (double)c->k / (double)c->n;
+			phi = phi_of(r, c->density_bp);
+			tui_json_obj(&j, NULL);
+			tui_json_str(&j, "node", c->node);
+			tui_json_str(&j, "profile", c->profile);
+			tui_json_u64(&j, "density_bp", c->density_bp);
+			tui_json_u64(&j, "detected", c->k);
+			tui_json_u64(&j, "runs", c->n);
+			tui_json_f64(&j, "detectability", y);
+			tui_json_f64(&j, "phi", phi);
+			tui_json_f64(&j, "observability", y / phi);
+			tui_json_end(&j, '}');
+		}
+	tui_json_end(&j, ']');
+	tui_json_end(&j, '}');
+	tui_json_done(&j);
+}
+
+static void grid_csv(FILE *out, const tui_report *r)
+{
+	fprintf(out, "node,profile,density_pct,detected,runs,detectability,"
+		     "phi,observability\n");
+	for (size_t row = 0; row < r->nrows; row++)
+		for (size_t k = 0; k < r->ndens; k++) {
+			const tui_cell *c = tui_report_cell(r, row, k);
+			double y, phi;
+			if (!c || !c->n)
+				continue;
+			y = (double)c->k / (double)c->n;
+			phi = phi_of(r, c->density_bp);
+			/* Names are the workspace's own: a comma or quote in
+			 * one is quoted as CSV wants. */
+			for (int f = 0; f < 2; f++) {
+				const char *v = f ? c->profile : c->node;
+				if (strpbrk(v, ",\"\n")) {
+					fputc('"', out);
+					for (const char *q = v; *q; q++) {
+						if (*q == '"')
+							fputc('"', out);
+						fputc(*q, out);
+					}
+					fputs("\",", out);
+				} else {
+					fprintf(out, "%s,", v);
+				}
+			}
+			fprintf(out,
+				"%.2f,%" PRIu64 ",%" PRIu64 ",%.6g,%.6g,%.6g\n",
+				c->density_bp / 100.0, c->k, c->n, y, phi,
+				y / phi);
+		}
+}
+
+int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	bool csv = tui_opt_value(cmd, a, "--csv") != NULL;
+	tui_report *r = NULL;
+	uint64_t bug;
+	const char *path;
+	wasm_err e;
+	wasm_status st;
+	db *d = NULL;
+	int rc;
+
+	if (json && csv) {
+		fprintf(err, "heisen grid: --csv or --json, not both\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (!tui_parse_u64(a->operands[0], &bug) || !bug || bug > INT64_MAX) {
+		fprintf(err,
+			"heisen grid: BUG expects a bug id from 'heisen "
+			"bugs', got '%s'\n",
+			a->operands[0]);
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
+				       err)))
+		return rc;
+	if (!(r = wasm_calloc(1, sizeof *r))) {
+		db_close(d);
+		fprintf(err, "heisen grid: out of memory\n");
+		return TUI_EXIT_INTERNAL;
+	}
+	if ((st = tui_report_load(d, (int64_t)bug, r, &e))) {
+		fprintf(err, "heisen grid: %s\n", e.msg);
+		rc = tui_exit_for(st);
+	} else if (json) {
+		grid_json(out, r);
+	} else if (csv) {
+		grid_csv(out, r);
+	} else {
+		char kinds[8], s0[320], s1[320];
+		bool tty = isatty(fileno(out));
+		bool colour = tty && !getenv("NO_COLOR");
+		int width = 0;
+		struct winsize ws;
+		if (tty && !ioctl(fileno(out), TIOCGWINSZ, &ws) && ws.ws_col)
+			width = ws.ws_col;
+		tui_fmt_kinds(&r->bug, kinds, sizeof kinds);
+		tui_fmt_site(&r->bug.site[0], s0, sizeof s0);
+		tui_fmt_site(&r->bug.site[1], s1, sizeof s1);
+		fprintf(out, "bug %" PRId64 ": %s race in %s: %s <-> %s\n",
+			r->bug.id, kinds, r->prog.name ? r->prog.name : "?", s0,
+			s1);
+		fprintf(out,
+			"detections K/N per (node, profile) and density%s\n",
+			colour ? "; colour: K/N against the best cell, "
+				 "\033[30;44m <1/4 \033[0m \033[30;46m <1/2 "
+				 "\033[0m \033[30;43m <3/4 \033[0m \033[30;41m "
+				 "up to 1 \033[0m"
+			       : "");
+		tui_print_grid(out, r, width, colour);
+	}
+	tui_report_free(r);
+	wasm_free(r);
 	db_close(d);
 	return rc;
 }

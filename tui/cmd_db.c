@@ -811,45 +811,6 @@ static void show_site_json(tui_json *j, const struct db_bug_site *s,
 	wasm_free(cx);
 }
 
-static void show_cells_text(FILE *out, const tui_report *s)
-{
-	int pw = (int)strlen("profile"), nw = (int)strlen("node");
-
-	for (size_t r = 0; r < s->nrows; r++) {
-		const tui_cell *c = &s->cells[s->row_of[r]];
-		int n = (int)strlen(c->profile), m = (int)strlen(c->node);
-		pw = n > pw ? n : pw;
-		nw = m > nw ? m : nw;
-	}
-	fprintf(out, "\ndetections (runs that detected it / runs, per "
-		     "profile and density):\n  ");
-	if (s->multi_node)
-		fprintf(out, "%-*s  ", nw, "node");
-	fprintf(out, "%-*s", pw, "profile");
-	for (size_t k = 0; k < s->ndens; k++) {
-		char dl[16];
-		tui_fmt_density(s->dens[k], dl, sizeof dl);
-		fprintf(out, " %11s", dl);
-	}
-	fprintf(out, "\n");
-	for (size_t r = 0; r < s->nrows; r++) {
-		const tui_cell *c = &s->cells[s->row_of[r]];
-		fprintf(out, "  ");
-		if (s->multi_node)
-			fprintf(out, "%-*s  ", nw, c->node);
-		fprintf(out, "%-*s", pw, c->profile);
-		for (size_t k = 0; k < s->ndens; k++) {
-			const tui_cell *o = tui_report_cell(s, r, k);
-			char kn[48] = "-";
-			if (o)
-				snprintf(kn, sizeof kn, "%" PRIu64 "/%" PRIu64,
-					 o->k, o->n);
-			fprintf(out, " %11s", kn);
-		}
-		fprintf(out, "\n");
-	}
-}
-
 static void show_text(FILE *out, const tui_report *s)
 {
 	const db_bug *b = &s->bug;
@@ -994,8 +955,11 @@ int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		show_json(out, path, s);
 	} else {
 		show_text(out, s);
-		if (s->ncells)
-			show_cells_text(out, s);
+		if (s->ncells) {
+			fprintf(out, "\ndetections (runs that detected it / "
+				     "runs, per profile and density):\n");
+			tui_print_grid(out, s, 0, false);
+		}
 	}
 	tui_report_free(s);
 	wasm_free(s);

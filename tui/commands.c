@@ -192,6 +192,13 @@ static const tui_opt factor_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt grid_opts[] = {
+	{"--csv", NULL, "print the cells as CSV, one a line"},
+	DB_OPT,
+	{"--json", NULL, "print the cells as JSON (schema heisen.grid/1)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt campaigns_opts[] = {
 	DB_OPT,
 	{"--json", NULL, "print the list as JSON (schema heisen.campaigns/1)"},
@@ -586,6 +593,19 @@ const tui_cmd tui_commands[] = {
 	 "Exit status: 0; 2 for an unknown bug, a bad option or a database "
 	 "that cannot be used; 3 on an internal error.",
 	 0, 1, factor_opts, tui_cmd_factor},
+	{"grid", "BUG [--csv | --json] [--db FILE]",
+	 "a bug's detections per node, profile and density",
+	 "The detectability grid of bug BUG: a row per (node, profile), a "
+	 "column per density, each cell K/N (K of the cell's N runs "
+	 "detected it). On a terminal the cells are coloured by K/N against "
+	 "the bug's best cell (as the paper's Fig. 11), unless NO_COLOR is "
+	 "set, and a grid wider than the terminal folds into blocks of "
+	 "densities. --csv and --json give every cell with its "
+	 "detectability Y = K/N, Phi (density squared for two sites, "
+	 "density for one) and observability X = Y/Phi.\n"
+	 "Exit status: 0; 2 for an unknown bug, --csv with --json, or a "
+	 "database that cannot be used; 3 on an internal error.",
+	 1, 1, grid_opts, tui_cmd_grid},
 	{"profiles", "[--json]", "list the execution profiles",
 	 "Lists the execution profiles 'heisen sweep --profiles' accepts: "
 	 "each is a regime for the program's threads on this machine (one "

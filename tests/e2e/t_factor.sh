@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `heisen factor`: on a sweep of a racy demo over two profiles, every bug
-# gets F with an interval that holds it and a naive F, most heisen first;
-# the same seed gives the same numbers, another seed others; one bug
-# alone equals its row in the list; bad input is exit 2.
+# `heisen factor` and `heisen grid`: on a sweep of a racy demo over two
+# profiles, every bug gets F with an interval that holds it and a naive
+# F, most heisen first; the same seed gives the same numbers, another
+# seed others; one bug alone equals its row in the list; the grid's
+# cells are show's, in JSON and CSV, with Phi and X; bad input is exit 2.
 . "$(dirname "$0")/lib.sh"
 need_demos
 cd "$dir" || exit 3
@@ -46,6 +47,34 @@ for args in "999" "abc" "--samples 5" "--seed -1"; do
 	"$HEISEN" factor $args --db "$db" >b.out 2>b.err
 	[ $? -eq 2 ] && [ -s b.err ] && [ ! -s b.out ] || bad "factor $args: not exit 2 with a message"
 done
+# grid: the same cells as show's JSON, in JSON and CSV; plain text
+# folds to the width, and a pipe gets no colour.
+"$HEISEN" grid "$bug" --db "$db" --json >g.json || bad "grid --json: exit $?"
+"$HEISEN" show "$bug" --db "$db" --json >s.json || bad "show --json: exit $?"
+python3 - g.json s.json <<'PY' || bad "grid --json: $(snippet g.json)"
+import json, sys
+g = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2]))
+assert g["schema"] == "heisen.grid/1" and len(g["cells"]) == 8, g
+want = sorted((c["profile"], c["density_bp"], c["k"], c["n"]) for c in s["cells"])
+got = sorted((c["profile"], c["density_bp"], c["detected"], c["runs"]) for c in g["cells"])
+assert got == want, (got, want)
+for c in g["cells"]:
+    d = c["density_bp"] / 10000
+    phi = d if g["same_site"] else d * d
+    assert abs(c["phi"] - phi) < 1e-12 and abs(c["observability"] - c["detectability"] / phi) < 1e-9
+PY
+"$HEISEN" grid "$bug" --db "$db" --csv >g.csv || bad "grid --csv: exit $?"
+[ "$(head -1 g.csv)" = "node,profile,density_pct,detected,runs,detectability,phi,observability" ] &&
+	[ "$(wc -l <g.csv)" -eq 9 ] || bad "grid --csv: $(snippet g.csv)"
+"$HEISEN" grid "$bug" --db "$db" >g.txt || bad "grid: exit $?"
+grep -q $'\033' g.txt && bad "grid into a pipe has colour codes"
+[ "$(grep -c '^  profile ' g.txt)" -eq 1 ] && grep -Eq '^  one-core +[0-9]+/5 ' g.txt ||
+	bad "grid text: $(snippet g.txt)"
+"$HEISEN" grid "$bug" --db "$db" --csv --json >/dev/null 2>&1
+[ $? -eq 2 ] || bad "grid --csv --json: not exit 2"
+"$HEISEN" grid 999 --db "$db" >/dev/null 2>&1
+[ $? -eq 2 ] || bad "grid of an unknown bug: not exit 2"
 "$HEISEN" factor --db "$dir/none.db" >/dev/null 2>&1
 [ $? -eq 2 ] || bad "factor on a missing workspace: not exit 2"
 finish t_factor

@@ -231,3 +231,120 @@ out:
 	wasm_free(f);
 	return st;
 }
+
+/* ---- classes ---------------------------------------------------------------
+ */
+
+const char *det_class_name(det_class c)
+{
+	static const char *const names[] = {"ordinary", "density-specific",
+					    "profile-specific", "random",
+					    "few"};
+	return (unsigned)c < sizeof names / sizeof *names ? names[c] : "?";
+}
+
+/* The chi-square quantile at 0.999 for df degrees of freedom
+ * (Wilson-Hilferty). */
+static double chi2_999(uint32_t df)
+{
+	double k = df, t = 2 / (9 * k), z = 3.090232306;
+
+	return k * pow(1 - t + z * sqrt(t), 3);
+}
+
+/* Whether groups (K, E = sum(N Phi)) differ: G test against a common
+ * observability, and a twofold spread between the extreme groups. */
+static bool groups_differ(const double *k, const double *e, uint32_t n)
+{
+	double sk = 0, se = 0, g = 0, lo = INFINITY, hi = 0;
+	uint32_t used = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (e[i] <= 0)
+			continue;
+		sk += k[i];
+		se += e[i];
+		used++;
+	}
+	if (used < 2 || sk <= 0)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		double expect, x;
+		if (e[i] <= 0)
+			continue;
+		expect = sk / se * e[i];
+		if (k[i] > 0)
+			g += 2 * k[i] * log(k[i] / expect);
+		g -= 2 * (k[i] - expect);
+		x = k[i] / e[i];
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+	}
+	return g > chi2_999(used - 1) && hi >= 2 * lo;
+}
+
+/* Sum K and N Phi into the group each cell's key selects. */
+static uint32_t group_by(const det_kn *c, uint32_t n, bool same_site,
+			 bool by_row, double *k, double *e, uint32_t *key)
+{
+	uint32_t ng = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = by_row ? c[i].row : c[i].density_bp, g;
+		double d = c[i].density_bp / (double)DET_DENSITY_FULL;
+		if (!c[i].n)
+			continue;
+		for (g = 0; g < ng && key[g] != id; g++)
+			;
+		if (g == ng) {
+			key[ng] = id;
+			k[ng] = e[ng] = 0;
+			ng++;
+		}
+		k[g] += (double)c[i].k;
+		e[g] += (double)c[i].n * (same_site ? d : d * d);
+	}
+	return ng;
+}
+
+det_class det_classify(const det_kn *cells, uint32_t ncells, bool same_site)
+{
+	double *k = wasm_malloc((ncells ? ncells : 1) * sizeof *k);
+	double *e = wasm_malloc((ncells ? ncells : 1) * sizeof *e);
+	uint32_t *key = wasm_malloc((ncells ? ncells : 1) * sizeof *key);
+	uint64_t total = 0;
+	det_class cls = DET_CLASS_ORDINARY;
+	uint32_t n;
+
+	for (uint32_t i = 0; i < ncells; i++)
+		total += cells[i].k;
+	if (total < DET_FACTOR_FEW || !k || !e || !key) {
+		cls = DET_CLASS_FEW;
+		goto out;
+	}
+	n = group_by(cells, ncells, same_site, true, k, e, key);
+	if (groups_differ(k, e, n)) {
+		cls = DET_CLASS_PROFILE;
+		goto out;
+	}
+	n = group_by(cells, ncells, same_site, false, k, e, key);
+	if (groups_differ(k, e, n)) {
+		cls = DET_CLASS_DENSITY;
+		goto out;
+	}
+	n = 0;
+	for (uint32_t i = 0; i < ncells; i++) {
+		double d = cells[i].density_bp / (double)DET_DENSITY_FULL;
+		if (!cells[i].n)
+			continue;
+		k[n] = (double)cells[i].k;
+		e[n++] = (double)cells[i].n * (same_site ? d : d * d);
+	}
+	if (groups_differ(k, e, n))
+		cls = DET_CLASS_RANDOM;
+out:
+	wasm_free(k);
+	wasm_free(e);
+	wasm_free(key);
+	return cls;
+}

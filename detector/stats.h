@@ -50,10 +50,12 @@ double det_rng_beta(det_rng *r, double a, double b); /* a, b > 0 */
 #define DET_FACTOR_FEW	   10u
 #define DET_TRUNC_TRIES	   64u
 
-/* The detections of one cell. */
+/* The detections of one cell; row numbers its (node, profile), for
+ * det_classify (cells of one row share it). */
 typedef struct det_kn {
 	uint32_t density_bp;
 	uint64_t k, n;
+	uint32_t row;
 } det_kn;
 
 typedef struct det_factor {
@@ -73,5 +75,32 @@ typedef struct det_factor {
 wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
 				bool same_site, uint32_t samples, uint64_t seed,
 				det_factor *out, wasm_err *err);
+
+/* A bug's class, from its grid. The observability of groups of cells is
+ * compared with a likelihood-ratio (G) test against one common
+ * observability, K of a group being Poisson with mean X * sum(N Phi);
+ * a test is significant at p < 0.001 (chi-square quantile by the
+ * Wilson-Hilferty approximation) when the groups also differ at least
+ * twofold. In order:
+ *   DET_CLASS_FEW       fewer than DET_FACTOR_FEW detections: too few to
+ *                       tell anything but that it is rare;
+ *   DET_CLASS_PROFILE   the rows (node, profile) differ: it depends on
+ *                       where it runs;
+ *   DET_CLASS_DENSITY   the densities differ once Phi is divided out: the
+ *                       probes themselves change how often it shows;
+ *   DET_CLASS_RANDOM    the cells differ with no row or density pattern;
+ *   DET_CLASS_ORDINARY  none of these: detectability rises with the
+ *                       density as Phi does, alike everywhere. */
+typedef enum det_class {
+	DET_CLASS_ORDINARY,
+	DET_CLASS_DENSITY,
+	DET_CLASS_PROFILE,
+	DET_CLASS_RANDOM,
+	DET_CLASS_FEW,
+} det_class;
+
+/* "ordinary", "density-specific", "profile-specific", "random", "few". */
+const char *det_class_name(det_class c);
+det_class det_classify(const det_kn *cells, uint32_t ncells, bool same_site);
 
 #endif

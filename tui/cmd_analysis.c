@@ -18,6 +18,7 @@
 typedef struct scored {
 	db_bug bug;
 	det_factor f;
+	det_class cls;
 } scored;
 
 typedef struct scored_list {
@@ -56,11 +57,34 @@ static bool keep_bug(void *ctx, const db_bug *b)
 	return true;
 }
 
+/* A bug's cells, and the (node, profile) pairs that number their rows. */
 typedef struct kn_list {
 	det_kn *v;
 	uint32_t n, cap;
+	struct row_key {
+		int64_t node;
+		char profile[64];
+	} * rows;
+	uint32_t nrows;
 	bool nomem;
 } kn_list;
+
+static uint32_t row_of(kn_list *l, const db_cell *c)
+{
+	uint32_t r;
+
+	for (r = 0; r < l->nrows; r++)
+		if (l->rows[r].node == c->node_id &&
+		    !strncmp(l->rows[r].profile, c->profile,
+			     sizeof l->rows[r].profile - 1))
+			return r;
+	/* At most one new row per cell: rows has the cells' room. */
+	l->rows[r].node = c->node_id;
+	snprintf(l->rows[r].profile, sizeof l->rows[r].profile, "%s",
+		 c->profile);
+	l->nrows++;
+	return r;
+}
 
 static bool add_cell(void *ctx, const db_cell *c)
 {
@@ -69,14 +93,21 @@ static bool add_cell(void *ctx, const db_cell *c)
 	if (l->n == l->cap) {
 		uint32_t nc = l->cap ? 2 * l->cap : 64;
 		det_kn *nv = realloc(l->v, nc * sizeof *nv);
+		struct row_key *nr;
 		if (!nv) {
 			l->nomem = true;
 			return false;
 		}
 		l->v = nv;
+		if (!(nr = realloc(l->rows, nc * sizeof *nr))) {
+			l->nomem = true;
+			return false;
+		}
+		l->rows = nr;
 		l->cap = nc;
 	}
-	l->v[l->n++] = (det_kn){c->density_bp, c->k, c->n};
+	l->v[l->n] = (det_kn){c->density_bp, c->k, c->n, row_of(l, c)};
+	l->n++;
 	return true;
 }
 
@@ -100,10 +131,10 @@ static void print_row(FILE *out, const scored *s)
 		snprintf(naive, sizeof naive, "%.2f", s->f.naive);
 	fprintf(out,
 		"%-5" PRId64 " %-16s %-5s %5" PRIu64 "/%-6" PRIu64
-		" %5u  %6.2f  %5.2f-%-5.2f  %6s  %s <-> %s%s\n",
+		" %5u  %6.2f  %5.2f-%-5.2f  %6s  %-16s  %s <-> %s\n",
 		s->bug.id, s->bug.program ? s->bug.program : "?", kinds, s->f.k,
-		s->f.n, s->f.ncells, s->f.map, s->f.lo, s->f.hi, naive, s0, s1,
-		s->f.few ? "  (few detections)" : "");
+		s->f.n, s->f.ncells, s->f.map, s->f.lo, s->f.hi, naive,
+		det_class_name(s->cls), s0, s1);
 }
 
 static void json_row(tui_json *j, const scored *s)
@@ -139,6 +170,7 @@ static void json_row(tui_json *j, const scored *s)
 		tui_json_null(j, "naive");
 	tui_json_f64(j, "bandwidth", s->f.bandwidth);
 	tui_json_bool(j, "few", s->f.few);
+	tui_json_str(j, "class", det_class_name(s->cls));
 	tui_json_end(j, '}');
 }
 
@@ -208,7 +240,10 @@ int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			    s->bug.site[0].id == s->bug.site[1].id, samples,
 			    det_seed_mix(seed ^ (uint64_t)s->bug.id), &s->f,
 			    &e);
+		s->cls = det_classify(cells.v, cells.n,
+				      s->bug.site[0].id == s->bug.site[1].id);
 		free(cells.v);
+		free(cells.rows);
 	}
 	if (st) {
 		fprintf(err, "heisen factor: %s\n", e.msg);
@@ -233,9 +268,11 @@ int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	} else if (!l.n) {
 		fprintf(out, "no bugs recorded in %s\n", path);
 	} else {
-		fprintf(out, "%-5s %-16s %-5s %12s %5s  %6s  %-11s  %6s  %s\n",
-			"bug", "program", "kinds", "detections", "cells", "F",
-			"90 %", "naive", "sites");
+		fprintf(
+		    out,
+		    "%-5s %-16s %-5s %12s %5s  %6s  %-11s  %6s  %-16s  %s\n",
+		    "bug", "program", "kinds", "detections", "cells", "F",
+		    "90 %", "naive", "class", "sites");
 		for (size_t i = 0; i < l.n; i++)
 			print_row(out, &l.v[i]);
 	}

@@ -29,6 +29,8 @@ for b in bugs:
     assert b["cells"] == 8, b["cells"]  # 2 profiles x 4 densities
     assert b["runs"] == 40 and 0 < b["detections"] <= 40, b
     assert b["few"] == (b["detections"] < 10)
+    assert b["class"] in ("ordinary", "density-specific", "profile-specific", "random", "few"), b
+    assert (b["class"] == "few") == b["few"], b
 PY
 bug=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bugs"][0]["bug"])' f1.json)
 "$HEISEN" factor "$bug" --db "$db" --json >one.json || bad "factor BUG: exit $?"

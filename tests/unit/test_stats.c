@@ -72,6 +72,7 @@ static void fill(det_kn *c, uint32_t n, const uint32_t *dens_bp,
 		c[i].density_bp = dens_bp[i];
 		c[i].n = runs;
 		c[i].k = (uint64_t)llround((double)runs * x[i] * d * d);
+		c[i].row = 0;
 	}
 }
 
@@ -150,9 +151,54 @@ static void same_seed_same_bits(void **state)
 	assert_true(memcmp(&f1.map, &f2.map, sizeof f1.map) != 0);
 }
 
+/* Cells of two rows (profiles) x 10 densities, 400 runs each, K the
+ * expected count for observability x(row, density index). */
+static void grid(det_kn *c, double (*x)(int row, int di))
+{
+	for (int r = 0; r < 2; r++)
+		for (int i = 0; i < 10; i++) {
+			det_kn *k = &c[r * 10 + i];
+			double d = (10 + 10 * i) / 100.0; /* 10 ... 100 % */
+			k->density_bp = (uint32_t)(d * 10000 + 0.5);
+			k->n = 400;
+			k->k = (uint64_t)llround(400 * x(r, i) * d * d);
+			k->row = (uint32_t)r;
+		}
+}
+
+static double x_flat(int r, int i) { return 0.4; }
+static double x_profile(int r, int i) { return r ? 0.05 : 0.6; }
+static double x_density(int r, int i) { return i < 3 ? 0.9 : 0.1; }
+static double x_random(int r, int i)
+{
+	static const double v[20] = {0.9,  0.1, 0.7,  0.05, 0.6, 0.02, 0.8,
+				     0.1,  0.5, 0.03, 0.04, 0.9, 0.1,  0.6,
+				     0.05, 0.7, 0.02, 0.8,  0.1, 0.5};
+	return v[r * 10 + i];
+}
+static double x_rare(int r, int i) { return i == 9 && r == 0 ? 0.02 : 0; }
+
+static void classes_follow_the_grid(void **state)
+{
+	det_kn c[20];
+
+	grid(c, x_flat);
+	assert_int_equal(det_classify(c, 20, false), DET_CLASS_ORDINARY);
+	grid(c, x_profile);
+	assert_int_equal(det_classify(c, 20, false), DET_CLASS_PROFILE);
+	grid(c, x_density);
+	assert_int_equal(det_classify(c, 20, false), DET_CLASS_DENSITY);
+	grid(c, x_random);
+	assert_int_equal(det_classify(c, 20, false), DET_CLASS_RANDOM);
+	grid(c, x_rare);
+	assert_int_equal(det_classify(c, 20, false), DET_CLASS_FEW);
+	assert_string_equal(det_class_name(DET_CLASS_PROFILE),
+			    "profile-specific");
+}
+
 static void bad_cells_are_refused(void **state)
 {
-	det_kn c[2] = {{5000, 3, 2}, {5000, 0, 0}};
+	det_kn c[2] = {{5000, 3, 2, 0}, {5000, 0, 0, 0}};
 	det_factor f;
 	wasm_err e;
 
@@ -161,7 +207,7 @@ static void bad_cells_are_refused(void **state)
 	assert_int_equal(det_factor_estimate(c + 1, 1, false, 10, 1, &f, &e),
 			 WASM_INVALID);
 	assert_non_null(strstr(e.msg, "no cell with runs"));
-	c[0] = (det_kn){0, 1, 2};
+	c[0] = (det_kn){0, 1, 2, 0};
 	assert_int_equal(det_factor_estimate(c, 1, false, 10, 1, &f, &e),
 			 WASM_INVALID);
 }
@@ -174,6 +220,7 @@ int main(void)
 	    cmocka_unit_test(constant_observability_is_not_heisen),
 	    cmocka_unit_test(two_levels_give_their_coefficient_of_variation),
 	    cmocka_unit_test(same_seed_same_bits),
+	    cmocka_unit_test(classes_follow_the_grid),
 	    cmocka_unit_test(bad_cells_are_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,7 +180,12 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  " LEFT JOIN nodes n ON n.id = r.node_id"                             \
 	  " WHERE c.program_id = (SELECT program_id FROM bugs WHERE id = ?1)"  \
 	  " GROUP BY r.node_id, r.profile, r.density_bp"                       \
-	  " ORDER BY n.hostname, r.node_id, r.profile, r.density_bp")
+	  " ORDER BY n.hostname, r.node_id, r.profile, r.density_bp")          \
+	X(PROGRAM_RUNS,                                                        \
+	  "SELECT r.id, r.node_id, r.profile, r.density_bp, r.duration_us,"    \
+	  " (SELECT group_concat(bug_id) FROM run_bugs WHERE run_id = r.id)"   \
+	  " FROM campaigns c JOIN runs r ON r.campaign_id = c.id"              \
+	  " WHERE c.program_id = ?1 ORDER BY r.id")
 
 enum {
 #define X(name, sql) S_##name,
@@ -1818,5 +1823,60 @@ wasm_status db_bug_cells(db *d, int64_t bug_id,
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		st = sql_fail(d, err, rc, "counting a bug's detections");
 	done(s);
+	return st;
+}
+
+wasm_status db_program_runs(db *d, int64_t program_id,
+			    bool (*cb)(void *ctx, const db_sim_run *r),
+			    void *ctx, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_PROGRAM_RUNS, err);
+	wasm_status st = WASM_OK;
+	int64_t *bugs = NULL;
+	size_t cap = 0;
+	int rc;
+
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, program_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *list = col_text(s, 5);
+		db_sim_run r = {
+		    .id = sqlite3_column_int64(s, 0),
+		    .node_id = sqlite3_column_int64(s, 1),
+		    .profile = col_text(s, 2),
+		    .density_bp = (uint32_t)sqlite3_column_int64(s, 3),
+		    .duration_us = (uint64_t)sqlite3_column_int64(s, 4),
+		};
+		/* group_concat: "3,17,40", or NULL for a run without bugs. */
+		for (const char *p = list; p && *p;) {
+			char *end;
+			long long id = strtoll(p, &end, 10);
+			if (end == p)
+				break;
+			if (r.nbugs == cap) {
+				size_t nc = cap ? 2 * cap : 16;
+				int64_t *nb = wasm_realloc(bugs, nc * sizeof *nb);
+				if (!nb) {
+					st = oom(d, err);
+					goto out;
+				}
+				bugs = nb;
+				cap = nc;
+			}
+			bugs[r.nbugs++] = id;
+			p = *end == ',' ? end + 1 : end;
+		}
+		r.bugs = bugs;
+		if (!r.profile)
+			r.profile = "";
+		if (!cb(ctx, &r))
+			break;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, "listing a program's runs");
+out:
+	done(s);
+	wasm_free(bugs);
 	return st;
 }

@@ -229,4 +229,19 @@ wasm_status db_bug_cells(db *d, int64_t bug_id,
 			 bool (*cb)(void *ctx, const db_cell *c), void *ctx,
 			 wasm_err *err);
 
+/* Every run of program_id, with the bugs it detected (for the budget
+ * simulation): one callback per run, in id order; the struct and its
+ * arrays are valid during the call. cb returns false to stop. */
+typedef struct db_sim_run {
+	int64_t id, node_id;
+	const char *profile;
+	uint32_t density_bp;
+	uint64_t duration_us;
+	const int64_t *bugs; /* bug ids */
+	size_t nbugs;
+} db_sim_run;
+wasm_status db_program_runs(db *d, int64_t program_id,
+			    bool (*cb)(void *ctx, const db_sim_run *r),
+			    void *ctx, wasm_err *err);
+
 #endif

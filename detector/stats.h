@@ -1,7 +1,8 @@
 /*
  * stats.h - statistics of detections (DESIGN "Statistics", the paper's
- * section 5.2): random variates, and the heisen factor of a bug from its
- * K-of-N detections per cell.
+ * sections 5.2 and 5.4): random variates, the heisen factor and class of
+ * a bug from its K-of-N detections per cell (stats.c), and the budget
+ * simulation over recorded runs (simulate.c).
  *
  * Variates are our own, not libgsl's: heisen already has a seeded
  * xoshiro256** generator (det_rng) whose streams are reproducible on
@@ -102,5 +103,59 @@ typedef enum det_class {
 /* "ordinary", "density-specific", "profile-specific", "random", "few". */
 const char *det_class_name(det_class c);
 det_class det_classify(const det_kn *cells, uint32_t ncells, bool same_site);
+
+/* ---- budget simulation (the paper's section 5.4) -------------------------
+ *
+ * From recorded runs, how many bugs a campaign of a given compute budget
+ * would find under a strategy: a trial draws runs at random, a cell of
+ * the strategy uniformly then one of the cell's recorded runs uniformly,
+ * until their recorded durations add up past the budget (the run that
+ * would pass it does not count), and counts the distinct bugs they
+ * detected. Strategies:
+ *   DET_SIM_HOMOGENEOUS  density 100 % on one row (node, profile);
+ *   DET_SIM_DENSITY      every density on that row;
+ *   DET_SIM_PROFILE      density 100 % on every row;
+ *   DET_SIM_BOTH         every cell.
+ * A strategy whose cells have no recorded run is `empty`. */
+typedef enum det_strategy {
+	DET_SIM_HOMOGENEOUS,
+	DET_SIM_DENSITY,
+	DET_SIM_PROFILE,
+	DET_SIM_BOTH,
+	DET_SIM_COUNT
+} det_strategy;
+/* "homogeneous", "density", "profile", "both" and back. */
+const char *det_strategy_name(det_strategy s);
+bool det_strategy_parse(const char *name, det_strategy *out);
+
+/* A recorded run: its cell (row, density), duration and the bugs (indices
+ * below nbugs) it detected, bugs[first .. first + n). */
+typedef struct det_sim_run {
+	uint32_t row, density_bp;
+	uint64_t duration_us;
+	uint32_t first, n;
+} det_sim_run;
+
+typedef struct det_sim_input {
+	const det_sim_run *runs;
+	uint32_t nruns;
+	const uint32_t *bugs; /* bug indices of the runs */
+	uint32_t nbugs;	      /* distinct bugs */
+	uint32_t home_row;    /* the row of the one-profile strategies */
+} det_sim_input;
+
+typedef struct det_sim_result {
+	bool empty;
+	uint32_t cells;	       /* cells the strategy draws from */
+	double mean, p5, p95;  /* bugs found per trial */
+	double runs_per_trial; /* mean */
+	double *found;	       /* per bug: share of trials that found it;
+				  nbugs entries, owned: det_sim_free */
+} det_sim_result;
+
+wasm_status det_simulate(const det_sim_input *in, det_strategy s,
+			 double budget_s, uint32_t trials, uint64_t seed,
+			 det_sim_result *out, wasm_err *err);
+void det_sim_free(det_sim_result *r);
 
 #endif

@@ -512,3 +512,321 @@ int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db_close(d);
 	return rc;
 }
+
+/* ---- simulate --------------------------------------------------------------
+ */
+
+/* The runs of one program, as det_simulate takes them. */
+typedef struct sim_load {
+	det_sim_run *runs;
+	uint32_t nruns, cap;
+	uint32_t *bugs;
+	uint32_t nb, bcap;
+	int64_t *bug_ids; /* index -> bug id */
+	uint32_t nbugs, idcap;
+	struct sim_row {
+		int64_t node;
+		char profile[64];
+		uint64_t runs;
+	} * rows;
+	uint32_t nrows, rcap;
+	uint64_t total_us;
+	bool nomem;
+} sim_load;
+
+/* Grow *v (of *cap elements of size sz) to hold n + 1. */
+static bool grow(void **v, uint32_t *cap, uint32_t n, size_t sz)
+{
+	void *nv;
+	uint32_t nc;
+
+	if (n < *cap)
+		return true;
+	nc = *cap ? 2 * *cap : 64;
+	if (!(nv = realloc(*v, nc * sz)))
+		return false;
+	*v = nv;
+	*cap = nc;
+	return true;
+}
+
+static bool load_run(void *ctx, const db_sim_run *r)
+{
+	sim_load *l = ctx;
+	det_sim_run *x;
+	uint32_t row;
+
+	for (row = 0; row < l->nrows; row++)
+		if (l->rows[row].node == r->node_id &&
+		    !strncmp(l->rows[row].profile, r->profile,
+			     sizeof l->rows[row].profile - 1))
+			break;
+	if (row == l->nrows) {
+		if (!grow((void **)&l->rows, &l->rcap, l->nrows,
+			  sizeof *l->rows))
+			goto nomem;
+		l->rows[row].node = r->node_id;
+		snprintf(l->rows[row].profile, sizeof l->rows[row].profile,
+			 "%s", r->profile);
+		l->rows[row].runs = 0;
+		l->nrows++;
+	}
+	l->rows[row].runs++;
+	if (!grow((void **)&l->runs, &l->cap, l->nruns, sizeof *l->runs))
+		goto nomem;
+	x = &l->runs[l->nruns++];
+	*x = (det_sim_run){row, r->density_bp, r->duration_us, l->nb, 0};
+	l->total_us += r->duration_us;
+	for (size_t i = 0; i < r->nbugs; i++) {
+		uint32_t b;
+		for (b = 0; b < l->nbugs && l->bug_ids[b] != r->bugs[i]; b++)
+			;
+		if (b == l->nbugs) {
+			if (!grow((void **)&l->bug_ids, &l->idcap, l->nbugs,
+				  sizeof *l->bug_ids))
+				goto nomem;
+			l->bug_ids[l->nbugs++] = r->bugs[i];
+		}
+		if (!grow((void **)&l->bugs, &l->bcap, l->nb, sizeof *l->bugs))
+			goto nomem;
+		l->bugs[l->nb++] = b;
+		x->n++;
+	}
+	return true;
+nomem:
+	l->nomem = true;
+	return false;
+}
+
+static bool first_program(void *ctx, const db_campaign *c)
+{
+	int64_t *ids = ctx;
+
+	if (!ids[0])
+		ids[0] = c->program_id;
+	else if (c->program_id != ids[0])
+		ids[1] = c->program_id;
+	return !ids[1];
+}
+
+int tui_cmd_simulate(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err)
+{
+	const char *progv = tui_opt_value(cmd, a, "--program");
+	const char *budv = tui_opt_value(cmd, a, "--budget");
+	const char *stratv = tui_opt_value(cmd, a, "--strategies");
+	const char *profv = tui_opt_value(cmd, a, "--profile");
+	const char *seedv = tui_opt_value(cmd, a, "--seed");
+	const char *trialsv = tui_opt_value(cmd, a, "--trials");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	bool want[DET_SIM_COUNT] = {true, true, true, true};
+	det_sim_result res[DET_SIM_COUNT] = {{0}};
+	uint32_t trials = 10000;
+	uint64_t seed = 0, home_runs = 0;
+	double budget = 0;
+	sim_load l = {0};
+	det_sim_input in = {0};
+	db_program prog = {0};
+	const char *path;
+	wasm_err e;
+	wasm_status st = WASM_OK;
+	db *d = NULL;
+	int rc;
+
+	if (!profv)
+		profv = "default";
+	if (trialsv && !tui_parse_u32(trialsv, 1, 10000000, &trials)) {
+		fprintf(err,
+			"heisen simulate: --trials expects 1 to 10000000, "
+			"got '%s'\n",
+			trialsv);
+		return TUI_EXIT_USAGE;
+	}
+	if (seedv && !tui_parse_u64(seedv, &seed)) {
+		fprintf(err,
+			"heisen simulate: --seed expects a 64-bit number, "
+			"got '%s'\n",
+			seedv);
+		return TUI_EXIT_USAGE;
+	}
+	if (budv && !tui_parse_duration(budv, &budget)) {
+		fprintf(err,
+			"heisen simulate: --budget expects a time of runs "
+			"(90s, 10m, 2h), got '%s'\n",
+			budv);
+		return TUI_EXIT_USAGE;
+	}
+	if (stratv) {
+		char buf[256], *save, *w;
+		snprintf(buf, sizeof buf, "%s", stratv);
+		memset(want, 0, sizeof want);
+		for (w = strtok_r(buf, ",", &save); w;
+		     w = strtok_r(NULL, ",", &save)) {
+			det_strategy s;
+			if (!det_strategy_parse(w, &s)) {
+				fprintf(err,
+					"heisen simulate: unknown strategy "
+					"'%s' (homogeneous, density, "
+					"profile, both)\n",
+					w);
+				return TUI_EXIT_USAGE;
+			}
+			want[s] = true;
+		}
+	}
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
+				       err)))
+		return rc;
+	if (progv) {
+		st = db_program_find(d, progv, &prog, &e);
+	} else {
+		int64_t ids[2] = {0, 0};
+		st = db_campaign_list(d, first_program, ids, &e);
+		if (!st && (!ids[0] || ids[1])) {
+			fprintf(err,
+				"heisen simulate: %s; name one with "
+				"--program\n",
+				ids[0] ? "the workspace has several programs"
+				       : "the workspace has no campaign");
+			rc = TUI_EXIT_USAGE;
+			goto out;
+		}
+		if (!st)
+			st = db_program_get(d, ids[0], &prog, &e);
+	}
+	if (!st)
+		st = db_program_runs(d, prog.id, load_run, &l, &e);
+	if (!st && l.nomem)
+		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+	if (st) {
+		fprintf(err, "heisen simulate: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	in.home_row = UINT32_MAX;
+	for (uint32_t r = 0; r < l.nrows; r++)
+		if (!strcmp(l.rows[r].profile, profv) &&
+		    l.rows[r].runs > home_runs) {
+			in.home_row = r;
+			home_runs = l.rows[r].runs;
+		}
+	if (in.home_row == UINT32_MAX) {
+		fprintf(err,
+			"heisen simulate: %s has no run on profile '%s' "
+			"(--profile names the one-profile strategies')\n",
+			prog.name ? prog.name : "the program", profv);
+		rc = TUI_EXIT_USAGE;
+		goto out;
+	}
+	/* Default: a tenth of the time the recorded runs took, so that the
+	 * strategies have to choose. */
+	if (!budv)
+		budget = (double)l.total_us / 1e6 / 10;
+	in.runs = l.runs;
+	in.nruns = l.nruns;
+	in.bugs = l.bugs;
+	in.nbugs = l.nbugs;
+	for (int s = 0; s < DET_SIM_COUNT && !st; s++)
+		if (want[s])
+			st = det_simulate(&in, (det_strategy)s, budget, trials,
+					  det_seed_mix(seed ^ (uint64_t)s),
+					  &res[s], &e);
+	if (st) {
+		fprintf(err, "heisen simulate: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	if (json) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.simulate/1");
+		tui_json_str(&j, "program", prog.name ? prog.name : "");
+		tui_json_f64(&j, "budget_s", budget);
+		tui_json_u64(&j, "trials", trials);
+		tui_json_u64(&j, "recorded_runs", l.nruns);
+		tui_json_f64(&j, "recorded_s", (double)l.total_us / 1e6);
+		tui_json_u64(&j, "bugs", l.nbugs);
+		tui_json_str(&j, "profile", profv);
+		tui_json_arr(&j, "strategies");
+		for (int s = 0; s < DET_SIM_COUNT; s++) {
+			if (!want[s])
+				continue;
+			tui_json_obj(&j, NULL);
+			tui_json_str(&j, "strategy",
+				     det_strategy_name((det_strategy)s));
+			tui_json_bool(&j, "empty", res[s].empty);
+			tui_json_u64(&j, "cells", res[s].cells);
+			tui_json_f64(&j, "runs_per_trial",
+				     res[s].runs_per_trial);
+			tui_json_f64(&j, "mean", res[s].mean);
+			tui_json_f64(&j, "p5", res[s].p5);
+			tui_json_f64(&j, "p95", res[s].p95);
+			tui_json_arr(&j, "found");
+			for (uint32_t b = 0; b < l.nbugs && !res[s].empty;
+			     b++) {
+				tui_json_obj(&j, NULL);
+				tui_json_i64(&j, "bug", l.bug_ids[b]);
+				tui_json_f64(&j, "probability",
+					     res[s].found[b]);
+				tui_json_end(&j, '}');
+			}
+			tui_json_end(&j, ']');
+			tui_json_end(&j, '}');
+		}
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else {
+		fprintf(out,
+			"simulation of %s: a budget of %.2f s of run time "
+			"(recorded: %u runs, %.2f s, %u bugs), %u trials; "
+			"one-profile strategies on '%s'\n",
+			prog.name ? prog.name : "?", budget, l.nruns,
+			(double)l.total_us / 1e6, l.nbugs, trials, profv);
+		fprintf(out, "  %-12s %5s %12s %10s %5s %5s\n", "strategy",
+			"cells", "runs/trial", "bugs mean", "5%", "95%");
+		for (int s = 0; s < DET_SIM_COUNT; s++) {
+			if (!want[s])
+				continue;
+			if (res[s].empty)
+				fprintf(out, "  %-12s   no recorded run\n",
+					det_strategy_name((det_strategy)s));
+			else
+				fprintf(
+				    out,
+				    "  %-12s %5u %12.1f %10.2f %5.0f %5.0f\n",
+				    det_strategy_name((det_strategy)s),
+				    res[s].cells, res[s].runs_per_trial,
+				    res[s].mean, res[s].p5, res[s].p95);
+		}
+		fprintf(out, "detection probability per bug:\n  %-6s", "bug");
+		for (int s = 0; s < DET_SIM_COUNT; s++)
+			if (want[s])
+				fprintf(out, " %12s",
+					det_strategy_name((det_strategy)s));
+		fputc('\n', out);
+		for (uint32_t b = 0; b < l.nbugs; b++) {
+			fprintf(out, "  %-6" PRId64, l.bug_ids[b]);
+			for (int s = 0; s < DET_SIM_COUNT; s++)
+				if (want[s] && res[s].empty)
+					fprintf(out, " %12s", "-");
+				else if (want[s])
+					fprintf(out, " %12.3f",
+						res[s].found[b]);
+			fputc('\n', out);
+		}
+	}
+	rc = TUI_EXIT_OK;
+out:
+	for (int s = 0; s < DET_SIM_COUNT; s++)
+		det_sim_free(&res[s]);
+	free(l.runs);
+	free(l.bugs);
+	free(l.bug_ids);
+	free(l.rows);
+	db_program_clear(&prog);
+	db_close(d);
+	return rc;
+}

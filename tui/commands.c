@@ -199,6 +199,25 @@ static const tui_opt grid_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt simulate_opts[] = {
+	{"--program", "P",
+	 "the program: its id, hash (hex) or file name (needed when the "
+	 "workspace has several)"},
+	{"--budget", "TIME",
+	 "run time a simulated campaign may spend (default: a tenth of the "
+	 "recorded runs' time)"},
+	{"--strategies", "LIST",
+	 "comma-separated: homogeneous, density, profile, both (default: "
+	 "all)"},
+	{"--profile", "NAME",
+	 "the profile of the one-profile strategies (default: default)"},
+	{"--trials", "N", "simulated campaigns per strategy (default 10000)"},
+	{"--seed", "S", "seed of the draws (default 0)"},
+	DB_OPT,
+	{"--json", NULL, "print the table as JSON (schema heisen.simulate/1)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt campaigns_opts[] = {
 	DB_OPT,
 	{"--json", NULL, "print the list as JSON (schema heisen.campaigns/1)"},
@@ -606,6 +625,26 @@ const tui_cmd tui_commands[] = {
 	 "Exit status: 0; 2 for an unknown bug, --csv with --json, or a "
 	 "database that cannot be used; 3 on an internal error.",
 	 1, 1, grid_opts, tui_cmd_grid},
+	{"simulate",
+	 "[--program P] [--budget TIME] [--strategies LIST] [--profile NAME] "
+	 "[--trials N] [--seed S] [--db FILE] [--json]",
+	 "which sweep strategy finds most bugs for a compute budget",
+	 "Replays the program's recorded runs as campaigns of a given "
+	 "budget of run time (the paper's section 5.4): a simulated "
+	 "campaign draws cells of its strategy at random, then one of a "
+	 "cell's recorded runs, until the runs' recorded durations use up "
+	 "the budget, and counts the distinct bugs they detected. "
+	 "Strategies: homogeneous (density 100 % on one profile), density "
+	 "(every density on that profile), profile (100 % on every profile "
+	 "and node), both (every cell). Prints per strategy the cells, runs "
+	 "a campaign gets, and the bugs found (mean, 5th and 95th "
+	 "percentile over the trials), then each bug's chance to be found "
+	 "under each strategy. Runs at lower densities are cheaper, so "
+	 "density diversity buys more runs for the same budget.\n"
+	 "Exit status: 0; 2 for an unknown program or strategy, a profile "
+	 "without runs, several programs without --program, or a database "
+	 "that cannot be used; 3 on an internal error.",
+	 0, 0, simulate_opts, tui_cmd_simulate},
 	{"profiles", "[--json]", "list the execution profiles",
 	 "Lists the execution profiles 'heisen sweep --profiles' accepts: "
 	 "each is a regime for the program's threads on this machine (one "

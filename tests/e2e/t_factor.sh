@@ -3,7 +3,8 @@
 # profiles, every bug gets F with an interval that holds it and a naive
 # F, most heisen first; the same seed gives the same numbers, another
 # seed others; one bug alone equals its row in the list; the grid's
-# cells are show's, in JSON and CSV, with Phi and X; bad input is exit 2.
+# cells are show's, in JSON and CSV, with Phi and X; the budget
+# simulation covers each strategy's cells; bad input is exit 2.
 . "$(dirname "$0")/lib.sh"
 need_demos
 cd "$dir" || exit 3
@@ -77,6 +78,29 @@ grep -q $'\033' g.txt && bad "grid into a pipe has colour codes"
 [ $? -eq 2 ] || bad "grid --csv --json: not exit 2"
 "$HEISEN" grid 999 --db "$db" >/dev/null 2>&1
 [ $? -eq 2 ] || bad "grid of an unknown bug: not exit 2"
+# simulate: every strategy on the two-profile sweep; one profile's
+# strategies draw fewer cells than the diverse ones.
+"$HEISEN" simulate --db "$db" --budget 0.5 --trials 500 --json >sim.json ||
+	bad "simulate: exit $?"
+python3 - sim.json <<'PY' || bad "simulate --json: $(snippet sim.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "heisen.simulate/1" and d["trials"] == 500 and d["recorded_runs"] == 40
+st = {s["strategy"]: s for s in d["strategies"]}
+assert list(st) == ["homogeneous", "density", "profile", "both"]
+assert [st[k]["cells"] for k in st] == [1, 4, 2, 8], [st[k]["cells"] for k in st]
+for s in st.values():
+    assert not s["empty"] and s["p5"] <= s["p95"] <= d["bugs"] and 0 <= s["mean"] <= d["bugs"]
+    assert all(0 <= b["probability"] <= 1 for b in s["found"])
+PY
+"$HEISEN" simulate --db "$db" --strategies both,homogeneous --trials 100 >sim.txt ||
+	bad "simulate --strategies: exit $?"
+grep -q '^  both ' sim.txt && ! grep -q '^  density ' sim.txt || bad "simulate --strategies: $(snippet sim.txt)"
+for args in "--strategies sideways" "--profile nosuch" "--program nosuch.wasm" "--trials 0"; do
+	# shellcheck disable=SC2086
+	"$HEISEN" simulate $args --db "$db" >/dev/null 2>b.err
+	[ $? -eq 2 ] && [ -s b.err ] || bad "simulate $args: not exit 2 with a message"
+done
 "$HEISEN" factor --db "$dir/none.db" >/dev/null 2>&1
 [ $? -eq 2 ] || bad "factor on a missing workspace: not exit 2"
 finish t_factor

@@ -196,6 +196,61 @@ static void classes_follow_the_grid(void **state)
 			    "profile-specific");
 }
 
+/* Known answers: a bug seen only on the other profile, one only at 50 %;
+ * 1 ms runs at 100 %, 0.5 ms at 50 %, a budget of 2.5 ms. */
+static void simulation_counts_what_each_strategy_can_reach(void **state)
+{
+	det_sim_run runs[30];
+	uint32_t bugs[20];
+	uint32_t nb = 0;
+	det_sim_input in = {runs, 30, bugs, 2, 0};
+	det_sim_result r;
+	wasm_err e;
+
+	for (uint32_t i = 0; i < 30; i++) {
+		uint32_t row = i < 10 ? 0 : i < 20 ? 1 : 0;
+		uint32_t dens = i < 20 ? 10000 : 5000;
+		runs[i] = (det_sim_run){row, dens, i < 20 ? 1000 : 500, nb, 0};
+		if (i >= 10) {
+			bugs[nb++] = i < 20 ? 0 : 1;
+			runs[i].n = 1;
+		}
+	}
+	assert_int_equal(
+	    det_simulate(&in, DET_SIM_HOMOGENEOUS, 0.0025, 20000, 1, &r, &e),
+	    WASM_OK);
+	assert_true(r.mean == 0 && r.runs_per_trial == 2 && r.cells == 1);
+	det_sim_free(&r);
+	/* Two cells at 100 %: two runs a trial, bug 0 in 1 - 1/4 of them. */
+	assert_int_equal(
+	    det_simulate(&in, DET_SIM_PROFILE, 0.0025, 20000, 2, &r, &e),
+	    WASM_OK);
+	assert_true(r.cells == 2 && r.runs_per_trial == 2);
+	assert_true(fabs(r.found[0] - 0.75) < 0.02 && r.found[1] == 0);
+	det_sim_free(&r);
+	/* Home row, both densities: bug 1 only; more runs, as 50 % ones
+	 * are cheaper. */
+	assert_int_equal(
+	    det_simulate(&in, DET_SIM_DENSITY, 0.0025, 20000, 3, &r, &e),
+	    WASM_OK);
+	assert_true(r.cells == 2 && r.runs_per_trial > 2);
+	assert_true(r.found[0] == 0 && r.found[1] > 0.5);
+	det_sim_free(&r);
+	assert_int_equal(
+	    det_simulate(&in, DET_SIM_BOTH, 0.0025, 20000, 4, &r, &e), WASM_OK);
+	assert_true(r.cells == 3 && r.found[0] > 0 && r.found[1] > 0);
+	assert_true(r.p5 <= r.p95 && r.mean <= 2);
+	det_sim_free(&r);
+	in.home_row = 7; /* no such row: nothing to draw from */
+	assert_int_equal(
+	    det_simulate(&in, DET_SIM_HOMOGENEOUS, 0.0025, 10, 1, &r, &e),
+	    WASM_OK);
+	assert_true(r.empty);
+	det_sim_free(&r);
+	assert_int_equal(det_simulate(&in, DET_SIM_BOTH, 0.0025, 0, 1, &r, &e),
+			 WASM_INVALID);
+}
+
 static void bad_cells_are_refused(void **state)
 {
 	det_kn c[2] = {{5000, 3, 2, 0}, {5000, 0, 0, 0}};
@@ -221,6 +276,7 @@ int main(void)
 	    cmocka_unit_test(two_levels_give_their_coefficient_of_variation),
 	    cmocka_unit_test(same_seed_same_bits),
 	    cmocka_unit_test(classes_follow_the_grid),
+	    cmocka_unit_test(simulation_counts_what_each_strategy_can_reach),
 	    cmocka_unit_test(bad_cells_are_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -398,13 +398,13 @@ int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
-/* `heisen factor`, `heisen grid` and `heisen simulate`
- * (tui/cmd_analysis.c). */
+/* `heisen factor`, `grid`, `simulate` and `plot` (tui/cmd_analysis.c). */
 int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
 int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_simulate(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
+int tui_cmd_plot(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* `heisen completion` (tui/cmd_doc.c): the bash script, and the
  * candidates it asks for. */
 int tui_cmd_completion(const tui_cmd *cmd, const tui_args *a, FILE *out,

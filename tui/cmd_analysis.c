@@ -1,14 +1,17 @@
 /*
- * cmd_analysis.c - `heisen factor` (the heisen factor of one bug or of
- * every bug, most heisen first; detector/stats.h) and `heisen grid` (a
- * bug's detections per cell, as a heat map on a terminal), and the grid
- * printer `heisen show` shares.
+ * cmd_analysis.c - `heisen factor` (the heisen factor and class of one
+ * bug or of every bug, most heisen first; detector/stats.h), `heisen
+ * grid` (a bug's detections per cell, as a heat map on a terminal),
+ * `heisen simulate` (budget strategies over the recorded runs) and
+ * `heisen plot` (the three as standalone SVG), and the grid printer
+ * `heisen show` shares.
  */
 #include "cli.h"
 #include "detector/stats.h"
 #include "jsonw.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -174,34 +177,96 @@ static void json_row(tui_json *j, const scored *s)
 	tui_json_end(j, '}');
 }
 
-int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+/* The bugs (all, or only `bug`) with their factors and classes, most
+ * heisen first; l owns them (scored_free). */
+static wasm_status score_bugs(db *d, uint64_t bug, uint32_t samples,
+			      uint64_t seed, scored_list *l, wasm_err *e)
+{
+	wasm_status st;
+
+	if (bug) {
+		db_bug b = {0};
+		if (!(st = db_bug_get(d, (int64_t)bug, &b, e))) {
+			keep_bug(l, &b);
+			db_bug_clear(&b);
+		}
+	} else {
+		st = db_bug_list(d, 0, keep_bug, l, e);
+	}
+	if (!st && l->nomem)
+		st = wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+	for (size_t i = 0; !st && i < l->n; i++) {
+		kn_list cells = {0};
+		scored *s = &l->v[i];
+		bool same = s->bug.site[0].id == s->bug.site[1].id;
+		st = db_bug_cells(d, s->bug.id, add_cell, &cells, e);
+		if (!st && cells.nomem)
+			st = wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,
+					  "out of memory");
+		/* Each bug its own stream: its F does not depend on which
+		 * other bugs are listed. */
+		if (!st)
+			st = det_factor_estimate(
+			    cells.v, cells.n, same, samples,
+			    det_seed_mix(seed ^ (uint64_t)s->bug.id), &s->f, e);
+		s->cls = det_classify(cells.v, cells.n, same);
+		free(cells.v);
+		free(cells.rows);
+	}
+	if (!st)
+		qsort(l->v, l->n, sizeof *l->v, by_factor);
+	return st;
+}
+
+static void scored_free(scored_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		db_bug_clear(&l->v[i].bug);
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
+/* --samples and --seed of factor and plot factor; exit code. */
+static int factor_opts(const tui_cmd *cmd, const tui_args *a, uint32_t *samples,
+		       uint64_t *seed, FILE *err)
 {
 	const char *sv = tui_opt_value(cmd, a, "--samples");
 	const char *seedv = tui_opt_value(cmd, a, "--seed");
+
+	*samples = DET_FACTOR_SAMPLES;
+	*seed = 0;
+	if (sv && !tui_parse_u32(sv, 100, 10000000, samples)) {
+		fprintf(err,
+			"heisen %s: --samples expects 100 to 10000000, got "
+			"'%s'\n",
+			cmd->name, sv);
+		return TUI_EXIT_USAGE;
+	}
+	if (seedv && !tui_parse_u64(seedv, seed)) {
+		fprintf(err,
+			"heisen %s: --seed expects a 64-bit number, got "
+			"'%s'\n",
+			cmd->name, seedv);
+		return TUI_EXIT_USAGE;
+	}
+	return TUI_EXIT_OK;
+}
+
+int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	uint32_t samples = DET_FACTOR_SAMPLES;
-	uint64_t seed = 0, bug = 0;
+	uint32_t samples;
+	uint64_t seed, bug = 0;
 	scored_list l = {0};
 	const char *path;
 	wasm_err e;
-	wasm_status st = WASM_OK;
+	wasm_status st;
 	db *d = NULL;
 	int rc;
 
-	if (sv && !tui_parse_u32(sv, 100, 10000000, &samples)) {
-		fprintf(err,
-			"heisen factor: --samples expects 100 to 10000000, "
-			"got '%s'\n",
-			sv);
-		return TUI_EXIT_USAGE;
-	}
-	if (seedv && !tui_parse_u64(seedv, &seed)) {
-		fprintf(err,
-			"heisen factor: --seed expects a 64-bit number, got "
-			"'%s'\n",
-			seedv);
-		return TUI_EXIT_USAGE;
-	}
+	if ((rc = factor_opts(cmd, a, &samples, &seed, err)))
+		return rc;
 	if (a->noperands &&
 	    (!tui_parse_u64(a->operands[0], &bug) || !bug || bug > INT64_MAX)) {
 		fprintf(err,
@@ -213,44 +278,11 @@ int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
 				       err)))
 		return rc;
-	if (bug) {
-		db_bug b = {0};
-		if (!(st = db_bug_get(d, (int64_t)bug, &b, &e))) {
-			keep_bug(&l, &b);
-			db_bug_clear(&b);
-		}
-	} else {
-		st = db_bug_list(d, 0, keep_bug, &l, &e);
-	}
-	if (!st && l.nomem)
-		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
-				  "out of memory");
-	for (size_t i = 0; !st && i < l.n; i++) {
-		kn_list cells = {0};
-		scored *s = &l.v[i];
-		st = db_bug_cells(d, s->bug.id, add_cell, &cells, &e);
-		if (!st && cells.nomem)
-			st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
-					  "out of memory");
-		/* Each bug its own stream: its F does not depend on which
-		 * other bugs are listed. */
-		if (!st)
-			st = det_factor_estimate(
-			    cells.v, cells.n,
-			    s->bug.site[0].id == s->bug.site[1].id, samples,
-			    det_seed_mix(seed ^ (uint64_t)s->bug.id), &s->f,
-			    &e);
-		s->cls = det_classify(cells.v, cells.n,
-				      s->bug.site[0].id == s->bug.site[1].id);
-		free(cells.v);
-		free(cells.rows);
-	}
-	if (st) {
+	if ((st = score_bugs(d, bug, samples, seed, &l, &e))) {
 		fprintf(err, "heisen factor: %s\n", e.msg);
 		rc = tui_exit_for(st);
 		goto out;
 	}
-	qsort(l.v, l.n, sizeof *l.v, by_factor);
 	if (json) {
 		tui_json j;
 		tui_json_init(&j, out);
@@ -278,9 +310,7 @@ int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	rc = TUI_EXIT_OK;
 out:
-	for (size_t i = 0; i < l.n; i++)
-		db_bug_clear(&l.v[i].bug);
-	free(l.v);
+	scored_free(&l);
 	db_close(d);
 	return rc;
 }
@@ -609,224 +639,607 @@ static bool first_program(void *ctx, const db_campaign *c)
 	return !ids[1];
 }
 
-int tui_cmd_simulate(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		     FILE *err)
+/* A simulation's inputs and results, for the table and the plot. */
+typedef struct sim_report {
+	db_program prog;
+	sim_load l;
+	bool want[DET_SIM_COUNT];
+	det_sim_result res[DET_SIM_COUNT];
+	uint32_t trials;
+	double budget;
+	const char *profile;
+} sim_report;
+
+static void sim_report_free(sim_report *r)
+{
+	for (int s = 0; s < DET_SIM_COUNT; s++)
+		det_sim_free(&r->res[s]);
+	free(r->l.runs);
+	free(r->l.bugs);
+	free(r->l.bug_ids);
+	free(r->l.rows);
+	db_program_clear(&r->prog);
+}
+
+/* Read simulate's options (the plot's too), load the program's runs from
+ * d and simulate; an exit code, the message printed. */
+static int simulate_report(const tui_cmd *cmd, const tui_args *a, db *d,
+			   sim_report *r, FILE *err)
 {
 	const char *progv = tui_opt_value(cmd, a, "--program");
 	const char *budv = tui_opt_value(cmd, a, "--budget");
 	const char *stratv = tui_opt_value(cmd, a, "--strategies");
-	const char *profv = tui_opt_value(cmd, a, "--profile");
 	const char *seedv = tui_opt_value(cmd, a, "--seed");
 	const char *trialsv = tui_opt_value(cmd, a, "--trials");
-	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	bool want[DET_SIM_COUNT] = {true, true, true, true};
-	det_sim_result res[DET_SIM_COUNT] = {{0}};
-	uint32_t trials = 10000;
 	uint64_t seed = 0, home_runs = 0;
-	double budget = 0;
-	sim_load l = {0};
 	det_sim_input in = {0};
-	db_program prog = {0};
+	sim_load *l = &r->l;
+	wasm_err e;
+	wasm_status st = WASM_OK;
+
+	r->profile = tui_opt_value(cmd, a, "--profile");
+	if (!r->profile)
+		r->profile = "default";
+	r->trials = 10000;
+	for (int i = 0; i < DET_SIM_COUNT; i++)
+		r->want[i] = true;
+	if (trialsv && !tui_parse_u32(trialsv, 1, 10000000, &r->trials)) {
+		fprintf(err,
+			"heisen %s: --trials expects 1 to 10000000, got "
+			"'%s'\n",
+			cmd->name, trialsv);
+		return TUI_EXIT_USAGE;
+	}
+	if (seedv && !tui_parse_u64(seedv, &seed)) {
+		fprintf(err,
+			"heisen %s: --seed expects a 64-bit number, got "
+			"'%s'\n",
+			cmd->name, seedv);
+		return TUI_EXIT_USAGE;
+	}
+	if (budv && !tui_parse_duration(budv, &r->budget)) {
+		fprintf(err,
+			"heisen %s: --budget expects a time of runs (90s, 10m, "
+			"2h), got '%s'\n",
+			cmd->name, budv);
+		return TUI_EXIT_USAGE;
+	}
+	if (stratv) {
+		char buf[256], *save, *w;
+		snprintf(buf, sizeof buf, "%s", stratv);
+		memset(r->want, 0, sizeof r->want);
+		for (w = strtok_r(buf, ",", &save); w;
+		     w = strtok_r(NULL, ",", &save)) {
+			det_strategy s;
+			if (!det_strategy_parse(w, &s)) {
+				fprintf(err,
+					"heisen %s: unknown strategy '%s' "
+					"(homogeneous, density, profile, "
+					"both)\n",
+					cmd->name, w);
+				return TUI_EXIT_USAGE;
+			}
+			r->want[s] = true;
+		}
+	}
+	if (progv) {
+		st = db_program_find(d, progv, &r->prog, &e);
+	} else {
+		int64_t ids[2] = {0, 0};
+		st = db_campaign_list(d, first_program, ids, &e);
+		if (!st && (!ids[0] || ids[1])) {
+			fprintf(err, "heisen %s: %s; name one with --program\n",
+				cmd->name,
+				ids[0] ? "the workspace has several programs"
+				       : "the workspace has no campaign");
+			return TUI_EXIT_USAGE;
+		}
+		if (!st)
+			st = db_program_get(d, ids[0], &r->prog, &e);
+	}
+	if (!st)
+		st = db_program_runs(d, r->prog.id, load_run, l, &e);
+	if (!st && l->nomem)
+		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+	if (st) {
+		fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
+		return tui_exit_for(st);
+	}
+	in.home_row = UINT32_MAX;
+	for (uint32_t row = 0; row < l->nrows; row++)
+		if (!strcmp(l->rows[row].profile, r->profile) &&
+		    l->rows[row].runs > home_runs) {
+			in.home_row = row;
+			home_runs = l->rows[row].runs;
+		}
+	if (in.home_row == UINT32_MAX) {
+		fprintf(err,
+			"heisen %s: %s has no run on profile '%s' (--profile "
+			"names the one-profile strategies')\n",
+			cmd->name, r->prog.name ? r->prog.name : "the program",
+			r->profile);
+		return TUI_EXIT_USAGE;
+	}
+	/* Default: a tenth of the time the recorded runs took, so that the
+	 * strategies have to choose. */
+	if (!budv)
+		r->budget = (double)l->total_us / 1e6 / 10;
+	in.runs = l->runs;
+	in.nruns = l->nruns;
+	in.bugs = l->bugs;
+	in.nbugs = l->nbugs;
+	for (int s = 0; s < DET_SIM_COUNT && !st; s++)
+		if (r->want[s])
+			st = det_simulate(
+			    &in, (det_strategy)s, r->budget, r->trials,
+			    det_seed_mix(seed ^ (uint64_t)s), &r->res[s], &e);
+	if (st) {
+		fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
+		return tui_exit_for(st);
+	}
+	return TUI_EXIT_OK;
+}
+
+int tui_cmd_simulate(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err)
+{
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	sim_report rep = {0};
+	sim_load *lp = &rep.l;
+	bool *want = rep.want;
+	det_sim_result *res = rep.res;
+	const char *path;
+	db *d = NULL;
+	int rc;
+
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
+				       err)))
+		return rc;
+	if ((rc = simulate_report(cmd, a, d, &rep, err)))
+		goto out;
+	{
+		sim_load l = *lp;
+		db_program prog = rep.prog;
+		double budget = rep.budget;
+		uint32_t trials = rep.trials;
+		const char *profv = rep.profile;
+		if (json) {
+			tui_json j;
+			tui_json_init(&j, out);
+			tui_json_obj(&j, NULL);
+			tui_json_str(&j, "schema", "heisen.simulate/1");
+			tui_json_str(&j, "program", prog.name ? prog.name : "");
+			tui_json_f64(&j, "budget_s", budget);
+			tui_json_u64(&j, "trials", trials);
+			tui_json_u64(&j, "recorded_runs", l.nruns);
+			tui_json_f64(&j, "recorded_s",
+				     (double)l.total_us / 1e6);
+			tui_json_u64(&j, "bugs", l.nbugs);
+			tui_json_str(&j, "profile", profv);
+			tui_json_arr(&j, "strategies");
+			for (int s = 0; s < DET_SIM_COUNT; s++) {
+				if (!want[s])
+					continue;
+				tui_json_obj(&j, NULL);
+				tui_json_str(
+				    &j, "strategy",
+				    det_strategy_name((det_strategy)s));
+				tui_json_bool(&j, "empty", res[s].empty);
+				tui_json_u64(&j, "cells", res[s].cells);
+				tui_json_f64(&j, "runs_per_trial",
+					     res[s].runs_per_trial);
+				tui_json_f64(&j, "mean", res[s].mean);
+				tui_json_f64(&j, "p5", res[s].p5);
+				tui_json_f64(&j, "p95", res[s].p95);
+				tui_json_arr(&j, "found");
+				for (uint32_t b = 0;
+				     b < l.nbugs && !res[s].empty; b++) {
+					tui_json_obj(&j, NULL);
+					tui_json_i64(&j, "bug", l.bug_ids[b]);
+					tui_json_f64(&j, "probability",
+						     res[s].found[b]);
+					tui_json_end(&j, '}');
+				}
+				tui_json_end(&j, ']');
+				tui_json_end(&j, '}');
+			}
+			tui_json_end(&j, ']');
+			tui_json_end(&j, '}');
+			tui_json_done(&j);
+		} else {
+			fprintf(
+			    out,
+			    "simulation of %s: a budget of %.2f s of run time "
+			    "(recorded: %u runs, %.2f s, %u bugs), %u trials; "
+			    "one-profile strategies on '%s'\n",
+			    prog.name ? prog.name : "?", budget, l.nruns,
+			    (double)l.total_us / 1e6, l.nbugs, trials, profv);
+			fprintf(out, "  %-12s %5s %12s %10s %5s %5s\n",
+				"strategy", "cells", "runs/trial", "bugs mean",
+				"5%", "95%");
+			for (int s = 0; s < DET_SIM_COUNT; s++) {
+				if (!want[s])
+					continue;
+				if (res[s].empty)
+					fprintf(
+					    out, "  %-12s   no recorded run\n",
+					    det_strategy_name((det_strategy)s));
+				else
+					fprintf(
+					    out,
+					    "  %-12s %5u %12.1f %10.2f %5.0f "
+					    "%5.0f\n",
+					    det_strategy_name((det_strategy)s),
+					    res[s].cells, res[s].runs_per_trial,
+					    res[s].mean, res[s].p5, res[s].p95);
+			}
+			fprintf(out, "detection probability per bug:\n  %-6s",
+				"bug");
+			for (int s = 0; s < DET_SIM_COUNT; s++)
+				if (want[s])
+					fprintf(
+					    out, " %12s",
+					    det_strategy_name((det_strategy)s));
+			fputc('\n', out);
+			for (uint32_t b = 0; b < l.nbugs; b++) {
+				fprintf(out, "  %-6" PRId64, l.bug_ids[b]);
+				for (int s = 0; s < DET_SIM_COUNT; s++)
+					if (want[s] && res[s].empty)
+						fprintf(out, " %12s", "-");
+					else if (want[s])
+						fprintf(out, " %12.3f",
+							res[s].found[b]);
+				fputc('\n', out);
+			}
+		}
+	}
+	rc = TUI_EXIT_OK;
+out:
+	sim_report_free(&rep);
+	db_close(d);
+	return rc;
+}
+
+/* ---- plot: standalone SVG ---------------------------------------------------
+ */
+
+static void svg_put(wasm_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void svg_put(wasm_buf *b, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		wasm_buf_put(b, tmp,
+			     (size_t)n < sizeof tmp ? (size_t)n
+						    : sizeof tmp - 1);
+}
+
+/* s as XML character data. */
+static void svg_esc(wasm_buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		const char *e = *s == '&'   ? "&amp;"
+				: *s == '<' ? "&lt;"
+				: *s == '>' ? "&gt;"
+				: *s == '"' ? "&quot;"
+					    : NULL;
+		if (e)
+			wasm_buf_put(b, e, strlen(e));
+		else if ((unsigned char)*s >= 0x20 || *s == '\t')
+			wasm_buf_byte(b, (uint8_t)*s);
+	}
+}
+
+static void svg_begin(wasm_buf *b, int w, int h, const char *title)
+{
+	/* Room for the title line: about 8 px a character at 15 px. */
+	int tw = 20 + 8 * (int)strlen(title);
+
+	w = tw > w ? tw : w;
+	svg_put(
+	    b,
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	    "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
+	    "font-size=\"12\">\n<title>",
+	    w, h, w, h);
+	svg_esc(b, title);
+	svg_put(b,
+		"</title>\n<rect width=\"%d\" height=\"%d\" "
+		"fill=\"white\"/>\n<text x=\"10\" y=\"22\" "
+		"font-size=\"15\">",
+		w, h);
+	svg_esc(b, title);
+	svg_put(b, "</text>\n");
+}
+
+static void svg_text(wasm_buf *b, double x, double y, const char *anchor,
+		     const char *s)
+{
+	svg_put(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y,
+		anchor);
+	svg_esc(b, s);
+	svg_put(b, "</text>\n");
+}
+
+/* The heat of v in [0, 1]: white through yellow to dark red. */
+static void heat_rgb(double v, char out[8])
+{
+	double r = 255, g, bl;
+
+	if (v <= 0) {
+		snprintf(out, 8, "#ffffff");
+		return;
+	}
+	g = 240 - 200 * v;
+	bl = 160 - 160 * v;
+	r = 255 - 80 * v;
+	snprintf(out, 8, "#%02x%02x%02x", (int)r, (int)g, (int)bl);
+}
+
+static void plot_grid(wasm_buf *b, const tui_report *r)
+{
+	const int cw = 64, ch = 28, left = 170, top = 70;
+	double best = best_y(r);
+	char title[512], kinds[8];
+	int w = left + cw * (int)r->ndens + 20;
+	int h = top + ch * (int)r->nrows + 50;
+
+	tui_fmt_kinds(&r->bug, kinds, sizeof kinds);
+	snprintf(title, sizeof title,
+		 "bug %" PRId64 ": %s race in %s: detections K/N per profile "
+		 "and density",
+		 r->bug.id, kinds, r->prog.name ? r->prog.name : "?");
+	svg_begin(b, w < 640 ? 640 : w, h, title);
+	for (size_t k = 0; k < r->ndens; k++) {
+		char dl[16];
+		tui_fmt_density(r->dens[k], dl, sizeof dl);
+		svg_text(b, left + cw * (double)k + cw / 2.0, top - 8, "middle",
+			 dl);
+	}
+	for (size_t row = 0; row < r->nrows; row++) {
+		const tui_cell *c0 = &r->cells[r->row_of[row]];
+		char name[160];
+		snprintf(name, sizeof name, "%s%s%s",
+			 r->multi_node ? c0->node : "",
+			 r->multi_node ? "/" : "", c0->profile);
+		svg_text(b, left - 8, top + ch * (double)row + ch / 2.0 + 4,
+			 "end", name);
+		for (size_t k = 0; k < r->ndens; k++) {
+			const tui_cell *c = tui_report_cell(r, row, k);
+			double x = left + cw * (double)k;
+			double y = top + ch * (double)row;
+			char fill[8], kn[48];
+			if (!c) {
+				svg_put(
+				    b,
+				    "<rect x=\"%.0f\" y=\"%.0f\" "
+				    "width=\"%d\" height=\"%d\" "
+				    "fill=\"#eeeeee\" stroke=\"#cccccc\"/>\n",
+				    x, y, cw, ch);
+				continue;
+			}
+			heat_rgb(best > 0 && c->n ? (double)c->k / c->n / best
+						  : 0,
+				 fill);
+			svg_put(b,
+				"<rect x=\"%.0f\" y=\"%.0f\" width=\"%d\" "
+				"height=\"%d\" fill=\"%s\" stroke=\"#cccccc\" "
+				"data-profile=\"",
+				x, y, cw, ch, fill);
+			svg_esc(b, c->profile);
+			svg_put(b,
+				"\" data-density-bp=\"%u\" data-k=\"%" PRIu64
+				"\" data-n=\"%" PRIu64 "\"/>\n",
+				c->density_bp, c->k, c->n);
+			snprintf(kn, sizeof kn, "%" PRIu64 "/%" PRIu64, c->k,
+				 c->n);
+			svg_text(b, x + cw / 2.0, y + ch / 2.0 + 4, "middle",
+				 kn);
+		}
+	}
+	svg_text(b, left, top + ch * (double)r->nrows + 30, "start",
+		 "colour: K/N against the best cell (white: none)");
+	svg_put(b, "</svg>\n");
+}
+
+static void plot_factor(wasm_buf *b, const scored_list *l)
+{
+	const int left = 190, top = 60, rowh = 22, width = 520;
+	double max = 1;
+	int h = top + rowh * (int)l->n + 60;
+
+	for (size_t i = 0; i < l->n; i++) {
+		max = l->v[i].f.hi > max ? l->v[i].f.hi : max;
+		if (l->v[i].f.naive_ok && l->v[i].f.naive > max)
+			max = l->v[i].f.naive;
+	}
+	max *= 1.1;
+	svg_begin(b, left + width + 60, h,
+		  "heisen factor per bug: estimate (dot), 90 % interval "
+		  "(line), naive (cross)");
+	for (int t = 0; t <= 4; t++) {
+		double v = max * t / 4, x = left + width * t / 4.0;
+		char lab[16];
+		snprintf(lab, sizeof lab, "%.2f", v);
+		svg_put(b,
+			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+			"stroke=\"#dddddd\"/>\n",
+			x, top - 10, x, top + rowh * (int)l->n);
+		svg_text(b, x, top + rowh * (double)l->n + 18, "middle", lab);
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		const scored *s = &l->v[i];
+		double y = top + rowh * (double)i + rowh / 2.0;
+		char lab[64];
+		snprintf(lab, sizeof lab, "bug %" PRId64 " (%s)", s->bug.id,
+			 det_class_name(s->cls));
+		svg_text(b, left - 8, y + 4, "end", lab);
+		svg_put(b,
+			"<g data-bug=\"%" PRId64 "\" data-factor=\"%.6g\" "
+			"data-lo=\"%.6g\" data-hi=\"%.6g\">\n"
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" stroke=\"#3366aa\" stroke-width=\"2\"/>\n"
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+			"fill=\"#3366aa\"/>\n",
+			s->bug.id, s->f.map, s->f.lo, s->f.hi,
+			left + width * s->f.lo / max, y,
+			left + width * s->f.hi / max, y,
+			left + width * s->f.map / max, y);
+		if (s->f.naive_ok) {
+			double x = left + width * s->f.naive / max;
+			svg_put(b,
+				"<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\" "
+				"stroke=\"#aa3333\"/>\n",
+				x - 3, y - 3);
+		}
+		svg_put(b, "</g>\n");
+	}
+	svg_put(b, "</svg>\n");
+}
+
+static void plot_simulate(wasm_buf *b, const sim_report *r)
+{
+	const int left = 70, top = 60, bw = 90, gap = 40, height = 260;
+	uint32_t nbugs = r->l.nbugs ? r->l.nbugs : 1;
+	int n = 0, w;
+	char title[256];
+
+	for (int s = 0; s < DET_SIM_COUNT; s++)
+		n += r->want[s];
+	w = left + n * (bw + gap) + 40;
+	snprintf(title, sizeof title,
+		 "%s: bugs found with %.2f s of run time, per strategy "
+		 "(mean, 5-95 %%)",
+		 r->prog.name ? r->prog.name : "?", r->budget);
+	svg_begin(b, w < 560 ? 560 : w, top + height + 60, title);
+	for (uint32_t t = 0; t <= nbugs; t += nbugs > 10 ? nbugs / 5 : 1) {
+		double y = top + height - height * (double)t / nbugs;
+		char lab[16];
+		snprintf(lab, sizeof lab, "%u", t);
+		svg_put(b,
+			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			"stroke=\"#dddddd\"/>\n",
+			left, y, w - 20, y);
+		svg_text(b, left - 6, y + 4, "end", lab);
+	}
+	for (int s = 0, i = 0; s < DET_SIM_COUNT; s++) {
+		const det_sim_result *res = &r->res[s];
+		double x = left + gap / 2.0 + i * (bw + gap);
+		const char *name = det_strategy_name((det_strategy)s);
+		if (!r->want[s])
+			continue;
+		i++;
+		svg_text(b, x + bw / 2.0, top + height + 18, "middle", name);
+		if (res->empty)
+			continue;
+		svg_put(b,
+			"<g data-strategy=\"%s\" data-mean=\"%.6g\" "
+			"data-p5=\"%.6g\" data-p95=\"%.6g\">\n"
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
+			"height=\"%.1f\" fill=\"#88aadd\"/>\n"
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" stroke=\"black\"/>\n</g>\n",
+			name, res->mean, res->p5, res->p95, x,
+			top + height - height * res->mean / nbugs, bw,
+			height * res->mean / nbugs, x + bw / 2.0,
+			top + height - height * res->p5 / nbugs, x + bw / 2.0,
+			top + height - height * res->p95 / nbugs);
+	}
+	svg_put(b, "</svg>\n");
+}
+
+int tui_cmd_plot(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	const char *kind = a->operands[0], *o = tui_opt_value(cmd, a, "-o");
+	wasm_buf b = {0};
 	const char *path;
 	wasm_err e;
 	wasm_status st = WASM_OK;
 	db *d = NULL;
 	int rc;
 
-	if (!profv)
-		profv = "default";
-	if (trialsv && !tui_parse_u32(trialsv, 1, 10000000, &trials)) {
-		fprintf(err,
-			"heisen simulate: --trials expects 1 to 10000000, "
-			"got '%s'\n",
-			trialsv);
+	if (!o) {
+		fprintf(err, "heisen plot: -o FILE.svg is required\n");
 		return TUI_EXIT_USAGE;
 	}
-	if (seedv && !tui_parse_u64(seedv, &seed)) {
+	if (strcmp(kind, "grid") && strcmp(kind, "factor") &&
+	    strcmp(kind, "simulate")) {
 		fprintf(err,
-			"heisen simulate: --seed expects a 64-bit number, "
-			"got '%s'\n",
-			seedv);
+			"heisen plot: plot grid BUG, factor or simulate, "
+			"not '%s'\n",
+			kind);
 		return TUI_EXIT_USAGE;
 	}
-	if (budv && !tui_parse_duration(budv, &budget)) {
-		fprintf(err,
-			"heisen simulate: --budget expects a time of runs "
-			"(90s, 10m, 2h), got '%s'\n",
-			budv);
+	if ((a->noperands == 2) != !strcmp(kind, "grid")) {
+		fprintf(err, "heisen plot: %s\n",
+			strcmp(kind, "grid") ? "only 'plot grid' takes a BUG"
+					     : "plot grid needs a BUG");
 		return TUI_EXIT_USAGE;
-	}
-	if (stratv) {
-		char buf[256], *save, *w;
-		snprintf(buf, sizeof buf, "%s", stratv);
-		memset(want, 0, sizeof want);
-		for (w = strtok_r(buf, ",", &save); w;
-		     w = strtok_r(NULL, ",", &save)) {
-			det_strategy s;
-			if (!det_strategy_parse(w, &s)) {
-				fprintf(err,
-					"heisen simulate: unknown strategy "
-					"'%s' (homogeneous, density, "
-					"profile, both)\n",
-					w);
-				return TUI_EXIT_USAGE;
-			}
-			want[s] = true;
-		}
 	}
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
 				       err)))
 		return rc;
-	if (progv) {
-		st = db_program_find(d, progv, &prog, &e);
-	} else {
-		int64_t ids[2] = {0, 0};
-		st = db_campaign_list(d, first_program, ids, &e);
-		if (!st && (!ids[0] || ids[1])) {
+	if (!strcmp(kind, "grid")) {
+		uint64_t bug;
+		tui_report *r = wasm_calloc(1, sizeof *r);
+		if (!tui_parse_u64(a->operands[1], &bug) || !bug ||
+		    bug > INT64_MAX) {
 			fprintf(err,
-				"heisen simulate: %s; name one with "
-				"--program\n",
-				ids[0] ? "the workspace has several programs"
-				       : "the workspace has no campaign");
+				"heisen plot: BUG expects a bug id from "
+				"'heisen bugs', got '%s'\n",
+				a->operands[1]);
 			rc = TUI_EXIT_USAGE;
-			goto out;
+		} else if (!r) {
+			st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+					  "out of memory");
+		} else if (!(st = tui_report_load(d, (int64_t)bug, r, &e))) {
+			plot_grid(&b, r);
 		}
-		if (!st)
-			st = db_program_get(d, ids[0], &prog, &e);
-	}
-	if (!st)
-		st = db_program_runs(d, prog.id, load_run, &l, &e);
-	if (!st && l.nomem)
-		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
-				  "out of memory");
-	if (st) {
-		fprintf(err, "heisen simulate: %s\n", e.msg);
-		rc = tui_exit_for(st);
-		goto out;
-	}
-	in.home_row = UINT32_MAX;
-	for (uint32_t r = 0; r < l.nrows; r++)
-		if (!strcmp(l.rows[r].profile, profv) &&
-		    l.rows[r].runs > home_runs) {
-			in.home_row = r;
-			home_runs = l.rows[r].runs;
-		}
-	if (in.home_row == UINT32_MAX) {
-		fprintf(err,
-			"heisen simulate: %s has no run on profile '%s' "
-			"(--profile names the one-profile strategies')\n",
-			prog.name ? prog.name : "the program", profv);
-		rc = TUI_EXIT_USAGE;
-		goto out;
-	}
-	/* Default: a tenth of the time the recorded runs took, so that the
-	 * strategies have to choose. */
-	if (!budv)
-		budget = (double)l.total_us / 1e6 / 10;
-	in.runs = l.runs;
-	in.nruns = l.nruns;
-	in.bugs = l.bugs;
-	in.nbugs = l.nbugs;
-	for (int s = 0; s < DET_SIM_COUNT && !st; s++)
-		if (want[s])
-			st = det_simulate(&in, (det_strategy)s, budget, trials,
-					  det_seed_mix(seed ^ (uint64_t)s),
-					  &res[s], &e);
-	if (st) {
-		fprintf(err, "heisen simulate: %s\n", e.msg);
-		rc = tui_exit_for(st);
-		goto out;
-	}
-	if (json) {
-		tui_json j;
-		tui_json_init(&j, out);
-		tui_json_obj(&j, NULL);
-		tui_json_str(&j, "schema", "heisen.simulate/1");
-		tui_json_str(&j, "program", prog.name ? prog.name : "");
-		tui_json_f64(&j, "budget_s", budget);
-		tui_json_u64(&j, "trials", trials);
-		tui_json_u64(&j, "recorded_runs", l.nruns);
-		tui_json_f64(&j, "recorded_s", (double)l.total_us / 1e6);
-		tui_json_u64(&j, "bugs", l.nbugs);
-		tui_json_str(&j, "profile", profv);
-		tui_json_arr(&j, "strategies");
-		for (int s = 0; s < DET_SIM_COUNT; s++) {
-			if (!want[s])
-				continue;
-			tui_json_obj(&j, NULL);
-			tui_json_str(&j, "strategy",
-				     det_strategy_name((det_strategy)s));
-			tui_json_bool(&j, "empty", res[s].empty);
-			tui_json_u64(&j, "cells", res[s].cells);
-			tui_json_f64(&j, "runs_per_trial",
-				     res[s].runs_per_trial);
-			tui_json_f64(&j, "mean", res[s].mean);
-			tui_json_f64(&j, "p5", res[s].p5);
-			tui_json_f64(&j, "p95", res[s].p95);
-			tui_json_arr(&j, "found");
-			for (uint32_t b = 0; b < l.nbugs && !res[s].empty;
-			     b++) {
-				tui_json_obj(&j, NULL);
-				tui_json_i64(&j, "bug", l.bug_ids[b]);
-				tui_json_f64(&j, "probability",
-					     res[s].found[b]);
-				tui_json_end(&j, '}');
-			}
-			tui_json_end(&j, ']');
-			tui_json_end(&j, '}');
-		}
-		tui_json_end(&j, ']');
-		tui_json_end(&j, '}');
-		tui_json_done(&j);
+		if (r)
+			tui_report_free(r);
+		wasm_free(r);
+	} else if (!strcmp(kind, "factor")) {
+		scored_list l = {0};
+		uint32_t samples;
+		uint64_t seed;
+		if (!(rc = factor_opts(cmd, a, &samples, &seed, err)) &&
+		    !(st = score_bugs(d, 0, samples, seed, &l, &e)))
+			plot_factor(&b, &l);
+		scored_free(&l);
 	} else {
-		fprintf(out,
-			"simulation of %s: a budget of %.2f s of run time "
-			"(recorded: %u runs, %.2f s, %u bugs), %u trials; "
-			"one-profile strategies on '%s'\n",
-			prog.name ? prog.name : "?", budget, l.nruns,
-			(double)l.total_us / 1e6, l.nbugs, trials, profv);
-		fprintf(out, "  %-12s %5s %12s %10s %5s %5s\n", "strategy",
-			"cells", "runs/trial", "bugs mean", "5%", "95%");
-		for (int s = 0; s < DET_SIM_COUNT; s++) {
-			if (!want[s])
-				continue;
-			if (res[s].empty)
-				fprintf(out, "  %-12s   no recorded run\n",
-					det_strategy_name((det_strategy)s));
-			else
-				fprintf(
-				    out,
-				    "  %-12s %5u %12.1f %10.2f %5.0f %5.0f\n",
-				    det_strategy_name((det_strategy)s),
-				    res[s].cells, res[s].runs_per_trial,
-				    res[s].mean, res[s].p5, res[s].p95);
-		}
-		fprintf(out, "detection probability per bug:\n  %-6s", "bug");
-		for (int s = 0; s < DET_SIM_COUNT; s++)
-			if (want[s])
-				fprintf(out, " %12s",
-					det_strategy_name((det_strategy)s));
-		fputc('\n', out);
-		for (uint32_t b = 0; b < l.nbugs; b++) {
-			fprintf(out, "  %-6" PRId64, l.bug_ids[b]);
-			for (int s = 0; s < DET_SIM_COUNT; s++)
-				if (want[s] && res[s].empty)
-					fprintf(out, " %12s", "-");
-				else if (want[s])
-					fprintf(out, " %12.3f",
-						res[s].found[b]);
-			fputc('\n', out);
+		sim_report rep = {0};
+		if (!(rc = simulate_report(cmd, a, d, &rep, err)))
+			plot_simulate(&b, &rep);
+		sim_report_free(&rep);
+	}
+	if (!rc && !st) {
+		uint8_t *data;
+		size_t len;
+		if (b.oom) {
+			st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+					  "out of memory");
+		} else {
+			data = wasm_buf_take(&b, &len);
+			st = wasm_write_file(o, data, len, &e);
+			wasm_free(data);
+			if (!st)
+				fprintf(out, "%s: %s plot, %zu bytes\n", o,
+					kind, len);
 		}
 	}
-	rc = TUI_EXIT_OK;
-out:
-	for (int s = 0; s < DET_SIM_COUNT; s++)
-		det_sim_free(&res[s]);
-	free(l.runs);
-	free(l.bugs);
-	free(l.bug_ids);
-	free(l.rows);
-	db_program_clear(&prog);
+	if (st) {
+		fprintf(err, "heisen plot: %s\n", e.msg);
+		rc = tui_exit_for(st);
+	}
+	wasm_buf_fini(&b);
 	db_close(d);
 	return rc;
 }

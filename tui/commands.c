@@ -218,6 +218,19 @@ static const tui_opt simulate_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt plot_opts[] = {
+	{"-o", "FILE.svg", "the SVG file to write (required)"},
+	{"--samples", "M", "factor: Monte-Carlo draws per bug (default 10000)"},
+	{"--seed", "S", "factor, simulate: seed of the draws (default 0)"},
+	{"--program", "P", "simulate: the program (id, hash or file name)"},
+	{"--budget", "TIME", "simulate: run time a campaign may spend"},
+	{"--strategies", "LIST", "simulate: strategies to draw"},
+	{"--profile", "NAME", "simulate: profile of the one-profile strategies"},
+	{"--trials", "N", "simulate: campaigns per strategy (default 10000)"},
+	DB_OPT,
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt campaigns_opts[] = {
 	DB_OPT,
 	{"--json", NULL, "print the list as JSON (schema heisen.campaigns/1)"},
@@ -645,6 +658,22 @@ const tui_cmd tui_commands[] = {
 	 "without runs, several programs without --program, or a database "
 	 "that cannot be used; 3 on an internal error.",
 	 0, 0, simulate_opts, tui_cmd_simulate},
+	{"plot",
+	 "grid BUG | factor | simulate  -o FILE.svg [--db FILE] [the "
+	 "options of factor or simulate]",
+	 "draw a grid, the factors or a simulation as SVG",
+	 "Writes a standalone SVG that a browser opens and a report can "
+	 "embed: 'plot grid BUG' the bug's detections K/N per (node, "
+	 "profile) and density, each cell coloured by K/N against the best "
+	 "one (as heisen grid); 'plot factor' every bug's heisen factor with "
+	 "its 90 % interval and the naive estimate (as heisen factor); 'plot "
+	 "simulate' the bugs found per strategy, mean and 5-95 % (as heisen "
+	 "simulate, with its options). Each cell, bug and strategy carries "
+	 "its numbers as data- attributes.\n"
+	 "Exit status: 0; 2 for a bad kind or option, an unknown bug or "
+	 "program, a file that cannot be written or a database that cannot "
+	 "be used; 3 on an internal error.",
+	 1, 2, plot_opts, tui_cmd_plot},
 	{"profiles", "[--json]", "list the execution profiles",
 	 "Lists the execution profiles 'heisen sweep --profiles' accepts: "
 	 "each is a regime for the program's threads on this machine (one "

@@ -101,6 +101,32 @@ for args in "--strategies sideways" "--profile nosuch" "--program nosuch.wasm" "
 	"$HEISEN" simulate $args --db "$db" >/dev/null 2>b.err
 	[ $? -eq 2 ] && [ -s b.err ] || bad "simulate $args: not exit 2 with a message"
 done
+# plot: well-formed SVG carrying the numbers of grid, factor, simulate.
+"$HEISEN" plot grid "$bug" -o grid.svg --db "$db" >/dev/null || bad "plot grid: exit $?"
+"$HEISEN" plot factor -o factor.svg --db "$db" >/dev/null || bad "plot factor: exit $?"
+"$HEISEN" plot simulate -o sim.svg --db "$db" --budget 0.5 --trials 500 >/dev/null ||
+	bad "plot simulate: exit $?"
+python3 - g.json f1.json sim.json <<'PY' || bad "plots do not carry the numbers"
+import json, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+g, f, sim = (json.load(open(p)) for p in sys.argv[1:4])
+cells = {(r.get("data-profile"), int(r.get("data-density-bp"))): (int(r.get("data-k")), int(r.get("data-n")))
+         for r in ET.parse("grid.svg").iter(ns + "rect") if r.get("data-k") is not None}
+assert cells == {(c["profile"], c["density_bp"]): (c["detected"], c["runs"]) for c in g["cells"]}, cells
+bugs = [x for x in ET.parse("factor.svg").iter(ns + "g") if x.get("data-bug")]
+assert [int(x.get("data-bug")) for x in bugs] == [b["bug"] for b in f["bugs"]]
+for x, b in zip(bugs, f["bugs"]):
+    assert abs(float(x.get("data-factor")) - b["factor"]) <= 1e-5 * max(1, b["factor"])
+strat = [x.get("data-strategy") for x in ET.parse("sim.svg").iter(ns + "g") if x.get("data-strategy")]
+assert strat == ["homogeneous", "density", "profile", "both"], strat
+PY
+for args in "grid -o x.svg" "factor" "bars -o x.svg" "factor $bug -o x.svg"; do
+	# shellcheck disable=SC2086
+	"$HEISEN" plot $args --db "$db" >/dev/null 2>b.err
+	[ $? -eq 2 ] && [ -s b.err ] || bad "plot $args: not exit 2 with a message"
+done
+[ -e x.svg ] && bad "a refused plot wrote its file"
 "$HEISEN" factor --db "$dir/none.db" >/dev/null 2>&1
 [ $? -eq 2 ] || bad "factor on a missing workspace: not exit 2"
 finish t_factor

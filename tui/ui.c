@@ -63,6 +63,7 @@ struct tui_app {
 	tui_session session;
 	sweep_state sweep;
 	struct latency *lat; /* HEISEN_TUI_STATS: NULL when not asked */
+	tui_factors *factors; /* made on first use */
 	bool utf8;
 	int attr[TUI_NROLES];
 };
@@ -201,6 +202,13 @@ char tui_heat_ch(uint64_t k, uint64_t n)
 
 void tui_dirty(tui_app *app) { app->dirty = true; }
 db *tui_app_db(tui_app *app) { return app->d; }
+
+tui_factors *tui_app_factors(tui_app *app)
+{
+	if (!app->factors)
+		app->factors = tui_factors_new();
+	return app->factors;
+}
 const char *tui_app_dbpath(tui_app *app) { return app->dbpath; }
 int tui_app_rows(tui_app *app) { return LINES - 2; }
 
@@ -1270,6 +1278,7 @@ int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		free(app->lat);
 	}
 	tui_session_free(&app->session);
+	tui_factors_free(app->factors);
 	db_close(app->d);
 	free(app);
 	return TUI_EXIT_OK;

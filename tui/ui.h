@@ -32,6 +32,7 @@
 
 #include "cli.h"
 #include "db/db.h"
+#include "detector/stats.h"
 
 typedef struct tui_app tui_app;
 typedef struct tui_screen tui_screen;
@@ -246,5 +247,25 @@ bool tui_open_sweep_form(tui_app *app, const char *program);
 /* Start `heisen sweep` with these words (after "sweep"; --db and
  * --progress-fd are added). False with a message when one already runs. */
 bool tui_sweep_start(tui_app *app, char *const words[], int nwords);
+
+/* ---- heisen factors off the drawing path (ui_factor.c) ------------------
+ *
+ * One cache per app (tui_app_factors) of each bug's F and class, as
+ * `heisen factor` computes them (seed 0, 10 000 draws), keyed by bug and
+ * valid for the number of runs that detected it. tui_factors_want reads
+ * the cells of the bugs whose entry is missing or stale from d (the
+ * caller's thread) and computes them on a thread of their own; it does
+ * nothing while a computation runs. tui_factors_poll, from a screen's
+ * tick, merges a finished computation and returns a generation number
+ * that grows with every merge: a screen reloads when it changes. */
+typedef struct tui_factors tui_factors;
+tui_factors *tui_factors_new(void);
+void tui_factors_free(tui_factors *f);
+tui_factors *tui_app_factors(tui_app *app);
+bool tui_factors_get(tui_factors *f, int64_t bug, uint64_t runs,
+		     det_factor *out, det_class *cls);
+void tui_factors_want(tui_factors *f, db *d, const int64_t *bugs,
+		      const uint64_t *runs, const int64_t *same, size_t n);
+unsigned tui_factors_poll(tui_factors *f);
 
 #endif

@@ -273,7 +273,7 @@ bool tui_open_campaigns(tui_app *app)
 	return tui_push(app, &camp_ops, s, "Campaigns", true);
 }
 
-/* ---- forms: a new sweep, a replay ----------------------------------------- */
+/* ---- forms: a new sweep, a replay --------------------------------------- */
 
 /* A field of a form: its label, the command option it becomes, a hint;
  * with choices ("no|yes") Enter cycles through them instead of editing. */
@@ -317,8 +317,7 @@ static const form_field sweep_fields[F_N] = {
     [F_RUNS] = {"Runs per cell", "--runs", "empty with a budget", NULL},
     [F_BUDGET] = {"Budget", "--budget", "e.g. 10m; instead of runs", NULL},
     [F_PROFILES] = {"Profiles", "--profiles", "see 'heisen profiles'", NULL},
-    [F_JOBS] = {"Jobs", "--jobs", "worker processes; empty: one per CPU",
-		NULL},
+    [F_JOBS] = {"Jobs", "--jobs", "worker processes; empty: one per CPU", NULL},
     [F_DELAY] = {"Delay", "--delay", "spin units per armed access", NULL},
     [F_TIMEOUT] = {"Timeout", "--timeout", "per run, e.g. 30s", NULL},
     [F_PRUNE] = {"Prune", "--prune",
@@ -567,9 +566,23 @@ static bool open_replay_form(tui_app *app, int64_t bug)
 static const tui_col bug_cols[] = {
     {"BUG", 4, true, false},	      {"PROGRAM", 14, false, false},
     {"KINDS", 5, false, false},	      {"RUNS", 5, true, false},
+    {"F", 5, true, false},	      {"CLASS", 16, false, false},
     {"SITE A", 18, false, true},      {"SITE B", 18, false, true},
     {"FIRST SEEN", 16, false, false},
 };
+
+/* The bug list, with each bug's heisen factor and class once the
+ * background computation (tui_factors) has them; until then the two
+ * cells are empty. */
+typedef struct bugs_view {
+	list l; /* first: the screen's state is a list */
+	tui_factors *fac;
+	unsigned gen;
+	/* The bugs listed, for tui_factors_want. */
+	int64_t *ids, *same;
+	uint64_t *runs;
+	size_t n, cap;
+} bugs_view;
 
 static const tui_keydoc bug_keys[] = {
     {"Enter", "the bug: sites, source, detections per profile and density"},
@@ -581,9 +594,37 @@ static const tui_keydoc bug_keys[] = {
 static bool bug_row_cb(void *ctx, const db_bug *b)
 {
 	list *l = ctx;
+	bugs_view *v = ctx;
 	char id[24], kinds[8], runs[24], seen[32], sa[300], sb[300];
-	const char *cell[7] = {id, b->program, kinds, runs, sa, sb, seen};
+	char f[16] = "", cls[24] = "";
+	const char *cell[9] = {id, b->program, kinds, runs, f,
+			       cls, sa, sb, seen};
+	det_factor fa;
+	det_class c;
 
+	if (tui_factors_get(v->fac, b->id, b->runs, &fa, &c)) {
+		snprintf(f, sizeof f, "%.2f", fa.map);
+		snprintf(cls, sizeof cls, "%s", det_class_name(c));
+	}
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? 2 * v->cap : 64;
+		int64_t *ni = realloc(v->ids, nc * sizeof *ni);
+		int64_t *ns = ni ? realloc(v->same, nc * sizeof *ns) : NULL;
+		uint64_t *nr = ns ? realloc(v->runs, nc * sizeof *nr) : NULL;
+		if (ni)
+			v->ids = ni;
+		if (ns)
+			v->same = ns;
+		if (nr)
+			v->runs = nr;
+		if (nr)
+			v->cap = nc;
+	}
+	if (v->n < v->cap) {
+		v->ids[v->n] = b->id;
+		v->runs[v->n] = b->runs;
+		v->same[v->n++] = b->site[0].id == b->site[1].id;
+	}
 	snprintf(id, sizeof id, "%" PRId64, b->id);
 	tui_fmt_kinds(b, kinds, sizeof kinds);
 	snprintf(runs, sizeof runs, "%" PRIu64, b->runs);
@@ -595,25 +636,57 @@ static bool bug_row_cb(void *ctx, const db_bug *b)
 
 static wasm_status bugs_fill(list *l, db *d, wasm_err *e)
 {
-	return db_bug_list(d, l->arg, bug_row_cb, l, e);
+	bugs_view *v = (bugs_view *)l;
+	wasm_status st;
+
+	v->n = 0;
+	st = db_bug_list(d, l->arg, bug_row_cb, l, e);
+	if (!st)
+		tui_factors_want(v->fac, d, v->ids, v->runs, v->same, v->n);
+	return st;
+}
+
+/* Reload when the background computation has new factors. */
+static void bugs_tick(tui_screen *scr, tui_app *app)
+{
+	bugs_view *v = scr->st;
+	unsigned gen = tui_factors_poll(v->fac);
+
+	if (gen != v->gen) {
+		v->gen = gen;
+		list_load(scr, app);
+		tui_dirty(app);
+	}
+}
+
+static void bugs_free(list *l)
+{
+	bugs_view *v = (bugs_view *)l;
+	free(v->ids);
+	free(v->same);
+	free(v->runs);
 }
 
 static const tui_screen_ops bugs_ops = {
-    "Bugs", bug_keys, list_load, list_draw, list_key, NULL, list_free,
+    "Bugs", bug_keys, list_load, list_draw, list_key, bugs_tick, list_free,
 };
 
 bool tui_open_bugs(tui_app *app, int64_t program_id)
 {
-	list *s = calloc(1, sizeof *s);
+	bugs_view *v = calloc(1, sizeof *v);
+	list *s = &v->l;
 	char title[160] = "Bugs";
 
-	if (!s)
+	if (!v)
 		return false;
+	v->fac = tui_app_factors(app);
+	v->gen = tui_factors_poll(v->fac);
+	s->extra_free = bugs_free;
 	s->arg = program_id;
 	s->fill = bugs_fill;
 	s->open = tui_open_bug;
 	/* Most detected first, as `heisen bugs` lists them. */
-	tui_table_init(&s->t, bug_cols, 7,
+	tui_table_init(&s->t, bug_cols, 9,
 		       "no bugs recorded yet: a sweep finds them");
 	if (program_id > 0) {
 		db_program p = {0};
@@ -631,6 +704,7 @@ typedef struct bug_view {
 	int64_t id;
 	int64_t rerun; /* the first example run, for x */
 	tui_doc doc;
+	unsigned gen; /* of the factors last shown */
 } bug_view;
 
 static const tui_keydoc bugv_keys[] = {
@@ -761,8 +835,29 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 		    r->bug.first_run);
 	doc_site(d, &r->bug.site[0], r->prog.path, 'A');
 	doc_site(d, &r->bug.site[1], r->prog.path, 'B');
-	if (r->ncells)
+	if (r->ncells) {
+		tui_factors *fac = tui_app_factors(app);
+		det_factor f;
+		det_class c;
+		if (tui_factors_get(fac, r->bug.id, r->bug.runs, &f, &c)) {
+			tui_doc_add(d,
+				    TUI_M_HEADER "Heisen factor" TUI_M_NORMAL
+						 " %.2f (90 %%: %.2f-%.2f, "
+						 "naive %.2f), class %s%s",
+				    f.map, f.lo, f.hi, f.naive,
+				    det_class_name(c),
+				    f.few ? ": few detections" : "");
+		} else {
+			int64_t id = r->bug.id, same =
+			    r->bug.site[0].id == r->bug.site[1].id;
+			uint64_t runs = r->bug.runs;
+			tui_factors_want(fac, tui_app_db(app), &id, &runs,
+					 &same, 1);
+			tui_doc_add(d, TUI_M_HEADER "Heisen factor" TUI_M_DIM
+						    " being computed");
+		}
 		doc_grid(d, r);
+	}
 	s->rerun = r->nex ? r->ex[0].run : 0;
 	if (r->nex) {
 		tui_doc_add(d, TUI_M_HEADER "Example runs" TUI_M_NORMAL
@@ -858,8 +953,21 @@ static void bugv_free(tui_screen *scr)
 	free(s);
 }
 
+/* Reload when the background computation has new factors. */
+static void bugv_tick(tui_screen *scr, tui_app *app)
+{
+	bug_view *s = scr->st;
+	unsigned gen = tui_factors_poll(tui_app_factors(app));
+
+	if (gen != s->gen) {
+		s->gen = gen;
+		scr->ops->load(scr, app);
+		tui_dirty(app);
+	}
+}
+
 static const tui_screen_ops bugv_ops = {
-    "Bug", bugv_keys, bugv_load, bugv_draw, bugv_key, NULL, bugv_free,
+    "Bug", bugv_keys, bugv_load, bugv_draw, bugv_key, bugv_tick, bugv_free,
 };
 
 bool tui_open_bug(tui_app *app, int64_t bug_id)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The TUI's replay keys, driven in tmux at 80x24: on a bug, p opens the
+# The TUI's heisen factors (F and class in the bug list, F above a bug's
+# grid, as `heisen factor` computes them) and its replay keys, driven in
+# tmux at 80x24: on a bug, p opens the
 # replay form (Enter on Mode cycles trigger -> pinned), s starts it, the
 # output screen shows the progress lines and the rate as they come; w
 # writes a repro file, which replays with `heisen replay --file`.
@@ -36,9 +38,19 @@ tm new-session -d -s tui -x 80 -y 24 -c "$dir" "$heisen tui; sleep 30" || bad "t
 wait_for 'Campaigns' "the TUI did not open" || finish t_tui_replay
 tm send-keys -t tui 2
 wait_for '^ +BUG ' "bug list"
+# F and the class fill in when the background computation is done.
+wait_for '^ +[0-9]+ .* [0-9]+\.[0-9]{2} (ordinary|density-specific|profile-specific|random|few) ' \
+	"F and class in the bug list"
 tm send-keys -t tui Enter
 wait_for 'Bug [0-9]+ ' "a bug screen" || finish t_tui_replay
 shown=$(grep -oE 'Bug [0-9]+ ' <<<"$scr" | head -1 | grep -oE '[0-9]+')
+# The same numbers as `heisen factor BUG`, as an ERE.
+want=$("$HEISEN" factor "$shown" --json | python3 -c '
+import json, re, sys
+b = json.load(sys.stdin)["bugs"][0]
+t = "%.2f (90 %%: %.2f-%.2f" % (b["factor"], *b["interval"])
+print(re.sub(r"([.()])", r"\\\1", t))')
+wait_for "^Heisen factor $want" "the bug screen's F equals heisen factor's"
 tm send-keys -t tui p
 wait_for 'Mode +trigger' "the replay form" || finish t_tui_replay
 tm send-keys -t tui j Enter

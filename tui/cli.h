@@ -215,6 +215,12 @@ void tui_history_load(tui_history *h);
 bool tui_history_add(tui_history *h, const char *line);
 void tui_history_free(tui_history *h);
 
+/* A workspace id (a positive decimal number) for `what` ("bug", "run"),
+ * into *out; else prints "heisen CMD: 'x' is not a bug id (... 'heisen
+ * LIST' lists them)" and returns exit code 2. */
+int tui_parse_id(const tui_cmd *cmd, const char *what, const char *s,
+		 const char *list, int64_t *out, FILE *err);
+
 /* Whole numbers of an option: decimal or 0x hex, no sign; u32 within
  * [lo, hi]. False when v is not one. */
 bool tui_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out);

@@ -179,14 +179,14 @@ static void json_row(tui_json *j, const scored *s)
 
 /* The bugs (all, or only `bug`) with their factors and classes, most
  * heisen first; l owns them (scored_free). */
-static wasm_status score_bugs(db *d, uint64_t bug, uint32_t samples,
+static wasm_status score_bugs(db *d, int64_t bug, uint32_t samples,
 			      uint64_t seed, scored_list *l, wasm_err *e)
 {
 	wasm_status st;
 
 	if (bug) {
 		db_bug b = {0};
-		if (!(st = db_bug_get(d, (int64_t)bug, &b, e))) {
+		if (!(st = db_bug_get(d, bug, &b, e))) {
 			keep_bug(l, &b);
 			db_bug_clear(&b);
 		}
@@ -257,7 +257,8 @@ int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	uint32_t samples;
-	uint64_t seed, bug = 0;
+	uint64_t seed;
+	int64_t bug = 0;
 	scored_list l = {0};
 	const char *path;
 	wasm_err e;
@@ -268,13 +269,8 @@ int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if ((rc = factor_opts(cmd, a, &samples, &seed, err)))
 		return rc;
 	if (a->noperands &&
-	    (!tui_parse_u64(a->operands[0], &bug) || !bug || bug > INT64_MAX)) {
-		fprintf(err,
-			"heisen factor: BUG expects a bug id from 'heisen "
-			"bugs', got '%s'\n",
-			a->operands[0]);
-		return TUI_EXIT_USAGE;
-	}
+	    (rc = tui_parse_id(cmd, "bug", a->operands[0], "bugs", &bug, err)))
+		return rc;
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
 				       err)))
 		return rc;
@@ -481,7 +477,7 @@ int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	bool csv = tui_opt_value(cmd, a, "--csv") != NULL;
 	tui_report *r = NULL;
-	uint64_t bug;
+	int64_t bug;
 	const char *path;
 	wasm_err e;
 	wasm_status st;
@@ -492,13 +488,8 @@ int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		fprintf(err, "heisen grid: --csv or --json, not both\n");
 		return TUI_EXIT_USAGE;
 	}
-	if (!tui_parse_u64(a->operands[0], &bug) || !bug || bug > INT64_MAX) {
-		fprintf(err,
-			"heisen grid: BUG expects a bug id from 'heisen "
-			"bugs', got '%s'\n",
-			a->operands[0]);
-		return TUI_EXIT_USAGE;
-	}
+	if ((rc = tui_parse_id(cmd, "bug", a->operands[0], "bugs", &bug, err)))
+		return rc;
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
 				       err)))
 		return rc;
@@ -507,7 +498,7 @@ int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		fprintf(err, "heisen grid: out of memory\n");
 		return TUI_EXIT_INTERNAL;
 	}
-	if ((st = tui_report_load(d, (int64_t)bug, r, &e))) {
+	if ((st = tui_report_load(d, bug, r, &e))) {
 		fprintf(err, "heisen grid: %s\n", e.msg);
 		rc = tui_exit_for(st);
 	} else if (json) {
@@ -1188,21 +1179,15 @@ int tui_cmd_plot(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				       err)))
 		return rc;
 	if (!strcmp(kind, "grid")) {
-		uint64_t bug;
-		tui_report *r = wasm_calloc(1, sizeof *r);
-		if (!tui_parse_u64(a->operands[1], &bug) || !bug ||
-		    bug > INT64_MAX) {
-			fprintf(err,
-				"heisen plot: BUG expects a bug id from "
-				"'heisen bugs', got '%s'\n",
-				a->operands[1]);
-			rc = TUI_EXIT_USAGE;
-		} else if (!r) {
+		int64_t bug;
+		tui_report *r = NULL;
+		rc =
+		    tui_parse_id(cmd, "bug", a->operands[1], "bugs", &bug, err);
+		if (!rc && !(r = wasm_calloc(1, sizeof *r)))
 			st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
 					  "out of memory");
-		} else if (!(st = tui_report_load(d, (int64_t)bug, r, &e))) {
+		else if (!rc && !(st = tui_report_load(d, bug, r, &e)))
 			plot_grid(&b, r);
-		}
 		if (r)
 			tui_report_free(r);
 		wasm_free(r);

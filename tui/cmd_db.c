@@ -77,29 +77,23 @@ static int query_fail(const tui_cmd *cmd, wasm_status st, const wasm_err *e,
 	return db_exit(st);
 }
 
-static bool parse_id(const char *s, int64_t *out)
+int tui_parse_id(const tui_cmd *cmd, const char *what, const char *s,
+		 const char *list, int64_t *out, FILE *err)
 {
 	unsigned long long v;
 	char *end;
 
-	if (!isdigit((unsigned char)s[0]))
-		return false;
 	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end || errno || v == 0 || v > INT64_MAX)
-		return false;
+	v = isdigit((unsigned char)s[0]) ? strtoull(s, &end, 10) : 0;
+	if (!v || *end || errno || v > INT64_MAX) {
+		fprintf(err,
+			"heisen %s: '%s' is not a %s id (a positive number; "
+			"'heisen %s' lists them)\n",
+			cmd->name, s, what, list);
+		return TUI_EXIT_USAGE;
+	}
 	*out = (int64_t)v;
-	return true;
-}
-
-static int bad_id(const tui_cmd *cmd, const char *what, const char *s,
-		  const char *list, FILE *err)
-{
-	fprintf(err,
-		"heisen %s: '%s' is not a %s id (a positive number; 'heisen "
-		"%s' lists them)\n",
-		cmd->name, s, what, list);
-	return TUI_EXIT_USAGE;
+	return TUI_EXIT_OK;
 }
 
 /* Local time to the minute, "-" when unknown. */
@@ -380,11 +374,11 @@ int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db *d;
 	int rc;
 
-	if (!parse_id(a->operands[0], &cid))
-		return bad_id(cmd, "campaign", a->operands[0], "campaigns",
-			      err);
-	if (bugopt && !parse_id(bugopt, &bid))
-		return bad_id(cmd, "bug", bugopt, "bugs", err);
+	if ((rc = tui_parse_id(cmd, "campaign", a->operands[0], "campaigns",
+			       &cid, err)) ||
+	    (bugopt &&
+	     (rc = tui_parse_id(cmd, "bug", bugopt, "bugs", &bid, err))))
+		return rc;
 	if ((rc = open_existing(cmd, a, &d, &path, err)))
 		return rc;
 	wasm_err_clear(&e);
@@ -939,8 +933,8 @@ int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db *d;
 	int rc;
 
-	if (!parse_id(a->operands[0], &bid))
-		return bad_id(cmd, "bug", a->operands[0], "bugs", err);
+	if ((rc = tui_parse_id(cmd, "bug", a->operands[0], "bugs", &bid, err)))
+		return rc;
 	if ((rc = open_existing(cmd, a, &d, &path, err)))
 		return rc;
 	wasm_err_clear(&e);

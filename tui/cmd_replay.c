@@ -290,7 +290,7 @@ static int get_spec(const tui_cmd *cmd, const tui_args *a, rep_spec *s, db **d,
 {
 	const char *file = tui_opt_value(cmd, a, "--file");
 	const char *runv = tui_opt_value(cmd, a, "--run");
-	uint64_t bug = 0, run = 0;
+	int64_t bug = 0, run = 0;
 	const char *dbpath;
 	wasm_err e;
 	wasm_status st;
@@ -316,22 +316,15 @@ static int get_spec(const tui_cmd *cmd, const tui_args *a, rep_spec *s, db **d,
 			     "FILE.repro PROGRAM.wasm)\n");
 		return TUI_EXIT_USAGE;
 	}
-	if ((a->noperands && (!tui_parse_u64(a->operands[0], &bug) || !bug ||
-			      bug > INT64_MAX)) ||
-	    (runv && (!tui_parse_u64(runv, &run) || !run || run > INT64_MAX))) {
-		fprintf(err,
-			"heisen replay: %s expects an id from 'heisen "
-			"%s', got '%s'\n",
-			runv && (!a->noperands || bug) ? "--run" : "BUG",
-			runv && (!a->noperands || bug) ? "runs CAMPAIGN"
-						       : "bugs",
-			runv && (!a->noperands || bug) ? runv : a->operands[0]);
-		return TUI_EXIT_USAGE;
-	}
+	if ((a->noperands && (rc = tui_parse_id(cmd, "bug", a->operands[0],
+						"bugs", &bug, err))) ||
+	    (runv &&
+	     (rc = tui_parse_id(cmd, "run", runv, "runs CAMPAIGN", &run, err))))
+		return rc;
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), d,
 				       &dbpath, err)))
 		return rc;
-	if ((st = rep_spec_from_db(*d, (int64_t)bug, (int64_t)run, s, &e))) {
+	if ((st = rep_spec_from_db(*d, bug, run, s, &e))) {
 		fprintf(err, "heisen replay: %s\n", e.msg);
 		return tui_exit_for(st);
 	}
@@ -483,7 +476,7 @@ out:
 int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *o = tui_opt_value(cmd, a, "-o");
-	uint64_t id;
+	int64_t id;
 	db *d = NULL;
 	db_run run = {0};
 	db_campaign c = {0};
@@ -506,17 +499,13 @@ int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		fprintf(err, "heisen mask save: -o FILE is required\n");
 		return TUI_EXIT_USAGE;
 	}
-	if (!tui_parse_u64(a->operands[1], &id) || !id || id > INT64_MAX) {
-		fprintf(err,
-			"heisen mask save: RUN expects a run id from "
-			"'heisen runs CAMPAIGN', got '%s'\n",
-			a->operands[1]);
-		return TUI_EXIT_USAGE;
-	}
+	if ((rc = tui_parse_id(cmd, "run", a->operands[1], "runs CAMPAIGN", &id,
+			       err)))
+		return rc;
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d,
 				       &dbpath, err)))
 		return rc;
-	if ((st = db_run_get(d, (int64_t)id, &run, &e)) ||
+	if ((st = db_run_get(d, id, &run, &e)) ||
 	    (st = db_campaign_get(d, run.campaign_id, &c, &e)) ||
 	    (st = db_program_get(d, c.program_id, &prog, &e))) {
 		fprintf(err, "heisen mask save: %s\n", e.msg);

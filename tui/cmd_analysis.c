@@ -772,14 +772,93 @@ static int simulate_report(const tui_cmd *cmd, const tui_args *a, db *d,
 	return TUI_EXIT_OK;
 }
 
+static void simulate_json(FILE *out, const sim_report *r)
+{
+	tui_json j;
+	tui_json_init(&j, out);
+	tui_json_obj(&j, NULL);
+	tui_json_str(&j, "schema", "heisen.simulate/1");
+	tui_json_str(&j, "program", r->prog.name ? r->prog.name : "");
+	tui_json_f64(&j, "budget_s", r->budget);
+	tui_json_u64(&j, "trials", r->trials);
+	tui_json_u64(&j, "recorded_runs", r->l.nruns);
+	tui_json_f64(&j, "recorded_s", (double)r->l.total_us / 1e6);
+	tui_json_u64(&j, "bugs", r->l.nbugs);
+	tui_json_str(&j, "profile", r->profile);
+	tui_json_arr(&j, "strategies");
+	for (int s = 0; s < DET_SIM_COUNT; s++) {
+		if (!r->want[s])
+			continue;
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "strategy",
+			     det_strategy_name((det_strategy)s));
+		tui_json_bool(&j, "empty", r->res[s].empty);
+		tui_json_u64(&j, "cells", r->res[s].cells);
+		tui_json_f64(&j, "runs_per_trial", r->res[s].runs_per_trial);
+		tui_json_f64(&j, "mean", r->res[s].mean);
+		tui_json_f64(&j, "p5", r->res[s].p5);
+		tui_json_f64(&j, "p95", r->res[s].p95);
+		tui_json_arr(&j, "found");
+		for (uint32_t b = 0; b < r->l.nbugs && !r->res[s].empty; b++) {
+			tui_json_obj(&j, NULL);
+			tui_json_i64(&j, "bug", r->l.bug_ids[b]);
+			tui_json_f64(&j, "probability", r->res[s].found[b]);
+			tui_json_end(&j, '}');
+		}
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+	}
+	tui_json_end(&j, ']');
+	tui_json_end(&j, '}');
+	tui_json_done(&j);
+}
+
+static void simulate_text(FILE *out, const sim_report *r)
+{
+	fprintf(out,
+		"simulation of %s: a r->budget of %.2f s of run time "
+		"(recorded: %u runs, %.2f s, %u bugs), %u r->trials; "
+		"one-profile strategies on '%s'\n",
+		r->prog.name ? r->prog.name : "?", r->budget, r->l.nruns,
+		(double)r->l.total_us / 1e6, r->l.nbugs, r->trials, r->profile);
+	fprintf(out, "  %-12s %5s %12s %10s %5s %5s\n", "strategy", "cells",
+		"runs/trial", "bugs mean", "5%", "95%");
+	for (int s = 0; s < DET_SIM_COUNT; s++) {
+		if (!r->want[s])
+			continue;
+		if (r->res[s].empty)
+			fprintf(out, "  %-12s   no recorded run\n",
+				det_strategy_name((det_strategy)s));
+		else
+			fprintf(out,
+				"  %-12s %5u %12.1f %10.2f %5.0f "
+				"%5.0f\n",
+				det_strategy_name((det_strategy)s),
+				r->res[s].cells, r->res[s].runs_per_trial,
+				r->res[s].mean, r->res[s].p5, r->res[s].p95);
+	}
+	fprintf(out, "detection probability per bug:\n  %-6s", "bug");
+	for (int s = 0; s < DET_SIM_COUNT; s++)
+		if (r->want[s])
+			fprintf(out, " %12s",
+				det_strategy_name((det_strategy)s));
+	fputc('\n', out);
+	for (uint32_t b = 0; b < r->l.nbugs; b++) {
+		fprintf(out, "  %-6" PRId64, r->l.bug_ids[b]);
+		for (int s = 0; s < DET_SIM_COUNT; s++)
+			if (r->want[s] && r->res[s].empty)
+				fprintf(out, " %12s", "-");
+			else if (r->want[s])
+				fprintf(out, " %12.3f", r->res[s].found[b]);
+		fputc('\n', out);
+	}
+}
+
 int tui_cmd_simulate(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	sim_report rep = {0};
-	sim_load *lp = &rep.l;
-	bool *want = rep.want;
-	det_sim_result *res = rep.res;
 	const char *path;
 	db *d = NULL;
 	int rc;
@@ -789,102 +868,10 @@ int tui_cmd_simulate(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		return rc;
 	if ((rc = simulate_report(cmd, a, d, &rep, err)))
 		goto out;
-	{
-		sim_load l = *lp;
-		db_program prog = rep.prog;
-		double budget = rep.budget;
-		uint32_t trials = rep.trials;
-		const char *profv = rep.profile;
-		if (json) {
-			tui_json j;
-			tui_json_init(&j, out);
-			tui_json_obj(&j, NULL);
-			tui_json_str(&j, "schema", "heisen.simulate/1");
-			tui_json_str(&j, "program", prog.name ? prog.name : "");
-			tui_json_f64(&j, "budget_s", budget);
-			tui_json_u64(&j, "trials", trials);
-			tui_json_u64(&j, "recorded_runs", l.nruns);
-			tui_json_f64(&j, "recorded_s",
-				     (double)l.total_us / 1e6);
-			tui_json_u64(&j, "bugs", l.nbugs);
-			tui_json_str(&j, "profile", profv);
-			tui_json_arr(&j, "strategies");
-			for (int s = 0; s < DET_SIM_COUNT; s++) {
-				if (!want[s])
-					continue;
-				tui_json_obj(&j, NULL);
-				tui_json_str(
-				    &j, "strategy",
-				    det_strategy_name((det_strategy)s));
-				tui_json_bool(&j, "empty", res[s].empty);
-				tui_json_u64(&j, "cells", res[s].cells);
-				tui_json_f64(&j, "runs_per_trial",
-					     res[s].runs_per_trial);
-				tui_json_f64(&j, "mean", res[s].mean);
-				tui_json_f64(&j, "p5", res[s].p5);
-				tui_json_f64(&j, "p95", res[s].p95);
-				tui_json_arr(&j, "found");
-				for (uint32_t b = 0;
-				     b < l.nbugs && !res[s].empty; b++) {
-					tui_json_obj(&j, NULL);
-					tui_json_i64(&j, "bug", l.bug_ids[b]);
-					tui_json_f64(&j, "probability",
-						     res[s].found[b]);
-					tui_json_end(&j, '}');
-				}
-				tui_json_end(&j, ']');
-				tui_json_end(&j, '}');
-			}
-			tui_json_end(&j, ']');
-			tui_json_end(&j, '}');
-			tui_json_done(&j);
-		} else {
-			fprintf(
-			    out,
-			    "simulation of %s: a budget of %.2f s of run time "
-			    "(recorded: %u runs, %.2f s, %u bugs), %u trials; "
-			    "one-profile strategies on '%s'\n",
-			    prog.name ? prog.name : "?", budget, l.nruns,
-			    (double)l.total_us / 1e6, l.nbugs, trials, profv);
-			fprintf(out, "  %-12s %5s %12s %10s %5s %5s\n",
-				"strategy", "cells", "runs/trial", "bugs mean",
-				"5%", "95%");
-			for (int s = 0; s < DET_SIM_COUNT; s++) {
-				if (!want[s])
-					continue;
-				if (res[s].empty)
-					fprintf(
-					    out, "  %-12s   no recorded run\n",
-					    det_strategy_name((det_strategy)s));
-				else
-					fprintf(
-					    out,
-					    "  %-12s %5u %12.1f %10.2f %5.0f "
-					    "%5.0f\n",
-					    det_strategy_name((det_strategy)s),
-					    res[s].cells, res[s].runs_per_trial,
-					    res[s].mean, res[s].p5, res[s].p95);
-			}
-			fprintf(out, "detection probability per bug:\n  %-6s",
-				"bug");
-			for (int s = 0; s < DET_SIM_COUNT; s++)
-				if (want[s])
-					fprintf(
-					    out, " %12s",
-					    det_strategy_name((det_strategy)s));
-			fputc('\n', out);
-			for (uint32_t b = 0; b < l.nbugs; b++) {
-				fprintf(out, "  %-6" PRId64, l.bug_ids[b]);
-				for (int s = 0; s < DET_SIM_COUNT; s++)
-					if (want[s] && res[s].empty)
-						fprintf(out, " %12s", "-");
-					else if (want[s])
-						fprintf(out, " %12.3f",
-							res[s].found[b]);
-				fputc('\n', out);
-			}
-		}
-	}
+	if (json)
+		simulate_json(out, &rep);
+	else
+		simulate_text(out, &rep);
 	rc = TUI_EXIT_OK;
 out:
 	sim_report_free(&rep);

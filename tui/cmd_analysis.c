@@ -816,8 +816,8 @@ static void simulate_json(FILE *out, const sim_report *r)
 static void simulate_text(FILE *out, const sim_report *r)
 {
 	fprintf(out,
-		"simulation of %s: a r->budget of %.2f s of run time "
-		"(recorded: %u runs, %.2f s, %u bugs), %u r->trials; "
+		"simulation of %s: a budget of %.2f s of run time "
+		"(recorded: %u runs, %.2f s, %u bugs), %u trials; "
 		"one-profile strategies on '%s'\n",
 		r->prog.name ? r->prog.name : "?", r->budget, r->l.nruns,
 		(double)r->l.total_us / 1e6, r->l.nbugs, r->trials, r->profile);

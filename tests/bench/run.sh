@@ -14,7 +14,8 @@
 # on the same module (bench_rewrite) and what instrumented code costs with
 # every site disarmed (see "rewriter" below), the detector
 # (tests/bench/detector.sh), the TUI's key echo during a sweep
-# (tests/bench/tui_echo.sh), and reproduction rates (tests/bench/replay.sh).
+# (tests/bench/tui_echo.sh), reproduction rates (tests/bench/replay.sh),
+# and the statistics' speed (bench_stats).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -192,4 +193,9 @@ fi
 # Reproduction rates of every demo bug in the three replay modes
 # (tests/bench/replay.sh, see its header).
 "$(dirname "${BASH_SOURCE[0]}")/replay.sh" "$build" || bad_run=1
+
+# The statistics: heisen factors and a budget simulation against their
+# goals (tests/bench/bench_stats.c, see its header).
+echo
+"$build/tests/bench/bench_stats" || bad_run=1
 exit $bad_run

@@ -23,14 +23,16 @@
  * and footnote 6): a Beta(alpha, 1) prior with alpha = p/(1-p), p the
  * bug's detecting fraction over all its runs, so the prior mean is p;
  * per cell the posterior Beta(alpha + K, 1 + N - K) truncated to Y <= Phi
- * (drawn by rejection; after DET_TRUNC_TRIES refusals, when the data put
- * nearly all the mass above Phi, Y = Phi); X = Y/Phi; F of the draws;
- * `samples` times. The estimate is the maximum of a Gaussian kernel
+ * (drawn by inverting a table of its distribution function over its
+ * bulk, 512 quantiles, see stats.c); X = Y/Phi; F of the draws;
+ * `samples` times, shared by two threads with streams of their own (the
+ * same F on every machine). The estimate is the maximum of a Gaussian kernel
  * density over the F draws (bandwidth by Silverman's rule,
  * 0.9 min(sd, IQR/1.34) n^(-1/5), the density read on a 1024-point grid
  * by binning), with the draws' 5th and 95th percentiles as a 90 %
  * interval. The naive F = sd/mean of K/(N Phi) is kept for comparison:
- * for a rare bug it explodes (footnote 5) while the Bayesian F does not.
+ * footnote 5 expects it to explode for a rare bug where the Bayesian F
+ * does not; measured, it does not hold with this prior (docs/analysis.md).
  * A bug with fewer than DET_FACTOR_FEW detections is flagged `few`: its
  * interval, not its MAP, is the message.
  *
@@ -49,7 +51,6 @@ double det_rng_beta(det_rng *r, double a, double b); /* a, b > 0 */
 
 #define DET_FACTOR_SAMPLES 10000u
 #define DET_FACTOR_FEW	   10u
-#define DET_TRUNC_TRIES	   64u
 
 /* The detections of one cell; row numbers its (node, profile), for
  * det_classify (cells of one row share it). */

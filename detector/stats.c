@@ -63,6 +63,7 @@ double det_rng_beta(det_rng *r, double a, double b)
 
 typedef struct cell {
 	double a, b, phi;
+	bool exact; /* no table: draw Beta variates (draw_run) */
 } cell;
 
 static int cmp_double(const void *x, const void *y)
@@ -105,10 +106,11 @@ static double quantile(const double *sorted, uint32_t n, double q)
  * even for a < 1, over the posterior's bulk (12 standard deviations each
  * side, clipped to [0, Phi]), integrated by trapezoids and inverted at
  * QTAB + 1 probabilities; between them a draw interpolates linearly. */
-#define DENS_GRID 512
-#define QTAB	  512
+#define DENS_GRID	512
+#define DET_TRUNC_TRIES 64
+#define QTAB		512
 
-static void quantile_table(const cell *c, double *q)
+static void quantile_table(cell *c, double *q)
 {
 	double a = c->a, b = c->b, phi = c->phi;
 	double m = a / (a + b);
@@ -120,9 +122,10 @@ static void quantile_table(const cell *c, double *q)
 	double lg[DENS_GRID + 1], cdf[DENS_GRID + 1], top = -INFINITY;
 	uint32_t k = 0;
 
+	/* A posterior the grid cannot hold (numerically degenerate) is
+	 * drawn directly instead. */
 	if (!(yhi > ylo)) {
-		for (uint32_t i = 0; i <= QTAB; i++)
-			q[i] = fmin(m, phi);
+		c->exact = true;
 		return;
 	}
 	step = (shi - slo) / DENS_GRID;
@@ -140,8 +143,7 @@ static void quantile_table(const cell *c, double *q)
 		cdf[g] =
 		    cdf[g - 1] + (exp(lg[g - 1] - top) + exp(lg[g] - top)) / 2;
 	if (!(cdf[DENS_GRID] > 0) || !isfinite(cdf[DENS_GRID])) {
-		for (uint32_t i = 0; i <= QTAB; i++)
-			q[i] = fmin(m, phi);
+		c->exact = true;
 		return;
 	}
 	for (uint32_t i = 0; i <= QTAB; i++) {
@@ -163,7 +165,7 @@ static void quantile_table(const cell *c, double *q)
  * draw keeps a sum and a sum of squares of its X. */
 #define DRAW_THREADS 2
 typedef struct draw_part {
-	const cell *c;
+	cell *c;
 	const double *qt;
 	uint32_t m;
 	double *f;
@@ -184,8 +186,23 @@ static void *draw_run(void *arg)
 		sum[s] = sq[s] = 0;
 	for (uint32_t j = 0; j < p->m; j++) {
 		const double *q = p->qt + (size_t)j * (QTAB + 1);
-		double inv = 1 / p->c[j].phi;
-		for (uint32_t s = 0; s < n; s++) {
+		const cell *c = &p->c[j];
+		double inv = 1 / c->phi;
+		for (uint32_t s = 0; c->exact && s < n; s++) {
+			/* Rejection against Phi; past DET_TRUNC_TRIES, when
+			 * nearly all the mass lies above Phi, Y = Phi. */
+			double y = c->phi;
+			for (uint32_t t = 0; t < DET_TRUNC_TRIES; t++) {
+				double v = det_rng_beta(&rng, c->a, c->b);
+				if (v <= c->phi) {
+					y = v;
+					break;
+				}
+			}
+			sum[s] += y * inv;
+			sq[s] += y * inv * y * inv;
+		}
+		for (uint32_t s = 0; !c->exact && s < n; s++) {
 			double u = det_rng_double(&rng) * QTAB;
 			uint32_t i = (uint32_t)u;
 			double x = (q[i] + (u - i) * (q[i + 1] - q[i])) * inv;
@@ -300,6 +317,7 @@ wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
 		c[j].a = alpha + (double)cells[i].k;
 		c[j].b = 1 + (double)(cells[i].n - cells[i].k);
 		c[j].phi = same_site ? d : d * d;
+		c[j].exact = false;
 		x[j] = (double)cells[i].k / (double)cells[i].n / c[j].phi;
 		j++;
 	}

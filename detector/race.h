@@ -58,8 +58,22 @@ typedef struct det_rng {
 
 /* Seed the four state words with successive splitmix64 outputs of seed. */
 void det_rng_seed(det_rng *r, uint64_t seed);
-/* The next xoshiro256** output. */
-uint64_t det_rng_next(det_rng *r);
+/* The next xoshiro256** output. Inline: the statistics draw hundreds of
+ * millions of them. */
+static inline uint64_t det_rng_next(det_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t x = s[1] * 5, result = ((x << 7) | (x >> 57)) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = (s[3] << 45) | (s[3] >> 19);
+	return result;
+}
 /* Uniform in [0, n) (n > 0), Lemire's multiply-shift with rejection. */
 uint64_t det_rng_below(det_rng *r, uint64_t n);
 /* One splitmix64 step of x: to derive a run's seed from a campaign seed
@@ -103,7 +117,7 @@ typedef struct det_violation {
 	uint32_t tid[2];
 	uint32_t addr[2];
 	uint8_t kind[2]; /* rw_kind */
-	uint64_t count;  /* times this pair collided in the run */
+	uint64_t count;	 /* times this pair collided in the run */
 } det_violation;
 
 typedef struct det_probe det_probe;
@@ -119,8 +133,7 @@ void det_probe_free(det_probe *p);
 
 /* logaccess: thread tid accessed addr at site (site < nsites, else
  * ignored). */
-void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr,
-		      uint32_t site);
+void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr, uint32_t site);
 
 /* A concurrent breakpoint (papers/concurrent-breakpoints.txt, BTrigger)
  * on DET_RACE: a thread whose access at site[0] or site[1] finds no
@@ -167,10 +180,10 @@ uint64_t det_probe_calls(const det_probe *p);
 /* An execution regime on one machine (DESIGN "profiles"). */
 typedef struct det_profile {
 	const char *name;
-	const char *help;     /* one line: what it does */
-	bool one_core;        /* pin every thread of the run to one CPU */
-	uint32_t throttle;    /* engine yields every N polls (0: never) */
-	bool noisy;           /* a background thread loads the CPUs */
+	const char *help;  /* one line: what it does */
+	bool one_core;	   /* pin every thread of the run to one CPU */
+	uint32_t throttle; /* engine yields every N polls (0: never) */
+	bool noisy;	   /* a background thread loads the CPUs */
 } det_profile;
 
 /* The table of profiles, terminated by a row with name NULL. */
@@ -186,9 +199,9 @@ typedef struct det_run_opts {
 	const det_profile *profile; /* NULL: default */
 	const char *const *argv;    /* argv[0] = program name */
 	uint32_t argc;
-	int stdio[3];               /* as wasi_config.stdio */
+	int stdio[3];		    /* as wasi_config.stdio */
 	const det_trigger *trigger; /* DET_RACE: a breakpoint, or NULL */
-	double timeout_s;           /* 0: none */
+	double timeout_s;	    /* 0: none */
 	/* When non-NULL, the WASI set-up to start from (environment,
 	 * directories, limits, stdio, argv: `heisen run`'s options); argv,
 	 * argc, stdio and timeout_s above are then ignored. Its resolver
@@ -197,7 +210,7 @@ typedef struct det_run_opts {
 } det_run_opts;
 
 typedef enum det_status {
-	DET_OK,      /* exited 0 (or _start returned) */
+	DET_OK,	     /* exited 0 (or _start returned) */
 	DET_EXIT,    /* exited non-zero */
 	DET_TRAP,    /* trapped (message says which) */
 	DET_TIMEOUT, /* the timeout passed (a deadlock ends here too) */
@@ -212,15 +225,15 @@ bool det_status_parse(const char *s, det_status *out);
 
 typedef struct det_run_result {
 	det_status status;
-	int exit_code;        /* DET_OK/DET_EXIT; -1 otherwise */
-	char msg[256];        /* trap/limit/error message, or "" */
+	int exit_code;	      /* DET_OK/DET_EXIT; -1 otherwise */
+	char msg[256];	      /* trap/limit/error message, or "" */
 	uint64_t duration_ns; /* wall clock of the run */
 	uint64_t probes;      /* probe calls */
 	det_violation *bugs;  /* DET_RACE: owned */
 	uint32_t nbugs, dropped;
-	uint8_t *shared;      /* DET_SHARED: nsites bytes, owned */
-	uint64_t holds;       /* with a trigger: waits at the breakpoint */
-	bool met;             /* with a trigger: two threads met there */
+	uint8_t *shared; /* DET_SHARED: nsites bytes, owned */
+	uint64_t holds;	 /* with a trigger: waits at the breakpoint */
+	bool met;	 /* with a trigger: two threads met there */
 } det_run_result;
 
 /* What counts as a run's failure (heisen minimize): a trap, exit code
@@ -238,8 +251,7 @@ typedef struct det_failure {
 	int code;
 	const char *pattern;
 } det_failure;
-wasm_status det_failure_parse(const char *s, det_failure *out,
-			      wasm_err *err);
+wasm_status det_failure_parse(const char *s, det_failure *out, wasm_err *err);
 /* Whether a run that ended with status and exit code (and, for
  * DET_FAIL_STDOUT, printed out[0..len)) is a failure. re is the compiled
  * pattern (DET_FAIL_STDOUT only). */

@@ -174,6 +174,40 @@ typedef struct draw_part {
 	double *sq; /* to - from sums of squares */
 } draw_part;
 
+/* Tables of cells [from, to): the first phase, split like the draws. */
+typedef struct table_part {
+	cell *c;
+	double *qt;
+	uint32_t from, to;
+} table_part;
+
+static void *table_run(void *arg)
+{
+	table_part *p = arg;
+
+	for (uint32_t j = p->from; j < p->to; j++)
+		quantile_table(&p->c[j], p->qt + (size_t)j * (QTAB + 1));
+	return NULL;
+}
+
+/* Run fn on each of n parts (of size sz) on a thread of its own, or
+ * here when a thread cannot be made; return when all are done. */
+static void run_parts(void *(*fn)(void *), void *parts, size_t sz, int n)
+{
+	pthread_t th[DRAW_THREADS];
+	bool started[DRAW_THREADS] = {false};
+
+	for (int t = 0; t < n; t++) {
+		void *part = (char *)parts + (size_t)t * sz;
+		started[t] = !pthread_create(&th[t], NULL, fn, part);
+		if (!started[t])
+			fn(part);
+	}
+	for (int t = 0; t < n; t++)
+		if (started[t])
+			pthread_join(th[t], NULL);
+}
+
 static void *draw_run(void *arg)
 {
 	draw_part *p = arg;
@@ -225,7 +259,7 @@ static void *draw_run(void *arg)
 static double kde_mode(const double *sorted, uint32_t n, double *bw)
 {
 	double mean = 0, sq = 0, sd, iqr, h, lo, hi, step, best = -1;
-	double bins[KDE_GRID] = {0};
+	double bins[KDE_GRID] = {0}, kern[KDE_GRID];
 	int reach, arg = 0;
 
 	for (uint32_t i = 0; i < n; i++)
@@ -248,15 +282,18 @@ static double kde_mode(const double *sorted, uint32_t n, double *bw)
 		bins[k < 0 ? 0 : k >= KDE_GRID ? KDE_GRID - 1 : k] += 1;
 	}
 	reach = (int)ceil(4 * h / step);
+	if (reach >= KDE_GRID)
+		reach = KDE_GRID - 1;
+	/* The kernel's weight at each distance in bins, once. */
+	for (int k = 0; k <= reach; k++) {
+		double z = k * step / h;
+		kern[k] = exp(-0.5 * z * z);
+	}
 	for (int g = 0; g < KDE_GRID; g++) {
 		double dens = 0;
-		for (int k = g - reach; k <= g + reach; k++) {
-			double z;
-			if (k < 0 || k >= KDE_GRID || !bins[k])
-				continue;
-			z = (k - g) * step / h;
-			dens += bins[k] * exp(-0.5 * z * z);
-		}
+		for (int k = g - reach; k <= g + reach; k++)
+			if (k >= 0 && k < KDE_GRID && bins[k])
+				dens += bins[k] * kern[k < g ? g - k : k - g];
 		if (dens > best) {
 			best = dens;
 			arg = g;
@@ -322,35 +359,30 @@ wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
 		j++;
 	}
 	out->naive_ok = coef_var(x, m, &out->naive);
-	for (uint32_t j = 0; j < m; j++)
-		quantile_table(&c[j], qt + (size_t)j * (QTAB + 1));
 	{
 		/* A fixed number of threads, each with its own stream and
 		 * share of the draws: the same F on every machine. */
+		table_part tp[DRAW_THREADS];
 		draw_part part[DRAW_THREADS];
-		pthread_t th[DRAW_THREADS];
-		bool started[DRAW_THREADS] = {false};
 		for (int t = 0; t < DRAW_THREADS; t++) {
 			uint32_t from =
 			    (uint32_t)((uint64_t)samples * t / DRAW_THREADS);
-			part[t] =
-			    (draw_part){c,
-					qt,
-					m,
-					f,
-					from,
-					(uint32_t)((uint64_t)samples * (t + 1) /
-						   DRAW_THREADS),
-					det_seed_mix(seed ^ (uint64_t)t),
-					sq + from};
-			started[t] =
-			    !pthread_create(&th[t], NULL, draw_run, &part[t]);
-			if (!started[t])
-				draw_run(&part[t]);
+			uint32_t to = (uint32_t)((uint64_t)samples * (t + 1) /
+						 DRAW_THREADS);
+			tp[t] = (table_part){
+			    c, qt, (uint32_t)((uint64_t)m * t / DRAW_THREADS),
+			    (uint32_t)((uint64_t)m * (t + 1) / DRAW_THREADS)};
+			part[t] = (draw_part){c,
+					      qt,
+					      m,
+					      f,
+					      from,
+					      to,
+					      det_seed_mix(seed ^ (uint64_t)t),
+					      sq + from};
 		}
-		for (int t = 0; t < DRAW_THREADS; t++)
-			if (started[t])
-				pthread_join(th[t], NULL);
+		run_parts(table_run, tp, sizeof *tp, DRAW_THREADS);
+		run_parts(draw_run, part, sizeof *part, DRAW_THREADS);
 	}
 	for (uint32_t s = 0; s < samples; s++)
 		if (f[s] == f[s]) /* not NaN: a draw with a mean */

@@ -116,6 +116,7 @@ static void list_free(tui_screen *scr)
 typedef struct camp_row {
 	int64_t id, program_id;
 	char status[16];
+	char profile[64]; /* its first: the one-profile strategies' */
 } camp_row;
 
 typedef struct campaigns {
@@ -137,6 +138,7 @@ static const tui_keydoc camp_keys[] = {
     {"b", "bugs of the campaign's program"},
     {"n", "start a new sweep (a form)"},
     {"R", "resume the selected stopped or interrupted campaign"},
+    {"s", "simulate budgets over its program's recorded runs"},
     {"S", "stop the running sweep"},
     {NULL, NULL},
 };
@@ -166,6 +168,9 @@ static bool camp_row_cb(void *ctx, const db_campaign *c)
 	s->rows[s->n].program_id = c->program_id;
 	snprintf(s->rows[s->n].status, sizeof s->rows[s->n].status, "%s",
 		 c->status ? c->status : "?");
+	snprintf(s->rows[s->n].profile, sizeof s->rows[s->n].profile, "%.*s",
+		 (int)strcspn(c->profiles ? c->profiles : "", ","),
+		 c->profiles ? c->profiles : "");
 	s->n++;
 	snprintf(id, sizeof id, "%" PRId64, c->id);
 	if (c->planned)
@@ -209,6 +214,25 @@ static const camp_row *camp_sel(campaigns *s)
 	return NULL;
 }
 
+/* `heisen simulate` of the campaign's program in an output screen: the
+ * trials run in the child, never on the drawing path. The campaign's
+ * first profile is the one-profile strategies' home. */
+static void open_simulate(tui_app *app, const camp_row *r)
+{
+	char id[24], title[64];
+	char *argv[] = {
+	    "heisen",	 "simulate",
+	    "--program", id,
+	    "--profile", (char *)(r->profile[0] ? r->profile : "default"),
+	    "--db",	 (char *)tui_app_dbpath(app),
+	    NULL};
+
+	snprintf(id, sizeof id, "%" PRId64, r->program_id);
+	snprintf(title, sizeof title, "Simulation for campaign %" PRId64,
+		 r->id);
+	tui_open_output(app, title, argv);
+}
+
 static bool camp_key(tui_screen *scr, tui_app *app, int ch)
 {
 	campaigns *s = scr->st;
@@ -220,6 +244,10 @@ static bool camp_key(tui_screen *scr, tui_app *app, int ch)
 	case 'b':
 		if (r)
 			tui_open_bugs(app, r->program_id);
+		return true;
+	case 's':
+		if (r)
+			open_simulate(app, r);
 		return true;
 	case 'n': {
 		db_program p = {0};
@@ -564,10 +592,14 @@ static bool open_replay_form(tui_app *app, int64_t bug)
 /* ---- bugs ---------------------------------------------------------------- */
 
 static const tui_col bug_cols[] = {
-    {"BUG", 4, true, false},	      {"PROGRAM", 14, false, false},
-    {"KINDS", 5, false, false},	      {"RUNS", 5, true, false},
-    {"F", 5, true, false},	      {"CLASS", 16, false, false},
-    {"SITE A", 18, false, true},      {"SITE B", 18, false, true},
+    {"BUG", 4, true, false},
+    {"PROGRAM", 14, false, false},
+    {"KINDS", 5, false, false},
+    {"RUNS", 5, true, false},
+    {"F", 5, true, false},
+    {"CLASS", 16, false, false},
+    {"SITE A", 18, false, true},
+    {"SITE B", 18, false, true},
     {"FIRST SEEN", 16, false, false},
 };
 
@@ -597,8 +629,8 @@ static bool bug_row_cb(void *ctx, const db_bug *b)
 	bugs_view *v = ctx;
 	char id[24], kinds[8], runs[24], seen[32], sa[300], sb[300];
 	char f[16] = "", cls[24] = "";
-	const char *cell[9] = {id, b->program, kinds, runs, f,
-			       cls, sa, sb, seen};
+	const char *cell[9] = {id,  b->program, kinds, runs, f,
+			       cls, sa,		sb,    seen};
 	det_factor fa;
 	det_class c;
 
@@ -848,8 +880,8 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 				    det_class_name(c),
 				    f.few ? ": few detections" : "");
 		} else {
-			int64_t id = r->bug.id, same =
-			    r->bug.site[0].id == r->bug.site[1].id;
+			int64_t id = r->bug.id,
+				same = r->bug.site[0].id == r->bug.site[1].id;
 			uint64_t runs = r->bug.runs;
 			tui_factors_want(fac, tui_app_db(app), &id, &runs,
 					 &same, 1);
@@ -936,8 +968,14 @@ static bool bugv_key(tui_screen *scr, tui_app *app, int ch)
 	}
 	if (ch == 'w') {
 		char initial[48];
-		tui_ask_spec a = {"Write repro file: ", initial, "replay --save ",
-				  true, write_repro, NULL, s, false};
+		tui_ask_spec a = {"Write repro file: ",
+				  initial,
+				  "replay --save ",
+				  true,
+				  write_repro,
+				  NULL,
+				  s,
+				  false};
 		snprintf(initial, sizeof initial, "bug-%" PRId64 ".repro",
 			 s->id);
 		tui_ask(app, &a);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The TUI's heisen factors (F and class in the bug list, F above a bug's
 # grid, as `heisen factor` computes them) and its replay keys, driven in
-# tmux at 80x24: on a bug, p opens the
+# tmux at 80x24: s on a campaign shows the budget simulation of its
+# program, as `heisen simulate` prints it; on a bug, p opens the
 # replay form (Enter on Mode cycles trigger -> pinned), s starts it, the
 # output screen shows the progress lines and the rate as they come; w
 # writes a repro file, which replays with `heisen replay --file`.
@@ -36,6 +37,12 @@ wait_for() { # ERE WHAT: poll the pane (60 s at most) until a line matches
 
 tm new-session -d -s tui -x 80 -y 24 -c "$dir" "$heisen tui; sleep 30" || bad "tmux failed"
 wait_for 'Campaigns' "the TUI did not open" || finish t_tui_replay
+tm send-keys -t tui s
+wait_for '^simulation of app\.wasm: ' "s on a campaign: the simulation's output screen"
+wait_for '^  both +[0-9]+ ' "the simulation's table"
+wait_for '^\[exit 0\]' "the simulation's end"
+tm send-keys -t tui q
+wait_for '^ +ID +PROGRAM ' "back on the campaigns"
 tm send-keys -t tui 2
 wait_for '^ +BUG ' "bug list"
 # F and the class fill in when the background computation is done.

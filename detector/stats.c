@@ -63,8 +63,44 @@ double det_rng_beta(det_rng *r, double a, double b)
 
 typedef struct cell {
 	double a, b, phi;
+	uint32_t j; /* its index; after share_tables, its table's */
 	bool exact; /* no table: draw Beta variates (draw_run) */
 } cell;
+
+static int cmp_posterior(const void *x, const void *y)
+{
+	const cell *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	if (p->phi != q->phi)
+		return p->phi < q->phi ? -1 : 1;
+	return (p->j > q->j) - (p->j < q->j);
+}
+
+/* Cells with the same posterior and Phi (the same K, N and density on
+ * other profiles: common at low densities, where K is 0) share one
+ * table, the first's: c[j].j becomes the index of the cell whose table
+ * j draws from. The tables are the same either way; only less work. */
+static bool share_tables(cell *c, uint32_t m)
+{
+	cell *by = wasm_malloc(m * sizeof *by);
+
+	if (!by)
+		return false;
+	memcpy(by, c, m * sizeof *by);
+	qsort(by, m, sizeof *by, cmp_posterior);
+	for (uint32_t i = 0, first = 0; i < m; i++) {
+		if (i && (by[i].a != by[i - 1].a || by[i].b != by[i - 1].b ||
+			  by[i].phi != by[i - 1].phi))
+			first = i;
+		c[by[i].j].j = by[first].j;
+	}
+	wasm_free(by);
+	return true;
+}
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -106,19 +142,21 @@ static double quantile(const double *sorted, uint32_t n, double q)
  * even for a < 1, over the posterior's bulk (12 standard deviations each
  * side, clipped to [0, Phi]), integrated by trapezoids and inverted at
  * QTAB + 1 probabilities; between them a draw interpolates linearly. */
-#define DENS_GRID	512
+#define DENS_GRID	256
 #define DET_TRUNC_TRIES 64
-#define QTAB		512
+#define QTAB_BITS	9
+#define QTAB		(1u << QTAB_BITS)
 
-static void quantile_table(cell *c, double *q)
+static void quantile_table(cell *c, double *t)
 {
+	double q[QTAB + 1];
 	double a = c->a, b = c->b, phi = c->phi;
 	double m = a / (a + b);
 	double sd = sqrt(a * b / ((a + b) * (a + b) * (a + b + 1)));
 	double e = a < 1 ? a : 1;
 	double ylo = a < 1 ? 0 : fmax(0, fmin(m, phi) - 12 * sd);
 	double yhi = fmin(phi, m + 12 * sd);
-	double slo = pow(ylo, e), shi = pow(yhi, e), step;
+	double slo = pow(ylo, e), shi = pow(yhi, e), step, inv_e = 1 / e;
 	double lg[DENS_GRID + 1], cdf[DENS_GRID + 1], top = -INFINITY;
 	uint32_t k = 0;
 
@@ -129,19 +167,24 @@ static void quantile_table(cell *c, double *q)
 		return;
 	}
 	step = (shi - slo) / DENS_GRID;
+	/* y = s^(1/e) as exp(log(s)/e): the log is the density's term
+	 * anyway, and one exp is half a pow. */
 	for (uint32_t g = 0; g <= DENS_GRID; g++) {
-		double sv = slo + step * g, y = e == 1 ? sv : pow(sv, 1 / e);
-		double t1 = a - e == 0 ? 0 : (a - e) / e * log(sv);
+		double sv = slo + step * g, ls = e == 1 && a == 1 ? 0 : log(sv);
+		double y = e == 1 ? sv : exp(ls * inv_e);
+		double t1 = a - e == 0 ? 0 : (a - e) * inv_e * ls;
 		double t2 = b - 1 == 0 ? 0 : (b - 1) * log1p(-y);
 		lg[g] = t1 + t2;
 		if (!(lg[g] == lg[g])) /* NaN: 0 * log 0 at an end */
 			lg[g] = -INFINITY;
 		top = lg[g] > top ? lg[g] : top;
 	}
+	/* The trapezoids' heights, each exp once. */
+	for (uint32_t g = 0; g <= DENS_GRID; g++)
+		lg[g] = exp(lg[g] - top);
 	cdf[0] = 0;
 	for (uint32_t g = 1; g <= DENS_GRID; g++)
-		cdf[g] =
-		    cdf[g - 1] + (exp(lg[g - 1] - top) + exp(lg[g] - top)) / 2;
+		cdf[g] = cdf[g - 1] + (lg[g - 1] + lg[g]) / 2;
 	if (!(cdf[DENS_GRID] > 0) || !isfinite(cdf[DENS_GRID])) {
 		c->exact = true;
 		return;
@@ -155,7 +198,13 @@ static void quantile_table(cell *c, double *q)
 						 (cdf[k + 1] - cdf[k]))
 			 : slo + step * k;
 		sv = fmax(sv, 0);
-		q[i] = fmin(e == 1 ? sv : pow(sv, 1 / e), phi);
+		q[i] = fmin(e == 1 ? sv : exp(log(sv) * inv_e), phi);
+	}
+	/* As a draw reads it: X = Y/Phi at the step's start and its rise,
+	 * side by side in one cache line. */
+	for (uint32_t i = 0; i < QTAB; i++) {
+		t[2 * i] = q[i] / phi;
+		t[2 * i + 1] = (q[i + 1] - q[i]) / phi;
 	}
 }
 
@@ -171,7 +220,8 @@ typedef struct draw_part {
 	double *f;
 	uint32_t from, to;
 	uint64_t seed;
-	double *sq; /* to - from sums of squares */
+	double *acc; /* per draw its sum and sum of squares of X, side by
+		      * side: one stream of stores, not two */
 } draw_part;
 
 /* Tables of cells [from, to): the first phase, split like the draws. */
@@ -186,7 +236,8 @@ static void *table_run(void *arg)
 	table_part *p = arg;
 
 	for (uint32_t j = p->from; j < p->to; j++)
-		quantile_table(&p->c[j], p->qt + (size_t)j * (QTAB + 1));
+		if (p->c[j].j == j)
+			quantile_table(&p->c[j], p->qt + (size_t)j * 2 * QTAB);
 	return NULL;
 }
 
@@ -208,18 +259,32 @@ static void run_parts(void *(*fn)(void *), void *parts, size_t sz, int n)
 			pthread_join(th[t], NULL);
 }
 
+#define DRAW_FRAC_BITS (32 - QTAB_BITS)
+
+/* Add one draw of a cell's X, from 32 random bits u, to a sum and a sum
+ * of squares a[0], a[1]. */
+static inline void acc_draw(double *a, const double *q, uint32_t u)
+{
+	const double *st = q + 2 * (u >> DRAW_FRAC_BITS);
+	double w = (double)(u & ((1u << DRAW_FRAC_BITS) - 1)) *
+		   (1.0 / (1u << DRAW_FRAC_BITS));
+	double x = st[0] + w * st[1];
+
+	a[0] += x;
+	a[1] += x * x;
+}
+
 static void *draw_run(void *arg)
 {
 	draw_part *p = arg;
 	uint32_t n = p->to - p->from;
-	double *sum = p->f + p->from, *sq = p->sq;
+	double *acc = p->acc;
 	det_rng rng;
 
 	det_rng_seed(&rng, p->seed);
-	for (uint32_t s = 0; s < n; s++)
-		sum[s] = sq[s] = 0;
+	memset(acc, 0, (size_t)n * 2 * sizeof *acc);
 	for (uint32_t j = 0; j < p->m; j++) {
-		const double *q = p->qt + (size_t)j * (QTAB + 1);
+		const double *q = p->qt + (size_t)p->c[j].j * 2 * QTAB;
 		const cell *c = &p->c[j];
 		double inv = 1 / c->phi;
 		for (uint32_t s = 0; c->exact && s < n; s++) {
@@ -233,20 +298,24 @@ static void *draw_run(void *arg)
 					break;
 				}
 			}
-			sum[s] += y * inv;
-			sq[s] += y * inv * y * inv;
+			acc[2 * s] += y * inv;
+			acc[2 * s + 1] += y * inv * y * inv;
 		}
-		for (uint32_t s = 0; !c->exact && s < n; s++) {
-			double u = det_rng_double(&rng) * QTAB;
-			uint32_t i = (uint32_t)u;
-			double x = (q[i] + (u - i) * (q[i + 1] - q[i])) * inv;
-			sum[s] += x;
-			sq[s] += x * x;
+		/* A uniform of 32 bits a draw, two from each generator
+		 * output: QTAB_BITS pick the step, DRAW_FRAC_BITS where in
+		 * it (2^-32 of probability is finer than any table). */
+		for (uint32_t s = 0; !c->exact && s < n; s += 2) {
+			uint64_t r = det_rng_next(&rng);
+			acc_draw(acc + 2 * s, q, (uint32_t)(r >> 32));
+			if (s + 1 < n)
+				acc_draw(acc + 2 * s + 2, q, (uint32_t)r);
 		}
 	}
 	for (uint32_t s = 0; s < n; s++) {
-		double mean = sum[s] / p->m, var = sq[s] / p->m - mean * mean;
-		sum[s] = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : NAN;
+		double mean = acc[2 * s] / p->m;
+		double var = acc[2 * s + 1] / p->m - mean * mean;
+		p->f[p->from + s] =
+		    mean > 0 ? sqrt(var > 0 ? var : 0) / mean : NAN;
 	}
 	return NULL;
 }
@@ -307,7 +376,7 @@ wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
 				det_factor *out, wasm_err *err)
 {
 	cell *c = NULL;
-	double *x = NULL, *f = NULL, *sq = NULL, *qt = NULL, alpha, p;
+	double *x = NULL, *f = NULL, *acc = NULL, *qt = NULL, alpha, p;
 	uint32_t m = 0, nf = 0;
 	wasm_status st = WASM_OK;
 
@@ -335,9 +404,9 @@ wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
 	c = wasm_malloc(m * sizeof *c);
 	x = wasm_malloc(m * sizeof *x);
 	f = wasm_malloc(samples * sizeof *f);
-	sq = wasm_malloc(samples * sizeof *sq);
-	qt = wasm_malloc((size_t)m * (QTAB + 1) * sizeof *qt);
-	if (!c || !x || !f || !sq || !qt) {
+	acc = wasm_malloc((size_t)samples * 2 * sizeof *acc);
+	qt = wasm_malloc((size_t)m * 2 * QTAB * sizeof *qt);
+	if (!c || !x || !f || !acc || !qt) {
 		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				  "out of memory");
 		goto out;
@@ -355,10 +424,16 @@ wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
 		c[j].b = 1 + (double)(cells[i].n - cells[i].k);
 		c[j].phi = same_site ? d : d * d;
 		c[j].exact = false;
+		c[j].j = j;
 		x[j] = (double)cells[i].k / (double)cells[i].n / c[j].phi;
 		j++;
 	}
 	out->naive_ok = coef_var(x, m, &out->naive);
+	if (!share_tables(c, m)) {
+		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+		goto out;
+	}
 	{
 		/* A fixed number of threads, each with its own stream and
 		 * share of the draws: the same F on every machine. */
@@ -379,9 +454,11 @@ wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
 					      from,
 					      to,
 					      det_seed_mix(seed ^ (uint64_t)t),
-					      sq + from};
+					      acc + 2 * (size_t)from};
 		}
 		run_parts(table_run, tp, sizeof *tp, DRAW_THREADS);
+		for (uint32_t j = 0; j < m; j++)
+			c[j].exact = c[c[j].j].exact;
 		run_parts(draw_run, part, sizeof *part, DRAW_THREADS);
 	}
 	for (uint32_t s = 0; s < samples; s++)
@@ -400,7 +477,7 @@ out:
 	wasm_free(c);
 	wasm_free(x);
 	wasm_free(f);
-	wasm_free(sq);
+	wasm_free(acc);
 	wasm_free(qt);
 	return st;
 }

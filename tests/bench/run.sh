@@ -15,7 +15,8 @@
 # every site disarmed (see "rewriter" below), the detector
 # (tests/bench/detector.sh), the TUI's key echo during a sweep
 # (tests/bench/tui_echo.sh), reproduction rates (tests/bench/replay.sh),
-# and the statistics' speed (bench_stats).
+# the statistics' speed (bench_stats) and the sweep strategies at an
+# equal budget (tests/bench/strategies.sh).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -198,4 +199,8 @@ fi
 # goals (tests/bench/bench_stats.c, see its header).
 echo
 "$build/tests/bench/bench_stats" || bad_run=1
+
+# Sweep strategies at an equal budget, simulated over sweeps of the racy
+# demos (tests/bench/strategies.sh, see its header).
+"$(dirname "${BASH_SOURCE[0]}")/strategies.sh" "$build" || bad_run=1
 exit $bad_run

@@ -17,3 +17,32 @@ best_of_3() {
 	done
 	echo "$best"
 }
+
+# bench_demos: the racy demos the reproduction and strategy benchmarks
+# sweep (comp-opt-bug and comp-unopt-bug are both built from comp-bug.c).
+# shellcheck disable=SC2034 # used by the scripts that source this
+bench_demos="fibonacci fibonacci-lock lock-free-queue antidep indirectaccess comp-opt-bug comp-unopt-bug input-dep"
+
+# sweep_demo HEISEN ROOT NAME DB ERRFILE [SWEEP OPTIONS...]: sweep
+# ROOT/demos/build/NAME.wasm into DB with the arguments its source's
+# `args:` line names; stderr to ERRFILE. Fails when the sweep does.
+sweep_demo() {
+	local heisen=$1 root=$2 name=$3 db=$4 err=$5 src args
+	shift 5
+	src=$root/demos/$name.c
+	case $name in comp-opt-bug | comp-unopt-bug) src=$root/demos/comp-bug.c ;; esac
+	args=$(sed -n 's/^ \* args: *//p' "$src")
+	# shellcheck disable=SC2086
+	"$heisen" sweep "$root/demos/build/$name.wasm" --db "$db" "$@" \
+		${args:+-- $args} >/dev/null 2>"$err"
+}
+
+# bench_scratch: a scratch folder $scratch, removed on exit, with the
+# instrumentation cache inside it and $db a workspace there.
+bench_scratch() {
+	scratch=$(mktemp -d) || exit 3
+	# shellcheck disable=SC2064 # expand now: $scratch is set
+	trap "rm -rf '$scratch'" EXIT
+	export XDG_CACHE_HOME=$scratch/cache
+	db=$scratch/w.db
+}

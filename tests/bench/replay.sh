@@ -16,26 +16,18 @@ set -uo pipefail
 build=${1:?usage: tests/bench/replay.sh BUILD_DIR [RUNS]}
 runs=${2:-100}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$root/tests/bench/lib.sh"
 heisen=$build/heisen
-scratch=$(mktemp -d) || exit 3
-trap 'rm -rf "$scratch"' EXIT
-export XDG_CACHE_HOME=$scratch/cache
-db=$scratch/w.db
+bench_scratch
 
-demos="fibonacci fibonacci-lock lock-free-queue antidep indirectaccess comp-opt-bug comp-unopt-bug input-dep"
 echo
 echo "reproduction: heisen replay BUG --mode M --runs $runs, every bug of a default sweep of the racy demos"
 echo
 echo "| demo | bug | kinds | original cell | pinned | minimal | trigger |"
 echo "|---|---|---|---|---|---|---|"
 t0=$(date +%s.%N)
-for name in $demos; do
-	src=$root/demos/$name.c
-	[ "$name" = comp-opt-bug ] || [ "$name" = comp-unopt-bug ] && src=$root/demos/comp-bug.c
-	args=$(sed -n 's/^ \* args: *//p' "$src")
-	# shellcheck disable=SC2086
-	"$heisen" sweep "$root/demos/build/$name.wasm" --db "$db" --seed 1 \
-		${args:+-- $args} >/dev/null 2>"$scratch/err" ||
+for name in $bench_demos; do
+	sweep_demo "$heisen" "$root" "$name" "$db" "$scratch/err" --seed 1 ||
 		{ echo "replay.sh: sweep of $name failed: $(head -c 300 "$scratch/err")" >&2; exit 3; }
 done
 bugs=$(sqlite3 -separator ' ' "$db" "SELECT b.id, p.name FROM bugs b JOIN programs p ON p.id = b.program_id ORDER BY b.id")

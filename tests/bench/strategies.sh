@@ -17,25 +17,17 @@ set -uo pipefail
 build=${1:?usage: tests/bench/strategies.sh BUILD_DIR [RUNS]}
 runs=${2:-30}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$root/tests/bench/lib.sh"
 heisen=$build/heisen
-scratch=$(mktemp -d) || exit 3
-trap 'rm -rf "$scratch"' EXIT
-export XDG_CACHE_HOME=$scratch/cache
-db=$scratch/w.db
+bench_scratch
 
-demos="fibonacci fibonacci-lock lock-free-queue antidep indirectaccess comp-opt-bug comp-unopt-bug input-dep"
 echo
 echo "strategies: mean bugs found by simulated campaigns of 1/100, 1/30 and 1/10 of the recorded"
 echo "run time; each demo swept over 4 profiles x 10 densities x $runs runs (seed 3), 10000 trials"
-for name in $demos; do
-	src=$root/demos/$name.c
-	[ "$name" = comp-opt-bug ] || [ "$name" = comp-unopt-bug ] && src=$root/demos/comp-bug.c
-	args=$(sed -n 's/^ \* args: *//p' "$src")
-	# shellcheck disable=SC2086
-	"$heisen" sweep "$root/demos/build/$name.wasm" --db "$db" --seed 3 \
+for name in $bench_demos; do
+	sweep_demo "$heisen" "$root" "$name" "$db" "$scratch/err" --seed 3 \
 		--densities 10:100:10 --runs "$runs" \
-		--profiles default,one-core,throttled,noisy \
-		${args:+-- $args} >/dev/null 2>"$scratch/err" ||
+		--profiles default,one-core,throttled,noisy ||
 		{ echo "strategies.sh: sweep of $name failed: $(head -c 300 "$scratch/err")" >&2; exit 3; }
 	# The recorded time, from simulate's own report.
 	"$heisen" simulate --db "$db" --program "$name.wasm" --trials 1 --json \
@@ -50,7 +42,7 @@ for name in $demos; do
 	done
 done
 # shellcheck disable=SC2086
-python3 - "$scratch" $demos <<'EOF'
+python3 - "$scratch" $bench_demos <<'EOF'
 import json, sys
 order = ("homogeneous", "density", "profile", "both")
 for part in (100, 30, 10):

@@ -61,6 +61,12 @@ double det_rng_beta(det_rng *r, double a, double b)
 
 /* ---- the heisen factor ------------------------------------------------- */
 
+double det_phi(uint32_t density_bp, bool same_site)
+{
+	double d = density_bp / (double)DET_DENSITY_FULL;
+	return same_site ? d : d * d;
+}
+
 typedef struct cell {
 	double a, b, phi;
 	uint32_t j; /* its index; after share_tables, its table's */
@@ -417,12 +423,11 @@ wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
 	alpha = out->k ? (out->k < out->n ? p / (1 - p) : (double)out->n)
 		       : 1.0 / (double)(out->n + 1);
 	for (uint32_t i = 0, j = 0; i < ncells; i++) {
-		double d = cells[i].density_bp / (double)DET_DENSITY_FULL;
 		if (!cells[i].n)
 			continue;
 		c[j].a = alpha + (double)cells[i].k;
 		c[j].b = 1 + (double)(cells[i].n - cells[i].k);
-		c[j].phi = same_site ? d : d * d;
+		c[j].phi = det_phi(cells[i].density_bp, same_site);
 		c[j].exact = false;
 		c[j].j = j;
 		x[j] = (double)cells[i].k / (double)cells[i].n / c[j].phi;
@@ -541,7 +546,6 @@ static uint32_t group_by(const det_kn *c, uint32_t n, bool same_site,
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id = by_row ? c[i].row : c[i].density_bp, g;
-		double d = c[i].density_bp / (double)DET_DENSITY_FULL;
 		if (!c[i].n)
 			continue;
 		for (g = 0; g < ng && key[g] != id; g++)
@@ -552,7 +556,7 @@ static uint32_t group_by(const det_kn *c, uint32_t n, bool same_site,
 			ng++;
 		}
 		k[g] += (double)c[i].k;
-		e[g] += (double)c[i].n * (same_site ? d : d * d);
+		e[g] += (double)c[i].n * det_phi(c[i].density_bp, same_site);
 	}
 	return ng;
 }
@@ -584,11 +588,11 @@ det_class det_classify(const det_kn *cells, uint32_t ncells, bool same_site)
 	}
 	n = 0;
 	for (uint32_t i = 0; i < ncells; i++) {
-		double d = cells[i].density_bp / (double)DET_DENSITY_FULL;
 		if (!cells[i].n)
 			continue;
 		k[n] = (double)cells[i].k;
-		e[n++] = (double)cells[i].n * (same_site ? d : d * d);
+		e[n++] = (double)cells[i].n *
+			 det_phi(cells[i].density_bp, same_site);
 	}
 	if (groups_differ(k, e, n))
 		cls = DET_CLASS_RANDOM;

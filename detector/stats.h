@@ -49,6 +49,10 @@ double det_rng_normal(det_rng *r);		     /* standard normal */
 double det_rng_gamma(det_rng *r, double shape);	     /* shape > 0, scale 1 */
 double det_rng_beta(det_rng *r, double a, double b); /* a, b > 0 */
 
+/* Phi of a cell at density_bp: the chance a mask arms a bug's probes,
+ * density for a site racing with itself, density squared for two. */
+double det_phi(uint32_t density_bp, bool same_site);
+
 #define DET_FACTOR_SAMPLES 10000u
 #define DET_FACTOR_FEW	   10u
 

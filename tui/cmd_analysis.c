@@ -393,8 +393,7 @@ void tui_print_grid(FILE *out, const tui_report *r, int width, bool colour)
 /* Phi of a cell of the report's bug. */
 static double phi_of(const tui_report *r, uint32_t density_bp)
 {
-	double d = density_bp / (double)DET_DENSITY_FULL;
-	return r->bug.site[0].id == r->bug.site[1].id ? d : d * d;
+	return det_phi(density_bp, r->bug.site[0].id == r->bug.site[1].id);
 }
 
 static void grid_json(FILE *out, const tui_report *r)

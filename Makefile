@@ -259,7 +259,7 @@ $(BUILD)/tui/cmd_cc.o: CFLAGS_ALL += -DHEISEN_GUEST_LIBDIR='"$(PREFIX)/lib/heise
 # log) the bug list is printed instead of opening the TUI.
 run: deps
 	$(MAKE) all demos
-	test -e heisen.db || $(HEISEN) sweep demos/build/fibonacci.wasm --densities 10:100:10 --runs 20
+	test -e heisen.db || $(HEISEN) sweep demos/build/fibonacci.wasm --densities 10:100:10
 	if [ -t 0 ] && [ -t 1 ]; then $(HEISEN) tui; else $(HEISEN) bugs; fi
 
 install: all

@@ -369,16 +369,8 @@ wasm_status det_parse_profiles(const char *s, const det_profile ***out,
 			if (strlen(q->name) == len && !memcmp(q->name, c, len))
 				pr = q;
 		if (!pr) {
-			char names[256] = "";
-			for (const det_profile *q = det_profiles; q->name;
-			     q++) {
-				strncat(names, q->name,
-					sizeof names - strlen(names) - 1);
-				if (q[1].name)
-					strncat(names, ", ",
-						sizeof names - strlen(names) -
-						    1);
-			}
+			char names[256];
+			det_profile_names(names, sizeof names, ", ");
 			wasm_free(v);
 			return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 					    "unknown profile '%.*s' (profiles: "

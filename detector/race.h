@@ -189,6 +189,9 @@ typedef struct det_profile {
 /* The table of profiles, terminated by a row with name NULL. */
 extern const det_profile det_profiles[];
 const det_profile *det_profile_find(const char *name);
+/* Every profile's name, in table order, with sep between them, into buf
+ * (cap > 0 bytes, cut short if it must). */
+void det_profile_names(char *buf, size_t cap, const char *sep);
 
 /* ---- one run ------------------------------------------------------------ */
 

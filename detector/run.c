@@ -34,6 +34,20 @@ const det_profile *det_profile_find(const char *name)
 	return NULL;
 }
 
+void det_profile_names(char *buf, size_t cap, const char *sep)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (const det_profile *p = det_profiles; p->name && len < cap; p++) {
+		int n = snprintf(buf + len, cap - len, "%s%s",
+				 p == det_profiles ? "" : sep, p->name);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
+
 static const char *const status_names[] = {
     [DET_OK] = "ok",	       [DET_EXIT] = "exit",   [DET_TRAP] = "trap",
     [DET_TIMEOUT] = "timeout", [DET_LIMIT] = "limit", [DET_CRASH] = "crash",

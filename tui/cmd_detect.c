@@ -1136,13 +1136,17 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	const det_profile **profs = NULL;
 	uint32_t nprofs = 0;
 	size_t alen = 0;
+	char every[256];
 
+	/* Every profile by default: at an equal budget, runs spread over
+	 * the profiles found at least as many bugs as one profile in the
+	 * simulation over the demos (docs/analysis.md). */
+	det_profile_names(every, sizeof every, ",");
 	c->densities = strdup((v = tui_opt_value(cmd, a, "--densities"))
 				  ? v
 				  : "5:100:5");
-	c->profiles = strdup((v = tui_opt_value(cmd, a, "--profiles"))
-				 ? v
-				 : "default");
+	c->profiles =
+	    strdup((v = tui_opt_value(cmd, a, "--profiles")) ? v : every);
 	if (!c->densities || !c->profiles)
 		goto oom;
 	if (det_parse_densities(c->densities, &c->density_bp, &c->ndensity,
@@ -1165,8 +1169,10 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 			     "as 90s, 10m or 2h, got '%s'\n", v);
 		return TUI_EXIT_USAGE;
 	}
+	/* 5 a cell over the four profiles: the 400 runs one profile had at
+	 * 20 a cell. */
 	if (!c->runs && c->budget_s <= 0)
-		c->runs = 20;
+		c->runs = 5;
 	c->planned = c->runs ? (uint64_t)c->runs * c->ndensity * nprofs : 0;
 	c->mask_version = DET_MASK_VERSION;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

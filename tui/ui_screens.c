@@ -561,8 +561,8 @@ bool tui_open_sweep_form(tui_app *app, const char *program)
 	snprintf(f->val[F_PROGRAM], sizeof f->val[0], "%s",
 		 program ? program : "");
 	snprintf(f->val[F_DENS], sizeof f->val[0], "5:100:5");
-	snprintf(f->val[F_RUNS], sizeof f->val[0], "20");
-	snprintf(f->val[F_PROFILES], sizeof f->val[0], "default");
+	snprintf(f->val[F_RUNS], sizeof f->val[0], "5");
+	det_profile_names(f->val[F_PROFILES], sizeof f->val[0], ",");
 	snprintf(f->val[F_JOBS], sizeof f->val[0], "%ld", ncpu > 0 ? ncpu : 1);
 	snprintf(f->val[F_DELAY], sizeof f->val[0], "%u", DET_DEFAULT_DELAY);
 	snprintf(f->val[F_PRUNE], sizeof f->val[0], "no");

@@ -4,11 +4,13 @@
 #
 #   tests/bench/delay.sh BUILD_DIR [DELAYS]     (DELAYS default "0 20 50 100 200 500")
 #
-# For each delay, a default sweep (20 densities x 20 runs, --jobs 2, seed 1)
-# of every racy demo; per delay: the share of runs that detected one of the
-# demo's intended races (its header's "race:" lines), how many intended
-# races were found, wall time, and detecting runs per second (what a
-# campaign's budget buys). A report only; it fails only on a failed sweep.
+# For each delay, a sweep of 20 densities x 20 runs on the profile default
+# (--jobs 2, seed 1: sweep's default before it spread its runs over every
+# profile, kept so that the figures compare) of every racy demo; per
+# delay: the share of runs that detected one of the demo's intended races
+# (its header's "race:" lines), how many intended races were found, wall
+# time, and detecting runs per second (what a campaign's budget buys). A
+# report only; it fails only on a failed sweep.
 set -uo pipefail
 
 build=${1:?usage: tests/bench/delay.sh BUILD_DIR [DELAYS]}
@@ -21,7 +23,7 @@ export XDG_CACHE_HOME=$scratch/cache
 
 demos="fibonacci fibonacci-lock lock-free-queue antidep indirectaccess comp-opt-bug comp-unopt-bug input-dep"
 echo
-echo "probe delay (spin units) against detection: default sweeps of the racy demos"
+echo "probe delay (spin units) against detection: sweeps (20 densities x 20 runs, profile default) of the racy demos"
 echo
 echo "| delay | runs | runs detecting an intended race | intended races found | wall | detecting runs/s |"
 echo "|---|---|---|---|---|---|"
@@ -38,7 +40,7 @@ for d in $delays; do
 		sed -n "s/^ \* \(race\|$tag\): *//p" "$src" >"$scratch/$name.races"
 		# shellcheck disable=SC2086
 		"$heisen" sweep "$root/demos/build/$name.wasm" --db "$db" --seed 1 \
-			--jobs 2 --delay "$d" -- $args >/dev/null 2>"$scratch/err" ||
+			--profiles default --runs 20 --jobs 2 --delay "$d" -- $args >/dev/null 2>"$scratch/err" ||
 			{ echo "sweep of $name failed: $(head -c 300 "$scratch/err")"; exit 1; }
 	done
 	t1=$(date +%s.%N)

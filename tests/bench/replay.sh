@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Reproduction rates: for every bug a default sweep (20 densities x 20
-# runs, seed 1) of each racy demo finds, `heisen replay` in the three
-# modes, RUNS runs each, against the detectability of the cell the bug
-# was first logged in (its first detecting run's profile and density).
+# Reproduction rates: for every bug a sweep (20 densities x 20 runs on the
+# profile default, seed 1) of each racy demo finds, `heisen replay` in the
+# three modes, RUNS runs each, against the detectability of the cell the
+# bug was first logged in (its first detecting run's profile and density).
 #
 #   tests/bench/replay.sh BUILD_DIR [RUNS]      (RUNS default 100)
 #
@@ -21,13 +21,14 @@ heisen=$build/heisen
 bench_scratch
 
 echo
-echo "reproduction: heisen replay BUG --mode M --runs $runs, every bug of a default sweep of the racy demos"
+echo "reproduction: heisen replay BUG --mode M --runs $runs, every bug of a sweep (20 densities x 20 runs, profile default) of the racy demos"
 echo
 echo "| demo | bug | kinds | original cell | pinned | minimal | trigger |"
 echo "|---|---|---|---|---|---|---|"
 t0=$(date +%s.%N)
 for name in $bench_demos; do
-	sweep_demo "$heisen" "$root" "$name" "$db" "$scratch/err" --seed 1 ||
+	sweep_demo "$heisen" "$root" "$name" "$db" "$scratch/err" --seed 1 \
+		--profiles default --runs 20 ||
 		{ echo "replay.sh: sweep of $name failed: $(head -c 300 "$scratch/err")" >&2; exit 3; }
 done
 bugs=$(sqlite3 -separator ' ' "$db" "SELECT b.id, p.name FROM bugs b JOIN programs p ON p.id = b.program_id ORDER BY b.id")

@@ -7,21 +7,22 @@
 #
 # `heisen tui` runs in a tmux pane (80x24) on a new workspace, on its
 # campaigns screen (live: reread every second while a sweep runs); ':'
-# starts `sweep fibonacci.wasm --densities 5:100:5 --runs 500` (20 x 500 =
-# 10 000 runs, --jobs one per CPU). Until the campaign is done, every
-# 200 ms: the time is taken, tmux send-keys types ':' and a marker that is
-# new each time, capture-pane is polled until the prompt line shows it
-# (the key echo), Esc closes the prompt. Reported: samples, median, p99
-# and max of the echo latency, and the sweep's runs/s (10 000 over the
-# wall time from ':sweep' to done). The latency includes tmux's own
-# send-keys and capture-pane round trip and the polling, and the sweep
-# keeps every CPU busy, so the same loop is measured against `cat` in a
-# tmux pane (the terminal's own echo) as the baseline, idle and during
-# the same sweep run from the command line (100 samples, then stopped):
-# the TUI's share is the difference; and the TUI's own echo before the
-# sweep (50 samples). The TUI also times itself (HEISEN_TUI_STATS, over
-# its whole session): how long each turn of its loop works before it
-# reads keys again, and from reading a key to the screen showing it.
+# starts `sweep fibonacci.wasm --densities 5:100:5 --runs 500 --profiles
+# default` (20 x 500 = 10 000 runs, --jobs one per CPU). Until the
+# campaign is done, every 200 ms: the time is taken, tmux send-keys types
+# ':' and a marker that is new each time, capture-pane is polled until the
+# prompt line shows it (the key echo), Esc closes the prompt. Reported:
+# samples, median, p99 and max of the echo latency, and the sweep's runs/s
+# (10 000 over the wall time from ':sweep' to done). The latency includes
+# tmux's own send-keys and capture-pane round trip and the polling, and
+# the sweep keeps every CPU busy, so the same loop is measured against
+# `cat` in a tmux pane (the terminal's own echo) as the baseline, idle and
+# during the same sweep run from the command line (100 samples, then
+# stopped): the TUI's share is the difference; and the TUI's own echo
+# before the sweep (50 samples). The TUI also times itself
+# (HEISEN_TUI_STATS, over its whole session): how long each turn of its
+# loop works before it reads keys again, and from reading a key to the
+# screen showing it.
 # A report only: it fails only when the TUI does not start, the sweep
 # fails, or an echo never comes (30 s).
 set -uo pipefail
@@ -114,8 +115,8 @@ cat_samples() {
 pane base cat
 cat_samples q 0.02
 read -r b_n b_med b_p99 b_max <<<"$(stats)"
-"$heisen" sweep "$prog" --densities 5:100:5 --runs 500 --db "$scratch/cli.db" \
-	>"$scratch/cli.log" 2>&1 &
+"$heisen" sweep "$prog" --densities 5:100:5 --runs 500 --profiles default \
+	--db "$scratch/cli.db" >"$scratch/cli.log" 2>&1 &
 spid=$!
 # The sweep is under way once its workspace has a run.
 until "$heisen" campaigns --db "$scratch/cli.db" --json 2>/dev/null |
@@ -144,7 +145,7 @@ for ((i = 1; i <= 50; i++)); do
 done
 read -r i_n i_med i_p99 i_max <<<"$(stats)"
 lat=()
-tm send-keys -t b -l -- ":sweep $prog --densities 5:100:5 --runs 500"
+tm send-keys -t b -l -- ":sweep $prog --densities 5:100:5 --runs 500 --profiles default"
 t_start=$(us)
 tm send-keys -t b Enter
 wait_screen 'sweep #1 ' ||

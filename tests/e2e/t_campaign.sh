@@ -25,7 +25,8 @@ wait_runs() {
 }
 
 # --- SIGINT, then --resume --------------------------------------------------
-"$HEISEN" sweep "$demo" --db "$db" --densities 10:100:10 --runs 40 --jobs 2 \
+# The default profiles, all four: resume must cover each evenly (400 runs).
+"$HEISEN" sweep "$demo" --db "$db" --densities 10:100:10 --runs 10 --jobs 2 \
 	--seed 7 >"$dir/int.out" 2>"$dir/int.err" &
 pid=$!
 wait_runs 20 || bad "sigint: no runs recorded"
@@ -48,7 +49,7 @@ grep -q -- "--resume 1" "$dir/int.out" || bad "sigint: no resume hint: $(snippet
 	bad "resume: a plan entry ran twice or not at all"
 [ "$(sql "SELECT status FROM campaigns WHERE id=1")" = done ] ||
 	bad "resume: campaign not marked done"
-# every cell got the same number of runs
+# every cell, (profile, density), got the same number of runs
 [ "$(sql "SELECT count(DISTINCT n) FROM (SELECT count(*) n FROM runs
 	WHERE campaign_id=1 GROUP BY profile, density_bp)")" = 1 ] ||
 	bad "resume: cells unevenly covered"
@@ -57,7 +58,7 @@ grep -q -- "--resume 1" "$dir/int.out" || bad "sigint: no resume hint: $(snippet
 integrity resume
 
 # --- SIGKILL of a worker --------------------------------------------------------
-"$HEISEN" sweep "$demo" --db "$db" --densities 50 --runs 300 --jobs 2 \
+"$HEISEN" sweep "$demo" --db "$db" --densities 50 --runs 75 --jobs 2 \
 	--seed 8 >"$dir/kill.out" 2>"$dir/kill.err" &
 pid=$!
 wait_runs 420
@@ -82,7 +83,7 @@ integrity sigkill
 
 # --- SIGKILL of the sweep itself: interrupted, then --resume ------------------
 before=$(sql "SELECT count(*) FROM runs")
-"$HEISEN" sweep "$demo" --db "$db" --densities 10:100:10 --runs 40 --jobs 2 \
+"$HEISEN" sweep "$demo" --db "$db" --densities 10:100:10 --runs 10 --jobs 2 \
 	--seed 9 >"$dir/sk.out" 2>"$dir/sk.err" &
 pid=$!
 wait_runs $((before + 20)) || bad "sweep-kill: no runs recorded"
@@ -101,7 +102,7 @@ print([c["status"] for c in json.load(sys.stdin)["campaigns"]
 { kill -KILL $pid && wait $pid; } 2>/dev/null
 # Its workers end when their parent's pipes close.
 for _ in $(seq 100); do
-	pgrep -f "sweep $demo --db $db --densities 10:100:10 --runs 40" >/dev/null || break
+	pgrep -f "sweep $demo --db $db --densities 10:100:10 --runs 10" >/dev/null || break
 	sleep 0.1
 done
 integrity sweep-kill
@@ -126,7 +127,7 @@ g="$root/demos/build/guests"
 for case in "trap.wasm trap" "exit3.wasm exit" "deadlock.wasm timeout"; do
 	set -- $case
 	"$HEISEN" sweep "$g/$1" --db "$db" --densities 50,100 --runs 2 \
-		--timeout 1 --json >"$dir/$2.json" 2>"$dir/$2.err" ||
+		--profiles default --timeout 1 --json >"$dir/$2.json" 2>"$dir/$2.err" ||
 		bad "$1: sweep exit $?: $(snippet "$dir/$2.err")"
 	python3 -c '
 import json, sys

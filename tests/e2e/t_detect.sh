@@ -59,7 +59,7 @@ assert {38, 43} <= lines, lines
 assert 0 < len(d["shared"]) < d["sites"], len(d["shared"])
 EOF
 "$HEISEN" sweep "$fib" --db "$db" --prune --densities 100 --runs 6 --seed 4 \
-	--json >"$dir/p.json" 2>"$dir/p.err" || bad "sweep --prune: exit $?: $(snippet "$dir/p.err")"
+	--profiles default --json >"$dir/p.json" 2>"$dir/p.err" || bad "sweep --prune: exit $?: $(snippet "$dir/p.err")"
 [ "$(jget "$dir/p.json" 'd["campaign_bugs"] > 0')" = True ] ||
 	bad "sweep --prune at 100 %: no bug in 6 runs"
 n=$(sqlite3 "$db" "SELECT length(pruned) / 4 FROM campaigns WHERE prune = 1")

@@ -46,7 +46,7 @@ cd "$dir" || exit 3
 mkdir -p "$dir/programs" "$dir/with space"
 touch "$dir/programs/app.wasm"
 heisen sweep "$root/demos/build/fibonacci.wasm" --db "$dir/w.db" --runs 1 \
-	--densities 100 >/dev/null 2>&1 || bad "sweep for the id checks failed"
+	--densities 100 --profiles default >/dev/null 2>&1 || bad "sweep for the id checks failed"
 bugs=$(sqlite3 "$dir/w.db" "SELECT group_concat(id, ' ') FROM (SELECT id FROM bugs ORDER BY id)")
 [ -n "$bugs" ] || bad "the sweep found no bug to complete"
 

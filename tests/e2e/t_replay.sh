@@ -18,7 +18,7 @@ json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 # --- every bug of two racy demos, three modes ------------------------------
 for demo in fibonacci antidep; do
 	"$HEISEN" sweep "$b/$demo.wasm" --db "$db" --densities 20:100:20 \
-		--runs 8 --seed 11 >/dev/null 2>"$dir/sweep.err" ||
+		--runs 8 --profiles default --seed 11 >/dev/null 2>"$dir/sweep.err" ||
 		bad "$demo: sweep exit $?: $(snippet "$dir/sweep.err")"
 done
 bugs=$(sqlite3 "$db" "SELECT id FROM bugs ORDER BY id")
@@ -88,7 +88,8 @@ other=fibonacci-lock.wasm
 	bad "a changed program was not refused: $(snippet "$dir/c.err")"
 
 # --- bad input: exit 2, one message, nothing written ----------------------------
-"$HEISEN" sweep "$b/fibonacci.wasm" --db "$db" --densities 100 --runs 2 >/dev/null 2>&1
+"$HEISEN" sweep "$b/fibonacci.wasm" --db "$db" --densities 100 --runs 2 --profiles default \
+	>/dev/null 2>&1
 expect2() { # NAME PATTERN CMD...
 	local name=$1 pat=$2
 	shift 2
@@ -121,7 +122,8 @@ expect2 file-no-program "takes the program" "$HEISEN" replay --file "$dir/race.r
 expect2 file-and-run "takes the program" "$HEISEN" replay --run 1 --file "$dir/race.repro" "$dir/elsewhere/app.wasm"
 
 # --- mask save: the exact armed sites of a run -----------------------------------
-"$HEISEN" sweep "$b/fibonacci.wasm" --db "$db" --densities 35 --runs 2 --seed 5 >/dev/null 2>&1
+"$HEISEN" sweep "$b/fibonacci.wasm" --db "$db" --densities 35 --runs 2 --seed 5 \
+	--profiles default >/dev/null 2>&1
 run=$(sqlite3 "$db" "SELECT max(id) FROM runs")
 "$HEISEN" mask save "$run" -o "$dir/m.txt" --db "$db" >/dev/null || bad "mask save: exit $?"
 "$HEISEN" rerun "$run" --db "$db" --json >"$dir/rr.json" 2>/dev/null

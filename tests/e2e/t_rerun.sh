@@ -12,9 +12,12 @@ fib="$root/demos/build/fibonacci.wasm"
 db="$dir/w.db"
 sql() { sqlite3 "$db" "$1"; }
 
+# The sweeps keep to the profile default: the counts below are cells x runs
+# of one profile.
+
 # --- a campaign with progress lines ----------------------------------------
 "$HEISEN" sweep "$fib" --db "$db" --densities 10,30 --runs 10 --jobs 2 \
-	--seed 11 --json --progress-fd 3 3>"$dir/p.jsonl" >"$dir/sweep.json" \
+	--profiles default --seed 11 --json --progress-fd 3 3>"$dir/p.jsonl" >"$dir/sweep.json" \
 	2>"$dir/sweep.err" || bad "sweep: exit $?: $(snippet "$dir/sweep.err")"
 "$HEISEN" bugs --db "$db" --json >"$dir/bugs.json" ||
 	bad "bugs --json: exit $?"
@@ -137,7 +140,7 @@ if [ "$n" -gt 0 ]; then want=1; else want=0; fi
 
 # --- a --prune campaign: the mask over its pool ---------------------------------
 "$HEISEN" sweep "$fib" --db "$db" --densities 30 --runs 6 --jobs 2 --seed 12 \
-	--prune >/dev/null 2>"$dir/prune.err" || bad "sweep --prune: exit $?: $(snippet "$dir/prune.err")"
+	--profiles default --prune >/dev/null 2>"$dir/prune.err" || bad "sweep --prune: exit $?: $(snippet "$dir/prune.err")"
 for id in $(sql "SELECT id FROM runs WHERE campaign_id=2 ORDER BY id"); do
 	"$HEISEN" rerun "$id" --db "$db" --json >"$dir/p$id.json" 2>/dev/null ||
 		bad "rerun $id (prune): exit $?"
@@ -162,7 +165,7 @@ EOF
 
 # --- the campaign's arguments and the program's exit status -------------------------
 "$HEISEN" sweep "$root/demos/build/input-dep.wasm" --db "$db" --densities 50 \
-	--runs 1 --jobs 1 -- 3 >/dev/null 2>&1 || bad "sweep input-dep: exit $?"
+	--runs 1 --profiles default --jobs 1 -- 3 >/dev/null 2>&1 || bad "sweep input-dep: exit $?"
 id=$(sql "SELECT max(id) FROM runs")
 "$HEISEN" rerun "$id" --db "$db" >"$dir/args.out" 2>/dev/null ||
 	bad "rerun input-dep: exit $?"
@@ -171,7 +174,8 @@ grep -q '^input-dep: 3 worker(s)' "$dir/args.out" ||
 for g in exit3:3:exit trap:134:trap; do
 	IFS=: read -r name code status <<<"$g"
 	"$HEISEN" sweep "$root/demos/build/guests/$name.wasm" --db "$db" \
-		--densities 50 --runs 1 --jobs 1 --timeout 5 >/dev/null 2>&1
+		--densities 50 --runs 1 --profiles default --jobs 1 --timeout 5 \
+		>/dev/null 2>&1
 	id=$(sql "SELECT max(id) FROM runs")
 	[ "$(sql "SELECT status FROM runs WHERE id=$id")" = "$status" ] ||
 		bad "$name: recorded status is not $status"
@@ -201,7 +205,7 @@ expect2 "rerun, no database" "created by 'heisen sweep'" \
 [ -e "$dir/none.db" ] && bad "rerun created a database"
 cp "$fib" "$dir/app.wasm"
 "$HEISEN" sweep "$dir/app.wasm" --db "$db" --densities 50 --runs 1 --jobs 1 \
-	>/dev/null 2>&1 || bad "sweep app.wasm: exit $?"
+	--profiles default >/dev/null 2>&1 || bad "sweep app.wasm: exit $?"
 id=$(sql "SELECT max(id) FROM runs")
 cp "$root/demos/build/fibonacci-lock.wasm" "$dir/app.wasm"
 expect2 "rerun, program changed" "app.wasm has changed since campaign" \
@@ -221,7 +225,7 @@ expect2 "progress-fd word" "expects a file descriptor" \
 # --- a reader that goes away: the sweep goes on (no SIGPIPE) -----------------------
 {
 	"$HEISEN" sweep "$fib" --db "$db" --densities 10:100:10 --runs 10 \
-		--jobs 2 --seed 13 --progress-fd 3 3>&1 >"$dir/gone.out" 2>&1
+		--profiles default --jobs 2 --seed 13 --progress-fd 3 3>&1 >"$dir/gone.out" 2>&1
 	echo $? >"$dir/gone.rc"
 } | head -n 1 >/dev/null
 [ "$(cat "$dir/gone.rc")" = 0 ] ||
@@ -245,6 +249,7 @@ except BlockingIOError:
 os.set_blocking(w, True)
 p = subprocess.run([sys.argv[1], "sweep", sys.argv[2], "--db", sys.argv[3],
                     "--densities", "50", "--runs", "20", "--jobs", "2",
+                    "--profiles", "default",
                     "--progress-fd", str(w)], pass_fds=(w,),
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                    timeout=60)
@@ -256,7 +261,7 @@ EOF
 
 # --- Ctrl-C: end "stopped"; --resume: start "resumed" --------------------------------
 "$HEISEN" sweep "$fib" --db "$db" --densities 10:100:10 --runs 60 --jobs 2 \
-	--seed 14 --progress-fd 3 3>"$dir/int.jsonl" >/dev/null 2>&1 &
+	--profiles default --seed 14 --progress-fd 3 3>"$dir/int.jsonl" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 200); do
 	grep -q '"done":[1-9][0-9]' "$dir/int.jsonl" && break
@@ -283,8 +288,8 @@ tail -n 1 "$dir/res.jsonl" | grep -q '"event":"end","status":"done","done":600,'
 # refuse another one (the same seeds would arm other sites).
 "$HEISEN" campaigns --db "$db" --json | grep -q '"mask_version":1' ||
 	bad "campaigns --json: no mask_version 1"
-"$HEISEN" sweep "$fib" --db "$db" --densities 50 --runs 2 --jobs 1 >/dev/null 2>&1 ||
-	bad "sweep for the version check: exit $?"
+"$HEISEN" sweep "$fib" --db "$db" --densities 50 --runs 2 --jobs 1 \
+	--profiles default >/dev/null 2>&1 || bad "sweep for the version check: exit $?"
 c=$(sql "SELECT max(id) FROM campaigns")
 r=$(sql "SELECT min(id) FROM runs WHERE campaign_id=$c")
 sql "UPDATE campaigns SET mask_version=7, status='stopped' WHERE id=$c"

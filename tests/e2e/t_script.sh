@@ -21,7 +21,7 @@ cat >"$dir/s.hz" <<EOF
 # A campaign into a database named once.
 set db $dir/w.db
 set densities 50; set seed 7   # two settings on one line
-set jobs 1
+set jobs 1; set profiles default
 sweep $ctl --runs 2
 bugs --json
 campaigns --json
@@ -39,11 +39,11 @@ cmp -s "$dir/bugs.script.json" "$dir/bugs.argv.json" ||
 	bad "bugs --json in a script differs from argv: $(snippet "$dir/bugs.script.json")"
 cmp -s "$dir/camp.script.json" "$dir/camp.argv.json" ||
 	bad "campaigns --json in a script differs from argv: $(snippet "$dir/camp.script.json")"
-[ "$(jget "$dir/camp.argv.json" '[(c["densities"], c["seed"], c["jobs"], c["runs_done"]) for c in d["campaigns"]]')" = "[('50', '0000000000000007', 1, 2)]" ] ||
-	bad "set densities/seed/jobs did not reach sweep: $(snippet "$dir/camp.argv.json")"
+[ "$(jget "$dir/camp.argv.json" '[(c["densities"], c["seed"], c["jobs"], c["profiles"], c["runs_done"]) for c in d["campaigns"]]')" = "[('50', '0000000000000007', 1, ['default'], 2)]" ] ||
+	bad "set densities/seed/jobs/profiles did not reach sweep: $(snippet "$dir/camp.argv.json")"
 
 # A line's own option wins over the session; unset goes back to the default.
-run -c "set db $dir/w.db; set seed 7; set densities 50; sweep $ctl --runs 1 --seed 9 --jobs 1; unset seed; sweep $ctl --runs 1 --jobs 1; campaigns --json"
+run -c "set db $dir/w.db; set seed 7; set densities 50; set profiles default; sweep $ctl --runs 1 --seed 9 --jobs 1; unset seed; sweep $ctl --runs 1 --jobs 1; campaigns --json"
 [ "$rc" -eq 0 ] || bad "-c with overrides: exit $rc: $(snippet "$dir/err")"
 tail -n 1 "$dir/out" >"$dir/c.json"
 # Newest first: after the script's campaign (seed 7), one with --seed 9

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Detection end to end: a default sweep (20 densities x 20 runs) of each
-# racy demo reports every race its header names ("* race: a.c:12 a.c:14"),
-# mapped to those lines; each race-free control has no bug in 2000 runs.
+# Detection end to end: a default sweep (20 densities x every profile x 5
+# runs, 400 runs) of each racy demo reports every race its header names
+# ("* race: a.c:12 a.c:14"), mapped to those lines; each race-free
+# control has no bug in 2000 runs over the profiles. One profile alone
+# gets 5 runs a cell too.
 . "$(dirname "$0")/lib.sh"
 need_demos
 
@@ -62,18 +64,43 @@ for name in fibonacci fibonacci-lock lock-free-queue antidep indirectaccess \
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "heisen.sweep/1" and d["status"] == "done", d
-assert d["done"] == d["planned"] == 400 and d["cells"] == 20, d
-' "$dir/$name.json" || bad "$name: sweep summary is not 400 runs over 20 cells"
+assert d["done"] == d["planned"] == 400 and d["cells"] == 80, d
+' "$dir/$name.json" || bad "$name: sweep summary is not 400 runs over 80 cells"
 done
+
+# Those default campaigns: 5 runs a cell, every profile 'heisen profiles'
+# lists, in its order.
+"$HEISEN" profiles --json >"$dir/profiles.json" || bad "profiles --json: exit $?"
+"$HEISEN" campaigns --db "$db" --json >"$dir/camps.json" || bad "campaigns --json: exit $?"
+python3 - "$dir/profiles.json" "$dir/camps.json" <<'EOF' || bad "the default sweep is not 5 runs a cell over every profile"
+import json, sys
+names = [p["name"] for p in json.load(open(sys.argv[1]))["profiles"]]
+assert names == ["default", "one-core", "throttled", "noisy"], names
+camps = json.load(open(sys.argv[2]))["campaigns"]
+assert len(camps) == 8, len(camps)
+for c in camps:
+    assert c["profiles"] == names, c
+    assert c["runs_per_cell"] == 5 and c["runs_planned"] == 400, c
+EOF
+
+# --profiles without --runs: still 5 a cell.
+"$HEISEN" sweep "$root/demos/build/control-mutex.wasm" --db "$dir/one.db" \
+	--profiles default --densities 50,100 --json >"$dir/one.json" 2>"$dir/one.err" ||
+	bad "--profiles default: sweep exit $?: $(snippet "$dir/one.err")"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["done"] == d["planned"] == 10 and d["cells"] == 2, d
+' "$dir/one.json" || bad "--profiles default, no --runs: not 5 runs a cell: $(snippet "$dir/one.json")"
 
 for name in control-mutex control-barrier control-atomics; do
 	"$HEISEN" sweep "$root/demos/build/$name.wasm" --db "$db" --seed 2 \
-		--runs 100 --json >"$dir/$name.json" 2>"$dir/$name.err" ||
+		--runs 25 --json >"$dir/$name.json" 2>"$dir/$name.err" ||
 		{ bad "$name: sweep failed: $(snippet "$dir/$name.err")"; continue; }
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["done"] == 2000, "runs: %d" % d["done"]
+assert d["done"] == 2000 and d["cells"] == 80, "runs: %d, cells: %d" % (d["done"], d["cells"])
 assert d["statuses"]["ok"] == 2000, "statuses: %s" % d["statuses"]
 assert d["campaign_bugs"] == 0, "bugs: %s" % d["program_bugs"]
 ' "$dir/$name.json" || bad "$name: expected 0 bugs in 2000 runs: $(snippet "$dir/$name.json")"

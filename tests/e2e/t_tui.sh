@@ -168,10 +168,10 @@ resize_check() {
 # in the middle of the sweep.
 scenario() {
 	local w=$1 h=$2 w2=$3 h2=$4 db="w$1.db" tag="main$1" done1 done2 n
-	local bug cell k_runs n_runs k_show cells_json c run seed quit_key
+	local bug cell k_runs n_runs k_show cells_json c run prof seed quit_key
 	size=${w}x$h
 	(cd "$dir" && "$heisen" sweep fibonacci.wasm --densities 20:100:20 \
-		--runs 4 --db "$db" >"$dir/sweep$w.log" 2>&1) ||
+		--runs 4 --profiles default --db "$db" >"$dir/sweep$w.log" 2>&1) ||
 		{ bad "$size: the first sweep failed: $(snippet "$dir/sweep$w.log")"; return; }
 	start_pane "$w" "$h" || return
 	run_tui "$tag" tui --db "$db"
@@ -184,15 +184,16 @@ scenario() {
 		bad "$size: no colours on the screen"
 
 	# The form, preset with the selected campaign's program: 2000 runs per
-	# cell of 20 densities (more than the test can wait for, on any
-	# machine), started with s.
+	# cell of 20 densities x the four profiles (more than the test can
+	# wait for, on any machine), started with s.
 	keys n
 	wait_for '› New sweep$' "the new-sweep form" || return
 	wait_for '^  Program +(/.*/)?fibonacci\.wasm$' "Program preset" || return
 	wait_for '^  Densities +5:100:5' "the default densities" || return
+	wait_for '^  Profiles +default,one-core,throttled,noisy$' "the default profiles" || return
 	wait_for '^  \[ Start sweep \]' "the start button" || return
 	keys k k k k k k k Enter
-	wait_for '^Runs per cell: 20$' "editing Runs per cell" || return
+	wait_for '^Runs per cell: 5$' "editing Runs per cell" || return
 	keys C-u
 	text 2000
 	keys Enter
@@ -201,20 +202,20 @@ scenario() {
 	wait_for '^ heisen › Campaigns$' "back on the campaigns" || return
 
 	# Progress advances on the status line, whole at 80 columns too.
-	wait_for 'sweep #2 .*[0-9]+/40000 [0-9]+ runs/s [0-9]+ bugs? ETA [0-9:-]+$' "the sweep's progress" || return
-	done1=$(grep -oE 'sweep #2 .*[0-9]+/40000 ' <<<"$scr" | grep -oE '[0-9]+/40000' | cut -d/ -f1)
+	wait_for 'sweep #2 .*[0-9]+/160000 [0-9]+ runs/s [0-9]+ bugs? ETA [0-9:-]+$' "the sweep's progress" || return
+	done1=$(grep -oE 'sweep #2 .*[0-9]+/160000 ' <<<"$scr" | grep -oE '[0-9]+/160000' | cut -d/ -f1)
 	n=0
 	while :; do
-		wait_for 'sweep #2 .*[0-9]+/40000 ' "the sweep's progress" || return
-		done2=$(grep -oE 'sweep #2 .*[0-9]+/40000 ' <<<"$scr" | grep -oE '[0-9]+/40000' | cut -d/ -f1)
+		wait_for 'sweep #2 .*[0-9]+/160000 ' "the sweep's progress" || return
+		done2=$(grep -oE 'sweep #2 .*[0-9]+/160000 ' <<<"$scr" | grep -oE '[0-9]+/160000' | cut -d/ -f1)
 		[ "$done2" -gt "$done1" ] && break
 		if [ $((n += 1)) -gt 600 ]; then
-			bad "$size: the sweep's progress stays at $done1/40000"
+			bad "$size: the sweep's progress stays at $done1/160000"
 			return
 		fi
 		sleep 0.1
 	done
-	wait_for '^ +2 +fibonacci\.wasm +running +[0-9]+/40000 ' "campaign 2 running in the list" || return
+	wait_for '^ +2 +fibonacci\.wasm +running +[0-9]+/160000 ' "campaign 2 running in the list" || return
 
 	# A resize mid-sweep redraws at the new size.
 	resize_check "$w" "$h" "$w2" "$h2" sweep || return
@@ -223,7 +224,7 @@ scenario() {
 	# database.
 	keys S
 	wait_for 'sweep of fibonacci\.wasm stopped after [0-9]+ runs' "the stopped message" || return
-	wait_for '^ +2 +fibonacci\.wasm +stopped +[0-9]+/40000 ' "campaign 2 stopped in the list" || return
+	wait_for '^ +2 +fibonacci\.wasm +stopped +[0-9]+/160000 ' "campaign 2 stopped in the list" || return
 	"$heisen" campaigns --db "$dir/$db" --json | grep -q '"id":2,[^}]*"status":"stopped"' ||
 		bad "$size: campaign 2 is not stopped in the database"
 	# And with no sweep running, when nothing else redraws.
@@ -265,11 +266,12 @@ scenario() {
 	wait_for '› Runs of campaign [0-9]+$' "the runs screen" || return
 	wait_for '^ +RUN +IDX +STATUS +EXIT +DENSITY +PROFILE +SEED' "the runs table" || return
 	run=$(sed -n 3p <<<"$scr" | awk '{ print $1 }')
+	prof=$(sed -n 3p <<<"$scr" | awk '{ print $6 }')
 	seed=$(sed -n 3p <<<"$scr" | awk '{ print $7 }')
 	keys Enter
 	wait_for "› Run $run\$" "run $run" || return
 	wait_for "^ Run $run +campaign [0-9]+, plan index [0-9]+" "run $run's heading" || return
-	wait_for "^  profile default, density [0-9.]+%, mask seed $seed\$" "run $run's whole mask seed" || return
+	wait_for "^  profile $prof, density [0-9.]+%, mask seed $seed\$" "run $run's whole mask seed" || return
 	wait_for '^ +BUG +KINDS +THREADS +ADDRESSES|no violation in this run' "run $run's violations" || return
 	keys q
 	wait_for '› Runs of campaign [0-9]+$' "back on the runs" || return
@@ -320,7 +322,7 @@ start_pane 80 24 && {
 	run_tui ctrlc tui --db w80.db
 	wait_for '^ heisen › Campaigns$' "ctrl-c: the campaigns"
 	keys :
-	text "sweep fibonacci.wasm --densities 5:100:5 --runs 2000"
+	text "sweep fibonacci.wasm --densities 5:100:5 --runs 2000 --profiles default"
 	keys Enter
 	wait_for 'sweep #3 .*[0-9]+/40000 ' "ctrl-c: the sweep runs" &&
 		keys C-c

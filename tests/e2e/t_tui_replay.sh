@@ -17,7 +17,8 @@ trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$dir"' EXIT
 tm() { tmux -L "$sock" "$@"; }
 cd "$dir" || exit 3
 cp "$root/demos/build/fibonacci.wasm" app.wasm
-"$HEISEN" sweep app.wasm --densities 50,100 --runs 4 --seed 3 >/dev/null 2>&1 ||
+"$HEISEN" sweep app.wasm --densities 50,100 --runs 4 --profiles default --seed 3 \
+	>/dev/null 2>&1 ||
 	{ bad "sweep failed"; finish t_tui_replay; }
 
 scr=

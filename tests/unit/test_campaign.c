@@ -87,12 +87,30 @@ static void profiles(void **state)
 	assert_int_equal(det_parse_profiles("", &v, &n, &e), WASM_INVALID);
 }
 
+/* The list sweep defaults to: every profile, and one that parses. */
+static void profile_names(void **state)
+{
+	char all[64];
+	const det_profile **v;
+	uint32_t n;
+	wasm_err e;
+
+	det_profile_names(all, sizeof all, ",");
+	assert_string_equal(all, "default,one-core,throttled,noisy");
+	assert_int_equal(det_parse_profiles(all, &v, &n, &e), WASM_OK);
+	assert_int_equal(n, 4);
+	wasm_free(v);
+	det_profile_names(all, 10, ", ");
+	assert_string_equal(all, "default, ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(density_ranges_and_lists),
 	    cmocka_unit_test(density_errors),
 	    cmocka_unit_test(profiles),
+	    cmocka_unit_test(profile_names),
 	};
 	return cmocka_run_group_tests_name("campaign", tests, NULL, NULL);
 }

@@ -251,7 +251,7 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 		fprintf(l->out,
 			"%-5s %-20s %-16s %-11s %-15s %5s %5s  %-16s %s\n",
 			"id", "program", "created", "status", "runs", "cells",
-			"bugs", "profiles", "densities");
+			"bugs", "densities", "profiles");
 	tui_fmt_time(c->created, created, sizeof created);
 	if (c->planned)
 		snprintf(runs, sizeof runs, "%" PRIu64 "/%" PRIu64, c->done,
@@ -262,8 +262,8 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 		"%-5" PRId64 " %-20s %-16s %-11s %-15s %5" PRIu64 " %5" PRIu64
 		"  %-16s %s\n",
 		c->id, or_unknown(c->program), created, or_unknown(c->status),
-		runs, c->cells, c->bugs, or_unknown(c->profiles),
-		or_unknown(c->densities));
+		runs, c->cells, c->bugs, or_unknown(c->densities),
+		or_unknown(c->profiles));
 	return true;
 }
 

@@ -20,21 +20,39 @@
  * bug's probes), detectability Y = K/N and observability X = Y/Phi.
  * F = sd(X)/mean(X) over the cells (population sd: the cells are the
  * environments compared, not a sample of them). Estimate (paper eq. 6-7
- * and footnote 6): a Beta(alpha, 1) prior with alpha = p/(1-p), p the
- * bug's detecting fraction over all its runs, so the prior mean is p;
- * per cell the posterior Beta(alpha + K, 1 + N - K) truncated to Y <= Phi
- * (drawn by inverting a table of its distribution function over its
- * bulk, 512 quantiles, see stats.c); X = Y/Phi; F of the draws;
- * `samples` times, shared by two threads with streams of their own (the
- * same F on every machine). The estimate is the maximum of a Gaussian kernel
- * density over the F draws (bandwidth by Silverman's rule,
- * 0.9 min(sd, IQR/1.34) n^(-1/5), the density read on a 1024-point grid
- * by binning), with the draws' 5th and 95th percentiles as a 90 %
- * interval. The naive F = sd/mean of K/(N Phi) is kept for comparison:
- * footnote 5 expects it to explode for a rare bug where the Bayesian F
- * does not; measured, it does not hold with this prior (docs/analysis.md).
- * A bug with fewer than DET_FACTOR_FEW detections is flagged `few`: its
- * interval, not its MAP, is the message.
+ * and footnote 6): per cell a posterior Beta(a + K, b + N - K) on Y,
+ * truncated to Y <= Phi (drawn by inverting a table of its distribution
+ * function over its bulk, 256 quantiles, see stats.c); X = Y/Phi; F of
+ * the draws; `samples` times, shared by two threads with streams of
+ * their own (the same F on every machine). The estimate is the maximum
+ * of a Gaussian kernel density over the F draws (bandwidth by
+ * Silverman's rule, 0.9 min(sd, IQR/1.34) n^(-1/5), the density read on
+ * a 1024-point grid by binning), with the draws' 5th and 95th
+ * percentiles as a 90 % interval. The naive F = sd/mean of K/(N Phi) is
+ * kept for comparison. A bug with fewer than DET_FACTOR_FEW detections
+ * is flagged `few`: its interval, not its MAP, is the message.
+ *
+ * The prior (a, b) is one of two:
+ *   DET_PRIOR_PAPER   the paper's Beta(alpha, 1), alpha = p/(1-p) with p
+ *                     the bug's detecting fraction over all its runs.
+ *                     Measured, it does not do what footnote 5 asks of
+ *                     it: for a rare bug of constant observability its F
+ *                     came out larger than the naive one (1.11-1.69
+ *                     against 0.86-1.42, docs/analysis.md), since a
+ *                     prior that weak leaves each cell's few detections
+ *                     to speak alone, and its draws add their own spread.
+ *   DET_PRIOR_POOLED  the default: Beta with mean mu Phi, mu the bug's
+ *                     pooled observability sum(K)/sum(N Phi), and a
+ *                     coefficient of variation tau that the data weigh
+ *                     (an exponential prior on tau with P(tau > 1) =
+ *                     5 %, times the beta-binomial likelihood of every
+ *                     cell; the draws split into 16 strata of tau;
+ *                     stats.c). Cells that agree within their noise pull
+ *                     tau, and so F, towards 0; cells that differ keep
+ *                     it where they put it; a bug with few detections
+ *                     keeps every tau it cannot rule out, and its
+ *                     interval says so. Measured on that rare bug: F
+ *                     0.04-0.08 against the naive 0.83-1.28.
  *
  * Errors: WASM_INVALID for no cell with runs, a cell with K > N or a
  * density of 0; WASM_NOMEM. Nothing is allocated that outlives a call.
@@ -52,6 +70,11 @@ double det_rng_beta(det_rng *r, double a, double b); /* a, b > 0 */
 /* Phi of a cell at density_bp: the chance a mask arms a bug's probes,
  * density for a site racing with itself, density squared for two. */
 double det_phi(uint32_t density_bp, bool same_site);
+
+typedef enum det_prior { DET_PRIOR_POOLED, DET_PRIOR_PAPER } det_prior;
+/* "pooled", "paper" and back. */
+const char *det_prior_name(det_prior p);
+bool det_prior_parse(const char *name, det_prior *out);
 
 #define DET_FACTOR_SAMPLES 10000u
 #define DET_FACTOR_FEW	   10u
@@ -73,13 +96,19 @@ typedef struct det_factor {
 	uint64_t k, n;	  /* detections and runs over all cells */
 	uint32_t ncells;  /* cells with runs */
 	bool few;	  /* k < DET_FACTOR_FEW */
+	det_prior prior;  /* the one used */
 } det_factor;
 
 /* F of a bug from its cells (cells with N = 0 are skipped); same_site:
- * its two sites are one. `samples` draws (0: DET_FACTOR_SAMPLES) from a
- * generator seeded with seed. */
+ * its two sites are one. o may be NULL: the defaults below. */
+typedef struct det_factor_opts {
+	uint32_t samples; /* draws; 0: DET_FACTOR_SAMPLES */
+	uint64_t seed;	  /* of the draws' generator */
+	det_prior prior;  /* DET_PRIOR_POOLED unless asked */
+} det_factor_opts;
+
 wasm_status det_factor_estimate(const det_kn *cells, uint32_t ncells,
-				bool same_site, uint32_t samples, uint64_t seed,
+				bool same_site, const det_factor_opts *o,
 				det_factor *out, wasm_err *err);
 
 /* A bug's class, from its grid. The observability of groups of cells is

@@ -179,8 +179,8 @@ static void json_row(tui_json *j, const scored *s)
 
 /* The bugs (all, or only `bug`) with their factors and classes, most
  * heisen first; l owns them (scored_free). */
-static wasm_status score_bugs(db *d, int64_t bug, uint32_t samples,
-			      uint64_t seed, scored_list *l, wasm_err *e)
+static wasm_status score_bugs(db *d, int64_t bug, const det_factor_opts *o,
+			      scored_list *l, wasm_err *e)
 {
 	wasm_status st;
 
@@ -206,10 +206,11 @@ static wasm_status score_bugs(db *d, int64_t bug, uint32_t samples,
 					  "out of memory");
 		/* Each bug its own stream: its F does not depend on which
 		 * other bugs are listed. */
+		det_factor_opts bo = *o;
+		bo.seed = det_seed_mix(o->seed ^ (uint64_t)s->bug.id);
 		if (!st)
-			st = det_factor_estimate(
-			    cells.v, cells.n, same, samples,
-			    det_seed_mix(seed ^ (uint64_t)s->bug.id), &s->f, e);
+			st = det_factor_estimate(cells.v, cells.n, same, &bo,
+						 &s->f, e);
 		s->cls = det_classify(cells.v, cells.n, same);
 		free(cells.v);
 		free(cells.rows);
@@ -227,23 +228,30 @@ static void scored_free(scored_list *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* --samples and --seed of factor and plot factor; exit code. */
-static int factor_opts(const tui_cmd *cmd, const tui_args *a, uint32_t *samples,
-		       uint64_t *seed, FILE *err)
+/* --samples, --seed and --prior of factor and plot factor; exit code. */
+static int factor_opts(const tui_cmd *cmd, const tui_args *a,
+		       det_factor_opts *o, FILE *err)
 {
 	const char *sv = tui_opt_value(cmd, a, "--samples");
 	const char *seedv = tui_opt_value(cmd, a, "--seed");
+	const char *pv = tui_opt_value(cmd, a, "--prior");
 
-	*samples = DET_FACTOR_SAMPLES;
-	*seed = 0;
-	if (sv && !tui_parse_u32(sv, 100, 10000000, samples)) {
+	*o = (det_factor_opts){DET_FACTOR_SAMPLES, 0, DET_PRIOR_POOLED};
+	if (pv && !det_prior_parse(pv, &o->prior)) {
+		fprintf(err,
+			"heisen %s: --prior expects pooled or paper, got "
+			"'%s'\n",
+			cmd->name, pv);
+		return TUI_EXIT_USAGE;
+	}
+	if (sv && !tui_parse_u32(sv, 100, 10000000, &o->samples)) {
 		fprintf(err,
 			"heisen %s: --samples expects 100 to 10000000, got "
 			"'%s'\n",
 			cmd->name, sv);
 		return TUI_EXIT_USAGE;
 	}
-	if (seedv && !tui_parse_u64(seedv, seed)) {
+	if (seedv && !tui_parse_u64(seedv, &o->seed)) {
 		fprintf(err,
 			"heisen %s: --seed expects a 64-bit number, got "
 			"'%s'\n",
@@ -256,8 +264,7 @@ static int factor_opts(const tui_cmd *cmd, const tui_args *a, uint32_t *samples,
 int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	uint32_t samples;
-	uint64_t seed;
+	det_factor_opts o;
 	int64_t bug = 0;
 	scored_list l = {0};
 	const char *path;
@@ -266,7 +273,7 @@ int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db *d = NULL;
 	int rc;
 
-	if ((rc = factor_opts(cmd, a, &samples, &seed, err)))
+	if ((rc = factor_opts(cmd, a, &o, err)))
 		return rc;
 	if (a->noperands &&
 	    (rc = tui_parse_id(cmd, "bug", a->operands[0], "bugs", &bug, err)))
@@ -274,7 +281,7 @@ int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
 				       err)))
 		return rc;
-	if ((st = score_bugs(d, bug, samples, seed, &l, &e))) {
+	if ((st = score_bugs(d, bug, &o, &l, &e))) {
 		fprintf(err, "heisen factor: %s\n", e.msg);
 		rc = tui_exit_for(st);
 		goto out;
@@ -285,8 +292,9 @@ int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		tui_json_obj(&j, NULL);
 		tui_json_str(&j, "schema", "heisen.factor/1");
 		tui_json_str(&j, "db", path);
-		tui_json_u64(&j, "samples", samples);
-		tui_json_u64(&j, "seed", seed);
+		tui_json_u64(&j, "samples", o.samples);
+		tui_json_u64(&j, "seed", o.seed);
+		tui_json_str(&j, "prior", det_prior_name(o.prior));
 		tui_json_arr(&j, "bugs");
 		for (size_t i = 0; i < l.n; i++)
 			json_row(&j, &l.v[i]);
@@ -1179,10 +1187,9 @@ int tui_cmd_plot(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		wasm_free(r);
 	} else if (!strcmp(kind, "factor")) {
 		scored_list l = {0};
-		uint32_t samples;
-		uint64_t seed;
-		if (!(rc = factor_opts(cmd, a, &samples, &seed, err)) &&
-		    !(st = score_bugs(d, 0, samples, seed, &l, &e)))
+		det_factor_opts fo;
+		if (!(rc = factor_opts(cmd, a, &fo, err)) &&
+		    !(st = score_bugs(d, 0, &fo, &l, &e)))
 			plot_factor(&b, &l);
 		scored_free(&l);
 	} else {

@@ -188,6 +188,9 @@ static const tui_opt factor_opts[] = {
 	{"--samples", "M", "Monte-Carlo draws per bug (default 10000)"},
 	{"--seed", "S", "seed of the draws (default 0): the same seed and "
 	 "data give the same F"},
+	{"--prior", "NAME",
+	 "pooled (default): the cells' prior spread weighed by the data; "
+	 "paper: the paper's Beta(alpha, 1)"},
 	DB_OPT,
 	{"--json", NULL, "print the factors as JSON (schema heisen.factor/1)"},
 	{NULL, NULL, NULL},
@@ -223,6 +226,7 @@ static const tui_opt plot_opts[] = {
 	{"-o", "FILE.svg", "the SVG file to write (required)"},
 	{"--samples", "M", "factor: Monte-Carlo draws per bug (default 10000)"},
 	{"--seed", "S", "factor, simulate: seed of the draws (default 0)"},
+	{"--prior", "NAME", "factor: pooled (default) or paper"},
 	{"--program", "P", "simulate: the program (id, hash or file name)"},
 	{"--budget", "TIME", "simulate: run time a campaign may spend"},
 	{"--strategies", "LIST", "simulate: strategies to draw"},
@@ -612,7 +616,9 @@ const tui_cmd tui_commands[] = {
 	 "Exit status: 0 on success; 2 if BUG is not in the database or the "
 	 "database cannot be used; 3 on an internal error.",
 	 1, 1, show_opts, tui_cmd_show},
-	{"factor", "[BUG] [--samples M] [--seed S] [--db FILE] [--json]",
+	{"factor",
+	 "[BUG] [--samples M] [--seed S] [--prior pooled|paper] [--db FILE] "
+	 "[--json]",
 	 "how much a bug's observability swings with the environment",
 	 "The heisen factor F of bug BUG, or of every bug, most heisen first "
 	 "(the paper's section 5.2; docs/analysis.md): the coefficient of "
@@ -622,11 +628,16 @@ const tui_cmd tui_commands[] = {
 	 "probes (density squared for two sites, density for one). F near "
 	 "0: the bug shows as often everywhere, once its probes are armed; "
 	 "F of 1 and more: it depends on where it runs. Estimated by M "
-	 "Monte-Carlo draws of each cell's Y from its Beta posterior "
-	 "(prior Beta(alpha, 1) with the bug's detecting fraction as its "
-	 "mean, truncated to Y <= Phi), reported as the mode of a kernel "
-	 "density of the draws with a 90 % interval; the naive F of K/(N "
-	 "Phi) is printed beside it. A bug with fewer than 10 detections is "
+	 "Monte-Carlo draws of each cell's Y from its Beta posterior, "
+	 "truncated to Y <= Phi, reported as the mode of a kernel density "
+	 "of the draws with a 90 % interval; the naive F of K/(N Phi) is "
+	 "printed beside it. The prior (--prior): pooled, the default, has "
+	 "the bug's pooled observability as its mean and lets the data "
+	 "weigh how far cells may differ, so that a rare bug's 0, 1 or 2 "
+	 "detections per cell do not pass for a heisenbug; paper is the "
+	 "paper's Beta(alpha, 1) with the bug's detecting fraction as its "
+	 "mean, which measured larger than the naive F on such a bug "
+	 "(docs/analysis.md). A bug with fewer than 10 detections is "
 	 "marked: read its interval, not its F.\n"
 	 "Exit status: 0; 2 for an unknown bug, a bad option or a database "
 	 "that cannot be used; 3 on an internal error.",

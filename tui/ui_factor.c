@@ -88,9 +88,10 @@ static void *work(void *arg)
 		b->out.runs = b->runs;
 		/* The same stream per bug as `heisen factor` (seed 0), so
 		 * the screen and the command agree. */
-		b->out.ok = !det_factor_estimate(
-		    b->cells, b->ncells, b->same, 0,
-		    det_seed_mix((uint64_t)b->bug), &b->out.f, &e);
+		det_factor_opts o = {0, det_seed_mix((uint64_t)b->bug),
+				     DET_PRIOR_POOLED};
+		b->out.ok = !det_factor_estimate(b->cells, b->ncells, b->same,
+						 &o, &b->out.f, &e);
 		b->out.cls = det_classify(b->cells, b->ncells, b->same);
 	}
 	__atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);

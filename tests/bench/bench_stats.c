@@ -57,8 +57,9 @@ int main(int argc, char **argv)
 			for (int t = 0; t < 20; t++)
 				c[i].k += det_rng_double(&rng) < p;
 		}
-		if (det_factor_estimate(c, (uint32_t)cells, false,
-					(uint32_t)samples, b, &f, &e)) {
+		det_factor_opts o = {(uint32_t)samples, b, DET_PRIOR_POOLED};
+		if (det_factor_estimate(c, (uint32_t)cells, false, &o, &f,
+					&e)) {
 			fprintf(stderr, "bench_stats: %s\n", e.msg);
 			return 3;
 		}

@@ -20,6 +20,7 @@ python3 - f1.json "$(sqlite3 "$db" 'SELECT count(*) FROM bugs')" <<'PY' || bad "
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "heisen.factor/1" and d["samples"] == 10000
+assert d["prior"] == "pooled", d["prior"]
 bugs = d["bugs"]
 assert len(bugs) == int(sys.argv[2]) > 0, len(bugs)
 fs = [b["factor"] for b in bugs]
@@ -41,11 +42,20 @@ row = json.load(open(sys.argv[1]))["bugs"][0]
 one = json.load(open(sys.argv[2]))["bugs"]
 assert one == [row], (one, row)
 PY
+# The paper's prior: the same bugs, other numbers, named in the JSON.
+"$HEISEN" factor --db "$db" --json --prior paper >fp.json || bad "factor --prior paper: exit $?"
+python3 - f1.json fp.json <<'PY' || bad "factor --prior paper: $(snippet fp.json)"
+import json, sys
+pooled, paper = (json.load(open(f)) for f in sys.argv[1:3])
+assert paper["prior"] == "paper"
+assert sorted(b["bug"] for b in paper["bugs"]) == sorted(b["bug"] for b in pooled["bugs"])
+assert [b["factor"] for b in paper["bugs"]] != [b["factor"] for b in pooled["bugs"]]
+PY
 "$HEISEN" factor --db "$db" >plain.out || bad "plain factor: exit $?"
 grep -Eq '^bug +program +kinds +detections +cells +F ' plain.out || bad "plain header: $(snippet plain.out)"
 [ "$(grep -c 'fibonacci.c' plain.out)" -eq "$(sqlite3 "$db" 'SELECT count(*) FROM bugs')" ] ||
 	bad "plain output: not a row per bug"
-for args in "999" "abc" "--samples 5" "--seed -1"; do
+for args in "999" "abc" "--samples 5" "--seed -1" "--prior flat"; do
 	# shellcheck disable=SC2086
 	"$HEISEN" factor $args --db "$db" >b.out 2>b.err
 	[ $? -eq 2 ] && [ -s b.err ] && [ ! -s b.out ] || bad "factor $args: not exit 2 with a message"

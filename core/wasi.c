@@ -49,6 +49,7 @@ struct run {
 typedef struct spawn {
 	run *r;
 	uint32_t arg;
+	void *token; /* the on_spawn hook's */
 } spawn;
 
 static bool str_is(wasm_str s, const char *lit)
@@ -186,6 +187,8 @@ static void thread_body(eng_thread *t, void *arg)
 	eng_trap tr;
 	wasm_err err;
 
+	if (r->cfg->on_start)
+		r->cfg->on_start(r->cfg->hook_ctx, t, s->token);
 	wasm_free(s);
 	memset(&tr, 0, sizeof tr);
 	wasm_err_clear(&err);
@@ -224,8 +227,15 @@ static eng_trap_kind host_thread_spawn(eng_thread *t, void *ctx,
 	if (s) {
 		s->r = r;
 		s->arg = (uint32_t)args[0];
-		if ((tid = eng_proc_spawn(r->p, thread_body, s, &err)) < 0)
+		s->token = r->cfg->on_spawn
+			       ? r->cfg->on_spawn(r->cfg->hook_ctx, t)
+			       : NULL;
+		if ((tid = eng_proc_spawn(r->p, thread_body, s, &err)) < 0) {
+			if (r->cfg->on_start)
+				r->cfg->on_start(r->cfg->hook_ctx, NULL,
+						 s->token);
 			wasm_free(s);
+		}
 	}
 	/* wasi-threads: a negative result is an error; wasi-libc turns it
 	 * into EAGAIN from pthread_create. */

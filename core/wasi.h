@@ -76,6 +76,13 @@ typedef struct wasi_config {
 	 * which WASI leaves free), create the memories the resolver hands
 	 * out, or keep the proc to stop it from a watchdog. NULL for none. */
 	void (*on_proc)(void *hook_ctx, eng_proc *p);
+	/* thread-spawn: on_spawn runs on the spawning thread before the new
+	 * one exists and returns a token; on_start runs on the new thread
+	 * with it, before its instance is made (child NULL: the spawn
+	 * failed, only the token is handed back). For a detector that must
+	 * know what the parent had done when it spawned. NULL for none. */
+	void *(*on_spawn)(void *hook_ctx, eng_thread *parent);
+	void (*on_start)(void *hook_ctx, eng_thread *child, void *token);
 	void *hook_ctx;
 } wasi_config;
 

@@ -85,6 +85,10 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     /* 2 -> 3: the sweep process running a campaign (campaign_owner_id),
      * so that one whose process died reads as interrupted. */
     "ALTER TABLE campaigns ADD COLUMN owner TEXT;",
+    /* 3 -> 4: what ran a campaign: a collision sweep or a happens-before
+     * check; every campaign before it was a sweep. */
+    "ALTER TABLE campaigns ADD COLUMN"
+    " kind TEXT NOT NULL DEFAULT 'sweep';",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -96,7 +100,7 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	" (SELECT count(DISTINCT rb.bug_id) FROM runs r JOIN run_bugs rb"      \
 	" ON rb.run_id = r.id WHERE r.campaign_id = c.id),"                    \
 	" (SELECT count(DISTINCT profile || ':' || density_bp) FROM runs"      \
-	" WHERE campaign_id = c.id), c.mask_version, c.owner"                  \
+	" WHERE campaign_id = c.id), c.mask_version, c.owner, c.kind"          \
 	" FROM campaigns c JOIN programs p ON p.id = c.program_id"
 #define RUN_COLS                                                               \
 	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
@@ -106,7 +110,10 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	"b.id, b.program_id, p.name, b.site_a, b.kind_a, b.func_a, b.file_a,"  \
 	" b.line_a, b.site_b, b.kind_b, b.func_b, b.file_b, b.line_b,"         \
 	" (SELECT count(*) FROM run_bugs WHERE bug_id = b.id) AS nruns,"       \
-	" b.first_run, b.first_seen"                                           \
+	" b.first_run, b.first_seen,"                                          \
+	" (SELECT max(c.kind = 'sweep') + 2 * max(c.kind = 'check')"           \
+	" FROM run_bugs rb JOIN runs r ON r.id = rb.run_id"                    \
+	" JOIN campaigns c ON c.id = r.campaign_id WHERE rb.bug_id = b.id)"    \
 	" FROM bugs b JOIN programs p ON p.id = b.program_id"
 #define PROGRAM_COLS "id, hash, name, path, nsites FROM programs"
 
@@ -135,8 +142,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  "INSERT INTO campaigns(program_id, node_id, created, densities,"     \
 	  " density_bp, profiles, runs, budget_s, jobs, seed, delay,"          \
 	  " timeout_s, prune, pruned, args, status, planned, mask_version,"    \
-	  " owner) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"  \
-	  " ?13, ?14, ?15, ?16, ?17, ?18, ?19)")                               \
+	  " owner, kind) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11," \
+	  " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)")                     \
 	X(CAMPAIGN_GET, "SELECT " CAMPAIGN_COLS " WHERE c.id = ?1")            \
 	X(CAMPAIGN_LIST,                                                       \
 	  "SELECT " CAMPAIGN_COLS " ORDER BY c.created DESC, c.id DESC")       \
@@ -179,13 +186,14 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  " FROM campaigns c JOIN runs r ON r.campaign_id = c.id"              \
 	  " LEFT JOIN nodes n ON n.id = r.node_id"                             \
 	  " WHERE c.program_id = (SELECT program_id FROM bugs WHERE id = ?1)"  \
+	  " AND c.kind = 'sweep'"                                              \
 	  " GROUP BY r.node_id, r.profile, r.density_bp"                       \
 	  " ORDER BY n.hostname, r.node_id, r.profile, r.density_bp")          \
 	X(PROGRAM_RUNS,                                                        \
 	  "SELECT r.id, r.node_id, r.profile, r.density_bp, r.duration_us,"    \
 	  " (SELECT group_concat(bug_id) FROM run_bugs WHERE run_id = r.id)"   \
 	  " FROM campaigns c JOIN runs r ON r.campaign_id = c.id"              \
-	  " WHERE c.program_id = ?1 ORDER BY r.id")
+	  " WHERE c.program_id = ?1 AND c.kind = 'sweep' ORDER BY r.id")
 
 enum {
 #define X(name, sql) S_##name,
@@ -1256,6 +1264,7 @@ static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 	c->bugs = (uint64_t)sqlite3_column_int64(s, 20);
 	c->cells = (uint64_t)sqlite3_column_int64(s, 21);
 	c->mask_version = (uint32_t)sqlite3_column_int64(s, 22);
+	c->kind = db_kind_parse((const char *)sqlite3_column_text(s, 24));
 	if (ok && c->status && !strcmp(c->status, "running")) {
 		const char *owner = (const char *)sqlite3_column_text(s, 23);
 		ok = owner_check(d, owner, c);
@@ -1273,6 +1282,22 @@ static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 		return oom(d, err);
 	}
 	return WASM_OK;
+}
+
+const char *db_found_name(uint8_t found_by)
+{
+	static const char *const names[] = {"-", "collision", "hb", "both"};
+	return names[found_by & 3];
+}
+
+const char *db_kind_name(db_kind k)
+{
+	return k == DB_KIND_CHECK ? "check" : "sweep";
+}
+
+db_kind db_kind_parse(const char *s)
+{
+	return s && !strcmp(s, "check") ? DB_KIND_CHECK : DB_KIND_SWEEP;
 }
 
 wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
@@ -1315,6 +1340,7 @@ wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
 	bind_text(s, 16, c->status ? c->status : "running");
 	sqlite3_bind_int64(s, 17, (sqlite3_int64)c->planned);
 	sqlite3_bind_int64(s, 18, c->mask_version);
+	bind_text(s, 20, db_kind_name(c->kind));
 	if ((st = bind_owner(d, s, 19, c->status ? c->status : "running",
 			     err))) {
 		done(s);
@@ -1726,6 +1752,7 @@ static wasm_status bug_row(db *d, sqlite3_stmt *s, db_bug *b, wasm_err *err)
 	b->runs = (uint64_t)sqlite3_column_int64(s, 13);
 	b->first_run = (uint64_t)sqlite3_column_int64(s, 14);
 	b->first_seen = sqlite3_column_double(s, 15);
+	b->found_by = (uint8_t)sqlite3_column_int(s, 16);
 	if (!ok) {
 		db_bug_clear(b);
 		return oom(d, err);

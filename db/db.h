@@ -37,7 +37,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -83,8 +83,17 @@ void db_program_clear(db_program *p);
 
 /* ---- campaigns ------------------------------------------------------------ */
 
+/* What ran a campaign: collision sweeps (heisen sweep) or happens-before
+ * checks (heisen check). Only sweeps' runs make detectability grids and
+ * simulations: a check arms every site with no delay. */
+typedef enum db_kind { DB_KIND_SWEEP, DB_KIND_CHECK } db_kind;
+/* "sweep", "check"; parse maps anything else to sweep. */
+const char *db_kind_name(db_kind k);
+db_kind db_kind_parse(const char *s);
+
 typedef struct db_campaign {
 	int64_t id, program_id, node_id;
+	db_kind kind;
 	double created;       /* Unix time, seconds */
 	char *program;        /* program name (filled by get/list) */
 	char *densities;      /* as given: "5:100:5" or "10,50,100" */
@@ -192,7 +201,13 @@ typedef struct db_bug {
 	uint64_t runs;        /* runs that detected it */
 	uint64_t first_run;   /* id of the first detecting run */
 	double first_seen;    /* Unix time */
+	/* DB_FOUND_COLLISION | DB_FOUND_HB: which detectors' runs saw it */
+	uint8_t found_by;
 } db_bug;
+#define DB_FOUND_COLLISION 1u
+#define DB_FOUND_HB	   2u
+/* "collision", "hb", "both", or "-" for none. */
+const char *db_found_name(uint8_t found_by);
 
 /* Bugs, of one program (program_id > 0) or all, most detected first. */
 wasm_status db_bug_list(db *d, int64_t program_id,

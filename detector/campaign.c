@@ -987,7 +987,7 @@ static bool sweep_next(void *ctx, job *j)
 			continue;
 		uint32_t cell = plan_cell(s, idx);
 		j->idx = idx;
-		j->algo = DET_RACE;
+		j->algo = c->kind == DB_KIND_CHECK ? DET_HB : DET_RACE;
 		j->profile = s->profiles[cell / c->ndensity];
 		j->density_bp = c->density_bp[cell % c->ndensity];
 		j->seed = det_seed_mix(c->seed ^ det_seed_mix(idx));

@@ -19,6 +19,8 @@
  */
 #include "detector/race.h"
 
+#include "detector/hb.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -74,6 +76,7 @@ typedef struct shard {
 
 struct det_probe {
 	det_algo algo;
+	det_hb *hb; /* DET_HB */
 	const rw_site *site;
 	uint32_t nsites;
 	uint32_t delay;
@@ -134,6 +137,8 @@ static inline uint32_t site_width(const rw_site *s)
 	return s->width ? s->width : 1;
 }
 
+static void hb_found(void *ctx, const det_hb_race *r);
+
 wasm_status det_probe_new(det_algo algo, const rw_sites *sites,
 			  uint64_t mem_bytes, uint32_t delay, det_probe **out,
 			  wasm_err *err)
@@ -155,7 +160,14 @@ wasm_status det_probe_new(det_algo algo, const rw_sites *sites,
 	p->mem_bytes = mem_bytes;
 	p->ncells = (mem_bytes + 3) / 4;
 	pthread_mutex_init(&p->lock, NULL);
-	if (p->ncells) {
+	if (algo == DET_HB) {
+		wasm_status st =
+		    det_hb_new(sites, mem_bytes, hb_found, p, &p->hb, err);
+		if (st) {
+			det_probe_free(p);
+			return st;
+		}
+	} else if (p->ncells) {
 		p->table_bytes = (size_t)p->ncells * cell_size;
 		/* Zero pages are free cells: only touched pages cost memory. */
 		p->table =
@@ -209,6 +221,7 @@ void det_probe_free(det_probe *p)
 		}
 		munmap(p->table, p->table_bytes);
 	}
+	det_hb_free(p->hb);
 	pthread_mutex_destroy(&p->lock);
 	wasm_free(p->hist_cells);
 	wasm_free(p->shared);
@@ -312,6 +325,19 @@ static void record(det_probe *p, det_violation *v)
 	}
 done:
 	pthread_mutex_unlock(&p->lock);
+}
+
+/* A race of the happens-before detector, as the violation of its pair. */
+static void hb_found(void *ctx, const det_hb_race *r)
+{
+	det_probe *p = ctx;
+	det_violation v = {{r->site[0], r->site[1]},
+			   {r->tid[0], r->tid[1]},
+			   {r->addr[0], r->addr[1]},
+			   {p->site[r->site[0]].kind, p->site[r->site[1]].kind},
+			   0};
+
+	record(p, &v);
 }
 
 /* A consistent copy of the access armed on e, whose word was s. False
@@ -665,6 +691,10 @@ void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr, uint32_t site)
 	else
 		__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1,
 				   __ATOMIC_RELAXED);
+	if (p->algo == DET_HB) {
+		det_hb_access(p->hb, tid, addr, site);
+		return;
+	}
 	if (site >= p->nsites || addr >= p->mem_bytes)
 		return;
 	width = site_width(&p->site[site]);
@@ -686,6 +716,21 @@ void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr, uint32_t site)
 		    part == TRIG_LEAD ? probed : NULL);
 	if (part == TRIG_FOLLOW)
 		__atomic_store_n(probed, 1, __ATOMIC_RELEASE);
+}
+
+void *det_probe_spawn(det_probe *p, uint32_t parent)
+{
+	return p->algo == DET_HB ? det_hb_spawn(p->hb, parent) : NULL;
+}
+
+void det_probe_start(det_probe *p, const uint32_t *child, void *token)
+{
+	if (p->algo != DET_HB)
+		return;
+	if (child)
+		det_hb_start(p->hb, *child, token);
+	else
+		det_hb_drop(token);
 }
 
 const det_violation *det_probe_violations(const det_probe *p, uint32_t *n,

@@ -106,6 +106,8 @@ wasm_status det_mask_read(const char *path, uint8_t *mask, uint32_t nsites,
 typedef enum det_algo {
 	DET_RACE,   /* Algorithm 1: data races by delay injection */
 	DET_SHARED, /* Algorithm 2: sites touching memory shared by threads */
+	DET_HB,	    /* happens-before (detector/hb.h): every race of a run,
+		       with every site armed and no delay */
 } det_algo;
 
 #define DET_DEFAULT_DELAY 50u /* units; see README "Choosing the delay" */
@@ -163,7 +165,13 @@ void det_probe_set_trigger(det_probe *p, const det_trigger *t);
 /* Times a thread waited at the breakpoint, and whether two met. */
 void det_probe_trigger_stats(const det_probe *p, uint64_t *holds, bool *met);
 
-/* DET_RACE: the run's bugs so far, in order of first detection. The
+/* DET_HB: thread parent spawns a thread; the token goes to the new
+ * thread's det_probe_start (child NULL: the spawn failed). No-ops for the
+ * other algorithms. */
+void *det_probe_spawn(det_probe *p, uint32_t parent);
+void det_probe_start(det_probe *p, const uint32_t *child, void *token);
+
+/* DET_RACE, DET_HB: the run's bugs so far, in order of first detection. The
  * array belongs to p; at most DET_MAX_BUGS are kept, *dropped counts the
  * further distinct pairs. */
 #define DET_MAX_BUGS 1024u
@@ -208,7 +216,8 @@ typedef struct det_run_opts {
 	/* When non-NULL, the WASI set-up to start from (environment,
 	 * directories, limits, stdio, argv: `heisen run`'s options); argv,
 	 * argc, stdio and timeout_s above are then ignored. Its resolver
-	 * and on_proc hooks must be NULL: det_run provides them. */
+	 * on_proc, on_spawn and on_start hooks must be NULL: det_run
+	 * provides them. */
 	const wasi_config *wasi;
 } det_run_opts;
 

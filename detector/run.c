@@ -185,6 +185,19 @@ static void on_proc(void *ctx, eng_proc *p)
 	r->proc = p;
 }
 
+static void *on_spawn(void *ctx, eng_thread *parent)
+{
+	run_ctx *r = ctx;
+	return det_probe_spawn(r->probe, eng_thread_id(parent));
+}
+
+static void on_start(void *ctx, eng_thread *child, void *token)
+{
+	run_ctx *r = ctx;
+	uint32_t tid = child ? eng_thread_id(child) : 0;
+	det_probe_start(r->probe, child ? &tid : NULL, token);
+}
+
 static eng_memory *make_mask(run_ctx *r, const wasm_limits *lim)
 {
 	eng_memory *mem = eng_memory_new(r->proc, lim, &r->err);
@@ -399,6 +412,10 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	cfg.resolve = resolve;
 	cfg.resolve_ctx = &r;
 	cfg.on_proc = on_proc;
+	if (opts->algo == DET_HB) {
+		cfg.on_spawn = on_spawn;
+		cfg.on_start = on_start;
+	}
 	cfg.hook_ctx = &r;
 
 	regime_enter(&g, pr);

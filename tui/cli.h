@@ -383,6 +383,8 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
 int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
+int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		  FILE *err);
 int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
 int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,

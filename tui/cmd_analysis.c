@@ -20,8 +20,9 @@
 /* A bug and its factor. */
 typedef struct scored {
 	db_bug bug;
-	det_factor f;
+	det_factor f; /* valid when swept */
 	det_class cls;
+	bool swept; /* sweeps ran its program: it has a grid */
 } scored;
 
 typedef struct scored_list {
@@ -118,7 +119,9 @@ static int by_factor(const void *x, const void *y)
 {
 	const scored *a = x, *b = y;
 
-	if (a->f.map != b->f.map)
+	if (a->swept != b->swept)
+		return a->swept ? -1 : 1;
+	if (a->swept && a->f.map != b->f.map)
 		return a->f.map < b->f.map ? 1 : -1;
 	return (a->bug.id > b->bug.id) - (a->bug.id < b->bug.id);
 }
@@ -130,6 +133,14 @@ static void print_row(FILE *out, const scored *s)
 	tui_fmt_kinds(&s->bug, kinds, sizeof kinds);
 	tui_fmt_site(&s->bug.site[0], s0, sizeof s0);
 	tui_fmt_site(&s->bug.site[1], s1, sizeof s1);
+	if (!s->swept) {
+		fprintf(out,
+			"%-5" PRId64 " %-16s %-5s %12s %5s  %6s  %-11s  %6s  "
+			"%-16s  %s <-> %s\n",
+			s->bug.id, s->bug.program ? s->bug.program : "?", kinds,
+			"-", "0", "-", "no sweep", "-", "-", s0, s1);
+		return;
+	}
 	if (s->f.naive_ok)
 		snprintf(naive, sizeof naive, "%.2f", s->f.naive);
 	fprintf(out,
@@ -159,6 +170,11 @@ static void json_row(tui_json *j, const scored *s)
 		tui_json_end(j, '}');
 	}
 	tui_json_end(j, ']');
+	tui_json_bool(j, "swept", s->swept);
+	if (!s->swept) {
+		tui_json_end(j, '}');
+		return;
+	}
 	tui_json_u64(j, "detections", s->f.k);
 	tui_json_u64(j, "runs", s->f.n);
 	tui_json_u64(j, "cells", s->f.ncells);
@@ -208,7 +224,9 @@ static wasm_status score_bugs(db *d, int64_t bug, const det_factor_opts *o,
 		 * other bugs are listed. */
 		det_factor_opts bo = *o;
 		bo.seed = det_seed_mix(o->seed ^ (uint64_t)s->bug.id);
-		if (!st)
+		/* A bug only `heisen check` found has no sweep runs. */
+		s->swept = cells.n > 0;
+		if (!st && s->swept)
 			st = det_factor_estimate(cells.v, cells.n, same, &bo,
 						 &s->f, e);
 		s->cls = det_classify(cells.v, cells.n, same);
@@ -526,14 +544,27 @@ int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		fprintf(out, "bug %" PRId64 ": %s race in %s: %s <-> %s\n",
 			r->bug.id, kinds, r->prog.name ? r->prog.name : "?", s0,
 			s1);
-		fprintf(out,
-			"detections K/N per (node, profile) and density%s\n",
-			colour ? "; colour: K/N against the best cell, "
-				 "\033[30;44m <1/4 \033[0m \033[30;46m <1/2 "
-				 "\033[0m \033[30;43m <3/4 \033[0m \033[30;41m "
-				 "up to 1 \033[0m"
-			       : "");
-		tui_print_grid(out, r, width, colour);
+		if (!r->ncells)
+			fprintf(out,
+				"no sweep has run %s (heisen check found "
+				"this bug): 'heisen sweep %s' measures "
+				"where and how often it shows\n",
+				r->prog.name ? r->prog.name : "its program",
+				r->prog.path ? r->prog.path : "FILE.wasm");
+		else
+			fprintf(
+			    out,
+			    "detections K/N per (node, profile) and "
+			    "density%s\n",
+			    colour
+				? "; colour: K/N against the best cell, "
+				  "\033[30;44m <1/4 \033[0m \033[30;46m <1/2 "
+				  "\033[0m \033[30;43m <3/4 \033[0m "
+				  "\033[30;41m "
+				  "up to 1 \033[0m"
+				: "");
+		if (r->ncells)
+			tui_print_grid(out, r, width, colour);
 	}
 	tui_report_free(r);
 	wasm_free(r);
@@ -1189,8 +1220,14 @@ int tui_cmd_plot(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		scored_list l = {0};
 		det_factor_opts fo;
 		if (!(rc = factor_opts(cmd, a, &fo, err)) &&
-		    !(st = score_bugs(d, 0, &fo, &l, &e)))
-			plot_factor(&b, &l);
+		    !(st = score_bugs(d, 0, &fo, &l, &e))) {
+			/* Swept bugs come first; the others have no F. */
+			scored_list sw = l;
+			sw.n = 0;
+			while (sw.n < l.n && l.v[sw.n].swept)
+				sw.n++;
+			plot_factor(&b, &sw);
+		}
 		scored_free(&l);
 	} else {
 		sim_report rep = {0};

@@ -205,6 +205,7 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 		tui_json_u64(j, "created",
 			     c->created > 0 ? (uint64_t)c->created : 0);
 		tui_json_str(j, "status", c->status ? c->status : "");
+		tui_json_str(j, "kind", db_kind_name(c->kind));
 		tui_json_u64(j, "runs_done", c->done);
 		if (c->planned)
 			tui_json_u64(j, "runs_planned", c->planned);
@@ -249,9 +250,9 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 	}
 	if (l->n == 1)
 		fprintf(l->out,
-			"%-5s %-20s %-16s %-11s %-15s %5s %5s  %-16s %s\n",
-			"id", "program", "created", "status", "runs", "cells",
-			"bugs", "densities", "profiles");
+			"%-5s %-5s %-20s %-16s %-11s %-15s %5s %5s  %-16s %s\n",
+			"id", "kind", "program", "created", "status", "runs",
+			"cells", "bugs", "densities", "profiles");
 	tui_fmt_time(c->created, created, sizeof created);
 	if (c->planned)
 		snprintf(runs, sizeof runs, "%" PRIu64 "/%" PRIu64, c->done,
@@ -259,9 +260,10 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 	else
 		snprintf(runs, sizeof runs, "%" PRIu64 "/-", c->done);
 	fprintf(l->out,
-		"%-5" PRId64 " %-20s %-16s %-11s %-15s %5" PRIu64 " %5" PRIu64
-		"  %-16s %s\n",
-		c->id, or_unknown(c->program), created, or_unknown(c->status),
+		"%-5" PRId64 " %-5s %-20s %-16s %-11s %-15s %5" PRIu64
+		" %5" PRIu64 "  %-16s %s\n",
+		c->id, db_kind_name(c->kind), or_unknown(c->program), created,
+		or_unknown(c->status),
 		runs, c->cells, c->bugs, or_unknown(c->densities),
 		or_unknown(c->profiles));
 	return true;
@@ -448,6 +450,7 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 		}
 		tui_json_end(j, ']');
 		tui_json_u64(j, "runs", b->runs);
+		tui_json_str(j, "found_by", db_found_name(b->found_by));
 		tui_json_u64(j, "first_run", b->first_run);
 		tui_json_u64(j, "first_seen",
 			     b->first_seen > 0 ? (uint64_t)b->first_seen : 0);
@@ -455,14 +458,17 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 		return true;
 	}
 	if (l->n == 1)
-		fprintf(l->out, "%-5s %-16s %-5s %6s  %-16s %s\n", "bug",
-			"program", "kinds", "runs", "first seen", "sites");
+		fprintf(l->out, "%-5s %-16s %-5s %6s  %-9s  %-16s %s\n", "bug",
+			"program", "kinds", "runs", "found by", "first seen",
+			"sites");
 	tui_fmt_time(b->first_seen, seen, sizeof seen);
 	tui_fmt_site(&b->site[0], s0, sizeof s0);
 	tui_fmt_site(&b->site[1], s1, sizeof s1);
 	fprintf(l->out,
-		"%-5" PRId64 " %-16s %-5s %6" PRIu64 "  %-16s %s <-> %s\n",
-		b->id, or_unknown(b->program), kinds, b->runs, seen, s0, s1);
+		"%-5" PRId64 " %-16s %-5s %6" PRIu64
+		"  %-9s  %-16s %s <-> %s\n",
+		b->id, or_unknown(b->program), kinds, b->runs,
+		db_found_name(b->found_by), seen, s0, s1);
 	return true;
 }
 

@@ -72,6 +72,22 @@ static const tui_opt run_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt check_opts[] = {
+	{"--runs", "N", "runs, each checked in full (default 1)"},
+	{"--profile", "NAME",
+	 "the execution profile of the runs (default: throttled, so that "
+	 "threads take turns; see 'heisen profiles')"},
+	{"--jobs", "J", "worker processes at once (default: CPUs online)"},
+	{"--timeout", "TIME",
+	 "a run still going after TIME is stopped and recorded as a timeout "
+	 "(default 10s)"},
+	{"--db", "FILE",
+	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
+	{"--fail-on-bugs", NULL, "exit 1 when a race was found"},
+	{"--json", NULL, "print the races as JSON (schema heisen.check/1)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt sweep_opts[] = {
 	{"--densities", "LIST",
 	 "densities in percent: FIRST:LAST:STEP or a comma list (default "
@@ -458,6 +474,32 @@ const tui_cmd tui_commands[] = {
 	 "invalid program, or a database that cannot be used; 3 on an "
 	 "internal error; 130 when stopped by Ctrl-C.",
 	 0, TUI_MAX_OPERANDS, sweep_opts, tui_cmd_sweep},
+	{"check",
+	 "FILE.wasm [--runs N] [--profile NAME] [--jobs J] [--timeout TIME] "
+	 "[--db FILE] [--json] [--fail-on-bugs] [-- ARGS...]",
+	 "find every race of a run by happens-before, as ThreadSanitizer does",
+	 "Runs FILE.wasm (instrumented on the fly when it is not, cached by "
+	 "hash) N times with every site probed and no delay, and tracks "
+	 "happens-before: a vector clock per thread, ordered only by what "
+	 "WebAssembly itself orders (atomics are sequentially consistent: "
+	 "a store or read-modify-write releases, a load or read-modify-write "
+	 "acquires; a spawned thread starts from its parent's clock), and a "
+	 "shadow record of the last write and reads of every 4 bytes of "
+	 "memory. Two accesses to the same bytes by different threads, one "
+	 "of them a write and not both atomic, that nothing orders are a "
+	 "race, whether or not they ever met in time: a race a sweep would "
+	 "need luck to see, check reports in one run. Each race is printed "
+	 "as ThreadSanitizer prints one (both accesses, threads, address, a "
+	 "SUMMARY line); the runs are recorded as a campaign of kind check, "
+	 "so that 'heisen bugs', 'show', the TUI and 'replay' see its bugs. "
+	 "A bug's detectability grid and heisen factor come from sweeps "
+	 "only: 'heisen sweep' the same program to measure how often it "
+	 "shows.\n"
+	 "Exit status: 0 on success; 1 with --fail-on-bugs when a race was "
+	 "found; 2 on bad usage, an unreadable or invalid program or a "
+	 "database that cannot be used; 3 on an internal error; 130 when "
+	 "stopped by Ctrl-C.",
+	 1, TUI_MAX_OPERANDS, check_opts, tui_cmd_check},
 	{"rerun", "RUN [--db FILE] [--json] [--fail-on-bugs]",
 	 "run one recorded run again, exactly, and compare",
 	 "Runs run RUN of the workspace (an id from 'heisen runs CAMPAIGN') "

@@ -130,7 +130,7 @@ static const tui_col camp_cols[] = {
     {"STATUS", 8, false, false},     {"RUNS", 11, true, false},
     {"BUGS", 5, true, false},	     {"CELLS", 7, true, false},
     {"DENSITIES", 10, false, false}, {"PROFILES", 9, false, true},
-    {"CREATED", 16, false, false},
+    {"KIND", 5, false, false},	     {"CREATED", 16, false, false},
 };
 
 static const tui_keydoc camp_keys[] = {
@@ -147,7 +147,7 @@ static bool camp_row_cb(void *ctx, const db_campaign *c)
 {
 	campaigns *s = ctx;
 	char id[24], runs[48], bugs[24], cells[32], created[32];
-	const char *cell[9];
+	const char *cell[10];
 	uint64_t ncell = (uint64_t)c->ndensity;
 	uint32_t nprof = 1;
 
@@ -189,7 +189,8 @@ static bool camp_row_cb(void *ctx, const db_campaign *c)
 	cell[5] = cells;
 	cell[6] = c->densities;
 	cell[7] = c->profiles;
-	cell[8] = created;
+	cell[8] = db_kind_name(c->kind);
+	cell[9] = created;
 	tui_role role = TUI_NORMAL;
 	if (c->status && !strcmp(c->status, "running"))
 		role = TUI_KEY;
@@ -292,7 +293,8 @@ bool tui_open_campaigns(tui_app *app)
 
 	if (!s)
 		return false;
-	tui_table_init(&s->l.t, camp_cols, 9,
+	tui_table_init(&s->l.t, camp_cols,
+		       (int)(sizeof camp_cols / sizeof *camp_cols),
 		       "no campaigns yet: press n to start a sweep, or : and "
 		       "type 'sweep FILE.wasm'");
 	s->l.fill = camp_fill;
@@ -596,6 +598,7 @@ static const tui_col bug_cols[] = {
     {"PROGRAM", 14, false, false},
     {"KINDS", 5, false, false},
     {"RUNS", 5, true, false},
+    {"FOUND BY", 9, false, false},
     {"F", 5, true, false},
     {"CLASS", 16, false, false},
     {"SITE A", 18, false, true},
@@ -629,8 +632,9 @@ static bool bug_row_cb(void *ctx, const db_bug *b)
 	bugs_view *v = ctx;
 	char id[24], kinds[8], runs[24], seen[32], sa[300], sb[300];
 	char f[16] = "", cls[24] = "";
-	const char *cell[9] = {id,  b->program, kinds, runs, f,
-			       cls, sa,		sb,    seen};
+	const char *cell[10] = {id, b->program, kinds, runs,
+				db_found_name(b->found_by),
+				f,  cls,	sa,    sb,   seen};
 	det_factor fa;
 	det_class c;
 
@@ -718,7 +722,8 @@ bool tui_open_bugs(tui_app *app, int64_t program_id)
 	s->fill = bugs_fill;
 	s->open = tui_open_bug;
 	/* Most detected first, as `heisen bugs` lists them. */
-	tui_table_init(&s->t, bug_cols, 9,
+	tui_table_init(&s->t, bug_cols,
+		       (int)(sizeof bug_cols / sizeof *bug_cols),
 		       "no bugs recorded yet: a sweep finds them");
 	if (program_id > 0) {
 		db_program p = {0};

@@ -72,9 +72,9 @@ EOF
 # ---- campaigns ----------------------------------------------------------
 q campaigns campaigns --db "$db"
 expect_rc campaigns 0
-grep -Eq "^$c1 +racy\.wasm +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} +done +8/8 +4 +2 +12\.5,100 +default,one-core\$" "$dir/campaigns.out" ||
+grep -Eq "^$c1 +sweep +racy\.wasm +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} +done +8/8 +4 +2 +12\.5,100 +default,one-core\$" "$dir/campaigns.out" ||
 	bad "campaigns: no row '$c1 racy.wasm DATE done 8/8 4 2 12.5,100 default,one-core': $(snippet "$dir/campaigns.out")"
-grep -Eq "^$c2 +racy\.wasm .* stopped +1/- +1 +0 " "$dir/campaigns.out" ||
+grep -Eq "^$c2 +sweep +racy\.wasm .* stopped +1/- +1 +0 " "$dir/campaigns.out" ||
 	bad "campaigns: budget campaign not shown as 1/-: $(snippet "$dir/campaigns.out")"
 q campaigns_json campaigns --db "$db" --json
 expect_rc campaigns_json 0
@@ -157,7 +157,7 @@ q bugs bugs --db "$db"
 expect_rc bugs 0
 [ "$(grep -c . "$dir/bugs.out")" -eq 3 ] ||
 	bad "bugs: expected a header and 2 rows: $(snippet "$dir/bugs.out")"
-grep -Eq "^$bug_a +racy\.wasm +W/R +3 +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} +counter_add racy\.c:5 <-> main racy\.c:12\$" "$dir/bugs.out" ||
+grep -Eq "^$bug_a +racy\.wasm +W/R +3 +collision +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} +counter_add racy\.c:5 <-> main racy\.c:12\$" "$dir/bugs.out" ||
 	bad "bugs: bug A row wrong: $(snippet "$dir/bugs.out")"
 grep -Eq "^$bug_b +racy\.wasm +A/W +1 .* \? \?:\? <-> worker racy\.c:8\$" "$dir/bugs.out" ||
 	bad "bugs: bug B row wrong (unknown parts as ?): $(snippet "$dir/bugs.out")"

@@ -1,0 +1,600 @@
+/*
+ * hb.c - happens-before race detection (hb.h).
+ */
+#include "detector/hb.h"
+
+#include "core/util.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* ---- epochs ----------------------------------------------------------------
+ *
+ * A shadow record in one 64-bit word: the clock in bits 0-31, the thread in
+ * 32-47, the bytes of the cell it covered in 48-51, then flags. In a read
+ * record with R_SET, bits 0-31 are the index of a read set instead. */
+#define E_TID_SHIFT  32
+#define E_MASK_SHIFT 48
+#define E_ATOMIC     ((uint64_t)1 << 52)
+#define E_VALID	     ((uint64_t)1 << 53)
+#define R_SET	     ((uint64_t)1 << 54)
+#define W_LOCK	     ((uint64_t)1 << 63)
+
+static inline uint32_t e_clock(uint64_t e) { return (uint32_t)e; }
+static inline uint32_t e_tid(uint64_t e)
+{
+	return (uint32_t)(e >> E_TID_SHIFT) & 0xffff;
+}
+static inline uint32_t e_mask(uint64_t e)
+{
+	return (uint32_t)(e >> E_MASK_SHIFT) & 0xf;
+}
+static inline uint64_t e_make(uint32_t tid, uint32_t clock, uint32_t mask,
+			      bool atomic)
+{
+	return E_VALID | (uint64_t)clock | (uint64_t)tid << E_TID_SHIFT |
+	       (uint64_t)mask << E_MASK_SHIFT | (atomic ? E_ATOMIC : 0);
+}
+
+typedef struct cell {
+	uint64_t w; /* last write; W_LOCK while a thread works on it */
+	uint64_t r; /* last read, or R_SET and a read set's index */
+	uint32_t wsite, rsite;
+} cell;
+
+/* Concurrent readers of one cell. */
+typedef struct rset {
+	uint64_t e[HB_READERS];
+	uint32_t site[HB_READERS];
+	uint32_t next; /* the slot a full set forgets next; free list link */
+} rset;
+
+#define RSET_CHUNK  4096u
+#define RSET_CHUNKS 65536u
+
+/* ---- clocks ----------------------------------------------------------------
+ */
+
+typedef struct vclock {
+	uint32_t *c;
+	uint32_t len, cap;
+} vclock;
+
+static bool vc_grow(vclock *v, uint32_t len)
+{
+	if (len > v->cap) {
+		uint32_t cap = v->cap ? v->cap : 8;
+		uint32_t *c;
+		while (cap < len)
+			cap *= 2;
+		if (!(c = wasm_realloc(v->c, (size_t)cap * sizeof *c)))
+			return false;
+		memset(c + v->cap, 0, (size_t)(cap - v->cap) * sizeof *c);
+		v->c = c;
+		v->cap = cap;
+	}
+	if (len > v->len)
+		v->len = len;
+	return true;
+}
+
+/* v = max(v, o), entry by entry. */
+static bool vc_join(vclock *v, const vclock *o)
+{
+	if (!vc_grow(v, o->len))
+		return false;
+	for (uint32_t i = 0; i < o->len; i++)
+		if (o->c[i] > v->c[i])
+			v->c[i] = o->c[i];
+	return true;
+}
+
+typedef struct thr {
+	vclock vc;
+	uint32_t pending; /* cell + 1 of an atomic load to acquire, or 0 */
+} thr;
+
+/* Sync clocks of atomic cells: NSTRIPES tables of open addressing, each
+ * under its own lock, so that threads using different locks do not wait
+ * for each other. */
+#define NSTRIPES 256u
+
+typedef struct sync_var {
+	uint32_t key; /* cell + 1; 0: empty */
+	vclock vc;
+} sync_var;
+
+typedef struct stripe {
+	pthread_mutex_t lock;
+	sync_var *v;
+	uint32_t cap, n;
+} stripe;
+
+struct det_hb {
+	const rw_site *site;
+	uint32_t nsites;
+	uint64_t mem_bytes, ncells;
+	cell *shadow;
+	size_t shadow_bytes;
+	det_hb_report report;
+	void *ctx;
+	thr **thr; /* HB_MAX_THREADS slots, each owned by its thread */
+	stripe stripes[NSTRIPES];
+	pthread_mutex_t rlock; /* the read sets' chunks and free list */
+	rset *rchunk[RSET_CHUNKS];
+	uint32_t nrsets, rfree; /* rfree: index + 1 of a free set, or 0 */
+	uint64_t clock_bytes;	/* atomic */
+};
+
+wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
+		       det_hb_report report, void *ctx, det_hb **out,
+		       wasm_err *err)
+{
+	det_hb *h = wasm_calloc(1, sizeof *h);
+
+	*out = NULL;
+	if (!h)
+		goto nomem;
+	if (mem_bytes > (uint64_t)1 << 32)
+		mem_bytes = (uint64_t)1 << 32;
+	h->site = sites->sites;
+	h->nsites = sites->nsites;
+	h->mem_bytes = mem_bytes;
+	h->ncells = (mem_bytes + 3) / 4;
+	h->report = report;
+	h->ctx = ctx;
+	pthread_mutex_init(&h->rlock, NULL);
+	for (uint32_t i = 0; i < NSTRIPES; i++)
+		pthread_mutex_init(&h->stripes[i].lock, NULL);
+	if (!(h->thr = wasm_calloc(HB_MAX_THREADS, sizeof *h->thr)))
+		goto nomem;
+	if (h->ncells) {
+		h->shadow_bytes = (size_t)h->ncells * sizeof(cell);
+		h->shadow =
+		    mmap(NULL, h->shadow_bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (h->shadow == MAP_FAILED) {
+			h->shadow = NULL;
+			det_hb_free(h);
+			return wasm_err_set(
+			    err, WASM_NOMEM, WASM_NO_OFFSET,
+			    "cannot reserve %zu MiB of address space for the "
+			    "happens-before shadow of a %llu-byte memory "
+			    "(give the program's memory a smaller maximum)",
+			    h->shadow_bytes >> 20,
+			    (unsigned long long)mem_bytes);
+		}
+	}
+	*out = h;
+	return WASM_OK;
+nomem:
+	det_hb_free(h);
+	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+			    "out of memory for the happens-before state");
+}
+
+void det_hb_free(det_hb *h)
+{
+	if (!h)
+		return;
+	if (h->shadow)
+		munmap(h->shadow, h->shadow_bytes);
+	for (uint32_t i = 0; h->thr && i < HB_MAX_THREADS; i++)
+		if (h->thr[i]) {
+			wasm_free(h->thr[i]->vc.c);
+			wasm_free(h->thr[i]);
+		}
+	wasm_free(h->thr);
+	for (uint32_t i = 0; i < NSTRIPES; i++) {
+		stripe *s = &h->stripes[i];
+		for (uint32_t j = 0; j < s->cap; j++)
+			wasm_free(s->v[j].vc.c);
+		wasm_free(s->v);
+		pthread_mutex_destroy(&s->lock);
+	}
+	for (uint32_t i = 0; i < RSET_CHUNKS && h->rchunk[i]; i++)
+		wasm_free(h->rchunk[i]);
+	pthread_mutex_destroy(&h->rlock);
+	wasm_free(h);
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+/* The state of thread tid, made at its first use when it has none (the
+ * first thread, or one whose spawn token could not be made). */
+static thr *thread(det_hb *h, uint32_t tid)
+{
+	thr *t = h->thr[tid];
+
+	if (t)
+		return t;
+	if (!(t = wasm_calloc(1, sizeof *t)))
+		return NULL;
+	if (!vc_grow(&t->vc, tid + 1)) {
+		wasm_free(t);
+		return NULL;
+	}
+	t->vc.c[tid] = 1;
+	__atomic_fetch_add(&h->clock_bytes, (uint64_t)t->vc.cap * 4,
+			   __ATOMIC_RELAXED);
+	h->thr[tid] = t;
+	return t;
+}
+
+static void tick(thr *t, uint32_t tid)
+{
+	if (t->vc.c[tid] != UINT32_MAX)
+		t->vc.c[tid]++;
+}
+
+/* The sync clock of an atomic cell; NULL when absent and !create or out of
+ * memory. Called with its stripe locked. */
+static sync_var *sync_find(stripe *s, uint32_t key, bool create)
+{
+	uint32_t j, cap;
+	sync_var *v;
+
+	if (s->cap) {
+		for (j = key * 2654435761u & (s->cap - 1); s->v[j].key;
+		     j = (j + 1) & (s->cap - 1))
+			if (s->v[j].key == key)
+				return &s->v[j];
+		if (!create)
+			return NULL;
+		if ((s->n + 1) * 2 <= s->cap) {
+			s->v[j].key = key;
+			s->n++;
+			return &s->v[j];
+		}
+	} else if (!create) {
+		return NULL;
+	}
+	cap = s->cap ? s->cap * 2 : 16;
+	if (!(v = wasm_calloc(cap, sizeof *v)))
+		return NULL;
+	for (uint32_t i = 0; i < s->cap; i++) {
+		if (!s->v[i].key)
+			continue;
+		for (j = s->v[i].key * 2654435761u & (cap - 1); v[j].key;
+		     j = (j + 1) & (cap - 1))
+			;
+		v[j] = s->v[i];
+	}
+	wasm_free(s->v);
+	s->v = v;
+	s->cap = cap;
+	return sync_find(s, key, true);
+}
+
+static void release(det_hb *h, thr *t, uint32_t tid, uint32_t cellno)
+{
+	stripe *s = &h->stripes[cellno % NSTRIPES];
+	sync_var *v;
+
+	pthread_mutex_lock(&s->lock);
+	if ((v = sync_find(s, cellno + 1, true))) {
+		uint32_t cap = v->vc.cap;
+		vc_join(&v->vc, &t->vc);
+		if (v->vc.cap != cap)
+			__atomic_fetch_add(&h->clock_bytes,
+					   (uint64_t)(v->vc.cap - cap) * 4,
+					   __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&s->lock);
+	tick(t, tid);
+}
+
+static void acquire(det_hb *h, thr *t, uint32_t cellno)
+{
+	stripe *s = &h->stripes[cellno % NSTRIPES];
+	sync_var *v;
+
+	pthread_mutex_lock(&s->lock);
+	if ((v = sync_find(s, cellno + 1, false)))
+		vc_join(&t->vc, &v->vc);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void settle(det_hb *h, thr *t)
+{
+	if (t->pending) {
+		acquire(h, t, t->pending - 1);
+		t->pending = 0;
+	}
+}
+
+void *det_hb_spawn(det_hb *h, uint32_t parent)
+{
+	thr *t;
+	vclock *copy;
+
+	if (parent >= HB_MAX_THREADS || !(t = thread(h, parent)))
+		return NULL;
+	settle(h, t);
+	if (!(copy = wasm_calloc(1, sizeof *copy)) || !vc_join(copy, &t->vc)) {
+		det_hb_drop(copy);
+		return NULL;
+	}
+	tick(t, parent);
+	return copy;
+}
+
+void det_hb_start(det_hb *h, uint32_t child, void *token)
+{
+	vclock *from = token;
+	thr *t;
+
+	if (child >= HB_MAX_THREADS || h->thr[child] || !from) {
+		det_hb_drop(from);
+		return;
+	}
+	if (!(t = wasm_calloc(1, sizeof *t))) {
+		det_hb_drop(from);
+		return;
+	}
+	t->vc = *from;
+	wasm_free(from);
+	if (!vc_grow(&t->vc, child + 1)) {
+		wasm_free(t->vc.c);
+		wasm_free(t);
+		return;
+	}
+	if (!t->vc.c[child])
+		t->vc.c[child] = 1;
+	__atomic_fetch_add(&h->clock_bytes, (uint64_t)t->vc.cap * 4,
+			   __ATOMIC_RELAXED);
+	h->thr[child] = t;
+}
+
+void det_hb_drop(void *token)
+{
+	vclock *v = token;
+
+	if (v) {
+		wasm_free(v->c);
+		wasm_free(v);
+	}
+}
+
+/* ---- read sets -------------------------------------------------------------
+ */
+
+static rset *rset_at(det_hb *h, uint32_t i)
+{
+	return &h->rchunk[i / RSET_CHUNK][i % RSET_CHUNK];
+}
+
+/* A new empty read set's index + 1, or 0 when none can be had. */
+static uint32_t rset_new(det_hb *h)
+{
+	uint32_t i = 0;
+	rset *r;
+
+	pthread_mutex_lock(&h->rlock);
+	if (h->rfree) {
+		i = h->rfree;
+		h->rfree = rset_at(h, i - 1)->next;
+	} else if (h->nrsets / RSET_CHUNK < RSET_CHUNKS) {
+		uint32_t c = h->nrsets / RSET_CHUNK;
+		if (!h->rchunk[c] &&
+		    (h->rchunk[c] = wasm_malloc(RSET_CHUNK * sizeof(rset))))
+			__atomic_fetch_add(&h->clock_bytes,
+					   RSET_CHUNK * sizeof(rset),
+					   __ATOMIC_RELAXED);
+		if (h->rchunk[c])
+			i = ++h->nrsets;
+	}
+	pthread_mutex_unlock(&h->rlock);
+	if (i) {
+		r = rset_at(h, i - 1);
+		memset(r, 0, sizeof *r);
+	}
+	return i;
+}
+
+static void rset_free(det_hb *h, uint32_t i)
+{
+	pthread_mutex_lock(&h->rlock);
+	rset_at(h, i - 1)->next = h->rfree;
+	h->rfree = i;
+	pthread_mutex_unlock(&h->rlock);
+}
+
+/* ---- the check --------------------------------------------------------------
+ */
+
+static inline bool before(const thr *t, uint64_t e)
+{
+	uint32_t tid = e_tid(e);
+	return e_clock(e) <= (tid < t->vc.len ? t->vc.c[tid] : 0);
+}
+
+/* Whether record e (at site) races with the current access of thread tid,
+ * covering mask, atomic or not; a write when `write`. */
+static inline bool conflicts(const thr *t, uint32_t tid, uint64_t e,
+			     uint32_t mask, bool atomic)
+{
+	return (e & E_VALID) && e_tid(e) != tid && (e_mask(e) & mask) &&
+	       !(atomic && (e & E_ATOMIC)) && !before(t, e);
+}
+
+static void found(det_hb *h, uint64_t prev, uint32_t psite, uint32_t cellno,
+		  uint32_t tid, uint32_t addr, uint32_t site)
+{
+	uint32_t m = e_mask(prev), off = 0;
+	det_hb_race r;
+
+	while (off < 3 && !(m & 1u << off))
+		off++;
+	r = (det_hb_race){
+	    {psite, site}, {e_tid(prev), tid}, {cellno * 4 + off, addr}};
+	h->report(h->ctx, &r);
+}
+
+static void lock_cell(cell *c)
+{
+	uint64_t w = __atomic_load_n(&c->w, __ATOMIC_RELAXED);
+
+	for (;;) {
+		if (!(w & W_LOCK) && __atomic_compare_exchange_n(
+					 &c->w, &w, w | W_LOCK, true,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+		if (w & W_LOCK) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+			w = __atomic_load_n(&c->w, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+static void unlock_cell(cell *c, uint64_t w)
+{
+	__atomic_store_n(&c->w, w & ~W_LOCK, __ATOMIC_RELEASE);
+}
+
+/* A read of cell c by thread t (epoch e): check it against the last
+ * write, then keep it among the cell's readers. */
+static void read_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
+		      uint32_t site, uint32_t cellno, uint32_t addr)
+{
+	uint32_t mask = e_mask(e);
+	bool atomic = e & E_ATOMIC;
+	uint64_t w = c->w & ~W_LOCK, r = c->r;
+
+	if (conflicts(t, tid, w, mask, atomic))
+		found(h, w, c->wsite, cellno, tid, addr, site);
+	if (r & R_SET) {
+		/* Readers this one follows are dropped; it takes a free slot,
+		 * or the oldest's when all are concurrent with it. */
+		rset *rs = rset_at(h, e_clock(r) - 1);
+		for (uint32_t i = 0; i < HB_READERS; i++)
+			if ((rs->e[i] & E_VALID) &&
+			    (e_tid(rs->e[i]) == tid || before(t, rs->e[i])))
+				rs->e[i] = 0;
+		for (uint32_t i = 0; i < HB_READERS; i++)
+			if (!(rs->e[i] & E_VALID)) {
+				rs->e[i] = e;
+				rs->site[i] = site;
+				return;
+			}
+		rs->e[rs->next] = e;
+		rs->site[rs->next] = site;
+		rs->next = (rs->next + 1) % HB_READERS;
+		return;
+	}
+	if (!(r & E_VALID) || e_tid(r) == tid || before(t, r)) {
+		c->r = e;
+		c->rsite = site;
+		return;
+	}
+	/* Another thread's read, concurrent with this one: both are kept. */
+	{
+		uint32_t i = rset_new(h);
+		rset *s;
+		if (!i) {
+			c->r = e;
+			c->rsite = site;
+			return;
+		}
+		s = rset_at(h, i - 1);
+		s->e[0] = r;
+		s->site[0] = c->rsite;
+		s->e[1] = e;
+		s->site[1] = site;
+		c->r = R_SET | E_VALID | i;
+	}
+}
+
+static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
+		       uint32_t site, uint32_t cellno, uint32_t addr)
+{
+	uint32_t mask = e_mask(e);
+	bool atomic = e & E_ATOMIC;
+	uint64_t w = c->w & ~W_LOCK, r = c->r;
+
+	if (conflicts(t, tid, w, mask, atomic))
+		found(h, w, c->wsite, cellno, tid, addr, site);
+	if (r & R_SET) {
+		rset *s = rset_at(h, e_clock(r) - 1);
+		for (uint32_t i = 0; i < HB_READERS; i++)
+			if (conflicts(t, tid, s->e[i], mask, atomic))
+				found(h, s->e[i], s->site[i], cellno, tid, addr,
+				      site);
+		rset_free(h, e_clock(r));
+	} else if (conflicts(t, tid, r, mask, atomic)) {
+		found(h, r, c->rsite, cellno, tid, addr, site);
+	}
+	c->r = 0;
+	c->w = e | W_LOCK; /* unlock_cell clears the lock */
+	c->wsite = site;
+}
+
+void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
+{
+	const rw_site *s;
+	uint64_t end;
+	uint32_t width, kind, clock;
+	bool atomic, write;
+	thr *t;
+
+	if (site >= h->nsites || addr >= h->mem_bytes ||
+	    tid >= HB_MAX_THREADS || !(t = thread(h, tid)))
+		return;
+	settle(h, t);
+	s = &h->site[site];
+	kind = s->kind;
+	width = s->width ? s->width : 1;
+	end = (uint64_t)addr + width;
+	if (end > h->mem_bytes)
+		end = h->mem_bytes;
+	atomic = kind == RW_ATOMIC_READ || kind == RW_ATOMIC_WRITE ||
+		 kind == RW_ATOMIC_RMW;
+	write =
+	    kind != RW_READ && kind != RW_ATOMIC_READ && kind != RW_RANGE_READ;
+	clock = t->vc.c[tid];
+	for (uint64_t b = addr; b < end;) {
+		uint32_t cellno = (uint32_t)(b >> 2);
+		uint64_t cend = ((uint64_t)cellno + 1) * 4;
+		uint32_t mask = 0;
+		cell *c = &h->shadow[cellno];
+		uint64_t e, w;
+		for (uint64_t x = b; x < end && x < cend; x++)
+			mask |= 1u << (x & 3);
+		e = e_make(tid, clock, mask, atomic);
+		lock_cell(c);
+		if (write)
+			write_cell(h, c, t, tid, e, site, cellno, addr);
+		else
+			read_cell(h, c, t, tid, e, site, cellno, addr);
+		w = c->w;
+		unlock_cell(c, w);
+		b = cend;
+	}
+	if (kind == RW_ATOMIC_WRITE || kind == RW_ATOMIC_RMW)
+		release(h, t, tid, addr >> 2);
+	if (kind == RW_ATOMIC_READ || kind == RW_ATOMIC_RMW)
+		t->pending = (addr >> 2) + 1;
+}
+
+uint64_t det_hb_shadow_bytes(const det_hb *h)
+{
+	uint64_t bytes = __atomic_load_n(&h->clock_bytes, __ATOMIC_RELAXED);
+	long page = sysconf(_SC_PAGESIZE);
+	size_t npages;
+	unsigned char *vec;
+
+	if (!h->shadow || page <= 0)
+		return bytes;
+	npages = (h->shadow_bytes + (size_t)page - 1) / (size_t)page;
+	if (!(vec = wasm_malloc(npages)))
+		return bytes;
+	if (!mincore(h->shadow, h->shadow_bytes, vec))
+		for (size_t i = 0; i < npages; i++)
+			bytes += (vec[i] & 1) ? (uint64_t)page : 0;
+	wasm_free(vec);
+	return bytes;
+}

@@ -1,0 +1,89 @@
+/*
+ * hb.h - happens-before race detection (`heisen check`, DESIGN
+ * "Happens-before"): every race of a run, whether or not its two accesses
+ * ever meet in time.
+ *
+ * Each thread keeps a vector clock; synchronisation comes from WebAssembly
+ * semantics only, so any program built on its atomics is ordered, whatever
+ * library it uses:
+ *   - every atomic is sequentially consistent: an atomic store or RMW
+ *     releases the thread's clock into the sync clock of its address (the
+ *     4-byte cell it starts in) and then advances the thread's own entry;
+ *     an atomic load or RMW acquires that sync clock;
+ *   - wasi thread-spawn: the new thread starts from the parent's clock at
+ *     the spawn (det_hb_spawn, det_hb_start), and the parent advances.
+ * The guest library's mutexes, condition variables, barriers, once, rwlocks
+ * and join are built on atomics and futex wait/notify, and a woken waiter
+ * reads the futex word again with an atomic load, so they are ordered by the
+ * rules above; memory.atomic.wait and notify add no edge of their own.
+ *
+ * The probe runs before the access it guards, so an acquire cannot be done
+ * there: the load has not yet read whose store it sees. It is deferred to
+ * the thread's next probe (or spawn), by which time the load has happened;
+ * the sync clock read then may include releases made after the load, which
+ * can only hide a race, never invent one.
+ *
+ * Shadow state (FastTrack, Flanagan and Freund 2009): per 4-byte cell of
+ * linear memory, 24 bytes reserved for the whole address range and touched
+ * lazily: the last write (epoch = thread and its clock, the bytes of the
+ * cell it covered, atomic or not, its site) and the last read, widened to a
+ * read set of up to HB_READERS readers when reads of different threads are
+ * concurrent. An access checks the cell's records that overlap its bytes: a
+ * record of another thread whose epoch does not happen before the current
+ * thread's clock is a race, unless both accesses are atomic or both are
+ * reads. A race is reported as a det_violation (the previous access's site,
+ * thread and first byte, and the current one's), deduplicated by unordered
+ * site pair like a collision, so both detectors meet on one bug.
+ *
+ * Limits, each losing races rather than inventing them: a read set full of
+ * concurrent readers forgets its oldest; a write that covers part of a cell
+ * replaces the record of a write to its other bytes; a range access
+ * (memory.copy/fill/init) counts as its first byte; threads with ids of
+ * HB_MAX_THREADS and above are not checked; a thread's clock stops at 2^32-1.
+ *
+ * Ownership: det_hb owns everything it allocates (det_hb_free). Thread
+ * safety: every function may be called from any thread of the run at once,
+ * each thread passing its own tid.
+ */
+#ifndef HEISEN_DETECTOR_HB_H
+#define HEISEN_DETECTOR_HB_H
+
+#include "core/wasm.h"
+#include "rewriter/instrument.h"
+
+#define HB_MAX_THREADS 65536u
+#define HB_READERS     4u
+
+typedef struct det_hb det_hb;
+
+/* A race found: filled by det_hb and handed to the report callback. The
+ * first access (index 0) is the earlier one. */
+typedef struct det_hb_race {
+	uint32_t site[2], tid[2], addr[2];
+} det_hb_race;
+typedef void (*det_hb_report)(void *ctx, const det_hb_race *r);
+
+/* State for one run of a program with site table `sites` (borrowed) and
+ * memory spanning at most mem_bytes. Errors: WASM_NOMEM (the shadow cannot
+ * be reserved: the message says how much). */
+wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
+		       det_hb_report report, void *ctx, det_hb **out,
+		       wasm_err *err);
+void det_hb_free(det_hb *h);
+
+/* Thread tid is about to access addr at site (the probe). */
+void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
+
+/* Thread parent is spawning a thread: the returned token carries its clock
+ * to the child's det_hb_start (NULL when out of memory: the child then
+ * starts unordered, which can only add reports). */
+void *det_hb_spawn(det_hb *h, uint32_t parent);
+/* Thread child starts with the clock of token, which it consumes. */
+void det_hb_start(det_hb *h, uint32_t child, void *token);
+/* The token of a spawn that failed. */
+void det_hb_drop(void *token);
+
+/* Bytes of shadow and clocks touched so far (for `make bench`). */
+uint64_t det_hb_shadow_bytes(const det_hb *h);
+
+#endif

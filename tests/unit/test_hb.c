@@ -1,0 +1,251 @@
+/*
+ * test_hb.c - happens-before detection (detector/hb.h) on scripted
+ * accesses: what orders two threads, and what is a race.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "detector/hb.h"
+
+/* Sites of the script: their kind and width. */
+enum {
+	S_READ,
+	S_WRITE,
+	S_READ1,  /* a byte */
+	S_WRITE1, /* a byte */
+	S_WRITE8,
+	S_ALOAD,
+	S_ASTORE,
+	S_RMW,
+	NSITES
+};
+static rw_site site_table[NSITES] = {
+    [S_READ] = {0, 0, 0, 4, RW_READ, 0},
+    [S_WRITE] = {0, 0, 0, 4, RW_WRITE, 0},
+    [S_READ1] = {0, 0, 0, 1, RW_READ, 0},
+    [S_WRITE1] = {0, 0, 0, 1, RW_WRITE, 0},
+    [S_WRITE8] = {0, 0, 0, 8, RW_WRITE, 0},
+    [S_ALOAD] = {0, 0, 0, 4, RW_ATOMIC_READ, 0},
+    [S_ASTORE] = {0, 0, 0, 4, RW_ATOMIC_WRITE, 0},
+    [S_RMW] = {0, 0, 0, 4, RW_ATOMIC_RMW, 0},
+};
+static const rw_sites sites = {RW_SITES_VERSION, 0, NSITES, site_table, 0, 0,
+			       0};
+
+typedef struct seen {
+	det_hb_race r[16];
+	int n;
+} seen;
+
+static void on_race(void *ctx, const det_hb_race *r)
+{
+	seen *s = ctx;
+	if (s->n < 16)
+		s->r[s->n] = *r;
+	s->n++;
+}
+
+static det_hb *fresh(seen *s)
+{
+	det_hb *h;
+	wasm_err e;
+
+	s->n = 0;
+	assert_int_equal(det_hb_new(&sites, 65536, on_race, s, &h, &e),
+			 WASM_OK);
+	return h;
+}
+
+/* Thread 1 spawned by thread 0, which then spawns 2, at the start. */
+static void spawn_two(det_hb *h)
+{
+	det_hb_start(h, 1, det_hb_spawn(h, 0));
+	det_hb_start(h, 2, det_hb_spawn(h, 0));
+}
+
+static void unordered_writes_race(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 100, S_WRITE);
+	det_hb_access(h, 2, 100, S_WRITE);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].site[0], S_WRITE);
+	assert_int_equal(s.r[0].tid[0], 1);
+	assert_int_equal(s.r[0].tid[1], 2);
+	assert_int_equal(s.r[0].addr[1], 100);
+	/* A read of thread 2 after its own write: no new race. */
+	det_hb_access(h, 2, 100, S_READ);
+	assert_int_equal(s.n, 1);
+	det_hb_free(h);
+}
+
+/* Far apart in time is still a race: nothing but the order matters. */
+static void a_read_long_before_the_write_races(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 200, S_READ);
+	for (uint32_t i = 0; i < 1000; i++)
+		det_hb_access(h, 2, 4096 + 4 * i, S_WRITE);
+	det_hb_access(h, 2, 200, S_WRITE);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].site[0], S_READ);
+	det_hb_free(h);
+}
+
+/* An atomic store releases, an atomic load acquires: the flag orders the
+ * data, once the load has been followed by another access (the acquire
+ * is deferred to the thread's next probe). */
+static void release_acquire_orders(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 300, S_WRITE);  /* data */
+	det_hb_access(h, 1, 400, S_ASTORE); /* flag = 1 */
+	det_hb_access(h, 2, 400, S_ALOAD);  /* sees 1 */
+	det_hb_access(h, 2, 300, S_READ);   /* data: ordered */
+	assert_int_equal(s.n, 0);
+	/* Thread 1 writes again after its release: unordered. */
+	det_hb_access(h, 1, 300, S_WRITE);
+	assert_int_equal(s.n, 1);
+	det_hb_free(h);
+}
+
+/* A lock made of RMWs orders the critical sections. */
+static void rmw_lock_orders(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	for (int round = 0; round < 3; round++)
+		for (uint32_t t = 1; t <= 2; t++) {
+			det_hb_access(h, t, 500, S_RMW);    /* lock */
+			det_hb_access(h, t, 600, S_READ);   /* counter */
+			det_hb_access(h, t, 600, S_WRITE);
+			det_hb_access(h, t, 500, S_ASTORE); /* unlock */
+		}
+	assert_int_equal(s.n, 0);
+	det_hb_free(h);
+}
+
+/* The child starts from the parent's clock at the spawn: what the parent
+ * did before is ordered, what it does after is not. */
+static void spawn_orders_what_came_before(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+	void *tok;
+
+	det_hb_access(h, 0, 700, S_WRITE);
+	tok = det_hb_spawn(h, 0);
+	det_hb_access(h, 0, 800, S_WRITE);
+	det_hb_start(h, 1, tok);
+	det_hb_access(h, 1, 700, S_READ);
+	assert_int_equal(s.n, 0);
+	det_hb_access(h, 1, 800, S_READ);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].tid[0], 0);
+	det_hb_free(h);
+}
+
+static void atomics_never_race_with_atomics(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 900, S_ASTORE);
+	det_hb_access(h, 2, 900, S_RMW);
+	det_hb_access(h, 1, 900, S_ALOAD);
+	assert_int_equal(s.n, 0);
+	/* A plain read of a thread that never acquired the store. */
+	det_hb_start(h, 3, det_hb_spawn(h, 0));
+	det_hb_access(h, 3, 900, S_READ);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].site[0], S_RMW);
+	det_hb_free(h);
+}
+
+/* Bytes, not cells: neighbours in one 4-byte cell do not race; an 8-byte
+ * write covers two cells. */
+static void bytes_of_a_cell_are_apart(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 1000, S_WRITE1);
+	det_hb_access(h, 2, 1001, S_WRITE1);
+	det_hb_access(h, 2, 1002, S_READ1);
+	assert_int_equal(s.n, 0);
+	det_hb_access(h, 1, 1006, S_WRITE1);
+	det_hb_access(h, 2, 1006, S_READ1);
+	assert_int_equal(s.n, 1);
+	det_hb_access(h, 2, 1004, S_WRITE8); /* covers 1004..1011 */
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.r[1].addr[0], 1006);
+	det_hb_free(h);
+}
+
+/* Reads of two threads, unordered with each other, are both kept: a
+ * write ordered after one of them still races with the other. */
+static void concurrent_readers_are_both_kept(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 1100, S_READ);
+	det_hb_access(h, 2, 1100, S_READ);
+	assert_int_equal(s.n, 0);
+	det_hb_access(h, 1, 1100, S_WRITE);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].tid[0], 2);
+	det_hb_free(h);
+}
+
+static void out_of_range_is_ignored(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 65536, S_WRITE);
+	det_hb_access(h, 2, 65536, S_WRITE);
+	det_hb_access(h, 1, 65534, S_WRITE); /* clipped at the end */
+	det_hb_access(h, 2, 65534, S_WRITE);
+	det_hb_access(h, 1, 10, NSITES);
+	det_hb_access(h, HB_MAX_THREADS, 10, S_WRITE);
+	assert_int_equal(s.n, 1);
+	det_hb_drop(det_hb_spawn(h, 1));
+	assert_true(det_hb_shadow_bytes(h) > 0);
+	det_hb_free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(unordered_writes_race),
+	    cmocka_unit_test(a_read_long_before_the_write_races),
+	    cmocka_unit_test(release_acquire_orders),
+	    cmocka_unit_test(rmw_lock_orders),
+	    cmocka_unit_test(spawn_orders_what_came_before),
+	    cmocka_unit_test(atomics_never_race_with_atomics),
+	    cmocka_unit_test(bytes_of_a_cell_are_apart),
+	    cmocka_unit_test(concurrent_readers_are_both_kept),
+	    cmocka_unit_test(out_of_range_is_ignored),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,347 @@
+/*
+ * cmd_check.c - `heisen check`: happens-before detection (detector/hb.h)
+ * over N runs of a program, recorded as a campaign of kind check, and each
+ * race printed the way ThreadSanitizer prints one.
+ */
+#include "tui/cli.h"
+
+#include "db/db.h"
+#include "detector/campaign.h"
+#include "tui/jsonw.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { CHECK_EXIT_INTERRUPTED = 130 };
+
+/* A race as the campaign first met it, and how many runs saw it. */
+typedef struct race {
+	db_hit hit;
+	int64_t bug;
+	uint64_t runs;
+} race;
+
+typedef struct check_ui {
+	race *v;
+	size_t n, cap;
+	bool nomem;
+	det_progress last;
+} check_ui;
+
+static void on_progress(void *ctx, const det_progress *pr)
+{
+	((check_ui *)ctx)->last = *pr;
+}
+
+static void on_race(void *ctx, const db_hit *h)
+{
+	check_ui *u = ctx;
+
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 8;
+		race *v = realloc(u->v, cap * sizeof *v);
+		if (!v) {
+			u->nomem = true;
+			return;
+		}
+		u->v = v;
+		u->cap = cap;
+	}
+	u->v[u->n++] = (race){*h, 0, 0};
+}
+
+static void on_sigint(int sig) { det_sweep_stop(); }
+
+static bool count_run(void *ctx, const db_run *r)
+{
+	(*(uint64_t *)ctx)++;
+	return true;
+}
+
+/* A campaign of kind check from the options; an exit code. */
+static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
+		      FILE *err)
+{
+	const char *v;
+	const det_profile **profs = NULL;
+	uint32_t nprofs = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t alen = 0;
+	wasm_err e;
+
+	c->kind = DB_KIND_CHECK;
+	c->runs = 1;
+	if ((v = tui_opt_value(cmd, a, "--runs")) &&
+	    !tui_parse_u32(v, 1, 1000000, &c->runs)) {
+		fprintf(err,
+			"heisen check: --runs expects 1 to 1000000, got "
+			"'%s'\n",
+			v);
+		return TUI_EXIT_USAGE;
+	}
+	/* Threads that never take turns leave nothing to check: under the
+	 * default profile a thread often finished its loop before the other
+	 * woke from the barrier that started them (fibonacci: 2 runs of 20
+	 * saw its races); throttled threads yield every 64 polls (20 of
+	 * 20). */
+	v = tui_opt_value(cmd, a, "--profile");
+	c->profiles = strdup(v ? v : "throttled");
+	c->densities = strdup("100");
+	if (!c->profiles || !c->densities)
+		goto oom;
+	if (det_parse_profiles(c->profiles, &profs, &nprofs, &e) ||
+	    nprofs != 1) {
+		fprintf(err,
+			"heisen check: --profile expects one profile "
+			"(see 'heisen profiles'), got '%s'\n",
+			c->profiles);
+		wasm_free(profs);
+		return TUI_EXIT_USAGE;
+	}
+	wasm_free(profs);
+	if (det_parse_densities(c->densities, &c->density_bp, &c->ndensity, &e))
+		goto oom;
+	c->timeout_s = 10;
+	if ((v = tui_opt_value(cmd, a, "--timeout")) &&
+	    !tui_parse_duration(v, &c->timeout_s)) {
+		fprintf(err,
+			"heisen check: --timeout expects a duration such "
+			"as 5 or 30s, got '%s'\n",
+			v);
+		return TUI_EXIT_USAGE;
+	}
+	c->jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
+	if ((v = tui_opt_value(cmd, a, "--jobs")) &&
+	    !tui_parse_u32(v, 1, 256, &c->jobs)) {
+		fprintf(err,
+			"heisen check: --jobs expects 1 to 256, got "
+			"'%s'\n",
+			v);
+		return TUI_EXIT_USAGE;
+	}
+	if (c->jobs > c->runs)
+		c->jobs = c->runs;
+	c->planned = c->runs;
+	c->mask_version = DET_MASK_VERSION;
+	c->nargs = (uint32_t)(a->noperands - 1);
+	for (int i = 1; i < a->noperands; i++)
+		alen += strlen(a->operands[i]) + 1;
+	if (!(c->args = malloc(alen ? alen : 1)))
+		goto oom;
+	for (int i = 1, at = 0; i < a->noperands; i++) {
+		size_t l = strlen(a->operands[i]) + 1;
+		memcpy(c->args + at, a->operands[i], l);
+		at += (int)l;
+	}
+	return TUI_EXIT_OK;
+oom:
+	fprintf(err, "heisen check: out of memory\n");
+	return TUI_EXIT_INTERNAL;
+}
+
+static const char *access_name(uint8_t kind, bool cap)
+{
+	switch (kind) {
+	case RW_READ: return cap ? "Read" : "read";
+	case RW_ATOMIC_READ: return cap ? "Atomic read" : "atomic read";
+	case RW_ATOMIC_WRITE: return cap ? "Atomic write" : "atomic write";
+	case RW_ATOMIC_RMW:
+		return cap ? "Atomic read-modify-write"
+			   : "atomic read-modify-write";
+	case RW_RANGE_WRITE: return cap ? "Range write" : "range write";
+	default: return cap ? "Write" : "write";
+	}
+}
+
+/* One race, as ThreadSanitizer prints one: both accesses with their
+ * frames, then a SUMMARY line. Which of the two came first is not kept;
+ * neither is ordered before the other. */
+static void print_race(FILE *out, const det_prog *p, const race *r,
+		       uint64_t runs)
+{
+	char fn[128];
+	rw_srcpos pos[2];
+
+	fprintf(out,
+		"==================\n"
+		"WARNING: heisen: data race (bug %" PRId64 ", in %" PRIu64
+		" of %" PRIu64 " runs)\n",
+		r->bug, r->runs, runs);
+	for (int i = 0; i < 2; i++) {
+		uint32_t site = r->hit.site[i].id;
+		const rw_site *s = &p->sites.sites[site];
+		det_prog_site(p, site, fn, sizeof fn, &pos[i]);
+		fprintf(out, "  %s%s of size %u at 0x%08x by thread %u:\n",
+			i ? "Unordered " : "", access_name(s->kind, !i),
+			s->width ? s->width : 1, r->hit.addr[i], r->hit.tid[i]);
+		if (pos[i].file)
+			fprintf(out, "    #0 %s %s:%u (site %u)\n", fn,
+				pos[i].file, pos[i].line, site);
+		else
+			fprintf(out, "    #0 %s (site %u)\n", fn, site);
+	}
+	det_prog_site(p, r->hit.site[1].id, fn, sizeof fn, &pos[1]);
+	fprintf(out, "\nSUMMARY: heisen: data race %s:%u in %s\n",
+		pos[1].file ? pos[1].file : "?", pos[1].line, fn);
+	fprintf(out, "==================\n");
+}
+
+static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
+{
+	tui_json_arr(j, "races");
+	for (size_t i = 0; i < u->n; i++) {
+		const race *r = &u->v[i];
+		char kinds[4] = {tui_kind_letter(r->hit.site[0].kind), '/',
+				 tui_kind_letter(r->hit.site[1].kind), 0};
+		tui_json_obj(j, NULL);
+		tui_json_i64(j, "bug", r->bug);
+		tui_json_str(j, "kinds", kinds);
+		tui_json_u64(j, "runs", r->runs);
+		tui_json_arr(j, "sites");
+		for (int k = 0; k < 2; k++) {
+			uint32_t site = r->hit.site[k].id;
+			tui_json_obj(j, NULL);
+			tui_json_prog_site(j, p, site);
+			tui_json_u64(j, "width",
+				     p->sites.sites[site].width
+					 ? p->sites.sites[site].width
+					 : 1);
+			tui_json_end(j, '}');
+		}
+		tui_json_end(j, ']');
+		tui_json_obj(j, "first");
+		tui_json_arr(j, "tid");
+		tui_json_u64(j, NULL, r->hit.tid[0]);
+		tui_json_u64(j, NULL, r->hit.tid[1]);
+		tui_json_end(j, ']');
+		tui_json_arr(j, "addr");
+		tui_json_u64(j, NULL, r->hit.addr[0]);
+		tui_json_u64(j, NULL, r->hit.addr[1]);
+		tui_json_end(j, ']');
+		tui_json_end(j, '}');
+		tui_json_end(j, '}');
+	}
+	tui_json_end(j, ']');
+}
+
+int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	bool fail = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
+	det_prog *p = NULL;
+	db *d = NULL;
+	db_campaign c = {0};
+	check_ui ui = {0};
+	det_sweep_hooks hooks = {on_progress, on_race, &ui};
+	struct sigaction sa = {0}, old;
+	wasm_status st;
+	wasm_err e;
+	int64_t pid;
+	int rc;
+
+	if (a->noperands < 1) {
+		fprintf(err,
+			"heisen check: missing FILE.wasm; usage: heisen "
+			"check %s\n",
+			cmd->usage);
+		return TUI_EXIT_USAGE;
+	}
+	if ((st = det_prog_load(a->operands[0], &p, &e))) {
+		tui_print_err(err, a->operands[0], &e);
+		return tui_exit_for(st);
+	}
+	if ((rc = plan_check(cmd, a, &c, err)))
+		goto done;
+	/* Only now: bad input must not leave an empty workspace. */
+	if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
+		goto done;
+	{
+		char *abs = realpath(p->path, NULL);
+		st = db_program_put(d, p->sites.hash, p->name,
+				    abs ? abs : p->path, p->sites.nsites, &pid,
+				    &e);
+		free(abs);
+	}
+	if (!st) {
+		c.program_id = pid;
+		st = db_node_self(d, &c.node_id, &e);
+	}
+	if (!st)
+		st = db_campaign_new(d, &c, &e);
+	if (st) {
+		fprintf(err, "heisen check: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto done;
+	}
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	st = det_sweep(d, p, &c, &hooks, &e);
+	sigaction(SIGINT, &old, NULL);
+	if (!st && ui.nomem)
+		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+	for (size_t i = 0; !st && i < ui.n; i++) {
+		race *r = &ui.v[i];
+		st = db_bug_find(d, c.program_id, r->hit.site[0].id,
+				 r->hit.site[1].id, &r->bug, &e);
+		if (!st)
+			st = db_run_list(d, c.id, r->bug, count_run, &r->runs,
+					 &e);
+	}
+	if (st) {
+		fprintf(err, "heisen check: campaign %" PRId64 ": %s\n", c.id,
+			e.msg);
+		rc = tui_exit_for(st);
+		goto done;
+	}
+	if (json) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.check/1");
+		tui_json_str(&j, "program", p->name);
+		tui_json_i64(&j, "campaign", c.id);
+		tui_json_u64(&j, "runs", ui.last.done);
+		tui_json_obj(&j, "statuses");
+		for (int s = DET_OK; s <= DET_ERROR; s++)
+			if (ui.last.by_status[s])
+				tui_json_u64(&j, det_status_name((det_status)s),
+					     ui.last.by_status[s]);
+		tui_json_end(&j, '}');
+		json_races(&j, p, &ui);
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else {
+		for (size_t i = 0; i < ui.n; i++)
+			print_race(out, p, &ui.v[i], ui.last.done);
+		fprintf(out,
+			"heisen check: %s: %" PRIu64 " run%s, %zu race%s; "
+			"campaign %" PRId64 "\n",
+			p->name, ui.last.done, ui.last.done == 1 ? "" : "s",
+			ui.n, ui.n == 1 ? "" : "s", c.id);
+		for (int s = DET_EXIT; s <= DET_ERROR; s++)
+			if (ui.last.by_status[s])
+				fprintf(out,
+					"  %" PRIu64 " run%s ended with "
+					"status %s\n",
+					ui.last.by_status[s],
+					ui.last.by_status[s] == 1 ? "" : "s",
+					det_status_name((det_status)s));
+	}
+	if (det_sweep_stopped())
+		rc = CHECK_EXIT_INTERRUPTED;
+	else
+		rc = fail && ui.n ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
+done:
+	free(ui.v);
+	db_campaign_clear(&c);
+	if (d)
+		db_close(d);
+	det_prog_free(p);
+	return rc;
+}

@@ -95,8 +95,9 @@ typedef struct eng_limits {
 	uint32_t stack_slots;      /* value slots per thread: 1 << 20 */
 	double timeout_s;          /* wall clock for the run; 0 = none */
 	/* A slow device: every thread yields its CPU (sched_yield) once per
-	 * `throttle` polls (loop back-edges and calls); 0 = never. Costs
-	 * nothing when 0: the poll already reads the stop word. */
+	 * `throttle` polls (loop back-edges and calls) while the run has
+	 * more than one thread; 0 = never. Costs nothing when 0: the poll
+	 * already reads the stop word. */
 	uint32_t throttle;
 } eng_limits;
 

@@ -313,9 +313,12 @@ bool eng_rt_poll(eng_thread *t)
 	if (atomic_load_explicit(&p->stop, memory_order_relaxed) &
 	    ENG_STOP_REQ)
 		return true;
+	/* Yield only with another thread of the run to yield to: a phase
+	 * with one thread has nobody to take turns with. */
 	if (++t->polls >= p->lim.throttle) {
 		t->polls = 0;
-		sched_yield();
+		if (__atomic_load_n(&p->live, __ATOMIC_RELAXED))
+			sched_yield();
 	}
 	return false;
 }
@@ -474,7 +477,7 @@ static void *thread_main(void *arg)
 	t->fn(t, t->arg);
 	thread_release(t);
 	pthread_mutex_lock(&p->lock);
-	p->live--;
+	__atomic_store_n(&p->live, p->live - 1, __ATOMIC_RELAXED);
 	if (p->nfinished == p->cap_finished) {
 		uint32_t nc = p->cap_finished ? p->cap_finished * 2 : 16;
 		pthread_t *nf = wasm_realloc(p->finished, nc * sizeof *nf);
@@ -509,7 +512,7 @@ int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
 			     p->lim.max_threads);
 		return -1;
 	}
-	p->live++;
+	__atomic_store_n(&p->live, p->live + 1, __ATOMIC_RELAXED);
 	p->nspawned++;
 	/* Join threads that have finished, so that a program spawning
 	 * many short threads does not pile up their OS resources. */
@@ -541,7 +544,7 @@ int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
 	return (int32_t)t->id;
 undo:
 	pthread_mutex_lock(&p->lock);
-	p->live--;
+	__atomic_store_n(&p->live, p->live - 1, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&p->done_cv);
 	pthread_mutex_unlock(&p->lock);
 	return -1;

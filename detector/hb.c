@@ -51,7 +51,7 @@ typedef struct rset {
 	uint32_t next; /* the slot a full set forgets next; free list link */
 } rset;
 
-#define RSET_CHUNK  4096u
+#define RSET_CHUNK  256u
 #define RSET_CHUNKS 65536u
 
 /* ---- clocks ----------------------------------------------------------------
@@ -126,6 +126,7 @@ struct det_hb {
 	rset *rchunk[RSET_CHUNKS];
 	uint32_t nrsets, rfree; /* rfree: index + 1 of a free set, or 0 */
 	uint64_t clock_bytes;	/* atomic */
+	uint64_t *touched;	/* a bit per 4 KiB page of memory accessed */
 };
 
 wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
@@ -148,7 +149,9 @@ wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
 	pthread_mutex_init(&h->rlock, NULL);
 	for (uint32_t i = 0; i < NSTRIPES; i++)
 		pthread_mutex_init(&h->stripes[i].lock, NULL);
-	if (!(h->thr = wasm_calloc(HB_MAX_THREADS, sizeof *h->thr)))
+	if (!(h->thr = wasm_calloc(HB_MAX_THREADS, sizeof *h->thr)) ||
+	    !(h->touched =
+		  wasm_calloc((mem_bytes >> 12) / 64 + 1, sizeof *h->touched)))
 		goto nomem;
 	if (h->ncells) {
 		h->shadow_bytes = (size_t)h->ncells * sizeof(cell);
@@ -187,6 +190,7 @@ void det_hb_free(det_hb *h)
 			wasm_free(h->thr[i]);
 		}
 	wasm_free(h->thr);
+	wasm_free(h->touched);
 	for (uint32_t i = 0; i < NSTRIPES; i++) {
 		stripe *s = &h->stripes[i];
 		for (uint32_t j = 0; j < s->cap; j++)
@@ -204,7 +208,7 @@ void det_hb_free(det_hb *h)
 
 /* The state of thread tid, made at its first use when it has none (the
  * first thread, or one whose spawn token could not be made). */
-static thr *thread(det_hb *h, uint32_t tid)
+static inline thr *thread(det_hb *h, uint32_t tid)
 {
 	thr *t = h->thr[tid];
 
@@ -433,6 +437,21 @@ static void found(det_hb *h, uint64_t prev, uint32_t psite, uint32_t cellno,
 	h->report(h->ctx, &r);
 }
 
+/* Whether record x is this very access again: the same thread, clock
+ * and atomicity, covering its bytes (FastTrack's same-epoch case; the
+ * caller also compares the site, so that each line of the epoch is
+ * checked once). It was checked when it was recorded, and a racing access
+ * of another thread meets it in the cell; nothing to do, not even to lock
+ * the cell. */
+static inline bool same_epoch(uint64_t x, uint64_t e)
+{
+	const uint64_t id = E_VALID | E_ATOMIC | R_SET | W_LOCK |
+			    ((uint64_t)0xffff << E_TID_SHIFT) | 0xffffffffu;
+	uint32_t m = e_mask(e);
+
+	return (x & id) == (e & id) && (e_mask(x) & m) == m;
+}
+
 static void lock_cell(cell *c)
 {
 	uint64_t w = __atomic_load_n(&c->w, __ATOMIC_RELAXED);
@@ -518,17 +537,30 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 
 	if (conflicts(t, tid, w, mask, atomic))
 		found(h, w, c->wsite, cellno, tid, addr, site);
+	/* Reads this write follows are done with; a read it races with is
+	 * kept, so that the thread's next writes of the cell (another line
+	 * of the same epoch) are reported against it too. */
 	if (r & R_SET) {
 		rset *s = rset_at(h, e_clock(r) - 1);
-		for (uint32_t i = 0; i < HB_READERS; i++)
-			if (conflicts(t, tid, s->e[i], mask, atomic))
+		bool left = false;
+		for (uint32_t i = 0; i < HB_READERS; i++) {
+			if (conflicts(t, tid, s->e[i], mask, atomic)) {
 				found(h, s->e[i], s->site[i], cellno, tid, addr,
 				      site);
-		rset_free(h, e_clock(r));
+				left = true;
+			} else {
+				s->e[i] = 0;
+			}
+		}
+		if (!left) {
+			rset_free(h, e_clock(r));
+			c->r = 0;
+		}
 	} else if (conflicts(t, tid, r, mask, atomic)) {
 		found(h, r, c->rsite, cellno, tid, addr, site);
+	} else {
+		c->r = 0;
 	}
-	c->r = 0;
 	c->w = e | W_LOCK; /* unlock_cell clears the lock */
 	c->wsite = site;
 }
@@ -565,7 +597,22 @@ void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
 		for (uint64_t x = b; x < end && x < cend; x++)
 			mask |= 1u << (x & 3);
 		e = e_make(tid, clock, mask, atomic);
+		if (same_epoch(__atomic_load_n(write ? &c->w : &c->r,
+					       __ATOMIC_RELAXED),
+			       e) &&
+		    __atomic_load_n(write ? &c->wsite : &c->rsite,
+				    __ATOMIC_RELAXED) == site) {
+			b = cend;
+			continue;
+		}
 		lock_cell(c);
+		if (!(c->w & ~W_LOCK) && !c->r) {
+			/* The cell's first access: its page is touched. */
+			uint64_t page = (uint64_t)cellno >> 10;
+			__atomic_fetch_or(&h->touched[page / 64],
+					  (uint64_t)1 << (page % 64),
+					  __ATOMIC_RELAXED);
+		}
 		if (write)
 			write_cell(h, c, t, tid, e, site, cellno, addr);
 		else
@@ -580,21 +627,39 @@ void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
 		t->pending = (addr >> 2) + 1;
 }
 
+uint64_t det_hb_touched_bytes(const det_hb *h)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i <= (h->mem_bytes >> 12) / 64; i++)
+		n += (uint64_t)__builtin_popcountll(
+		    __atomic_load_n(&h->touched[i], __ATOMIC_RELAXED));
+	return n << 12;
+}
+
 uint64_t det_hb_shadow_bytes(const det_hb *h)
 {
 	uint64_t bytes = __atomic_load_n(&h->clock_bytes, __ATOMIC_RELAXED);
 	long page = sysconf(_SC_PAGESIZE);
-	size_t npages;
-	unsigned char *vec;
+	/* The shadow of one 4 KiB page of memory: asked of the kernel only
+	 * for pages the program touched, not for the whole reservation. */
+	size_t span = 1024 * sizeof(cell), npages;
+	unsigned char vec[64];
 
-	if (!h->shadow || page <= 0)
+	if (!h->shadow || page <= 0 || span % (size_t)page ||
+	    span / (size_t)page > sizeof vec)
 		return bytes;
-	npages = (h->shadow_bytes + (size_t)page - 1) / (size_t)page;
-	if (!(vec = wasm_malloc(npages)))
-		return bytes;
-	if (!mincore(h->shadow, h->shadow_bytes, vec))
-		for (size_t i = 0; i < npages; i++)
-			bytes += (vec[i] & 1) ? (uint64_t)page : 0;
-	wasm_free(vec);
+	npages = span / (size_t)page;
+	for (uint64_t i = 0; i <= (h->mem_bytes >> 12) / 64; i++) {
+		uint64_t w = __atomic_load_n(&h->touched[i], __ATOMIC_RELAXED);
+		while (w) {
+			uint64_t pg = i * 64 + (uint64_t)__builtin_ctzll(w);
+			w &= w - 1;
+			if (mincore((char *)h->shadow + pg * span, span, vec))
+				continue;
+			for (size_t k = 0; k < npages; k++)
+				bytes += (vec[k] & 1) ? (uint64_t)page : 0;
+		}
+	}
 	return bytes;
 }

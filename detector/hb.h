@@ -83,7 +83,10 @@ void det_hb_start(det_hb *h, uint32_t child, void *token);
 /* The token of a spawn that failed. */
 void det_hb_drop(void *token);
 
-/* Bytes of shadow and clocks touched so far (for `make bench`). */
+/* For `make bench`: bytes of shadow and clocks in memory (resident pages
+ * of the shadow, by mincore), and bytes of the program's memory its
+ * probed accesses touched (in 4 KiB pages). */
 uint64_t det_hb_shadow_bytes(const det_hb *h);
+uint64_t det_hb_touched_bytes(const det_hb *h);
 
 #endif

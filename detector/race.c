@@ -743,6 +743,13 @@ const det_violation *det_probe_violations(const det_probe *p, uint32_t *n,
 
 const uint8_t *det_probe_shared(const det_probe *p) { return p->shared; }
 
+void det_probe_hb_bytes(const det_probe *p, uint64_t *shadow,
+			uint64_t *touched)
+{
+	*shadow = p->hb ? det_hb_shadow_bytes(p->hb) : 0;
+	*touched = p->hb ? det_hb_touched_bytes(p->hb) : 0;
+}
+
 uint64_t det_probe_calls(const det_probe *p)
 {
 	uint64_t n = 0;

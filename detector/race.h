@@ -182,6 +182,10 @@ const det_violation *det_probe_violations(const det_probe *p, uint32_t *n,
 const uint8_t *det_probe_shared(const det_probe *p);
 /* Probe calls so far. */
 uint64_t det_probe_calls(const det_probe *p);
+/* DET_HB: its shadow and the memory touched, as det_run_result has them
+ * (0 for the other algorithms). */
+void det_probe_hb_bytes(const det_probe *p, uint64_t *shadow,
+			uint64_t *touched);
 
 /* ---- profiles ---------------------------------------------------------- */
 
@@ -246,6 +250,10 @@ typedef struct det_run_result {
 	uint8_t *shared; /* DET_SHARED: nsites bytes, owned */
 	uint64_t holds;	 /* with a trigger: waits at the breakpoint */
 	bool met;	 /* with a trigger: two threads met there */
+	/* DET_HB: happens-before state in memory, and the program memory
+	 * its probed accesses touched (det_hb_shadow_bytes and
+	 * det_hb_touched_bytes) */
+	uint64_t shadow_bytes, touched_bytes;
 } det_run_result;
 
 /* What counts as a run's failure (heisen minimize): a trap, exit code

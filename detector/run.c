@@ -19,7 +19,9 @@ const det_profile det_profiles[] = {
     {"default", "the machine as it is: no pinning, no load, no throttling",
      false, 0, false},
     {"one-core", "every thread of the run pinned to one CPU", true, 0, false},
-    {"throttled", "a slow device: threads yield their CPU every 64 polls",
+    {"throttled",
+     "a slow device: threads yield their CPU every 64 polls while the "
+     "run has several",
      false, 64, false},
     {"noisy", "a background thread keeps a CPU busy during the run", false, 0,
      true},
@@ -368,6 +370,7 @@ static wasm_status copy_findings(const det_probe *probe, det_algo algo,
 		goto nomem;
 	memcpy(res->bugs, v, (size_t)res->nbugs * sizeof *v);
 	det_probe_trigger_stats(probe, &res->holds, &res->met);
+	det_probe_hb_bytes(probe, &res->shadow_bytes, &res->touched_bytes);
 	return WASM_OK;
 nomem:
 	res->nbugs = 0;

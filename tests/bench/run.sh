@@ -13,7 +13,8 @@
 # the fixed cost of a run (bench_engine), and the rewriter: its throughput
 # on the same module (bench_rewrite) and what instrumented code costs with
 # every site disarmed (see "rewriter" below), the detector
-# (tests/bench/detector.sh), the TUI's key echo during a sweep
+# (tests/bench/detector.sh), happens-before detection
+# (tests/bench/check.sh), the TUI's key echo during a sweep
 # (tests/bench/tui_echo.sh), reproduction rates (tests/bench/replay.sh),
 # the statistics' speed (bench_stats) and the sweep strategies at an
 # equal budget (tests/bench/strategies.sh).
@@ -186,6 +187,10 @@ fi
 # The detector: overhead by density, cost per probe, campaign and
 # database throughput (tests/bench/detector.sh, see its header).
 "$(dirname "${BASH_SOURCE[0]}")/detector.sh" "$build" || bad_run=1
+
+# Happens-before detection: its cost against the engine alone, its
+# memory, and its rates over 100 runs (tests/bench/check.sh).
+"$(dirname "${BASH_SOURCE[0]}")/check.sh" "$build" || bad_run=1
 
 # The TUI's key echo during a sweep of 10 000 runs, against tmux's own
 # latency (tests/bench/tui_echo.sh, see its header).

@@ -33,8 +33,8 @@ static rw_site site_table[NSITES] = {
     [S_ASTORE] = {0, 0, 0, 4, RW_ATOMIC_WRITE, 0},
     [S_RMW] = {0, 0, 0, 4, RW_ATOMIC_RMW, 0},
 };
-static const rw_sites sites = {RW_SITES_VERSION, 0, NSITES, site_table, 0, 0,
-			       0};
+static const rw_sites sites = {
+    RW_SITES_VERSION, 0, NSITES, site_table, 0, 0, 0};
 
 typedef struct seen {
 	det_hb_race r[16];
@@ -131,8 +131,8 @@ static void rmw_lock_orders(void **state)
 	spawn_two(h);
 	for (int round = 0; round < 3; round++)
 		for (uint32_t t = 1; t <= 2; t++) {
-			det_hb_access(h, t, 500, S_RMW);    /* lock */
-			det_hb_access(h, t, 600, S_READ);   /* counter */
+			det_hb_access(h, t, 500, S_RMW);  /* lock */
+			det_hb_access(h, t, 600, S_READ); /* counter */
 			det_hb_access(h, t, 600, S_WRITE);
 			det_hb_access(h, t, 500, S_ASTORE); /* unlock */
 		}
@@ -216,6 +216,26 @@ static void concurrent_readers_are_both_kept(void **state)
 	det_hb_free(h);
 }
 
+/* Two lines writing what another thread read: each line's race is
+ * reported, though the second write finds the first in the cell. */
+static void each_racing_write_is_reported(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 1200, S_READ);
+	det_hb_access(h, 2, 1200, S_WRITE1);
+	det_hb_access(h, 2, 1200, S_WRITE);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.r[0].site[1], S_WRITE1);
+	assert_int_equal(s.r[1].site[1], S_WRITE);
+	/* The same line again in the same epoch: nothing new to check. */
+	det_hb_access(h, 2, 1200, S_WRITE);
+	assert_int_equal(s.n, 2);
+	det_hb_free(h);
+}
+
 static void out_of_range_is_ignored(void **state)
 {
 	seen s;
@@ -245,6 +265,7 @@ int main(void)
 	    cmocka_unit_test(atomics_never_race_with_atomics),
 	    cmocka_unit_test(bytes_of_a_cell_are_apart),
 	    cmocka_unit_test(concurrent_readers_are_both_kept),
+	    cmocka_unit_test(each_racing_write_is_reported),
 	    cmocka_unit_test(out_of_range_is_ignored),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

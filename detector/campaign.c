@@ -224,6 +224,49 @@ void det_prog_free(det_prog *p)
 	wasm_free(p);
 }
 
+/* The runtime's source files, as their DWARF names them: wasi-libc's
+ * WASI call wrappers by their directory in its tree (its build records
+ * "././libc-bottom-half/..."), heisen's guest library by its directory
+ * and file names. Not the rest of libc: two threads in memcpy or memset
+ * on one buffer are the program's race, whatever file the accesses are
+ * in. */
+static bool runtime_file(const char *file)
+{
+	static const char *const libc_dirs[] = {"libc-bottom-half/"};
+	static const char *const guest[] = {"guest/pthread.c", "guest/malloc.c",
+					    "guest/stdio.c", "guest/crt1.c",
+					    "guest/thread_start.s"};
+	size_t n = strlen(file);
+
+	while (!strncmp(file, "./", 2))
+		file += 2, n -= 2;
+	for (size_t i = 0; i < sizeof libc_dirs / sizeof *libc_dirs; i++)
+		if (!strncmp(file, libc_dirs[i], strlen(libc_dirs[i])))
+			return true;
+	for (size_t i = 0; i < sizeof guest / sizeof *guest; i++) {
+		size_t g = strlen(guest[i]);
+		if (n >= g && !strcmp(file + n - g, guest[i]) &&
+		    (n == g || file[n - g - 1] == '/'))
+			return true;
+	}
+	return false;
+}
+
+bool det_prog_runtime_site(const det_prog *p, uint32_t site)
+{
+	char fn[8];
+	rw_srcpos pos;
+
+	det_prog_site(p, site, fn, sizeof fn, &pos);
+	return pos.file && runtime_file(pos.file);
+}
+
+bool det_prog_runtime_pair(const det_prog *p, const uint32_t site[2])
+{
+	return det_prog_runtime_site(p, site[0]) &&
+	       det_prog_runtime_site(p, site[1]);
+}
+
 void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
 		   rw_srcpos *pos)
 {
@@ -1033,23 +1076,26 @@ static bool sweep_done(void *ctx, const job *j, double started,
 		wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET, "out of memory");
 		return false;
 	}
-	for (uint32_t i = 0; i < nh; i++) {
+	nh = 0;
+	for (uint32_t i = 0; i < o->h.nbugs; i++) {
 		const det_violation *v = &o->bugs[i];
-		db_hit *h = &nv[i].h;
+		db_hit *h = &nv[nh].h;
+		if (det_prog_runtime_pair(s->prog, v->site))
+			continue;
 		for (int k = 0; k < 2; k++) {
 			rw_srcpos pos;
-			det_prog_site(s->prog, v->site[k], nv[i].func[k],
-				      sizeof nv[i].func[k], &pos);
+			det_prog_site(s->prog, v->site[k], nv[nh].func[k],
+				      sizeof nv[nh].func[k], &pos);
 			h->site[k].id = v->site[k];
 			h->site[k].kind = v->kind[k];
-			h->site[k].func = nv[i].func[k];
+			h->site[k].func = nv[nh].func[k];
 			h->site[k].file = pos.file;
 			h->site[k].line = pos.line;
 			h->tid[k] = v->tid[k];
 			h->addr[k] = v->addr[k];
 		}
 		h->count = v->count;
-		hv[i] = *h;
+		hv[nh++] = *h;
 	}
 	r.campaign_id = s->c->id;
 	r.node_id = s->node_id;

@@ -40,7 +40,7 @@ echo "the engine alone; best of 3; goal <= 8x time, <= 4x memory"
 echo
 echo "| program | engine | check | ratio | check, throttled | ratio | shadow | touched | ratio |"
 echo "|---|---|---|---|---|---|---|---|---|"
-rt=() rm=()
+rt=() rtt=() rm=()
 row() {
 	local name=$1 plain=$2 inst=$3
 	shift 3
@@ -56,6 +56,7 @@ row() {
 			n, tp * 1e3, th * 1e3, th / tp, tt * 1e3, tt / tp, sh / 1024, to / 1024,
 			(to > 0 ? sprintf("%.2f×", sh / to) : "-") }'
 	rt+=("$(awk -v a="$th" -v b="$tp" 'BEGIN { printf "%.4f", a / b }')")
+	rtt+=("$(awk -v a="$tt" -v b="$tp" 'BEGIN { printf "%.4f", a / b }')")
 	[ "$to" -gt 0 ] && rm+=("$(awk -v a="$sh" -v b="$to" 'BEGIN { printf "%.4f", a / b }')")
 }
 for d in $racy $controls; do
@@ -70,7 +71,7 @@ for k in fib matmul sort hash coremark; do
 	row "$k" "$build/kernels/$k.wasm" "$inst" "${ksmall[$k]}"
 done
 gm() { printf '%s\n' "$@" | awk '{ s += log($1); n++ } END { if (n) printf "%.2f×", exp(s / n); else print "n/a" }'; }
-echo "| geometric mean | | | $(gm "${rt[@]}") | | | | | $(gm "${rm[@]}") |"
+echo "| geometric mean | | | $(gm "${rt[@]}") | | $(gm "${rtt[@]}") | | | $(gm "${rm[@]}") |"
 
 echo
 echo "heisen check --runs 100: the fewest runs a named race was reported in"

@@ -17,25 +17,32 @@
  * writer sets after the table, so however a sweep delays either thread
  * the two never overlap. Happens-before (heisen check) sees both races in
  * every run.
- * The reader is created first, so that no lock the writer releases (the
- * heap's, stdio's) can order the table before the reader's reads through
- * main's later pthread_create. The reader's sum goes to stderr: one that
- * saw a half-written table would print another.
+ * The reader is created first, and the writer waits until it runs
+ * (an atomic flag, which orders the reader's start before the writer's
+ * work and nothing the other way), so that nothing the writer releases
+ * (the heap's or stdio's lock, the guest library's count of live threads
+ * as the writer ends) can order the table before a reader that started
+ * late. The reader's sum goes to stderr: one that saw a half-written
+ * table would print another.
  *
- * hb-race: plain-flag.c:44 plain-flag.c:52
- * hb-race: plain-flag.c:40 plain-flag.c:55
+ * hb-race: plain-flag.c:51 plain-flag.c:60
+ * hb-race: plain-flag.c:47 plain-flag.c:63
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #define VALUES 256
 
 static int table[VALUES];
 static volatile int ready;
+static atomic_int reader_up;
 
 static void *publish(void *arg)
 {
+	while (!atomic_load(&reader_up))
+		sched_yield();
 	for (int i = 0; i < VALUES; i++)
 		table[i] = i * i % 1009; /* heisen:site write table */
 	/* A call the compiler cannot see into, so the table's stores stay
@@ -49,6 +56,7 @@ static void *consume(void *arg)
 {
 	long sum = 0;
 
+	atomic_store(&reader_up, 1);
 	while (!ready)	       /* heisen:site read ready */
 		sched_yield(); /* the writer may need this CPU */
 	for (int i = 0; i < VALUES; i++)

@@ -139,6 +139,7 @@ static const tui_keydoc camp_keys[] = {
     {"n", "start a new sweep (a form)"},
     {"R", "resume the selected stopped or interrupted campaign"},
     {"s", "simulate budgets over its program's recorded runs"},
+    {"c", "check its program for races by happens-before (one run)"},
     {"S", "stop the running sweep"},
     {NULL, NULL},
 };
@@ -234,6 +235,48 @@ static void open_simulate(tui_app *app, const camp_row *r)
 	tui_open_output(app, title, argv);
 }
 
+/* `heisen check` of a campaign's program with its arguments, one run,
+ * into an output screen; the check is a campaign of its own. */
+static void open_check(tui_app *app, const camp_row *r)
+{
+	db_campaign c = {0};
+	db_program p = {0};
+	char title[96], **argv = NULL;
+	wasm_err e;
+	uint32_t n = 0;
+
+	if (db_campaign_get(tui_app_db(app), r->id, &c, &e) ||
+	    db_program_get(tui_app_db(app), r->program_id, &p, &e)) {
+		tui_msg(app, true, "%s", e.msg);
+		goto out;
+	}
+	if (!p.path) {
+		tui_msg(app, true, "the workspace does not know where %s is",
+			p.name);
+		goto out;
+	}
+	if (!(argv = calloc(c.nargs + 8, sizeof *argv))) {
+		tui_msg(app, true, "out of memory");
+		goto out;
+	}
+	argv[n++] = "heisen";
+	argv[n++] = "check";
+	argv[n++] = p.path;
+	argv[n++] = "--db";
+	argv[n++] = (char *)tui_app_dbpath(app);
+	argv[n++] = "--";
+	for (uint32_t i = 0, at = 0; i < c.nargs; i++) {
+		argv[n++] = c.args + at;
+		at += (uint32_t)strlen(c.args + at) + 1;
+	}
+	snprintf(title, sizeof title, "Check of %s", p.name);
+	tui_open_output(app, title, argv);
+out:
+	free(argv);
+	db_campaign_clear(&c);
+	db_program_clear(&p);
+}
+
 static bool camp_key(tui_screen *scr, tui_app *app, int ch)
 {
 	campaigns *s = scr->st;
@@ -249,6 +292,10 @@ static bool camp_key(tui_screen *scr, tui_app *app, int ch)
 	case 's':
 		if (r)
 			open_simulate(app, r);
+		return true;
+	case 'c':
+		if (r)
+			open_check(app, r);
 		return true;
 	case 'n': {
 		db_program p = {0};
@@ -594,16 +641,11 @@ static bool open_replay_form(tui_app *app, int64_t bug)
 /* ---- bugs ---------------------------------------------------------------- */
 
 static const tui_col bug_cols[] = {
-    {"BUG", 4, true, false},
-    {"PROGRAM", 14, false, false},
-    {"KINDS", 5, false, false},
-    {"RUNS", 5, true, false},
-    {"FOUND BY", 9, false, false},
-    {"F", 5, true, false},
-    {"CLASS", 16, false, false},
-    {"SITE A", 18, false, true},
-    {"SITE B", 18, false, true},
-    {"FIRST SEEN", 16, false, false},
+    {"BUG", 4, true, false},	 {"PROGRAM", 14, false, false},
+    {"KINDS", 5, false, false},	 {"RUNS", 5, true, false},
+    {"BY", 5, false, false},	 {"F", 5, true, false},
+    {"CLASS", 16, false, false}, {"SITE A", 18, false, true},
+    {"SITE B", 18, false, true}, {"FIRST SEEN", 16, false, false},
 };
 
 /* The bug list, with each bug's heisen factor and class once the
@@ -632,9 +674,11 @@ static bool bug_row_cb(void *ctx, const db_bug *b)
 	bugs_view *v = ctx;
 	char id[24], kinds[8], runs[24], seen[32], sa[300], sb[300];
 	char f[16] = "", cls[24] = "";
-	const char *cell[10] = {id, b->program, kinds, runs,
-				db_found_name(b->found_by),
-				f,  cls,	sa,    sb,   seen};
+	/* The detectors by what the user ran: the campaign kinds. */
+	static const char *const by[] = {"-", "sweep", "check", "both"};
+	const char *cell[10] = {
+	    id, b->program, kinds, runs, by[b->found_by & 3],
+	    f,	cls,	    sa,	   sb,	 seen};
 	det_factor fa;
 	det_class c;
 

@@ -79,5 +79,14 @@ wait_for '^\[exit 0\]' "the repro replay's end"
 [ -s "bug-$shown.repro" ] || bad "no bug-$shown.repro"
 "$HEISEN" replay --file "bug-$shown.repro" app.wasm --runs 10 >"$dir/f.out" 2>&1 ||
 	bad "replay --file of the TUI's repro: exit $?: $(snippet "$dir/f.out")"
+# c on a campaign: heisen check of its program, a campaign of kind check.
+tm send-keys -t tui q q q
+wait_for '^ +ID +PROGRAM ' "back on the campaigns"
+tm send-keys -t tui c
+wait_for 'Check of app\.wasm' "c on a campaign: the check's output screen"
+wait_for '^heisen check: app\.wasm: 1 run, [0-9]+ races?; campaign [0-9]+' "the check's summary"
+wait_for '^\[exit 0\]' "the check's end"
+"$HEISEN" campaigns --json | grep -q '"kind":"check"' ||
+	bad "c: no campaign of kind check in the workspace"
 tm send-keys -t tui Q
 finish t_tui_replay

@@ -290,24 +290,25 @@ static void *table_run(void *arg)
 	return NULL;
 }
 
-#define DRAW_FRAC_BITS (32 - QTAB_BITS)
-#define DRAW_GROUP     4 /* tables drawn together: 8 KB, within L1 */
+#define DRAW_FRAC_BITS (16 - QTAB_BITS)
+#define DRAW_GROUP     8 /* tables drawn together: 16 KB, within L1 */
 
-/* A cell's X from its table q and 32 random bits u: QTAB_BITS pick the
- * step, DRAW_FRAC_BITS where in it (2^-32 of probability is finer than
- * any table). */
+/* A cell's X from its table q and 16 random bits u: QTAB_BITS pick the
+ * step, DRAW_FRAC_BITS where in it. 2^-16 of probability is finer than
+ * anything an F over hundreds of cells can show, and a generator output
+ * then serves a whole group. */
 static inline double table_x(const float *q, uint32_t u)
 {
 	const float *st = q + 2 * (u >> DRAW_FRAC_BITS);
-	double w = (double)(u & ((1u << DRAW_FRAC_BITS) - 1)) *
-		   (1.0 / (1u << DRAW_FRAC_BITS));
+	float w = (float)(u & ((1u << DRAW_FRAC_BITS) - 1)) *
+		  (1.0f / (1u << DRAW_FRAC_BITS));
 
 	return st[0] + w * st[1];
 }
 
 /* n draws of nq (at most DRAW_GROUP) cells' tables into acc: a draw's X
  * of the group are summed before acc is touched, once a group rather
- * than once a cell. Two uniforms from each generator output. */
+ * than once a cell; one generator output gives the group's uniforms. */
 static void draw_tables(det_rng *rng, const float *const *q, int nq,
 			double *acc, uint32_t n)
 {
@@ -315,13 +316,10 @@ static void draw_tables(det_rng *rng, const float *const *q, int nq,
 
 	for (uint32_t s = 0; s < n; s++) {
 		double sx = 0, sq = 0, x;
-		for (int i = 0; i < nq; i += 2) {
+		for (int i = 0; i < nq; i += 4) {
 			uint64_t u = det_rng_next(&r);
-			x = table_x(q[i], (uint32_t)(u >> 32));
-			sx += x;
-			sq += x * x;
-			if (i + 1 < nq) {
-				x = table_x(q[i + 1], (uint32_t)u);
+			for (int k = i; k < nq && k < i + 4; k++, u >>= 16) {
+				x = table_x(q[k], (uint32_t)u & 0xffff);
 				sx += x;
 				sq += x * x;
 			}

@@ -385,6 +385,16 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
 int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
+
+/* A new campaign's program arguments, the operands after FILE.wasm, into
+ * c->args (NUL-separated, malloc'd) and c->nargs; false when out of
+ * memory. Then tui_campaign_add records p's program (by hash, its path
+ * made absolute), this node and the campaign c (setting its ids). Shared
+ * by sweep and check (cmd_detect.c). */
+struct db_campaign;
+bool tui_campaign_args(const tui_args *a, struct db_campaign *c);
+wasm_status tui_campaign_add(struct db *d, const struct det_prog *p,
+			     struct db_campaign *c, wasm_err *e);
 int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
 int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,

@@ -69,7 +69,6 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
 	const det_profile **profs = NULL;
 	uint32_t nprofs = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t alen = 0;
 	wasm_err e;
 
 	c->kind = DB_KIND_CHECK;
@@ -126,16 +125,8 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
 		c->jobs = c->runs;
 	c->planned = c->runs;
 	c->mask_version = DET_MASK_VERSION;
-	c->nargs = (uint32_t)(a->noperands - 1);
-	for (int i = 1; i < a->noperands; i++)
-		alen += strlen(a->operands[i]) + 1;
-	if (!(c->args = malloc(alen ? alen : 1)))
+	if (!tui_campaign_args(a, c))
 		goto oom;
-	for (int i = 1, at = 0; i < a->noperands; i++) {
-		size_t l = strlen(a->operands[i]) + 1;
-		memcpy(c->args + at, a->operands[i], l);
-		at += (int)l;
-	}
 	return TUI_EXIT_OK;
 oom:
 	fprintf(err, "heisen check: out of memory\n");
@@ -239,7 +230,6 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	struct sigaction sa = {0}, old;
 	wasm_status st;
 	wasm_err e;
-	int64_t pid;
 	int rc;
 
 	if (a->noperands < 1) {
@@ -258,20 +248,7 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	/* Only now: bad input must not leave an empty workspace. */
 	if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
 		goto done;
-	{
-		char *abs = realpath(p->path, NULL);
-		st = db_program_put(d, p->sites.hash, p->name,
-				    abs ? abs : p->path, p->sites.nsites, &pid,
-				    &e);
-		free(abs);
-	}
-	if (!st) {
-		c.program_id = pid;
-		st = db_node_self(d, &c.node_id, &e);
-	}
-	if (!st)
-		st = db_campaign_new(d, &c, &e);
-	if (st) {
+	if ((st = tui_campaign_add(d, p, &c, &e))) {
 		fprintf(err, "heisen check: %s\n", e.msg);
 		rc = tui_exit_for(st);
 		goto done;

@@ -118,6 +118,39 @@ void tui_json_prog_site(tui_json *j, const det_prog *p, uint32_t site)
 	}
 }
 
+bool tui_campaign_args(const tui_args *a, db_campaign *c)
+{
+	size_t alen = 0;
+
+	c->nargs = (uint32_t)(a->noperands - 1);
+	for (int i = 1; i < a->noperands; i++)
+		alen += strlen(a->operands[i]) + 1;
+	if (!(c->args = malloc(alen ? alen : 1)))
+		return false;
+	for (int i = 1, at = 0; i < a->noperands; i++) {
+		size_t l = strlen(a->operands[i]) + 1;
+		memcpy(c->args + at, a->operands[i], l);
+		at += (int)l;
+	}
+	return true;
+}
+
+wasm_status tui_campaign_add(db *d, const det_prog *p, db_campaign *c,
+			     wasm_err *e)
+{
+	char *abs = realpath(p->path, NULL);
+	wasm_status st = db_program_put(d, p->sites.hash, p->name,
+					abs ? abs : p->path, p->sites.nsites,
+					&c->program_id, e);
+
+	free(abs);
+	if (!st)
+		st = db_node_self(d, &c->node_id, e);
+	if (!st)
+		st = db_campaign_new(d, c, e);
+	return st;
+}
+
 static int load_prog(const char *path, det_prog **p, FILE *err)
 {
 	wasm_err e;
@@ -1135,7 +1168,6 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	wasm_err e;
 	const det_profile **profs = NULL;
 	uint32_t nprofs = 0;
-	size_t alen = 0;
 	char every[256];
 
 	/* Every profile by default: at an equal budget, runs spread over
@@ -1203,17 +1235,8 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 			     "as 5 or 30s, got '%s'\n", v);
 		return TUI_EXIT_USAGE;
 	}
-	/* Program arguments: the operands after FILE.wasm. */
-	c->nargs = (uint32_t)(a->noperands - 1);
-	for (int i = 1; i < a->noperands; i++)
-		alen += strlen(a->operands[i]) + 1;
-	if (!(c->args = malloc(alen ? alen : 1)))
+	if (!tui_campaign_args(a, c))
 		goto oom;
-	for (int i = 1, at = 0; i < a->noperands; i++) {
-		size_t l = strlen(a->operands[i]) + 1;
-		memcpy(c->args + at, a->operands[i], l);
-		at += (int)l;
-	}
 	c->prune = tui_opt_value(cmd, a, "--prune") != NULL;
 	if (c->prune) {
 		uint8_t *shared = wasm_calloc(p->sites.nsites + 1, 1);
@@ -1265,7 +1288,6 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	db_program prog = {0};
 	wasm_err e;
 	int rc;
-	int64_t pid;
 	struct sigaction sa = {0}, old, pipe_old;
 	bool pipe_set = false;
 	sweep_ui ui = {.out = out, .err = err};
@@ -1367,18 +1389,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		/* Only now: bad input must not leave an empty workspace. */
 		if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
 			goto done;
-		char *abs = realpath(p->path, NULL);
-		st = db_program_put(d, p->sites.hash, p->name,
-				    abs ? abs : p->path, p->sites.nsites, &pid,
-				    &e);
-		free(abs);
-		if (!st) {
-			c.program_id = pid;
-			st = db_node_self(d, &c.node_id, &e);
-		}
-		if (!st)
-			st = db_campaign_new(d, &c, &e);
-		if (st) {
+		if ((st = tui_campaign_add(d, p, &c, &e))) {
 			fprintf(err, "heisen sweep: %s\n", e.msg);
 			rc = tui_exit_for(st);
 			goto done;

@@ -110,7 +110,7 @@ integrity sweep-kill
 	bad "sweep-kill: the file should still say running"
 [ "$(campaigns_status "$c")" = interrupted ] ||
 	bad "sweep-kill: campaigns --json says '$(campaigns_status "$c")'"
-"$HEISEN" campaigns --db "$db" | grep -Eq "^$c +fibonacci\.wasm .* interrupted +[0-9]+/400 " ||
+"$HEISEN" campaigns --db "$db" | grep -Eq "^$c +sweep +fibonacci\.wasm .* interrupted +[0-9]+/400 " ||
 	bad "sweep-kill: campaigns does not list it interrupted: $("$HEISEN" campaigns --db "$db")"
 "$HEISEN" sweep --resume "$c" --db "$db" >"$dir/sk3.out" 2>"$dir/sk3.err" ||
 	bad "sweep-kill: resume exit $?: $(snippet "$dir/sk3.err")"

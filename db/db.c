@@ -89,6 +89,10 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
      * check; every campaign before it was a sweep. */
     "ALTER TABLE campaigns ADD COLUMN"
     " kind TEXT NOT NULL DEFAULT 'sweep';",
+    /* 4 -> 5: where an imported campaign was made (db/sync.c): NULL for
+     * one made here. */
+    "ALTER TABLE campaigns ADD COLUMN origin TEXT;"
+    "CREATE UNIQUE INDEX campaigns_origin ON campaigns(origin);",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -306,6 +310,21 @@ static wasm_status sql_fail(db *d, wasm_err *err, int rc, const char *what)
 		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
 				    "%s: %s while %s", d->path, m, what);
 	}
+}
+
+wasm_status db_sql_fail(db *d, wasm_err *err, int rc, const char *what)
+{
+	return sql_fail(d, err, rc, what);
+}
+
+struct sqlite3 *db_sqlite(db *d)
+{
+	return d->h;
+}
+
+const char *db_file(db *d)
+{
+	return d->path;
 }
 
 static wasm_status oom(db *d, wasm_err *err)

@@ -7,7 +7,8 @@
  * runs, bugs, run_bugs. WAL journal, foreign keys on, the schema version
  * in PRAGMA user_version; db_open applies the forward migrations a file
  * lacks, each in its own transaction, and refuses a file from a newer
- * heisen.
+ * heisen. db/sync.h moves records between workspaces (schema 5: an
+ * imported campaign's origin).
  *
  * Writes: db_run_add inserts one run with its bugs. Callers batch many
  * runs in one transaction with db_begin/db_commit (a campaign commits
@@ -37,7 +38,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -258,5 +259,15 @@ typedef struct db_sim_run {
 wasm_status db_program_runs(db *d, int64_t program_id,
 			    bool (*cb)(void *ctx, const db_sim_run *r),
 			    void *ctx, wasm_err *err);
+
+/* ---- for the other files of db/ only (db/sync.c) --------------------- */
+
+/* The connection and the file's name, for SQL that lives in db/ but not
+ * in db.c. */
+struct sqlite3 *db_sqlite(db *d);
+const char *db_file(db *d);
+/* Fill err from SQLite result code rc the way db.c does; what says what
+ * was being done ("importing a run"). Returns err->status. */
+wasm_status db_sql_fail(db *d, wasm_err *err, int rc, const char *what);
 
 #endif

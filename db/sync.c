@@ -1,0 +1,1162 @@
+/*
+ * sync.c - db_export and db_import (sync.h; the format in docs/sync.md).
+ *
+ * How it works: export runs one query per record type inside a read
+ * transaction and writes each row as a record, hashing every byte it
+ * writes (FNV-1a 64) for the end record. Import reads the whole stream,
+ * walks its framing once (lengths, end record, count, checksum) without
+ * the database, then walks it again decoding fields and writing rows in
+ * one transaction. Records refer to each other by the exporter's ids
+ * ("sids"), always to an earlier record, and each type's sids ascend, so
+ * the map from a sid to the local id is a sorted array searched by
+ * bisection.
+ *
+ * Limitations: the stream is held in memory during an import (about 100
+ * bytes a run); a campaign is sent only with runs, so one without runs
+ * does not move.
+ */
+#include "db/sync.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const uint8_t sync_magic[8] = {'H', 'E', 'I', 'S', 'S', 'Y', 'N', 'C'};
+#define HEAD_LEN 12 /* magic and u32 version */
+#define REC_HEAD 5  /* type byte and u32 length */
+#define END_LEN	 16 /* u64 record count and u64 checksum */
+/* A string's length that stands for SQL NULL. */
+#define NULL_STR UINT32_MAX
+
+enum {
+	R_NODE = 1,
+	R_PROGRAM = 2,
+	R_CAMPAIGN = 3,
+	R_RUN = 4,
+	R_BUG = 5,
+	R_RUN_BUG = 6,
+	R_END = 0xff,
+};
+
+/* FNV-1a 64, the hash heisen already uses for programs: each step is a
+ * bijection of the state for a given byte, so any one changed byte
+ * changes the sum, and 64 bits make a random corruption that slips
+ * through unlikely. It is no defence against a forger: ssh is. */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME  0x100000001b3ull
+
+static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * FNV_PRIME;
+	return h;
+}
+
+/* A campaign's origin as stored, or for one made in this workspace its
+ * node key, id and creation time: two workspaces on one machine share
+ * the node key and may both have a campaign 1, not made in the same
+ * microsecond. The same expression matches a stream's campaign to a
+ * local one (a round trip A -> B -> A). Campaign c, its node n. */
+#define C_ORIGIN                                                               \
+	"coalesce(c.origin, printf('%s:%d:%.6f', coalesce(n.node_key, '-'),"   \
+	" c.id, c.created))"
+
+/* ---- writing ------------------------------------------------------------- */
+
+typedef struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+} wbuf;
+
+static void put(wbuf *b, const void *v, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		uint8_t *p;
+		while (cap < b->len + n)
+			cap *= 2;
+		if (!(p = wasm_realloc(b->p, cap))) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+}
+
+static void put_u8(wbuf *b, uint8_t v) { put(b, &v, 1); }
+
+static void put_u32(wbuf *b, uint32_t v)
+{
+	uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+			(uint8_t)(v >> 24)};
+	put(b, x, 4);
+}
+
+static void put_u64(wbuf *b, uint64_t v)
+{
+	put_u32(b, (uint32_t)v);
+	put_u32(b, (uint32_t)(v >> 32));
+}
+
+static void put_f64(wbuf *b, double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	put_u64(b, u);
+}
+
+/* Column i as a string: u32 length and bytes, NULL_STR for NULL. */
+static void put_col_str(wbuf *b, sqlite3_stmt *s, int i)
+{
+	const void *t = sqlite3_column_text(s, i);
+	uint32_t n = (uint32_t)sqlite3_column_bytes(s, i);
+
+	if (!t) {
+		put_u32(b, NULL_STR);
+		return;
+	}
+	put_u32(b, n);
+	put(b, t, n);
+}
+
+static void put_col_blob(wbuf *b, sqlite3_stmt *s, int i)
+{
+	const void *t = sqlite3_column_blob(s, i);
+	uint32_t n = (uint32_t)sqlite3_column_bytes(s, i);
+
+	put_u32(b, n);
+	if (n)
+		put(b, t, n);
+}
+
+static void put_col_u32(wbuf *b, sqlite3_stmt *s, int i)
+{
+	put_u32(b, (uint32_t)sqlite3_column_int64(s, i));
+}
+
+static void put_col_u64(wbuf *b, sqlite3_stmt *s, int i)
+{
+	put_u64(b, (uint64_t)sqlite3_column_int64(s, i));
+}
+
+typedef struct writer {
+	FILE *out;
+	uint64_t sum, count;
+	wbuf rec;
+} writer;
+
+static bool emit(writer *w, const void *p, size_t n)
+{
+	w->sum = fnv(w->sum, p, n);
+	return fwrite(p, 1, n, w->out) == n;
+}
+
+/* One record of type t from w->rec. */
+static bool emit_rec(writer *w, uint8_t t)
+{
+	uint8_t h[REC_HEAD] = {
+	    t, (uint8_t)w->rec.len, (uint8_t)(w->rec.len >> 8),
+	    (uint8_t)(w->rec.len >> 16), (uint8_t)(w->rec.len >> 24)};
+
+	w->count++;
+	return emit(w, h, sizeof h) && emit(w, w->rec.p, w->rec.len);
+}
+
+/* Write one column as it appears in the format; the query's columns are
+ * in the record's order and each letter of the row's spec says how:
+ * 8 u8, 4 u32, u u64 (ids and counts), f f64, s string, b blob. */
+static void put_row(wbuf *b, sqlite3_stmt *s, const char *spec)
+{
+	for (int i = 0; spec[i]; i++)
+		switch (spec[i]) {
+		case '8': put_u8(b, (uint8_t)sqlite3_column_int64(s, i)); break;
+		case '4': put_col_u32(b, s, i); break;
+		case 'u': put_col_u64(b, s, i); break;
+		case 'f': put_f64(b, sqlite3_column_double(s, i)); break;
+		case 's': put_col_str(b, s, i); break;
+		default: put_col_blob(b, s, i); break;
+		}
+}
+
+/* The runs after the cursor, and what they need; ?1 is the cursor. The
+ * order of the array is the order of the stream. */
+#define RUNS_AFTER  "(SELECT id FROM runs WHERE id > ?1)"
+#define CAMPS_AFTER "(SELECT DISTINCT campaign_id FROM runs WHERE id > ?1)"
+static const struct export_query {
+	uint8_t type;
+	const char *spec;
+	const char *sql;
+} export_queries[] = {
+    {R_NODE, "uss",
+     "SELECT id, node_key, hostname FROM nodes WHERE id IN (SELECT node_id"
+     " FROM runs WHERE id > ?1 UNION SELECT node_id FROM campaigns"
+     " WHERE id IN " CAMPS_AFTER ") ORDER BY id"},
+    {R_PROGRAM, "uuss4", /* put_program: the hash is hex text */
+     "SELECT id, hash, name, path, nsites FROM programs WHERE id IN"
+     " (SELECT program_id FROM campaigns WHERE id IN " CAMPS_AFTER ")"
+     " ORDER BY id"},
+    {R_CAMPAIGN, "uuussfsbs4f4u4f8bbsu4s",
+     "SELECT c.id, c.program_id, coalesce(c.node_id, 0), " C_ORIGIN ","
+     " c.kind, c.created, c.densities, c.density_bp, c.profiles, c.runs,"
+     " c.budget_s, c.jobs, c.seed, c.delay, c.timeout_s, c.prune, c.pruned,"
+     " c.args, c.status, c.planned, c.mask_version, c.owner"
+     " FROM campaigns c LEFT JOIN nodes n ON n.id = c.node_id"
+     " WHERE c.id IN " CAMPS_AFTER " ORDER BY c.id"},
+    {R_RUN, "uuuus4ufus4s4",
+     "SELECT id, campaign_id, coalesce(node_id, 0), idx, profile,"
+     " density_bp, seed, started, duration_us, status, exit_code, msg,"
+     " nbugs FROM runs WHERE id > ?1"
+     " ORDER BY id"},
+    {R_BUG, "uu48ss448ss4uf",
+     "SELECT id, program_id, site_a, kind_a, func_a, file_a, line_a,"
+     " site_b, kind_b, func_b, file_b, line_b,"
+     " CASE WHEN first_run > ?1 THEN first_run ELSE 0 END, first_seen"
+     " FROM bugs WHERE id IN (SELECT bug_id FROM run_bugs WHERE run_id IN"
+     " " RUNS_AFTER ") ORDER BY id"},
+    {R_RUN_BUG, "uu4444u",
+     "SELECT run_id, bug_id, tid_a, tid_b, addr_a, addr_b, count"
+     " FROM run_bugs WHERE run_id > ?1 ORDER BY run_id, bug_id"},
+};
+
+/* Programs' hashes are stored as hex text; the stream carries the u64. */
+static void put_program(wbuf *b, sqlite3_stmt *s)
+{
+	const char *hex = (const char *)sqlite3_column_text(s, 1);
+
+	put_col_u64(b, s, 0);
+	put_u64(b, hex ? strtoull(hex, NULL, 16) : 0);
+	put_col_str(b, s, 2);
+	put_col_str(b, s, 3);
+	put_col_u32(b, s, 4);
+}
+
+static wasm_status export_query(db *d, writer *w, const struct export_query *q,
+				uint64_t since, uint64_t *cursor,
+				uint64_t *nruns, wasm_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db_sqlite(d), q->sql, -1, &s, NULL);
+
+	if (rc == SQLITE_OK)
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)since);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		w->rec.len = 0;
+		if (q->type == R_PROGRAM)
+			put_program(&w->rec, s);
+		else
+			put_row(&w->rec, s, q->spec);
+		if (q->type == R_RUN) {
+			*cursor = (uint64_t)sqlite3_column_int64(s, 0);
+			++*nruns;
+		}
+		if (w->rec.oom) {
+			sqlite3_finalize(s);
+			return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+					    "out of memory exporting %s",
+					    db_file(d));
+		}
+		if (!emit_rec(w, q->type)) {
+			sqlite3_finalize(s);
+			return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+					    "cannot write the export of %s: %s",
+					    db_file(d), strerror(errno));
+		}
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return db_sql_fail(d, err, rc, "exporting");
+	return WASM_OK;
+}
+
+wasm_status db_export(db *d, uint64_t since, FILE *out, uint64_t *cursor,
+		      uint64_t *nruns, wasm_err *err)
+{
+	sqlite3 *h = db_sqlite(d);
+	writer w = {.out = out, .sum = FNV_OFFSET};
+	wasm_status st = WASM_OK;
+	int rc;
+
+	*cursor = since;
+	*nruns = 0;
+	if (since > INT64_MAX)
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "cursor %llu is out of range; give a "
+				    "cursor an export printed",
+				    (unsigned long long)since);
+	if ((rc = sqlite3_exec(h, "BEGIN", NULL, NULL, NULL)) != SQLITE_OK)
+		return db_sql_fail(d, err, rc, "starting an export");
+	put(&w.rec, sync_magic, sizeof sync_magic);
+	put_u32(&w.rec, DB_SYNC_VERSION);
+	if (w.rec.oom)
+		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory exporting %s", db_file(d));
+	else if (!emit(&w, w.rec.p, w.rec.len))
+		st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				  "cannot write the export of %s: %s",
+				  db_file(d), strerror(errno));
+	for (size_t i = 0; st == WASM_OK &&
+			   i < sizeof export_queries / sizeof *export_queries;
+	     i++)
+		st = export_query(d, &w, &export_queries[i], since, cursor,
+				  nruns, err);
+	sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
+	if (st == WASM_OK) {
+		w.rec.len = 0;
+		put_u64(&w.rec, w.count);
+		/* The sum so far: everything before the end record. */
+		put_u64(&w.rec, w.sum);
+		if (!emit_rec(&w, R_END) || fflush(out) != 0)
+			st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+					  "cannot write the export of %s: %s",
+					  db_file(d), strerror(errno));
+	}
+	wasm_free(w.rec.p);
+	return st;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* A cursor over the stream; the first error sticks and names its offset. */
+typedef struct rd {
+	const uint8_t *p;
+	size_t len, off;
+	const char *src;
+	wasm_err *err;
+	bool bad;
+} rd;
+
+/* "SRC: byte N: WHY WHAT; nothing was imported". */
+static bool rd_fail(rd *r, size_t off, const char *why, const char *what)
+{
+	if (!r->bad)
+		wasm_err_set(r->err, WASM_MALFORMED, off,
+			     "%s: byte %zu: %s %s; nothing was imported",
+			     r->src, off, why, what);
+	r->bad = true;
+	return false;
+}
+
+static bool need(rd *r, size_t n, const char *what)
+{
+	if (r->bad)
+		return false;
+	if (r->len - r->off < n)
+		return rd_fail(r, r->off, "record ends inside", what);
+	return true;
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static uint8_t rd_u8(rd *r, const char *what)
+{
+	return need(r, 1, what) ? r->p[r->off++] : 0;
+}
+
+static uint32_t rd_u32(rd *r, const char *what)
+{
+	uint32_t v = 0;
+
+	if (need(r, 4, what)) {
+		v = get_u32(r->p + r->off);
+		r->off += 4;
+	}
+	return v;
+}
+
+static uint64_t rd_u64(rd *r, const char *what)
+{
+	uint64_t v = 0;
+
+	if (need(r, 8, what)) {
+		v = get_u64(r->p + r->off);
+		r->off += 8;
+	}
+	return v;
+}
+
+/* An id or count that SQLite stores as a signed 64-bit integer. */
+static int64_t rd_i64(rd *r, const char *what)
+{
+	size_t at = r->off;
+	uint64_t v = rd_u64(r, what);
+
+	if (v > INT64_MAX)
+		rd_fail(r, at, "out of range:", what);
+	return (int64_t)v;
+}
+
+static double rd_f64(rd *r, const char *what)
+{
+	size_t at = r->off;
+	uint64_t u = rd_u64(r, what);
+	double v;
+
+	memcpy(&v, &u, sizeof v);
+	if (!isfinite(v))
+		rd_fail(r, at, "not a finite number:", what);
+	return v;
+}
+
+/* A byte string (blob) or text: *n bytes at the returned pointer (into
+ * the stream, not NUL-terminated). Text may not hold NUL bytes; NULL is
+ * returned for a NULL string only when nullable. */
+typedef struct span {
+	const uint8_t *p;
+	uint32_t n;
+} span;
+
+static span rd_bytes(rd *r, bool text, bool nullable, const char *what)
+{
+	size_t at = r->off;
+	uint32_t n = rd_u32(r, what);
+	span sp = {NULL, 0};
+
+	if (r->bad)
+		return sp;
+	if (n == NULL_STR && text) {
+		if (!nullable)
+			rd_fail(r, at, "missing (null)", what);
+		return sp;
+	}
+	if (r->len - r->off < n) {
+		rd_fail(r, at, "length runs past its record:", what);
+		return sp;
+	}
+	sp.p = r->p + r->off;
+	sp.n = n;
+	if (text && memchr(sp.p, 0, n))
+		rd_fail(r, at, "NUL byte inside", what);
+	else if (!text && !n)
+		sp.p = (const uint8_t *)"";
+	r->off += n;
+	return sp;
+}
+
+static span rd_str(rd *r, const char *what)
+{
+	return rd_bytes(r, true, false, what);
+}
+
+static span rd_nstr(rd *r, const char *what)
+{
+	return rd_bytes(r, true, true, what);
+}
+
+static bool span_is(span s, const char *t)
+{
+	return s.p && s.n == strlen(t) && !memcmp(s.p, t, s.n);
+}
+
+/* ---- checking the framing -------------------------------------------------*/
+
+/* Walk the records once: lengths, the end record, count and checksum. */
+static bool check_frame(rd *r)
+{
+	uint64_t count = 0, sum;
+	uint32_t ver;
+
+	if (r->len < HEAD_LEN || memcmp(r->p, sync_magic, sizeof sync_magic))
+		return rd_fail(r, 0, "no HEISSYNC header: not the output of",
+			       "'heisen export'");
+	ver = get_u32(r->p + 8);
+	if (ver == 0 || ver > DB_SYNC_VERSION) {
+		if (!r->bad)
+			wasm_err_set(r->err, WASM_MALFORMED, 8,
+				     "%s: byte 8: stream format version %u, "
+				     "this heisen reads versions 1 to %d; "
+				     "import it with a newer heisen",
+				     r->src, ver, DB_SYNC_VERSION);
+		r->bad = true;
+		return false;
+	}
+	r->off = HEAD_LEN;
+	for (;;) {
+		size_t at = r->off;
+		uint32_t n;
+		uint8_t t;
+
+		if (r->len - at < REC_HEAD)
+			return rd_fail(r, at, "truncated (no end record):",
+				       "the export was cut short");
+		t = r->p[at];
+		n = get_u32(r->p + at + 1);
+		if (n > r->len - at - REC_HEAD)
+			return rd_fail(r, at,
+				       "truncated (a record runs past the",
+				       "end): the export was cut short");
+		if (t != R_END) {
+			if (t < R_NODE || t > R_RUN_BUG)
+				return rd_fail(r, at, "unknown record type:",
+					       "the stream is corrupt");
+			r->off = at + REC_HEAD + n;
+			count++;
+			continue;
+		}
+		sum = fnv(FNV_OFFSET, r->p, at);
+		if (n != END_LEN)
+			return rd_fail(r, at, "end record of the wrong",
+				       "length");
+		if (at + REC_HEAD + END_LEN != r->len)
+			return rd_fail(r, at + REC_HEAD + END_LEN,
+				       "bytes after", "the end record");
+		if (get_u64(r->p + at + REC_HEAD) != count)
+			return rd_fail(r, at + REC_HEAD,
+				       "record count does not match:",
+				       "the stream is corrupt");
+		if (get_u64(r->p + at + REC_HEAD + 8) != sum)
+			return rd_fail(
+			    r, at + REC_HEAD + 8,
+			    "checksum mismatch:", "the stream is corrupt");
+		r->len = at; /* the records end where the end record starts */
+		r->off = HEAD_LEN;
+		return true;
+	}
+}
+
+/* ---- importing ----------------------------------------------------------- */
+
+/* A record of the stream mapped to a local row. */
+typedef struct ent {
+	uint64_t sid;
+	int64_t id;
+	int64_t program; /* campaigns and bugs: the local program */
+	bool fresh;	 /* runs: inserted by this import */
+} ent;
+
+typedef struct map {
+	ent *v;
+	size_t n, cap;
+} map;
+
+enum { M_NODE, M_PROGRAM, M_CAMPAIGN, M_RUN, M_BUG, M_COUNT };
+
+static const char *const record_names[] = {
+    [R_NODE] = "node", [R_PROGRAM] = "program", [R_CAMPAIGN] = "campaign",
+    [R_RUN] = "run",   [R_BUG] = "bug",		[R_RUN_BUG] = "run_bug",
+};
+
+enum {
+	Q_NODE_FIND,
+	Q_NODE_ADD,
+	Q_PROGRAM_FIND,
+	Q_PROGRAM_ADD,
+	Q_CAMPAIGN_FIND,
+	Q_CAMPAIGN_ADD,
+	Q_CAMPAIGN_UPDATE,
+	Q_RUN_FIND,
+	Q_RUN_ADD,
+	Q_BUG_FIND,
+	Q_BUG_ADD,
+	Q_RUN_BUG_ADD,
+	Q_COUNT
+};
+
+typedef struct importer {
+	db *d;
+	rd r;
+	map m[M_COUNT];
+	db_sync_added added;
+	sqlite3_stmt *st[Q_COUNT];
+	int nst;
+	double now;
+} importer;
+
+static ent *map_find(map *m, uint64_t sid)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].sid == sid)
+			return &m->v[mid];
+		if (m->v[mid].sid < sid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The local entry of a reference read at offset at; 0 means none when
+ * optional. NULL (and the error set) when it names no earlier record. */
+static ent *ref(importer *im, int m, uint64_t sid, size_t at, bool optional,
+		const char *what)
+{
+	static ent none;
+	ent *e;
+
+	if (im->r.bad)
+		return NULL;
+	if (sid == 0 && optional)
+		return &none;
+	if (!(e = map_find(&im->m[m], sid)))
+		rd_fail(&im->r, at,
+			"refers to a record not in the stream:", what);
+	return e;
+}
+
+static bool map_add(importer *im, int m, uint64_t sid, size_t at, ent e)
+{
+	map *mp = &im->m[m];
+
+	if (sid == 0 || (mp->n && mp->v[mp->n - 1].sid >= sid))
+		return rd_fail(&im->r, at, "id zero or out of order in a",
+			       record_names[m + 1]);
+	if (mp->n == mp->cap) {
+		size_t cap = mp->cap ? 2 * mp->cap : 64;
+		ent *v = wasm_realloc(mp->v, cap * sizeof *v);
+		if (!v) {
+			wasm_err_set(im->r.err, WASM_NOMEM, WASM_NO_OFFSET,
+				     "out of memory importing %s", im->r.src);
+			im->r.bad = true;
+			return false;
+		}
+		mp->v = v;
+		mp->cap = cap;
+	}
+	e.sid = sid;
+	mp->v[mp->n++] = e;
+	return true;
+}
+
+static sqlite3_stmt *prep(importer *im, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db_sqlite(im->d), sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK) {
+		db_sql_fail(im->d, im->r.err, rc, "preparing an import");
+		im->r.bad = true;
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	im->st[im->nst++] = s;
+	return s;
+}
+
+static void bind_span(sqlite3_stmt *s, int i, span sp, bool text)
+{
+	if (!sp.p)
+		sqlite3_bind_null(s, i);
+	else if (text)
+		sqlite3_bind_text(s, i, (const char *)sp.p, (int)sp.n,
+				  SQLITE_STATIC);
+	else
+		sqlite3_bind_blob(s, i, sp.p, (int)sp.n, SQLITE_STATIC);
+}
+
+/* Step s to its end: *id gets the first column of a row if any (0 if
+ * none), or the inserted row id for an INSERT (with want_rowid). */
+static bool step(importer *im, sqlite3_stmt *s, int64_t *id, bool want_rowid,
+		 const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	if (id)
+		*id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0)
+		      : want_rowid && rc == SQLITE_DONE
+			  ? sqlite3_last_insert_rowid(db_sqlite(im->d))
+			  : 0;
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return true;
+	if (!im->r.bad)
+		db_sql_fail(im->d, im->r.err, rc, what);
+	im->r.bad = true;
+	return false;
+}
+
+static const char *const import_sql[Q_COUNT] = {
+    [Q_NODE_FIND] = "SELECT id FROM nodes WHERE node_key = ?1",
+    [Q_NODE_ADD] = "INSERT INTO nodes(node_key, hostname, first_seen)"
+		   " VALUES(?1, ?2, ?3)",
+    [Q_PROGRAM_FIND] = "SELECT id FROM programs WHERE hash = ?1",
+    [Q_PROGRAM_ADD] = "INSERT INTO programs(hash, name, path, nsites,"
+		      " first_seen) VALUES(?1, ?2, ?3, ?4, ?5)",
+    /* An imported campaign by its origin, or one made here that went out
+     * and comes back. */
+    [Q_CAMPAIGN_FIND] =
+	"SELECT id FROM campaigns WHERE origin = ?1 UNION ALL"
+	" SELECT c.id FROM campaigns c LEFT JOIN nodes n ON n.id = c.node_id"
+	" WHERE c.origin IS NULL AND " C_ORIGIN " = ?1 LIMIT 1",
+    [Q_CAMPAIGN_ADD] =
+	"INSERT INTO campaigns(program_id, node_id, origin, kind, created,"
+	" densities, density_bp, profiles, runs, budget_s, jobs, seed, delay,"
+	" timeout_s, prune, pruned, args, status, planned, mask_version,"
+	" owner) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+	" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+    /* A later export of a campaign tells how it went on; one made here is
+     * this workspace's to tell. */
+    [Q_CAMPAIGN_UPDATE] = "UPDATE campaigns SET status = ?2, owner = ?3,"
+			  " planned = ?4 WHERE id = ?1 AND origin IS NOT NULL",
+    [Q_RUN_FIND] = "SELECT id FROM runs WHERE campaign_id = ?1 AND idx = ?2",
+    [Q_RUN_ADD] = "INSERT INTO runs(campaign_id, node_id, idx, profile,"
+		  " density_bp, seed, started, duration_us, status, exit_code,"
+		  " msg, nbugs) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		  " ?11, ?12)",
+    [Q_BUG_FIND] = "SELECT id FROM bugs WHERE program_id = ?1"
+		   " AND site_a = ?2 AND site_b = ?3",
+    [Q_BUG_ADD] = "INSERT INTO bugs(program_id, site_a, kind_a, func_a,"
+		  " file_a, line_a, site_b, kind_b, func_b, file_b, line_b,"
+		  " first_run, first_seen) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+		  " ?8, ?9, ?10, ?11, ?12, ?13)",
+    [Q_RUN_BUG_ADD] = "INSERT OR IGNORE INTO run_bugs VALUES(?1, ?2, ?3, ?4,"
+		      " ?5, ?6, ?7)",
+};
+
+static void bind_ref(sqlite3_stmt *s, int i, const ent *e)
+{
+	if (e->id)
+		sqlite3_bind_int64(s, i, e->id);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static bool in_list(span s, const char *const *names)
+{
+	for (; *names; names++)
+		if (span_is(s, *names))
+			return true;
+	return false;
+}
+
+static bool imp_node(importer *im, size_t at)
+{
+	rd *r = &im->r;
+	uint64_t sid = (uint64_t)rd_i64(r, "node id");
+	span key = rd_str(r, "node key"), host = rd_str(r, "host name");
+	sqlite3_stmt **q = im->st;
+	ent e = {0};
+
+	if (r->bad)
+		return false;
+	if (!key.n)
+		return rd_fail(r, at, "empty", "node key");
+	bind_span(q[Q_NODE_FIND], 1, key, true);
+	if (!step(im, q[Q_NODE_FIND], &e.id, false, "finding a node"))
+		return false;
+	if (!e.id) {
+		bind_span(q[Q_NODE_ADD], 1, key, true);
+		bind_span(q[Q_NODE_ADD], 2, host, true);
+		sqlite3_bind_double(q[Q_NODE_ADD], 3, im->now);
+		if (!step(im, q[Q_NODE_ADD], &e.id, true, "adding a node"))
+			return false;
+		im->added.nodes++;
+	}
+	return map_add(im, M_NODE, sid, at, e);
+}
+
+static bool imp_program(importer *im, size_t at)
+{
+	rd *r = &im->r;
+	uint64_t sid = (uint64_t)rd_i64(r, "program id");
+	uint64_t hash = rd_u64(r, "program hash");
+	span name = rd_str(r, "program name"),
+	     path = rd_nstr(r, "program path");
+	uint32_t nsites = rd_u32(r, "program site count");
+	sqlite3_stmt **q = im->st;
+	char hex[17];
+	ent e = {0};
+
+	if (r->bad)
+		return false;
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash);
+	sqlite3_bind_text(q[Q_PROGRAM_FIND], 1, hex, -1, SQLITE_STATIC);
+	if (!step(im, q[Q_PROGRAM_FIND], &e.id, false, "finding a program"))
+		return false;
+	if (!e.id) {
+		sqlite3_stmt *s = q[Q_PROGRAM_ADD];
+		sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC);
+		bind_span(s, 2, name, true);
+		bind_span(s, 3, path, true);
+		sqlite3_bind_int64(s, 4, nsites);
+		sqlite3_bind_double(s, 5, im->now);
+		if (!step(im, s, &e.id, true, "adding a program"))
+			return false;
+		im->added.programs++;
+	}
+	e.program = e.id;
+	return map_add(im, M_PROGRAM, sid, at, e);
+}
+
+static bool imp_campaign(importer *im, size_t at)
+{
+	static const char *const kinds[] = {"sweep", "check", NULL};
+	static const char *const statuses[] = {"running", "stopped", "done",
+					       "interrupted", NULL};
+	rd *r = &im->r;
+	sqlite3_stmt **q = im->st, *s = q[Q_CAMPAIGN_ADD];
+	uint64_t sid = (uint64_t)rd_i64(r, "campaign id");
+	size_t pat = r->off;
+	const ent *prog = ref(im, M_PROGRAM, rd_u64(r, "campaign program"), pat,
+			      false, "campaign program");
+	size_t nat = r->off;
+	const ent *node = ref(im, M_NODE, rd_u64(r, "campaign node"), nat, true,
+			      "campaign node");
+	span origin = rd_str(r, "campaign origin"), kind;
+	span dens, densbp, profiles, pruned, args, status, owner;
+	uint32_t runs, jobs, delay, mask;
+	double created, budget, timeout;
+	int64_t seed, planned;
+	uint8_t prune;
+	ent e = {0};
+
+	kind = rd_str(r, "campaign kind");
+	created = rd_f64(r, "campaign creation time");
+	dens = rd_str(r, "campaign densities");
+	densbp = rd_bytes(r, false, false, "campaign density list");
+	profiles = rd_str(r, "campaign profiles");
+	runs = rd_u32(r, "campaign runs");
+	budget = rd_f64(r, "campaign budget");
+	jobs = rd_u32(r, "campaign jobs");
+	seed = (int64_t)rd_u64(r, "campaign seed");
+	delay = rd_u32(r, "campaign delay");
+	timeout = rd_f64(r, "campaign timeout");
+	prune = rd_u8(r, "campaign prune flag");
+	pruned = rd_bytes(r, false, false, "campaign pruned sites");
+	args = rd_bytes(r, false, false, "campaign arguments");
+	status = rd_str(r, "campaign status");
+	planned = rd_i64(r, "campaign plan size");
+	mask = rd_u32(r, "campaign mask version");
+	owner = rd_nstr(r, "campaign owner");
+	if (r->bad || !prog || !node)
+		return false;
+	if (!origin.n)
+		return rd_fail(r, at, "empty", "campaign origin");
+	if (!in_list(kind, kinds))
+		return rd_fail(r, at, "unknown", "campaign kind");
+	if (!in_list(status, statuses))
+		return rd_fail(r, at, "unknown", "campaign status");
+	if (densbp.n % 4 || pruned.n % 4 || prune > 1 ||
+	    (args.n && args.p[args.n - 1]))
+		return rd_fail(r, at, "malformed list in", "campaign");
+	bind_span(q[Q_CAMPAIGN_FIND], 1, origin, true);
+	if (!step(im, q[Q_CAMPAIGN_FIND], &e.id, false, "finding a campaign"))
+		return false;
+	if (e.id) {
+		s = q[Q_CAMPAIGN_UPDATE];
+		sqlite3_bind_int64(s, 1, e.id);
+		bind_span(s, 2, status, true);
+		bind_span(s, 3, owner, true);
+		sqlite3_bind_int64(s, 4, planned);
+		if (!step(im, s, NULL, false, "updating a campaign"))
+			return false;
+	} else {
+		sqlite3_bind_int64(s, 1, prog->id);
+		bind_ref(s, 2, node);
+		bind_span(s, 3, origin, true);
+		bind_span(s, 4, kind, true);
+		sqlite3_bind_double(s, 5, created);
+		bind_span(s, 6, dens, true);
+		bind_span(s, 7, densbp, false);
+		bind_span(s, 8, profiles, true);
+		sqlite3_bind_int64(s, 9, runs);
+		sqlite3_bind_double(s, 10, budget);
+		sqlite3_bind_int64(s, 11, jobs);
+		sqlite3_bind_int64(s, 12, seed);
+		sqlite3_bind_int64(s, 13, delay);
+		sqlite3_bind_double(s, 14, timeout);
+		sqlite3_bind_int(s, 15, prune);
+		bind_span(s, 16, pruned, false);
+		bind_span(s, 17, args, false);
+		bind_span(s, 18, status, true);
+		sqlite3_bind_int64(s, 19, planned);
+		sqlite3_bind_int64(s, 20, mask);
+		bind_span(s, 21, owner, true);
+		if (!step(im, s, &e.id, true, "adding a campaign"))
+			return false;
+		im->added.campaigns++;
+	}
+	e.program = prog->id;
+	return map_add(im, M_CAMPAIGN, sid, at, e);
+}
+
+static bool imp_run(importer *im, size_t at)
+{
+	/* det_status_name's names. */
+	static const char *const statuses[] = {
+	    "ok", "exit", "trap", "timeout", "limit", "crash", "error", NULL};
+	rd *r = &im->r;
+	sqlite3_stmt **q = im->st, *s = q[Q_RUN_ADD];
+	uint64_t sid = (uint64_t)rd_i64(r, "run id");
+	size_t cat = r->off;
+	const ent *camp = ref(im, M_CAMPAIGN, rd_u64(r, "run campaign"), cat,
+			      false, "run campaign");
+	size_t nat = r->off;
+	const ent *node =
+	    ref(im, M_NODE, rd_u64(r, "run node"), nat, true, "run node");
+	int64_t idx = rd_i64(r, "run plan index");
+	span profile = rd_str(r, "run profile");
+	uint32_t bp = rd_u32(r, "run density");
+	int64_t seed = (int64_t)rd_u64(r, "run seed");
+	double started = rd_f64(r, "run start time");
+	int64_t dur = rd_i64(r, "run duration");
+	span status = rd_str(r, "run status");
+	int32_t code = (int32_t)rd_u32(r, "run exit code");
+	span msg = rd_nstr(r, "run message");
+	uint32_t nbugs = rd_u32(r, "run bug count");
+	ent e = {0};
+
+	if (r->bad || !camp || !node)
+		return false;
+	if (!in_list(status, statuses))
+		return rd_fail(r, at, "unknown", "run status");
+	if (bp > 10000)
+		return rd_fail(r, at, "density above 100% in", "run");
+	sqlite3_bind_int64(q[Q_RUN_FIND], 1, camp->id);
+	sqlite3_bind_int64(q[Q_RUN_FIND], 2, idx);
+	if (!step(im, q[Q_RUN_FIND], &e.id, false, "finding a run"))
+		return false;
+	if (!e.id) {
+		sqlite3_bind_int64(s, 1, camp->id);
+		bind_ref(s, 2, node);
+		sqlite3_bind_int64(s, 3, idx);
+		bind_span(s, 4, profile, true);
+		sqlite3_bind_int64(s, 5, bp);
+		sqlite3_bind_int64(s, 6, seed);
+		sqlite3_bind_double(s, 7, started);
+		sqlite3_bind_int64(s, 8, dur);
+		bind_span(s, 9, status, true);
+		sqlite3_bind_int(s, 10, code);
+		bind_span(s, 11, msg, true);
+		sqlite3_bind_int64(s, 12, nbugs);
+		if (!step(im, s, &e.id, true, "adding a run"))
+			return false;
+		e.fresh = true;
+		im->added.runs++;
+	}
+	e.program = camp->program;
+	return map_add(im, M_RUN, sid, at, e);
+}
+
+/* One site of a bug: binds ?i .. ?i+4 of s. */
+static void imp_site(rd *r, sqlite3_stmt *s, int i, uint32_t *id, bool *kind_ok)
+{
+	span func, file;
+	uint8_t kind;
+
+	*id = rd_u32(r, "bug site");
+	kind = rd_u8(r, "bug site kind");
+	func = rd_nstr(r, "bug site function");
+	file = rd_nstr(r, "bug site file");
+	sqlite3_bind_int64(s, i, *id);
+	sqlite3_bind_int(s, i + 1, kind);
+	bind_span(s, i + 2, func, true);
+	bind_span(s, i + 3, file, true);
+	sqlite3_bind_int64(s, i + 4, rd_u32(r, "bug site line"));
+	/* rw_kind: read, write, three atomics, two ranges. */
+	*kind_ok = kind <= 6;
+}
+
+static bool imp_bug(importer *im, size_t at)
+{
+	rd *r = &im->r;
+	sqlite3_stmt **q = im->st, *s = q[Q_BUG_ADD];
+	uint64_t sid = (uint64_t)rd_i64(r, "bug id");
+	size_t pat = r->off;
+	const ent *prog = ref(im, M_PROGRAM, rd_u64(r, "bug program"), pat,
+			      false, "bug program");
+	uint32_t a, b;
+	bool ka, kb;
+	size_t fat;
+	const ent *first;
+	ent e = {0};
+
+	imp_site(r, s, 2, &a, &ka);
+	imp_site(r, s, 7, &b, &kb);
+	fat = r->off;
+	first = ref(im, M_RUN, rd_u64(r, "bug first run"), fat, true,
+		    "bug first run");
+	sqlite3_bind_double(s, 13, rd_f64(r, "bug first seen"));
+	if (r->bad || !prog || !first) {
+		sqlite3_clear_bindings(s);
+		return false;
+	}
+	if (!ka || !kb || a > b) {
+		sqlite3_clear_bindings(s);
+		return rd_fail(r, at, "bad site kind or order in", "bug");
+	}
+	if (first->id && first->program != prog->id) {
+		sqlite3_clear_bindings(s);
+		return rd_fail(r, at, "first run of another program in", "bug");
+	}
+	sqlite3_bind_int64(q[Q_BUG_FIND], 1, prog->id);
+	sqlite3_bind_int64(q[Q_BUG_FIND], 2, a);
+	sqlite3_bind_int64(q[Q_BUG_FIND], 3, b);
+	if (!step(im, q[Q_BUG_FIND], &e.id, false, "finding a bug")) {
+		sqlite3_clear_bindings(s);
+		return false;
+	}
+	if (!e.id) {
+		sqlite3_bind_int64(s, 1, prog->id);
+		bind_ref(s, 12, first);
+		if (!step(im, s, &e.id, true, "adding a bug"))
+			return false;
+		im->added.bugs++;
+	} else {
+		sqlite3_clear_bindings(s);
+	}
+	e.program = prog->id;
+	return map_add(im, M_BUG, sid, at, e);
+}
+
+static bool imp_run_bug(importer *im, size_t at)
+{
+	rd *r = &im->r;
+	sqlite3_stmt *s = im->st[Q_RUN_BUG_ADD];
+	size_t rat = r->off;
+	const ent *run =
+	    ref(im, M_RUN, rd_u64(r, "run_bug run"), rat, false, "run_bug run");
+	size_t bat = r->off;
+	const ent *bug =
+	    ref(im, M_BUG, rd_u64(r, "run_bug bug"), bat, false, "run_bug bug");
+	uint32_t v[4];
+	int64_t count;
+
+	for (int i = 0; i < 4; i++)
+		v[i] = rd_u32(r, "run_bug thread or address");
+	count = rd_i64(r, "run_bug count");
+	if (r->bad || !run || !bug)
+		return false;
+	if (run->program != bug->program)
+		return rd_fail(r, at, "bug of another program in", "run_bug");
+	/* A run already here came with its bugs. */
+	if (!run->fresh)
+		return true;
+	sqlite3_bind_int64(s, 1, run->id);
+	sqlite3_bind_int64(s, 2, bug->id);
+	for (int i = 0; i < 4; i++)
+		sqlite3_bind_int64(s, 3 + i, v[i]);
+	sqlite3_bind_int64(s, 7, count);
+	return step(im, s, NULL, false, "linking a run to a bug");
+}
+
+/* Decode and write every record; false with the error set. */
+static bool import_records(importer *im)
+{
+	rd *r = &im->r;
+
+	for (int i = 0; i < Q_COUNT; i++)
+		if (!prep(im, import_sql[i]))
+			return false;
+	while (r->off < r->len) {
+		size_t at = r->off, end;
+		uint8_t t = r->p[at];
+		uint32_t n = get_u32(r->p + at + 1);
+		size_t full = r->len;
+		bool ok;
+
+		end = at + REC_HEAD + n;
+		/* A record's fields may not run into the next one. */
+		r->len = end;
+		r->off = at + REC_HEAD;
+		switch (t) {
+		case R_NODE: ok = imp_node(im, at); break;
+		case R_PROGRAM: ok = imp_program(im, at); break;
+		case R_CAMPAIGN: ok = imp_campaign(im, at); break;
+		case R_RUN: ok = imp_run(im, at); break;
+		case R_BUG: ok = imp_bug(im, at); break;
+		default: ok = imp_run_bug(im, at); break;
+		}
+		if (ok && r->off != end)
+			ok = rd_fail(r, r->off, "extra bytes at the end of a",
+				     record_names[t]);
+		if (!ok)
+			return false;
+		r->len = full;
+	}
+	return true;
+}
+
+/* The whole of in, in memory. */
+static wasm_status slurp(FILE *in, const char *src, uint8_t **buf, size_t *len,
+			 wasm_err *err)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	uint8_t *p = wasm_malloc(cap), *np;
+
+	while (p && (got = fread(p + n, 1, cap - n, in)) > 0) {
+		n += got;
+		if (n == cap) {
+			if (!(np = wasm_realloc(p, 2 * cap))) {
+				wasm_free(p);
+				p = NULL;
+				break;
+			}
+			p = np;
+			cap *= 2;
+		}
+	}
+	if (!p)
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory reading %s", src);
+	if (ferror(in)) {
+		wasm_free(p);
+		return wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				    "cannot read %s: %s", src, strerror(errno));
+	}
+	*buf = p;
+	*len = n;
+	return WASM_OK;
+}
+
+wasm_status db_import(db *d, FILE *in, const char *source, db_sync_added *added,
+		      wasm_err *err)
+{
+	importer im = {.d = d};
+	uint8_t *buf = NULL;
+	wasm_status st;
+	bool ok;
+
+	memset(added, 0, sizeof *added);
+	if ((st = slurp(in, source, &buf, &im.r.len, err)))
+		return st;
+	im.r.p = buf;
+	im.r.src = source;
+	im.r.err = err;
+	im.now = (double)time(NULL);
+	if (!check_frame(&im.r)) {
+		wasm_free(buf);
+		return err->status;
+	}
+	if ((st = db_begin(d, err))) {
+		wasm_free(buf);
+		return st;
+	}
+	ok = import_records(&im);
+	for (int i = 0; i < im.nst; i++)
+		sqlite3_finalize(im.st[i]);
+	for (int i = 0; i < M_COUNT; i++)
+		wasm_free(im.m[i].v);
+	wasm_free(buf);
+	if (!ok) {
+		db_rollback(d);
+		return err->status;
+	}
+	if ((st = db_commit(d, err))) {
+		db_rollback(d);
+		return st;
+	}
+	*added = im.added;
+	return WASM_OK;
+}

@@ -1,0 +1,61 @@
+/*
+ * sync.h - moving a workspace's records to another workspace: a
+ * versioned, length-prefixed, checksummed stream (docs/sync.md) that
+ * `heisen export` writes and `heisen import` reads, and that fetching from
+ * remote nodes carries over ssh.
+ *
+ * Export writes the runs with an id above a cursor and everything they
+ * need (their campaigns, programs, nodes, bugs and run_bugs); the new
+ * cursor is the largest run id written, so the next export can start
+ * there. Import maps every record onto the target workspace by a key, never
+ * by id: nodes by node key, programs by hash, campaigns by their origin
+ * (the exporting workspace's node, id and creation time, kept through
+ * re-exports), runs by (campaign, plan index), bugs by (program, site
+ * pair). Importing a stream twice adds nothing, and a run keeps the node
+ * that ran it.
+ *
+ * The stream is untrusted input: import reads it whole, checks its
+ * framing, record count and checksum before touching the database, then
+ * checks every field while it writes inside one transaction; any error
+ * rolls back, so a workspace gains either every record or none.
+ *
+ * Errors (a wasm_err whose message names the source and, for a bad
+ * stream, the byte offset):
+ *   WASM_MALFORMED the stream is not a heisen stream, is truncated,
+ *                  corrupt (checksum), from a newer heisen, or holds a
+ *                  record that breaks the format's rules;
+ *   WASM_IO        reading the stream or writing the output or database
+ *                  failed (the database's errors as in db.h);
+ *   WASM_NOMEM.
+ *
+ * Memory: both functions own nothing they are given; the stream is held
+ * in memory only during db_import.
+ */
+#ifndef HEISEN_DB_SYNC_H
+#define HEISEN_DB_SYNC_H
+
+#include <stdio.h>
+
+#include "db/db.h"
+
+/* The stream format this heisen writes; it reads versions 1..this. */
+#define DB_SYNC_VERSION 1
+
+/* Write the runs with id > since, and what they need, to out; *cursor
+ * becomes the largest run id written (since when there is none) and
+ * *nruns how many runs were written. Reads in one transaction, so a
+ * campaign recording meanwhile cannot make the stream inconsistent. */
+wasm_status db_export(db *d, uint64_t since, FILE *out, uint64_t *cursor,
+		      uint64_t *nruns, wasm_err *err);
+
+/* What an import added (records that were already there do not count). */
+typedef struct db_sync_added {
+	uint64_t runs, campaigns, bugs, programs, nodes;
+} db_sync_added;
+
+/* Import the stream read from in (to its end); source names it in
+ * messages ("-" or a file name). *added is zero unless it succeeds. */
+wasm_status db_import(db *d, FILE *in, const char *source, db_sync_added *added,
+		      wasm_err *err);
+
+#endif

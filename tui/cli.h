@@ -399,6 +399,9 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
 int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
+/* Moving records between workspaces (cmd_sync.c). */
+int tui_cmd_export(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_import(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		      FILE *err);
 int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out,

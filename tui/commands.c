@@ -279,6 +279,23 @@ static const tui_opt show_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt export_opts[] = {
+	{"--since", "CURSOR",
+	 "only the runs after this cursor (the one the last export printed; "
+	 "default 0: every run)"},
+	DB_OPT,
+	{"-o", "FILE", "write the stream to FILE instead of stdout"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt import_opts[] = {
+	{"--db", "FILE",
+	 "workspace database to import into (created when missing; default "
+	 "$HEISEN_DB or ./heisen.db)"},
+	{"--json", NULL, "print the counts as JSON (schema heisen.import/1)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt shell_opts[] = {
 	{"--db", "FILE", "workspace database of the session, as 'set db FILE'"},
 	{NULL, NULL, NULL},
@@ -660,6 +677,36 @@ const tui_cmd tui_commands[] = {
 	 "Exit status: 0 on success; 2 if BUG is not in the database or the "
 	 "database cannot be used; 3 on an internal error.",
 	 1, 1, show_opts, tui_cmd_show},
+	{"export", "[--since CURSOR] [--db FILE] [-o FILE]",
+	 "write the workspace's runs as a stream another workspace imports",
+	 "Writes the runs of the workspace database with an id above CURSOR, "
+	 "and their campaigns, programs, nodes and bugs, as one binary "
+	 "stream (versioned, length-prefixed, checksummed; docs/sync.md) to "
+	 "stdout or FILE, for 'heisen import' in another workspace. Then "
+	 "prints 'heisen export: N runs, cursor C' on stderr: give C to "
+	 "--since next time to send only newer runs. It refuses to write to "
+	 "a terminal.\n"
+	 "Exit status: 0 on success; 2 if the database does not exist or "
+	 "cannot be read, CURSOR is not a number, stdout is a terminal or "
+	 "FILE cannot be written; 3 on an internal error.",
+	 0, 0, export_opts, tui_cmd_export},
+	{"import", "FILE|- [--db FILE] [--json]",
+	 "add the records of an export stream to the workspace",
+	 "Reads a stream written by 'heisen export' from FILE (- for stdin) "
+	 "and adds its records to the workspace database in one "
+	 "transaction. Records already there are matched, not doubled: "
+	 "nodes by machine, programs by hash, campaigns by where they were "
+	 "made, runs by campaign and plan index, bugs by program and site "
+	 "pair, so importing a stream twice adds nothing. Runs keep the node "
+	 "that ran them. The whole stream is checked first (format version, "
+	 "lengths, record count, checksum) and every field as it is added: a "
+	 "truncated, corrupt or newer stream is refused, naming the byte, "
+	 "and nothing is imported. Prints 'heisen import: N runs added (M "
+	 "campaigns, K bugs new) from FILE'.\n"
+	 "Exit status: 0 on success; 2 if FILE cannot be read, the stream is "
+	 "not a heisen export, is truncated, corrupt or from a newer heisen, "
+	 "or the database cannot be used; 3 on an internal error.",
+	 1, 1, import_opts, tui_cmd_import},
 	{"factor",
 	 "[BUG] [--samples M] [--seed S] [--prior pooled|paper] [--db FILE] "
 	 "[--json]",

@@ -212,6 +212,8 @@ static void thread_body(eng_thread *t, void *arg)
 	}
 	if (eng_call(t, ex.u.func, a, res, &tr) != ENG_OK)
 		eng_proc_stop(r->p, &tr);
+	if (r->cfg->on_end)
+		r->cfg->on_end(r->cfg->hook_ctx, t);
 }
 
 static eng_trap_kind host_thread_spawn(eng_thread *t, void *ctx,

@@ -83,6 +83,9 @@ typedef struct wasi_config {
 	 * know what the parent had done when it spawned. NULL for none. */
 	void *(*on_spawn)(void *hook_ctx, eng_thread *parent);
 	void (*on_start)(void *hook_ctx, eng_thread *child, void *token);
+	/* A spawned thread has returned, on that thread: what the detector
+	 * kept for it can go. NULL for none. */
+	void (*on_end)(void *hook_ctx, eng_thread *t);
 	void *hook_ctx;
 } wasi_config;
 

@@ -125,7 +125,6 @@ struct det_hb {
 	pthread_mutex_t rlock; /* the read sets' chunks and free list */
 	rset *rchunk[RSET_CHUNKS];
 	uint32_t nrsets, rfree; /* rfree: index + 1 of a free set, or 0 */
-	uint64_t clock_bytes;	/* atomic */
 	uint64_t *touched;	/* a bit per 4 KiB page of memory accessed */
 };
 
@@ -221,8 +220,6 @@ static inline thr *thread(det_hb *h, uint32_t tid)
 		return NULL;
 	}
 	t->vc.c[tid] = 1;
-	__atomic_fetch_add(&h->clock_bytes, (uint64_t)t->vc.cap * 4,
-			   __ATOMIC_RELAXED);
 	h->thr[tid] = t;
 	return t;
 }
@@ -278,14 +275,8 @@ static void release(det_hb *h, thr *t, uint32_t tid, uint32_t cellno)
 	sync_var *v;
 
 	pthread_mutex_lock(&s->lock);
-	if ((v = sync_find(s, cellno + 1, true))) {
-		uint32_t cap = v->vc.cap;
+	if ((v = sync_find(s, cellno + 1, true)))
 		vc_join(&v->vc, &t->vc);
-		if (v->vc.cap != cap)
-			__atomic_fetch_add(&h->clock_bytes,
-					   (uint64_t)(v->vc.cap - cap) * 4,
-					   __ATOMIC_RELAXED);
-	}
 	pthread_mutex_unlock(&s->lock);
 	tick(t, tid);
 }
@@ -347,9 +338,18 @@ void det_hb_start(det_hb *h, uint32_t child, void *token)
 	}
 	if (!t->vc.c[child])
 		t->vc.c[child] = 1;
-	__atomic_fetch_add(&h->clock_bytes, (uint64_t)t->vc.cap * 4,
-			   __ATOMIC_RELAXED);
 	h->thr[child] = t;
+}
+
+void det_hb_end(det_hb *h, uint32_t tid)
+{
+	thr *t = tid < HB_MAX_THREADS ? h->thr[tid] : NULL;
+
+	if (!t)
+		return;
+	h->thr[tid] = NULL;
+	wasm_free(t->vc.c);
+	wasm_free(t);
 }
 
 void det_hb_drop(void *token)
@@ -382,11 +382,8 @@ static uint32_t rset_new(det_hb *h)
 		h->rfree = rset_at(h, i - 1)->next;
 	} else if (h->nrsets / RSET_CHUNK < RSET_CHUNKS) {
 		uint32_t c = h->nrsets / RSET_CHUNK;
-		if (!h->rchunk[c] &&
-		    (h->rchunk[c] = wasm_malloc(RSET_CHUNK * sizeof(rset))))
-			__atomic_fetch_add(&h->clock_bytes,
-					   RSET_CHUNK * sizeof(rset),
-					   __ATOMIC_RELAXED);
+		if (!h->rchunk[c])
+			h->rchunk[c] = wasm_malloc(RSET_CHUNK * sizeof(rset));
 		if (h->rchunk[c])
 			i = ++h->nrsets;
 	}
@@ -637,9 +634,28 @@ uint64_t det_hb_touched_bytes(const det_hb *h)
 	return n << 12;
 }
 
+/* The clocks and read sets in memory now: the threads alive, the sync
+ * clocks, the read sets' chunks. Called when the run is over. */
+static uint64_t clock_bytes(const det_hb *h)
+{
+	uint64_t n = (uint64_t)h->nrsets / RSET_CHUNK * RSET_CHUNK *
+		     sizeof(rset);
+
+	if (h->nrsets % RSET_CHUNK)
+		n += RSET_CHUNK * sizeof(rset);
+	for (uint32_t i = 0; i < HB_MAX_THREADS; i++)
+		if (h->thr[i])
+			n += (uint64_t)h->thr[i]->vc.cap * 4;
+	for (uint32_t i = 0; i < NSTRIPES; i++)
+		for (uint32_t j = 0; j < h->stripes[i].cap; j++)
+			n += (uint64_t)h->stripes[i].v[j].vc.cap * 4 +
+			     sizeof(sync_var);
+	return n;
+}
+
 uint64_t det_hb_shadow_bytes(const det_hb *h)
 {
-	uint64_t bytes = __atomic_load_n(&h->clock_bytes, __ATOMIC_RELAXED);
+	uint64_t bytes = clock_bytes(h);
 	long page = sysconf(_SC_PAGESIZE);
 	/* The shadow of one 4 KiB page of memory: asked of the kernel only
 	 * for pages the program touched, not for the whole reservation. */

@@ -82,6 +82,10 @@ void *det_hb_spawn(det_hb *h, uint32_t parent);
 void det_hb_start(det_hb *h, uint32_t child, void *token);
 /* The token of a spawn that failed. */
 void det_hb_drop(void *token);
+/* Thread tid has returned: its clock goes (the other threads and the sync
+ * clocks keep what they learnt of it). A program with 10 000 threads over
+ * its life then holds the clocks of those alive, not of all. */
+void det_hb_end(det_hb *h, uint32_t tid);
 
 /* For `make bench`: bytes of shadow and clocks in memory (resident pages
  * of the shadow, by mincore), and bytes of the program's memory its

@@ -733,6 +733,12 @@ void det_probe_start(det_probe *p, const uint32_t *child, void *token)
 		det_hb_drop(token);
 }
 
+void det_probe_end(det_probe *p, uint32_t tid)
+{
+	if (p->algo == DET_HB)
+		det_hb_end(p->hb, tid);
+}
+
 const det_violation *det_probe_violations(const det_probe *p, uint32_t *n,
 					  uint32_t *dropped)
 {

@@ -170,6 +170,8 @@ void det_probe_trigger_stats(const det_probe *p, uint64_t *holds, bool *met);
  * other algorithms. */
 void *det_probe_spawn(det_probe *p, uint32_t parent);
 void det_probe_start(det_probe *p, const uint32_t *child, void *token);
+/* DET_HB: thread tid has returned. */
+void det_probe_end(det_probe *p, uint32_t tid);
 
 /* DET_RACE, DET_HB: the run's bugs so far, in order of first detection. The
  * array belongs to p; at most DET_MAX_BUGS are kept, *dropped counts the
@@ -220,7 +222,7 @@ typedef struct det_run_opts {
 	/* When non-NULL, the WASI set-up to start from (environment,
 	 * directories, limits, stdio, argv: `heisen run`'s options); argv,
 	 * argc, stdio and timeout_s above are then ignored. Its resolver
-	 * on_proc, on_spawn and on_start hooks must be NULL: det_run
+	 * on_proc, on_spawn, on_start and on_end hooks must be NULL: det_run
 	 * provides them. */
 	const wasi_config *wasi;
 } det_run_opts;

@@ -200,6 +200,11 @@ static void on_start(void *ctx, eng_thread *child, void *token)
 	det_probe_start(r->probe, child ? &tid : NULL, token);
 }
 
+static void on_end(void *ctx, eng_thread *t)
+{
+	det_probe_end(((run_ctx *)ctx)->probe, eng_thread_id(t));
+}
+
 static eng_memory *make_mask(run_ctx *r, const wasm_limits *lim)
 {
 	eng_memory *mem = eng_memory_new(r->proc, lim, &r->err);
@@ -418,6 +423,7 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	if (opts->algo == DET_HB) {
 		cfg.on_spawn = on_spawn;
 		cfg.on_start = on_start;
+		cfg.on_end = on_end;
 	}
 	cfg.hook_ctx = &r;
 

@@ -83,6 +83,12 @@ static void unordered_writes_race(void **state)
 	/* A read of thread 2 after its own write: no new race. */
 	det_hb_access(h, 2, 100, S_READ);
 	assert_int_equal(s.n, 1);
+	/* Thread 1 has ended: its clock goes, its records stay. */
+	det_hb_end(h, 1);
+	det_hb_end(h, 1);
+	det_hb_access(h, 2, 104, S_READ);
+	det_hb_access(h, 0, 100, S_WRITE);
+	assert_int_equal(s.n, 3);
 	det_hb_free(h);
 }
 

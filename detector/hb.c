@@ -638,8 +638,8 @@ uint64_t det_hb_touched_bytes(const det_hb *h)
  * clocks, the read sets' chunks. Called when the run is over. */
 static uint64_t clock_bytes(const det_hb *h)
 {
-	uint64_t n = (uint64_t)h->nrsets / RSET_CHUNK * RSET_CHUNK *
-		     sizeof(rset);
+	uint64_t n =
+	    (uint64_t)h->nrsets / RSET_CHUNK * RSET_CHUNK * sizeof(rset);
 
 	if (h->nrsets % RSET_CHUNK)
 		n += RSET_CHUNK * sizeof(rset);

@@ -298,10 +298,11 @@ scenario() {
 	# '?' lists the keys of the screen and the global ones.
 	keys q '?'
 	wait_for '› Help \(Campaigns\)$' "the help" || return
+	# The title can be drawn before the page: wait for the page too.
+	wait_for '^Keys everywhere' "help: the global keys" || return
 	grep -q '^Keys of Campaigns' <<<"$scr" || bad "$size: help: no 'Keys of Campaigns'"
 	grep -qE '^ +n +start a new sweep' <<<"$scr" || bad "$size: help: no n key"
 	grep -qE '^ +S +stop the running sweep' <<<"$scr" || bad "$size: help: no S key"
-	grep -q '^Keys everywhere' <<<"$scr" || bad "$size: help: no global keys"
 
 	# Esc back to the campaigns; q (80x24) or Q (160x50) quits.
 	keys Escape

@@ -81,6 +81,15 @@ static char *query_text(const char *path, const char *sql)
 	return buf;
 }
 
+/* sql's answer on path is want. */
+static void expect_query(const char *path, const char *sql, const char *want)
+{
+	char *got = query_text(path, sql);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
 static void raw_sql(const char *path, const char *sql)
 {
 	sqlite3 *h;
@@ -192,11 +201,16 @@ static int64_t add_run(db *d, int64_t camp, int64_t node, uint64_t idx,
 /* A node that is not this machine, as an import from a board made it. */
 static int64_t board_node(fixture *fx)
 {
+	char *id;
+	int64_t n;
+
 	raw_sql(fx->a, "INSERT INTO nodes(node_key, hostname, first_seen)"
 		       " VALUES('board-7', 'board', 1.0)");
-	return (int64_t)atoll(
-	    query_text(fx->a, "SELECT id FROM nodes WHERE node_key = "
-			      "'board-7'"));
+	id = query_text(fx->a, "SELECT id FROM nodes WHERE node_key = "
+			       "'board-7'");
+	n = (int64_t)atoll(id);
+	free(id);
+	return n;
 }
 
 /* Two campaigns, four runs (one on the board), three bugs. */
@@ -273,16 +287,14 @@ static void round_trip_keeps_records_and_nodes(void **state)
 	cb = content(fx->b);
 	assert_string_equal(ca, cb);
 	/* The board's runs are the board's, not this machine's. */
-	assert_string_equal(
-	    query_text(fx->b, "SELECT count(*) FROM runs r JOIN nodes n"
-			      " ON n.id = r.node_id WHERE n.node_key ="
-			      " 'board-7'"),
-	    "2|\n");
+	expect_query(fx->b,
+		     "SELECT count(*) FROM runs r JOIN nodes n"
+		     " ON n.id = r.node_id WHERE n.node_key = 'board-7'",
+		     "2|\n");
 	/* Imported campaigns know where they were made. */
-	assert_string_equal(
-	    query_text(fx->b, "SELECT count(*) FROM campaigns WHERE origin"
-			      " IS NOT NULL"),
-	    "2|\n");
+	expect_query(fx->b,
+		     "SELECT count(*) FROM campaigns WHERE origin IS NOT NULL",
+		     "2|\n");
 
 	/* Twice: nothing new, nothing changed. */
 	d1 = dump(fx->b);
@@ -430,8 +442,7 @@ static void damaged_streams_are_refused(void **state)
 	}
 	assert_true(refused > 0);
 	assert_true(taken > 0);
-	assert_string_equal(query_text(fx->b, "PRAGMA integrity_check"),
-			    "ok|\n");
+	expect_query(fx->b, "PRAGMA integrity_check", "ok|\n");
 	free(before);
 	free(bad);
 	free(s);

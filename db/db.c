@@ -93,6 +93,12 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
      * one made here. */
     "ALTER TABLE campaigns ADD COLUMN origin TEXT;"
     "CREATE UNIQUE INDEX campaigns_origin ON campaigns(origin);",
+    /* 5 -> 6: the remote nodes the user registers (db/nodes.c); cursor
+     * is where the next fetch from one starts. */
+    "CREATE TABLE remotes(id INTEGER PRIMARY KEY,"
+    " name TEXT NOT NULL UNIQUE, url TEXT NOT NULL, added REAL NOT NULL,"
+    " last_fetch REAL, runs_fetched INTEGER NOT NULL DEFAULT 0,"
+    " cursor INTEGER NOT NULL DEFAULT 0);",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 

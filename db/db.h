@@ -4,11 +4,12 @@
  * bug. All of heisen's SQL lives in db/; callers see structs.
  *
  * Schema (db/schema.c; DESIGN "Storage"): nodes, programs, campaigns,
- * runs, bugs, run_bugs. WAL journal, foreign keys on, the schema version
- * in PRAGMA user_version; db_open applies the forward migrations a file
- * lacks, each in its own transaction, and refuses a file from a newer
+ * runs, bugs, run_bugs, remotes. WAL journal, foreign keys on, the schema
+ * version in PRAGMA user_version; db_open applies the forward migrations a
+ * file lacks, each in its own transaction, and refuses a file from a newer
  * heisen. db/sync.h moves records between workspaces (schema 5: an
- * imported campaign's origin).
+ * imported campaign's origin); db/nodes.h keeps the remote nodes (schema
+ * 6: remotes).
  *
  * Writes: db_run_add inserts one run with its bugs. Callers batch many
  * runs in one transaction with db_begin/db_commit (a campaign commits
@@ -38,7 +39,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */

@@ -1,0 +1,62 @@
+/*
+ * nodes.h - the remote nodes a user registers (issue 14, docs/nodes.md):
+ * a name and an ssh URL to another machine's heisen workspace, kept in
+ * the remotes table (schema 6) of the local workspace.
+ *
+ * db_node_url_parse is pure (no database): it splits and checks a URL.
+ * Everything it accepts is safe to pass as separate argv words to ssh:
+ * no character a shell or ssh's option parsing could misread, and
+ * nothing that starts with '-'. db_node_name_ok checks a node's name the
+ * same way.
+ *
+ * Errors as in db.h; a duplicate name on add and a missing name on get
+ * or remove are WASM_INVALID with a message that names the node and the
+ * database.
+ */
+#ifndef HEISEN_DB_NODES_H
+#define HEISEN_DB_NODES_H
+
+#include "db/db.h"
+
+#define DB_NODE_NAME_MAX 64
+#define DB_NODE_URL_MAX	 1024
+
+/* A parsed ssh://[user@]host[:port]/path URL; user empty when not
+ * given, port 0 when not given (ssh's default or ~/.ssh/config). */
+typedef struct db_node_url {
+	char user[DB_NODE_URL_MAX];
+	char host[DB_NODE_URL_MAX];
+	unsigned port;
+	char path[DB_NODE_URL_MAX];
+} db_node_url;
+
+/* Parse url into *out; false with why (a sentence naming the bad part
+ * and what is allowed) in msg[cap]. */
+bool db_node_url_parse(const char *url, db_node_url *out, char *msg,
+		       size_t cap);
+/* A node name: 1..DB_NODE_NAME_MAX of [A-Za-z0-9._-], not starting with
+ * '-'; false with why in msg[cap]. */
+bool db_node_name_ok(const char *name, char *msg, size_t cap);
+
+typedef struct db_remote {
+	int64_t id;
+	char *name, *url;
+	double added;	   /* Unix time, seconds */
+	double last_fetch; /* 0: never fetched */
+	uint64_t runs_fetched;
+	uint64_t cursor; /* the last export cursor fetched from it */
+} db_remote;
+
+/* Register a node; the caller has checked name and url. */
+wasm_status db_remote_add(db *d, const char *name, const char *url,
+			  wasm_err *err);
+/* Every node, by name. cb returns false to stop early. */
+wasm_status db_remote_list(db *d, bool (*cb)(void *ctx, const db_remote *r),
+			   void *ctx, wasm_err *err);
+/* The node called name into *out (free with db_remote_clear). */
+wasm_status db_remote_get(db *d, const char *name, db_remote *out,
+			  wasm_err *err);
+void db_remote_clear(db_remote *r);
+wasm_status db_remote_remove(db *d, const char *name, wasm_err *err);
+
+#endif

@@ -402,6 +402,8 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 /* Moving records between workspaces (cmd_sync.c). */
 int tui_cmd_export(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_import(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+/* Remote nodes: add, list, remove, check, self (cmd_node.c). */
+int tui_cmd_node(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		      FILE *err);
 int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out,

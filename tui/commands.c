@@ -296,6 +296,16 @@ static const tui_opt import_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+static const tui_opt node_opts[] = {
+	DB_OPT,
+	{"--json", NULL,
+	 "list, check, self: print JSON (schemas heisen.nodes/1, "
+	 "heisen.node-check/1, heisen.node-self/1)"},
+	{"--timeout", "TIME",
+	 "check: give up on the node after TIME (default 10s)"},
+	{NULL, NULL, NULL},
+};
+
 static const tui_opt shell_opts[] = {
 	{"--db", "FILE", "workspace database of the session, as 'set db FILE'"},
 	{NULL, NULL, NULL},
@@ -707,6 +717,26 @@ const tui_cmd tui_commands[] = {
 	 "not a heisen export, is truncated, corrupt or from a newer heisen, "
 	 "or the database cannot be used; 3 on an internal error.",
 	 1, 1, import_opts, tui_cmd_import},
+	{"node", "add NAME URL | list | remove NAME | check NAME | self",
+	 "register the remote machines (nodes) a workspace works with",
+	 "A node is a heisen workspace on another machine, reached with ssh "
+	 "(docs/nodes.md). 'node add NAME ssh://[user@]host[:port]/path' "
+	 "registers one: NAME is letters, digits, '.', '_' and '-', the "
+	 "path the absolute path of the workspace database on the node; a "
+	 "name or URL with any other character is refused. 'node list' "
+	 "shows them, 'node remove NAME' forgets one. 'node check NAME' "
+	 "runs 'heisen node self --json' on the node through ssh (or the "
+	 "words of $HEISEN_SSH), one argument per word, never a local "
+	 "shell, with BatchMode so it never asks for a password, and "
+	 "reports whether it answered and its heisen version, architecture "
+	 "and cores, or the transport's last error line. 'node self' prints "
+	 "what this machine is. Running campaigns on nodes and fetching "
+	 "their records are not built yet.\n"
+	 "Exit status: 0 on success (check: the node answered); 1 if check "
+	 "found the node unreachable; 2 on bad usage, a bad name or URL, a "
+	 "duplicate or unknown node, or a database that cannot be used; 3 "
+	 "on an internal error.",
+	 1, 3, node_opts, tui_cmd_node},
 	{"factor",
 	 "[BUG] [--samples M] [--seed S] [--prior pooled|paper] [--db FILE] "
 	 "[--json]",
@@ -994,8 +1024,10 @@ int tui_opt_values(const tui_cmd *cmd, const tui_args *a, const char *name,
 
 /* Whether a session default for option opt fits this form of cmd: run
  * accepts --seed and --delay only with --density or --mask, a resumed
- * sweep keeps its plan. A default that does not fit is left out, not
- * turned into a usage error the line never asked for. */
+ * sweep keeps its plan, node's sub-commands each take their own options
+ * (only check has --timeout, self has no --db). A default that does not
+ * fit is left out, not turned into a usage error the line never asked
+ * for. */
 static bool session_fits(const tui_cmd *cmd, const tui_args *a,
 			 const char *opt)
 {
@@ -1005,6 +1037,10 @@ static bool session_fits(const tui_cmd *cmd, const tui_args *a,
 		       tui_opt_value(cmd, a, "--mask");
 	if (!strcmp(cmd->name, "sweep") && tui_opt_value(cmd, a, "--resume"))
 		return !strcmp(opt, "--db") || !strcmp(opt, "--jobs");
+	if (!strcmp(cmd->name, "node") && a->noperands > 0)
+		return !strcmp(opt, "--timeout")
+			   ? !strcmp(a->operands[0], "check")
+			   : strcmp(a->operands[0], "self") != 0;
 	return true;
 }
 

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# heisen node: add, list (table and heisen.nodes/1), remove, duplicates
+# and unknown names; hostile names and URLs refused with exit 2 and
+# nothing stored; check through a stand-in for ssh (HEISEN_SSH) that
+# records its argv and runs the remote words here, so no sshd is needed;
+# an unreachable node (HEISEN_SSH=false, a missing transport, a timeout)
+# exits 1; node self's heisen.node-self/1; session defaults (set db,
+# set timeout) reach only the sub-commands that take them.
+. "$(dirname "$0")/lib.sh"
+unset HEISEN_DB HEISEN_SSH
+
+if ! command -v python3 >/dev/null || ! command -v sqlite3 >/dev/null; then
+	echo "  FAIL: python3 and sqlite3 are needed"
+	exit 1
+fi
+db=$dir/w.db
+count() { sqlite3 "$db" "SELECT count(*) FROM remotes"; }
+
+# expect CODE WHAT CMD...: run CMD, check its exit status.
+expect() {
+	local want=$1 what=$2
+	shift 2
+	"$@" >"$dir/out" 2>"$dir/err"
+	local got=$?
+	[ "$got" -eq "$want" ] ||
+		bad "$what: exit $got, expected $want: $(snippet "$dir/err")"
+}
+
+expect 0 "add" "$HEISEN" node add pi ssh://me@pi.local:2222/home/me/heisen.db --db "$db"
+expect 0 "add without user and port" "$HEISEN" node add box ssh://box/srv/w.db --db "$db"
+expect 2 "duplicate name" "$HEISEN" node add pi ssh://other/x.db --db "$db"
+grep -q "already has a node called pi" "$dir/err" || bad "duplicate: $(snippet "$dir/err")"
+[ "$(count)" = 2 ] || bad "after add: $(count) nodes, expected 2"
+
+expect 0 "list" "$HEISEN" node list --db "$db"
+grep -q "^pi .*ssh://me@pi.local:2222/home/me/heisen.db" "$dir/out" ||
+	bad "list: $(snippet "$dir/out")"
+expect 0 "list --json" "$HEISEN" node list --db "$db" --json
+python3 - "$dir/out" <<'PY' || bad "list --json: $(snippet "$dir/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "heisen.nodes/1", d
+n = {x["name"]: x for x in d["nodes"]}
+pi, box = n["pi"], n["box"]
+assert (pi["user"], pi["host"], pi["port"], pi["path"]) == \
+    ("me", "pi.local", 2222, "/home/me/heisen.db"), pi
+assert (box["user"], box["port"], box["host"]) == (None, None, "box"), box
+assert pi["last_fetch"] is None and pi["runs_fetched"] == 0, pi
+assert pi["added"] > 1.6e9, pi
+PY
+
+# Hostile names and URLs: refused, nothing stored.
+nl=$'\n'
+for name in 'a;rm -rf /' '$(x)' '-oProxyCommand=x' 'a b' "a'b" 'a"b' \
+	"a${nl}b" 'a`id`' '' "$(printf 'n%.0s' {1..65})"; do
+	expect 2 "name '$name'" "$HEISEN" node add "$name" ssh://h/w.db --db "$db"
+done
+for url in 'ssh://a;rm -rf /x/w.db' 'ssh://$(x)/w.db' \
+	'ssh://-oProxyCommand=x/w.db' 'ssh://-p22/w.db' 'ssh://h/w db' \
+	"ssh://h/w'.db" 'ssh://h/w".db' 'ssh://h/a`id`' "ssh://h/a${nl}b" \
+	'ssh://u;x@h/w.db' 'ssh://-ox@h/w.db' 'ssh://@h/w.db' \
+	'http://h/w.db' 'h:/w.db' 'ssh:///w.db' 'ssh://h' 'ssh://h/' \
+	'ssh://h:0/w.db' 'ssh://h:65536/w.db' 'ssh://h:x/w.db' \
+	'ssh://h:/w.db' 'ssh://[::1]/w.db' 'ssh://h/~/w.db' 'ssh://h/$HOME'; do
+	expect 2 "url '$url'" "$HEISEN" node add ok "$url" --db "$db"
+done
+[ "$(count)" = 2 ] || bad "hostile input stored something: $(count) nodes"
+expect 2 "a bad port says so" "$HEISEN" node add ok ssh://h:99999/w.db --db "$db"
+grep -q "port of the URL is not a number from 1 to 65535" "$dir/err" ||
+	bad "bad port message: $(snippet "$dir/err")"
+
+# node self.
+expect 0 "self" "$HEISEN" node self --json
+python3 - "$dir/out" "$(nproc)" "$(uname -m)" <<'PY' || bad "self --json: $(snippet "$dir/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "heisen.node-self/1", d
+assert d["cores"] == int(sys.argv[2]) and d["arch"] == sys.argv[3], d
+assert d["version"] and d["hostname"], d
+PY
+
+# check through a stand-in for ssh: it records its argv, drops ssh's
+# options and the destination, and runs the remote words here.
+mkdir "$dir/bin"
+ln -s "$HEISEN" "$dir/bin/heisen"
+cat >"$dir/fakessh" <<EOF2
+#!/usr/bin/env bash
+printf '%s\n' "\$@" >"$dir/argv"
+while [ \$# -gt 0 ]; do
+	case \$1 in -p | -o) shift 2 ;; -*) shift ;; *) break ;; esac
+done
+shift
+PATH="$dir/bin:\$PATH" exec "\$@"
+EOF2
+chmod +x "$dir/fakessh"
+export HEISEN_SSH="$dir/fakessh -x"
+expect 0 "check" "$HEISEN" node check pi --db "$db" --json
+python3 - "$dir/out" "$(nproc)" <<'PY' || bad "check --json: $(snippet "$dir/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "heisen.node-check/1" and d["name"] == "pi", d
+assert d["reachable"] is True and d["error"] is None, d
+assert d["cores"] == int(sys.argv[2]) and d["version"] and d["arch"], d
+PY
+printf '%s\n' -x -p 2222 -o BatchMode=yes me@pi.local heisen node self --json \
+	>"$dir/argv.want"
+cmp -s "$dir/argv" "$dir/argv.want" ||
+	bad "check's transport argv: $(tr '\n' ' ' <"$dir/argv")"
+expect 0 "check, plain" "$HEISEN" node check box --db "$db"
+grep -q "^box: reachable, heisen " "$dir/out" || bad "check plain: $(snippet "$dir/out")"
+printf '%s\n' -x -o BatchMode=yes box heisen node self --json >"$dir/argv.want"
+cmp -s "$dir/argv" "$dir/argv.want" ||
+	bad "check box's transport argv: $(tr '\n' ' ' <"$dir/argv")"
+
+# Unreachable: exit 1, with the transport's last error line.
+HEISEN_SSH=false expect 1 "check, transport fails" "$HEISEN" node check pi --db "$db" --json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reachable"] is False and "exited with 1" in d["error"], d
+' "$dir/out" || bad "check unreachable --json: $(snippet "$dir/out")"
+cat >"$dir/failssh" <<'EOF2'
+#!/bin/sh
+echo "debug1: trying" >&2
+echo "ssh: connect to host pi.local port 2222: Connection refused" >&2
+exit 255
+EOF2
+chmod +x "$dir/failssh"
+HEISEN_SSH=$dir/failssh expect 1 "check, connection refused" "$HEISEN" node check pi --db "$db"
+grep -q "^pi: unreachable: .*exited with 255: ssh: connect to host pi.local port 2222: Connection refused$" \
+	"$dir/out" || bad "check's last stderr line: $(snippet "$dir/out")"
+HEISEN_SSH=$dir/no-such-ssh expect 1 "check, no transport" "$HEISEN" node check pi --db "$db"
+grep -q "cannot run $dir/no-such-ssh" "$dir/out" || bad "missing transport: $(snippet "$dir/out")"
+printf '#!/bin/sh\nexec sleep 30\n' >"$dir/slowssh"
+chmod +x "$dir/slowssh"
+start=$(date +%s)
+HEISEN_SSH=$dir/slowssh expect 1 "check, timeout" "$HEISEN" node check pi --db "$db" --timeout 0.5
+[ $(($(date +%s) - start)) -lt 10 ] || bad "check --timeout 0.5 took too long"
+grep -q "no answer in time" "$dir/out" || bad "timeout: $(snippet "$dir/out")"
+printf '#!/bin/sh\necho hello\n' >"$dir/otherssh"
+chmod +x "$dir/otherssh"
+HEISEN_SSH=$dir/otherssh expect 1 "check, not heisen" "$HEISEN" node check pi --db "$db"
+grep -q "not as 'heisen node self --json' does" "$dir/out" || bad "not heisen: $(snippet "$dir/out")"
+
+# Usage errors and unknown nodes: exit 2.
+expect 2 "check unknown" "$HEISEN" node check nope --db "$db"
+grep -q "has no node called nope" "$dir/err" || bad "check unknown: $(snippet "$dir/err")"
+expect 2 "check bad timeout" "$HEISEN" node check pi --db "$db" --timeout soon
+expect 2 "remove unknown" "$HEISEN" node remove nope --db "$db"
+expect 2 "unknown sub-command" "$HEISEN" node frob --db "$db"
+expect 2 "add, one operand" "$HEISEN" node add pi --db "$db"
+expect 2 "add --json" "$HEISEN" node add x ssh://h/w.db --json --db "$db"
+expect 2 "list --timeout" "$HEISEN" node list --timeout 1 --db "$db"
+expect 2 "list, no workspace" "$HEISEN" node list --db "$dir/none.db"
+[ ! -e "$dir/none.db" ] || bad "node list created a workspace"
+expect 0 "help node" "$HEISEN" help node
+grep -q "Exit status:" "$dir/out" || bad "help node has no exit status"
+
+# Session defaults reach only the sub-commands that take them.
+expect 0 "set db and timeout in a script" "$HEISEN" -c \
+	"set db $db; set timeout 5s; node list; node self; node check box"
+grep -q "^box: reachable" "$dir/out" || bad "script: $(snippet "$dir/out")"
+
+expect 0 "remove" "$HEISEN" node remove pi --db "$db"
+[ "$(count)" = 1 ] || bad "after remove: $(count) nodes, expected 1"
+expect 0 "remove the last" "$HEISEN" node remove box --db "$db"
+expect 0 "list empty" "$HEISEN" node list --db "$db"
+grep -q "^no nodes in " "$dir/out" || bad "empty list: $(snippet "$dir/out")"
+
+finish t_node

@@ -147,6 +147,13 @@ resize_check() {
 		else
 			wait_for '^ +ID +PROGRAM .*PROFILES$' "resized to ${cw}x$ch: CREATED gone" || return 1
 		fi
+		# The pane can be redrawn at the new width a moment before
+		# tmux reports the new height: give the height a moment too.
+		local until=$((SECONDS + 60))
+		while [ "$(wc -l <<<"$scr")" -ne "$ch" ] && [ "$SECONDS" -lt "$until" ]; do
+			sleep 0.1
+			scr=$(tm capture-pane -p -t tui 2>/dev/null)
+		done
 		[ "$(wc -l <<<"$scr")" -eq "$ch" ] ||
 			bad "$size: resized to ${cw}x$ch: the pane has $(wc -l <<<"$scr") lines"
 		head -n 1 <<<"$scr" | grep -q '^ heisen › Campaigns$' ||

@@ -230,14 +230,17 @@ void det_prog_free(det_prog *p)
  * and file names. Not the rest of libc: two threads in memcpy or memset
  * on one buffer are the program's race, whatever file the accesses are
  * in. */
-static bool runtime_file(const char *file)
+bool det_runtime_source(const char *file)
 {
 	static const char *const libc_dirs[] = {"libc-bottom-half/"};
 	static const char *const guest[] = {"guest/pthread.c", "guest/malloc.c",
 					    "guest/stdio.c", "guest/crt1.c",
 					    "guest/thread_start.s"};
-	size_t n = strlen(file);
+	size_t n;
 
+	if (!file)
+		return false;
+	n = strlen(file);
 	while (!strncmp(file, "./", 2))
 		file += 2, n -= 2;
 	for (size_t i = 0; i < sizeof libc_dirs / sizeof *libc_dirs; i++)
@@ -250,21 +253,6 @@ static bool runtime_file(const char *file)
 			return true;
 	}
 	return false;
-}
-
-bool det_prog_runtime_site(const det_prog *p, uint32_t site)
-{
-	char fn[8];
-	rw_srcpos pos;
-
-	det_prog_site(p, site, fn, sizeof fn, &pos);
-	return pos.file && runtime_file(pos.file);
-}
-
-bool det_prog_runtime_pair(const det_prog *p, const uint32_t site[2])
-{
-	return det_prog_runtime_site(p, site[0]) &&
-	       det_prog_runtime_site(p, site[1]);
 }
 
 void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
@@ -1080,17 +1068,19 @@ static bool sweep_done(void *ctx, const job *j, double started,
 	for (uint32_t i = 0; i < o->h.nbugs; i++) {
 		const det_violation *v = &o->bugs[i];
 		db_hit *h = &nv[nh].h;
-		if (det_prog_runtime_pair(s->prog, v->site))
+		rw_srcpos pos[2];
+		for (int k = 0; k < 2; k++)
+			det_prog_site(s->prog, v->site[k], nv[nh].func[k],
+				      sizeof nv[nh].func[k], &pos[k]);
+		if (det_runtime_source(pos[0].file) &&
+		    det_runtime_source(pos[1].file))
 			continue;
 		for (int k = 0; k < 2; k++) {
-			rw_srcpos pos;
-			det_prog_site(s->prog, v->site[k], nv[nh].func[k],
-				      sizeof nv[nh].func[k], &pos);
 			h->site[k].id = v->site[k];
 			h->site[k].kind = v->kind[k];
 			h->site[k].func = nv[nh].func[k];
-			h->site[k].file = pos.file;
-			h->site[k].line = pos.line;
+			h->site[k].file = pos[k].file;
+			h->site[k].line = pos[k].line;
 			h->tid[k] = v->tid[k];
 			h->addr[k] = v->addr[k];
 		}

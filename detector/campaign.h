@@ -53,18 +53,16 @@ typedef struct det_prog {
 wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err);
 void det_prog_free(det_prog *p);
 
-/* Whether site lies in the C runtime a guest links rather than in the
- * user's code, by its source file: wasi-libc's WASI call wrappers
- * (libc-bottom-half/, as its DWARF names them) or heisen's guest library
- * (guest/pthread.c, malloc.c, stdio.c, crt1.c, thread_start.s). A race
- * both of whose sites are runtime sites is the runtime's, not the
- * program's (Debian's wasi-libc keeps one errno for every thread, and
- * every failing call writes it): det_prog_runtime_pair says so, and
- * campaigns do not record it. A site without a source file is never the
- * runtime's; nor is the rest of libc (memcpy, stdio): a race there is
- * the caller's. */
-bool det_prog_runtime_site(const det_prog *p, uint32_t site);
-bool det_prog_runtime_pair(const det_prog *p, const uint32_t site[2]);
+/* Whether a source file (as det_prog_site gives it; NULL: none) is the C
+ * runtime a guest links rather than the user's code: wasi-libc's WASI
+ * call wrappers (libc-bottom-half/, as its DWARF names them) or heisen's
+ * guest library (guest/pthread.c, malloc.c, stdio.c, crt1.c,
+ * thread_start.s). A race both of whose sites are in runtime sources is
+ * the runtime's, not the program's (Debian's wasi-libc keeps one errno
+ * for every thread, and every failing call writes it): campaigns do not
+ * record it. A site without a source file is never the runtime's; nor is
+ * the rest of libc (memcpy, stdio): a race there is the caller's. */
+bool det_runtime_source(const char *file);
 
 /* Where site lives: its function name into func (cap bytes; "func[N]"
  * when the module has no name), its source position into pos (file NULL

@@ -218,6 +218,10 @@ typedef struct det_run_opts {
 	uint32_t argc;
 	int stdio[3];		    /* as wasi_config.stdio */
 	const det_trigger *trigger; /* DET_RACE: a breakpoint, or NULL */
+	/* DET_HB: fill shadow_bytes and touched_bytes of the result, which
+	 * costs a walk of the clocks and a mincore per touched page: for
+	 * benchmarks, not for every run of a check. */
+	bool hb_bytes;
 	double timeout_s;	    /* 0: none */
 	/* When non-NULL, the WASI set-up to start from (environment,
 	 * directories, limits, stdio, argv: `heisen run`'s options); argv,
@@ -252,9 +256,9 @@ typedef struct det_run_result {
 	uint8_t *shared; /* DET_SHARED: nsites bytes, owned */
 	uint64_t holds;	 /* with a trigger: waits at the breakpoint */
 	bool met;	 /* with a trigger: two threads met there */
-	/* DET_HB: happens-before state in memory, and the program memory
-	 * its probed accesses touched (det_hb_shadow_bytes and
-	 * det_hb_touched_bytes) */
+	/* DET_HB with opts.hb_bytes: happens-before state in memory, and the
+	 * program memory its probed accesses touched (det_hb_shadow_bytes
+	 * and det_hb_touched_bytes); 0 otherwise */
 	uint64_t shadow_bytes, touched_bytes;
 } det_run_result;
 

@@ -355,12 +355,12 @@ static void set_outcome(det_run_result *res, wasm_status st,
 		 trap->msg[0] ? trap->msg : eng_trap_name(trap->kind));
 }
 
-static wasm_status copy_findings(const det_probe *probe, det_algo algo,
-				 uint32_t nsites, det_run_result *res,
-				 wasm_err *err)
+static wasm_status copy_findings(const det_probe *probe,
+				 const det_run_opts *opts, uint32_t nsites,
+				 det_run_result *res, wasm_err *err)
 {
 	res->probes = det_probe_calls(probe);
-	if (algo == DET_SHARED) {
+	if (opts->algo == DET_SHARED) {
 		res->shared = wasm_malloc(nsites ? nsites : 1);
 		if (!res->shared)
 			goto nomem;
@@ -375,7 +375,9 @@ static wasm_status copy_findings(const det_probe *probe, det_algo algo,
 		goto nomem;
 	memcpy(res->bugs, v, (size_t)res->nbugs * sizeof *v);
 	det_probe_trigger_stats(probe, &res->holds, &res->met);
-	det_probe_hb_bytes(probe, &res->shadow_bytes, &res->touched_bytes);
+	if (opts->hb_bytes)
+		det_probe_hb_bytes(probe, &res->shadow_bytes,
+				   &res->touched_bytes);
 	return WASM_OK;
 nomem:
 	res->nbugs = 0;
@@ -439,7 +441,7 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	}
 	/* The resolver's own reason beats WASI's "unknown import". */
 	set_outcome(res, st, &trap, code, r.failed ? &r.err : &werr);
-	st = copy_findings(r.probe, opts->algo, sites->nsites, res, err);
+	st = copy_findings(r.probe, opts, sites->nsites, res, err);
 done:
 	if (st)
 		det_run_result_free(res);

@@ -85,6 +85,7 @@ int main(int argc, char **argv)
 			det_run_opts o = {0};
 			det_run_result r;
 			o.algo = DET_HB;
+			o.hb_bytes = true;
 			o.mask = mask;
 			o.profile =
 			    det_profile_find(prof ? "throttled" : "default");

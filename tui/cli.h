@@ -393,6 +393,11 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out,
  * by sweep and check (cmd_detect.c). */
 struct db_campaign;
 bool tui_campaign_args(const tui_args *a, struct db_campaign *c);
+/* --jobs (1 to 256, default the CPUs online) and --timeout (default 10 s)
+ * of the commands that run in worker processes; an exit code, the
+ * message on err under cmd's name. */
+int tui_opt_workers(const tui_cmd *cmd, const tui_args *a, uint32_t *jobs,
+		    double *timeout_s, FILE *err);
 wasm_status tui_campaign_add(struct db *d, const struct det_prog *p,
 			     struct db_campaign *c, wasm_err *e);
 int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,

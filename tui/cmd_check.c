@@ -68,8 +68,8 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
 	const char *v;
 	const det_profile **profs = NULL;
 	uint32_t nprofs = 0;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	wasm_err e;
+	int rc;
 
 	c->kind = DB_KIND_CHECK;
 	c->runs = 1;
@@ -103,24 +103,8 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
 	wasm_free(profs);
 	if (det_parse_densities(c->densities, &c->density_bp, &c->ndensity, &e))
 		goto oom;
-	c->timeout_s = 10;
-	if ((v = tui_opt_value(cmd, a, "--timeout")) &&
-	    !tui_parse_duration(v, &c->timeout_s)) {
-		fprintf(err,
-			"heisen check: --timeout expects a duration such "
-			"as 5 or 30s, got '%s'\n",
-			v);
-		return TUI_EXIT_USAGE;
-	}
-	c->jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
-	if ((v = tui_opt_value(cmd, a, "--jobs")) &&
-	    !tui_parse_u32(v, 1, 256, &c->jobs)) {
-		fprintf(err,
-			"heisen check: --jobs expects 1 to 256, got "
-			"'%s'\n",
-			v);
-		return TUI_EXIT_USAGE;
-	}
+	if ((rc = tui_opt_workers(cmd, a, &c->jobs, &c->timeout_s, err)))
+		return rc;
 	if (c->jobs > c->runs)
 		c->jobs = c->runs;
 	c->planned = c->runs;

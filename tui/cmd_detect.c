@@ -118,6 +118,29 @@ void tui_json_prog_site(tui_json *j, const det_prog *p, uint32_t site)
 	}
 }
 
+int tui_opt_workers(const tui_cmd *cmd, const tui_args *a, uint32_t *jobs,
+		    double *timeout_s, FILE *err)
+{
+	const char *v;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	*jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
+	*timeout_s = 10;
+	if ((v = tui_opt_value(cmd, a, "--jobs")) &&
+	    !tui_parse_u32(v, 1, 256, jobs)) {
+		fprintf(err, "heisen %s: --jobs expects 1 to 256, got '%s'\n",
+			cmd->name, v);
+		return TUI_EXIT_USAGE;
+	}
+	if ((v = tui_opt_value(cmd, a, "--timeout")) &&
+	    !tui_parse_duration(v, timeout_s)) {
+		fprintf(err, "heisen %s: --timeout expects a duration such as "
+			     "5 or 30s, got '%s'\n", cmd->name, v);
+		return TUI_EXIT_USAGE;
+	}
+	return TUI_EXIT_OK;
+}
+
 bool tui_campaign_args(const tui_args *a, db_campaign *c)
 {
 	size_t alen = 0;
@@ -1169,6 +1192,7 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	const det_profile **profs = NULL;
 	uint32_t nprofs = 0;
 	char every[256];
+	int rc;
 
 	/* Every profile by default: at an equal budget, runs spread over
 	 * the profiles found at least as many bugs as one profile in the
@@ -1207,14 +1231,8 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 		c->runs = 5;
 	c->planned = c->runs ? (uint64_t)c->runs * c->ndensity * nprofs : 0;
 	c->mask_version = DET_MASK_VERSION;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	c->jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
-	if ((v = tui_opt_value(cmd, a, "--jobs")) &&
-	    !tui_parse_u32(v, 1, 256, &c->jobs)) {
-		fprintf(err, "heisen sweep: --jobs expects 1 to 256, got "
-			     "'%s'\n", v);
-		return TUI_EXIT_USAGE;
-	}
+	if ((rc = tui_opt_workers(cmd, a, &c->jobs, &c->timeout_s, err)))
+		return rc;
 	c->seed = random_seed();
 	if ((v = tui_opt_value(cmd, a, "--seed")) && !tui_parse_u64(v, &c->seed)) {
 		fprintf(err, "heisen sweep: --seed expects a 64-bit number "
@@ -1226,13 +1244,6 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	    !tui_parse_u32(v, 0, 100000000, &c->delay)) {
 		fprintf(err, "heisen sweep: --delay expects a number of spin "
 			     "units from 0 to 100000000, got '%s'\n", v);
-		return TUI_EXIT_USAGE;
-	}
-	c->timeout_s = 10;
-	if ((v = tui_opt_value(cmd, a, "--timeout")) &&
-	    !tui_parse_duration(v, &c->timeout_s)) {
-		fprintf(err, "heisen sweep: --timeout expects a duration such "
-			     "as 5 or 30s, got '%s'\n", v);
 		return TUI_EXIT_USAGE;
 	}
 	if (!tui_campaign_args(a, c))
@@ -1508,30 +1519,18 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	det_prog *p = NULL;
 	uint8_t *shared = NULL;
 	const char **argv = NULL;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	double timeout = 10;
+	double timeout;
 	wasm_err e;
 	int rc;
 
-	jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
 	if ((v = tui_opt_value(cmd, a, "--runs")) &&
 	    !tui_parse_u32(v, 1, 1000000, &runs)) {
 		fprintf(err, "heisen shared: --runs expects 1 to 1000000, got "
 			     "'%s'\n", v);
 		return TUI_EXIT_USAGE;
 	}
-	if ((v = tui_opt_value(cmd, a, "--jobs")) &&
-	    !tui_parse_u32(v, 1, 256, &jobs)) {
-		fprintf(err, "heisen shared: --jobs expects 1 to 256, got "
-			     "'%s'\n", v);
-		return TUI_EXIT_USAGE;
-	}
-	if ((v = tui_opt_value(cmd, a, "--timeout")) &&
-	    !tui_parse_duration(v, &timeout)) {
-		fprintf(err, "heisen shared: --timeout expects a duration such "
-			     "as 5 or 30s, got '%s'\n", v);
-		return TUI_EXIT_USAGE;
-	}
+	if ((rc = tui_opt_workers(cmd, a, &jobs, &timeout, err)))
+		return rc;
 	if ((rc = load_prog(a->operands[0], &p, err)))
 		return rc;
 	shared = wasm_calloc(p->sites.nsites + 1, 1);

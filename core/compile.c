@@ -1570,6 +1570,33 @@ static size_t pc_offset(const eng_fn *fn, const eng_cell *pc)
 	return lo ? fn->pcmap[lo - 1].offset : fn->body_offset;
 }
 
+uint32_t eng_thread_backtrace(const eng_thread *t, eng_where *out,
+			      uint32_t max)
+{
+	const eng_cell *pc = t->pc;
+	const eng_instance *inst = t->cur_inst;
+	uint32_t n = 0, d = t->depth;
+
+	if (t->in_wasm)
+		return 0;
+	while (n < max && pc && inst) {
+		const eng_fn *fn = eng_fn_of_pc(inst->cm, pc);
+		if (!fn)
+			break;
+		out[n++] = (eng_where){fn->index, (uint32_t)pc_offset(fn, pc)};
+		/* frames[d - 1] belongs to this frame's function: where it
+		 * returns to in its caller, or NULL where the host entered. */
+		if (!d--)
+			break;
+		pc = t->frames[d].ret_ip;
+		inst = t->frames[d].inst;
+		/* The call, not the instruction after it. */
+		if (pc)
+			pc--;
+	}
+	return n;
+}
+
 void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,
 		 const eng_cell *pc, const char *detail)
 {

@@ -137,6 +137,20 @@ eng_proc *eng_thread_proc(const eng_thread *t);
  * reads and writes that instance's memory 0). NULL outside a call. */
 eng_instance *eng_thread_instance(const eng_thread *t);
 
+/* Where thread t is in the guest, from inside a host function the guest
+ * called (a probe): one entry per Wasm frame, innermost first, each the
+ * function (module index space) and the module offset of the instruction
+ * the frame is at: the call to the host function, then the call each
+ * caller made. Stops at the frame that entered from the host (eng_call)
+ * or after max entries; returns how many were written, 0 when t is not
+ * in a host call. */
+typedef struct eng_where {
+	uint32_t func;
+	uint32_t offset;
+} eng_where;
+uint32_t eng_thread_backtrace(const eng_thread *t, eng_where *out,
+			      uint32_t max);
+
 /* Run fn(t, arg) on a new OS thread of p with its own eng_thread t (the
  * wasi-threads model: the caller instantiates the module again on t).
  * Returns the new thread's id (> 0), or -1 with err set when the proc's

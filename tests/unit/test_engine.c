@@ -612,9 +612,81 @@ static void trap_in_a_thread_stops_the_proc(void **state)
 	fx_close(&f);
 }
 
+/* A module where a calls b and b calls the host function h:
+ *   (import "env" "h" (func (param i32)))
+ *   (func $b (param i32) local.get 0 call 0)   ;; call at file offset 45
+ *   (func $a (param i32) local.get 0 call $b)  ;; call at file offset 52
+ *   (export "a" (func $a)) */
+static const uint8_t chain_bytes[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, /* header */
+    0x01, 0x05, 0x01, 0x60, 0x01, 0x7f, 0x00,	    /* type */
+    0x02, 0x09, 0x01, 0x03, 'e',  'n',	'v',  0x01, 'h', 0x00, 0x00,
+    0x03, 0x03, 0x02, 0x00, 0x00,		    /* functions */
+    0x07, 0x05, 0x01, 0x01, 'a',  0x00, 0x02,	    /* export */
+    0x0a, 0x0f, 0x02,				    /* code */
+    0x06, 0x00, 0x20, 0x00, 0x10, 0x00, 0x0b,	    /* b */
+    0x06, 0x00, 0x20, 0x00, 0x10, 0x01, 0x0b,	    /* a */
+};
+
+static eng_where chain_seen[8];
+static uint32_t chain_n;
+
+static eng_trap_kind host_where(eng_thread *t, void *ctx, const eng_val *a,
+				eng_val *r, eng_trap *trap)
+{
+	chain_n = eng_thread_backtrace(t, chain_seen, 8);
+	return ENG_OK;
+}
+
+static bool resolve_where(void *ctx, const wasm_import *imp, eng_extern *out)
+{
+	out->kind = WASM_EXTERN_FUNC;
+	out->u.func = ctx;
+	return true;
+}
+
+/* From inside a host call, the frames the guest is in: b at its call of
+ * h, then a at its call of b; nothing outside a host call. */
+static void backtrace_names_each_frames_call(void **state)
+{
+	wasm_module *m = NULL;
+	eng_module *cm = NULL;
+	eng_proc *p = eng_proc_new(NULL);
+	uint8_t ty[1] = {0x7f};
+	wasm_functype ft = {1, 0, ty};
+	eng_instance *in = NULL;
+	eng_extern ex;
+	eng_val arg = 7;
+	eng_trap tr;
+	wasm_err err;
+	eng_thread *t;
+	eng_func *h;
+	(void)state;
+
+	assert_int_equal(
+	    wasm_decode(chain_bytes, sizeof chain_bytes, &m, &err), WASM_OK);
+	assert_int_equal(wasm_validate(m, &err), WASM_OK);
+	assert_int_equal(eng_compile(m, &cm, &err), WASM_OK);
+	assert_non_null(p);
+	t = eng_thread_new(p, &err);
+	h = eng_host_func_new(p, &ft, host_where, NULL, "h");
+	assert_true(eng_instantiate(cm, p, t, resolve_where, h, &in, &tr, &err));
+	assert_true(eng_instance_export(in, "a", &ex));
+	assert_int_equal(eng_call(t, ex.u.func, &arg, NULL, &tr), ENG_OK);
+	assert_int_equal(chain_n, 2);
+	assert_int_equal(chain_seen[0].func, 1);
+	assert_int_equal(chain_seen[0].offset, 45);
+	assert_int_equal(chain_seen[1].func, 2);
+	assert_int_equal(chain_seen[1].offset, 52);
+	assert_int_equal(eng_thread_backtrace(t, chain_seen, 8), 0);
+	eng_proc_free(p);
+	eng_module_free(cm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(backtrace_names_each_frames_call),
 		cmocka_unit_test(runs_fib_and_host_calls),
 		cmocka_unit_test(traps_name_function_and_offset),
 		cmocka_unit_test(guard_page_fault_is_a_trap),

@@ -117,7 +117,9 @@ static bool from_cache(uint64_t hash, wasm_module **m, rw_sites *sites)
 	    wasm_read_file(path, &bytes, &len, &e))
 		return false;
 	if (!load_instrumented(bytes, len, m, sites, &e)) {
-		ok = sites->hash == hash;
+		/* An older heisen's table (no offset map) is made again. */
+		ok = sites->hash == hash &&
+		     sites->version == RW_SITES_VERSION;
 		if (!ok) {
 			rw_sites_free(sites);
 			wasm_module_free(*m);

@@ -104,6 +104,8 @@ void rw_sites_free(rw_sites *s)
 	if (!s)
 		return;
 	wasm_free(s->sites);
+	wasm_free(s->map_at);
+	wasm_free(s->map);
 	memset(s, 0, sizeof *s);
 }
 
@@ -126,6 +128,7 @@ typedef struct rw_ctx {
 	uint8_t sites_after; /* known section heisen.sites follows */
 	rw_sites *tab;	     /* table being built */
 	uint32_t cap;	     /* allocated sites */
+	uint32_t mapcap;     /* allocated tab->map entries */
 	wasm_buf code;	     /* code section payload */
 	wasm_buf body;	     /* one function's new instructions */
 	wasm_buf hdr;	     /* one function's locals declaration */
@@ -220,6 +223,39 @@ static wasm_status add_site(rw_ctx *c, const rw_site *s, wasm_err *err)
 		c->cap = n;
 	}
 	t->sites[t->nsites++] = *s;
+	return WASM_OK;
+}
+
+/* From `at` bytes into the current function's new instructions on, the
+ * code is the original's from file offset orig on. An entry that keeps
+ * the previous one's shift is left out. */
+static wasm_status add_map(rw_ctx *c, uint32_t fn, size_t at, size_t orig,
+			   wasm_err *err)
+{
+	rw_sites *t = c->tab;
+	uint32_t first = t->map_at[fn], n = t->map_at[fn + 1];
+
+	if (n > first) {
+		const struct rw_offmap *e = &t->map[n - 1];
+		if ((int64_t)at - e->at == (int64_t)orig - e->orig)
+			return WASM_OK;
+	}
+	if (at > UINT32_MAX)
+		return wasm_err_set(err, WASM_LIMIT, orig,
+				    "instrumented function over 4 GiB");
+	if (n == c->mapcap) {
+		uint32_t cap = c->mapcap ? c->mapcap * 2 : 256;
+		struct rw_offmap *p;
+		if (c->mapcap > UINT32_MAX / 2 ||
+		    !(p = wasm_realloc(t->map, (size_t)cap * sizeof *p)))
+			return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+					    "out of memory for the offset "
+					    "map");
+		t->map = p;
+		c->mapcap = cap;
+	}
+	t->map[n] = (struct rw_offmap){(uint32_t)at, (uint32_t)orig};
+	t->map_at[fn + 1] = n + 1;
 	return WASM_OK;
 }
 
@@ -455,6 +491,9 @@ static wasm_status do_func(rw_ctx *c, uint32_t i, wasm_err *err)
 	for (int k = 0; k < NSLOTS; k++)
 		c->slot_local[k] = -1;
 	c->base = (uint64_t)ft->nparams + f->nlocals;
+	c->tab->map_at[i + 1] = c->tab->map_at[i];
+	if ((st = add_map(c, i, 0, f->code_start, err)))
+		return st;
 	while (p < end) {
 		const wasm_opinfo *oi;
 		bool moved = false, site = false;
@@ -543,12 +582,17 @@ static wasm_status do_func(rw_ctx *c, uint32_t i, wasm_err *err)
 					     in.offset - run);
 				run = in.offset;
 				put_site(c, &in, id, off);
+				if ((st = add_map(c, i, c->body.len, run,
+						  err)))
+					break;
 			}
 		}
 		if (moved) {
 			buf_put(&c->body, m->bytes + run, in.offset - run);
 			wasm_encode_instr(&c->body, &in);
 			run = (size_t)(p - m->bytes);
+			if ((st = add_map(c, i, c->body.len, run, err)))
+				break;
 		}
 	}
 	if (st) {
@@ -635,6 +679,18 @@ static wasm_status hook_after(void *ctx, uint8_t id, wasm_buf *s, wasm_err *err)
 		n += leb_u32(q + n, p->kind);
 		n += leb_u32(q + n, p->mem);
 		wasm_buf_put(s, q, n);
+	}
+	wasm_buf_u32(s, t->nmapfn);
+	for (uint32_t i = 0; i < t->nmapfn; i++) {
+		struct rw_offmap prev = {0, 0};
+		wasm_buf_u32(s, t->map_at[i + 1] - t->map_at[i]);
+		for (uint32_t k = t->map_at[i]; k < t->map_at[i + 1]; k++) {
+			uint8_t q[10];
+			size_t n = leb_u32(q, t->map[k].at - prev.at);
+			n += leb_u32(q + n, t->map[k].orig - prev.orig);
+			wasm_buf_put(s, q, n);
+			prev = t->map[k];
+		}
 	}
 	return WASM_OK;
 }
@@ -904,6 +960,13 @@ wasm_status rw_instrument(const wasm_module *m, const rw_options *opt,
 		default: break;
 		}
 	}
+	sites->nmapfn = m->nfuncs;
+	sites->map_at = wasm_calloc((size_t)m->nfuncs + 1, sizeof *sites->map_at);
+	if (!sites->map_at) {
+		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory");
+		goto done;
+	}
 	sites->version = RW_SITES_VERSION;
 	hj = (hash_job){m->bytes, m->size, 0};
 	/* Small inputs hash faster than a thread starts. */
@@ -989,6 +1052,74 @@ done:
 	return st;
 }
 
+/* The offset map of a version 2 table: one entry list per defined
+ * function, each entry at least two bytes. */
+static wasm_status read_map(cur *c, const wasm_module *m, rw_sites *t,
+			    wasm_err *err)
+{
+	const uint8_t *at = c->p;
+	uint32_t n = get_u32(c), total = 0;
+
+	if (c->bad || n != m->nfuncs)
+		return wasm_err_set(err, WASM_MALFORMED,
+				    (size_t)(at - m->bytes),
+				    "heisen.sites: the offset map has %u "
+				    "functions, the module %u",
+				    n, m->nfuncs);
+	t->nmapfn = n;
+	t->map_at = wasm_calloc((size_t)n + 1, sizeof *t->map_at);
+	t->map = wasm_malloc((size_t)(c->end - c->p) / 2 * sizeof *t->map + 1);
+	if (!t->map_at || !t->map)
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory for the offset map");
+	for (uint32_t i = 0; i < n; i++) {
+		struct rw_offmap prev = {0, 0};
+		uint32_t k = get_u32(c);
+		if (c->bad || k > (size_t)(c->end - c->p) / 2) {
+			c->bad = true;
+			break;
+		}
+		for (uint32_t j = 0; j < k; j++) {
+			uint32_t da = get_u32(c), d = get_u32(c);
+			if ((j && !da) || da > UINT32_MAX - prev.at ||
+			    d > UINT32_MAX - prev.orig)
+				c->bad = true;
+			prev.at += da;
+			prev.orig += d;
+			t->map[total++] = prev;
+		}
+		t->map_at[i + 1] = total;
+	}
+	if (c->bad)
+		return wasm_err_set(err, WASM_MALFORMED,
+				    (size_t)(at - m->bytes),
+				    "heisen.sites: the offset map is broken");
+	return WASM_OK;
+}
+
+bool rw_sites_orig(const rw_sites *s, uint32_t defined, uint32_t at,
+		   uint32_t *orig)
+{
+	uint32_t lo, hi;
+
+	if (defined >= s->nmapfn)
+		return false;
+	lo = s->map_at[defined];
+	hi = s->map_at[defined + 1];
+	if (lo == hi || s->map[lo].at > at)
+		return false;
+	/* The last entry at or before `at`. */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->map[mid].at <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*orig = s->map[lo].orig + (at - s->map[lo].at);
+	return true;
+}
+
 wasm_status rw_sites_read(const wasm_module *m, rw_sites *sites, wasm_err *err)
 {
 	const wasm_custom *cs = find_sites(m);
@@ -1004,9 +1135,11 @@ wasm_status rw_sites_read(const wasm_module *m, rw_sites *sites, wasm_err *err)
 	err->section = "heisen.sites";
 	c = (cur){m->bytes + cs->start, m->bytes + cs->start + cs->len, false};
 	t.version = get_u32(&c);
-	if (!c.bad && t.version != RW_SITES_VERSION)
+	if (!c.bad && (t.version < 1 || t.version > RW_SITES_VERSION))
 		return wasm_err_set(err, WASM_MALFORMED, cs->start,
-				    "heisen.sites version %u, expected %u",
+				    "heisen.sites version %u, expected 1 to "
+				    "%u (instrument the original again with "
+				    "this heisen)",
 				    t.version, RW_SITES_VERSION);
 	t.hash = get_leb(&c, 64);
 	t.probe_func = get_u32(&c);
@@ -1044,8 +1177,12 @@ wasm_status rw_sites_read(const wasm_module *m, rw_sites *sites, wasm_err *err)
 		s->width = (uint8_t)width;
 		s->kind = (uint8_t)kind;
 	}
+	if (t.version >= 2 && read_map(&c, m, &t, err)) {
+		rw_sites_free(&t);
+		return err->status;
+	}
 	if (c.p != c.end) {
-		wasm_free(t.sites);
+		rw_sites_free(&t);
 		return wasm_err_set(err, WASM_MALFORMED,
 				    (size_t)(c.p - m->bytes),
 				    "heisen.sites: %zu bytes after the last "

@@ -84,14 +84,40 @@ typedef struct rw_sites {
 	 * addresses count from there, so a site's offset maps to source
 	 * through the original's DWARF even in the instrumented binary. */
 	uint32_t code_start;
+	/* Where the instrumented code came from, so that a call stack taken
+	 * in the instrumented module maps to the original's DWARF: for
+	 * defined function i, entries map_at[i] to map_at[i + 1] - 1 of map,
+	 * by increasing `at`. An instruction d bytes past an entry's `at`
+	 * (and before the next entry's) came from `orig + d`. nmapfn is 0
+	 * for a version 1 table, which has no map. */
+	uint32_t nmapfn;
+	uint32_t *map_at;
+	struct rw_offmap {
+		uint32_t at;   /* from the function's first instruction in
+				  the instrumented module */
+		uint32_t orig; /* file offset in the original */
+	} *map;
 } rw_sites;
 
-#define RW_SITES_VERSION 1
+#define RW_SITES_VERSION 2
 
 /* "heisen.sites" payload, all integers LEB128 u32/u64:
  *   version, hash (u64), probe_func, mask_mem (u32; 0xffffffff if none),
  *   code_start, nsites, then per site: func, offset, op (wasm_op), width,
- *   kind, mem. */
+ *   kind, mem;
+ *   version 2 then: nmapfn, and per defined function: n, then n entries
+ *   (at, orig), each the difference from the previous entry of the
+ *   function (the first: at from 0, orig from 0).
+ * Version 1 tables (no map) are still read. */
+
+/* The original file offset of the instruction `at` bytes past the first
+ * instruction of defined function `defined` (0 = the module's first
+ * defined function) of the instrumented module; false without a map or
+ * for a function the map does not have. The bytes the rewriter inserted
+ * (probe sequences) have no original: for a probe call, take its site's
+ * offset. */
+bool rw_sites_orig(const rw_sites *s, uint32_t defined, uint32_t at,
+		   uint32_t *orig);
 
 typedef struct rw_options {
 	bool all_memories; /* instrument unshared memories too */

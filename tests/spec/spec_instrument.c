@@ -181,6 +181,53 @@ static void spawn_validate(runner *r, const char *loc, const char *path)
 
 /* ---- one module -------------------------------------------------------- */
 
+/* Whether the offset map of t leads every instruction of m's defined
+ * functions to where it sits in the instrumented im, with the same
+ * opcode: some instruction of im must map back to it. On a mismatch,
+ * *bad is the original offset. */
+static bool map_holds(const wasm_module *m, const wasm_module *im,
+		      const rw_sites *t, size_t *bad)
+{
+	for (uint32_t i = 0; i < m->nfuncs; i++) {
+		const wasm_func *f = &m->funcs[i], *g = &im->funcs[i];
+		wasm_reader ro, ri;
+		wasm_instr a, b;
+		wasm_err e;
+		bool ok = true;
+		wasm_reader_init(&ro, m->bytes, f->code_start, f->code_end);
+		wasm_reader_init(&ri, im->bytes, g->code_start, g->code_end);
+		while (ok && ro.pos < ro.end) {
+			size_t at = ro.pos;
+			uint32_t orig = 0;
+			if (wasm_reader_next(&ro, &a, &e)) {
+				ok = false;
+				break;
+			}
+			*bad = at;
+			/* Instructions of im in order; the inserted ones map
+			 * nowhere or past `at` and are stepped over. */
+			ok = false;
+			while (ri.pos < ri.end) {
+				size_t ip = ri.pos;
+				if (wasm_reader_next(&ri, &b, &e))
+					break;
+				if (rw_sites_orig(t, i,
+						  (uint32_t)(ip - g->code_start),
+						  &orig) &&
+				    orig == at && b.op == a.op) {
+					ok = true;
+					break;
+				}
+			}
+		}
+		wasm_reader_fini(&ro);
+		wasm_reader_fini(&ri);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* Instrument the module in `path`; loc names it in messages, `base` is
  * the name its output gets in the tmpdir. */
 static void check_module(runner *r, const char *loc, const char *path,
@@ -248,6 +295,14 @@ static void check_module(runner *r, const char *loc, const char *path,
 		     "sites, probe %u, mask %u",
 		     back.version, back.nsites, back.probe_func, back.mask_mem,
 		     sites.nsites, sites.probe_func, sites.mask_mem);
+		goto done;
+	}
+	size_t bad = 0;
+	if (!map_holds(m, im, &back, &bad)) {
+		fail(r, loc,
+		     "offset map: no instrumented instruction maps to the "
+		     "original's at offset 0x%zx",
+		     bad);
 		goto done;
 	}
 	if (!r->wasm_validate) {

@@ -437,6 +437,13 @@ static void indices_move_behind_the_imports(void **state)
 	assert_int_equal(back.code_start, m->section_start[10]);
 	assert_int_equal(back.nsites, t.nsites);
 	assert_memory_equal(back.sites, t.sites, t.nsites * sizeof *t.sites);
+	/* So does the offset map (spec_instrument checks that it leads
+	 * every instruction of the spec suite's modules back). */
+	assert_int_equal(back.nmapfn, m->nfuncs);
+	assert_memory_equal(back.map_at, t.map_at,
+			    (t.nmapfn + 1) * sizeof *t.map_at);
+	assert_memory_equal(back.map, t.map, t.map_at[t.nmapfn] * sizeof *t.map);
+	assert_true(t.map_at[t.nmapfn] > t.nmapfn);
 	rw_sites_free(&back);
 	rw_sites_free(&t);
 	wasm_module_free(o);

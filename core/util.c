@@ -107,6 +107,22 @@ void *wasm_calloc(size_t n, size_t size)
 	return calloc(n, size);
 }
 
+char *wasm_strndup(const char *p, size_t n)
+{
+	char *q = wasm_malloc(n + 1);
+
+	if (q) {
+		memcpy(q, p, n);
+		q[n] = '\0';
+	}
+	return q;
+}
+
+char *wasm_strdup(const char *s)
+{
+	return s ? wasm_strndup(s, strlen(s)) : NULL;
+}
+
 void *wasm_realloc(void *p, size_t n)
 {
 	if (!alloc_allowed())

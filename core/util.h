@@ -63,6 +63,10 @@ void *wasm_malloc(size_t n);
 void *wasm_calloc(size_t n, size_t size);
 void *wasm_realloc(void *p, size_t n);
 void wasm_free(void *p);
+/* A copy of the first n bytes of p as a string, or of all of s; NULL when
+ * out of memory (and wasm_strdup(NULL) is NULL). */
+char *wasm_strndup(const char *p, size_t n);
+char *wasm_strdup(const char *s);
 
 /* Test hook: after n more successful allocations, every allocation fails
  * until reset with a negative n. Not thread-safe; tests only. */

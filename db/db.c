@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -99,6 +100,12 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     " name TEXT NOT NULL UNIQUE, url TEXT NOT NULL, added REAL NOT NULL,"
     " last_fetch REAL, runs_fetched INTEGER NOT NULL DEFAULT 0,"
     " cursor INTEGER NOT NULL DEFAULT 0);",
+    /* 6 -> 7: call stacks (db_stack_format's text), each stored once, and
+     * per run and bug the stack of each access, where one was taken. */
+    "CREATE TABLE stacks(id INTEGER PRIMARY KEY,"
+    " frames TEXT NOT NULL UNIQUE);"
+    "ALTER TABLE run_bugs ADD COLUMN stack_a INTEGER REFERENCES stacks(id);"
+    "ALTER TABLE run_bugs ADD COLUMN stack_b INTEGER REFERENCES stacks(id);",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -183,9 +190,19 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  " first_seen) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"  \
 	  " ?12, ?13)")                                                        \
 	X(RUN_BUG_ADD,                                                         \
-	  "INSERT INTO run_bugs VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"            \
-	  " ON CONFLICT(run_id, bug_id) DO UPDATE SET"                         \
-	  " count = count + excluded.count")                                   \
+	  "INSERT INTO run_bugs(run_id, bug_id, tid_a, tid_b, addr_a, addr_b," \
+	  " count, stack_a, stack_b) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"   \
+	  " ?9) ON CONFLICT(run_id, bug_id) DO UPDATE SET"                     \
+	  " count = count + excluded.count,"                                   \
+	  " stack_a = coalesce(stack_a, excluded.stack_a),"                    \
+	  " stack_b = coalesce(stack_b, excluded.stack_b)")                    \
+	X(STACK_ADD, "INSERT INTO stacks(frames) VALUES(?1)"                   \
+		     " ON CONFLICT(frames) DO UPDATE SET frames = frames"      \
+		     " RETURNING id")                                          \
+	X(RUN_BUG_STACKS, "SELECT sa.frames, sb.frames FROM run_bugs rb"       \
+			  " LEFT JOIN stacks sa ON sa.id = rb.stack_a"         \
+			  " LEFT JOIN stacks sb ON sb.id = rb.stack_b"         \
+			  " WHERE rb.run_id = ?1 AND rb.bug_id = ?2")          \
 	X(BUG_GET, "SELECT " BUG_COLS " WHERE b.id = ?1")                      \
 	X(BUG_LIST, "SELECT " BUG_COLS " WHERE ?1 = 0 OR b.program_id = ?1"    \
 		    " ORDER BY nruns DESC, b.id")                              \
@@ -242,20 +259,6 @@ static double now_unix(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static char *dup_str(const char *s)
-{
-	size_t n;
-	char *p;
-
-	if (!s)
-		return NULL;
-	n = strlen(s);
-	p = wasm_malloc(n + 1);
-	if (p)
-		memcpy(p, s, n + 1);
-	return p;
 }
 
 const char *db_path_choose(const char *path)
@@ -408,7 +411,7 @@ static char *col_dup(sqlite3_stmt *s, int i, bool *ok)
 
 	if (!t)
 		return NULL;
-	p = dup_str(t);
+	p = wasm_strdup(t);
 	if (!p)
 		*ok = false;
 	return p;
@@ -487,7 +490,7 @@ void db_rollback(db *d)
 /* Why a file cannot be created: the directory is missing or closed. */
 static wasm_status explain_create(const char *path, wasm_err *err)
 {
-	char *copy = dup_str(path);
+	char *copy = wasm_strdup(path);
 	const char *dir;
 	struct stat sb;
 	wasm_status st;
@@ -518,7 +521,7 @@ static wasm_status explain_create(const char *path, wasm_err *err)
 /* WAL needs to create PATH-wal and PATH-shm next to the file. */
 static bool dir_writable(const char *path)
 {
-	char *copy = dup_str(path);
+	char *copy = wasm_strdup(path);
 	bool ok = copy && access(dirname(copy), W_OK | X_OK) == 0;
 
 	wasm_free(copy);
@@ -709,7 +712,7 @@ wasm_status db_open(const char *path, db **out, wasm_err *err)
 	if (precheck(path, &exists, &writable, err))
 		return err->status;
 	d = wasm_calloc(1, sizeof *d);
-	if (!d || !(d->path = dup_str(path))) {
+	if (!d || !(d->path = wasm_strdup(path))) {
 		wasm_free(d);
 		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				    "out of memory opening %s", path);
@@ -1224,7 +1227,7 @@ static bool owner_check(db *d, const char *owner, db_campaign *c)
 	if (alive)
 		return true;
 	wasm_free(c->status);
-	return (c->status = dup_str("interrupted")) != NULL;
+	return (c->status = wasm_strdup("interrupted")) != NULL;
 }
 
 /* Parameter i of s: this process as the sweep of a campaign whose status
@@ -1575,6 +1578,136 @@ static wasm_status bug_of(db *d, const db_site *sa, const db_site *sb,
 	return WASM_OK;
 }
 
+/* ---- call stacks ------------------------------------------------------- */
+
+void db_stack_clear(db_stack *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->n; i++) {
+		wasm_free(s->frame[i].func);
+		wasm_free(s->frame[i].file);
+	}
+	wasm_free(s->frame);
+	memset(s, 0, sizeof *s);
+}
+
+/* A name with its tabs and line breaks as spaces: the text form's
+ * separators. */
+static void put_field(wasm_buf *b, const char *p)
+{
+	for (; p && *p; p++)
+		wasm_buf_byte(b, *p == '\t' || *p == '\n' || *p == '\r'
+				     ? ' '
+				     : (uint8_t)*p);
+}
+
+char *db_stack_format(const db_stack *s)
+{
+	wasm_buf b = {0};
+	char num[32];
+
+	for (uint32_t i = 0; i < s->n; i++) {
+		const db_frame *f = &s->frame[i];
+		put_field(&b, f->func);
+		wasm_buf_byte(&b, '\t');
+		put_field(&b, f->file);
+		snprintf(num, sizeof num, "\t%u\t%u\n", f->line, f->offset);
+		wasm_buf_put(&b, num, strlen(num));
+	}
+	if (s->truncated)
+		wasm_buf_put(&b, "...\n", 4);
+	wasm_buf_byte(&b, 0);
+	if (b.oom) {
+		wasm_buf_fini(&b);
+		return NULL;
+	}
+	return (char *)b.data;
+}
+
+/* A decimal u32 ending at the separator end; false if it is not one. */
+static bool parse_u32(const char *p, char end, const char **next, uint32_t *v)
+{
+	uint64_t x = 0;
+	const char *q = p;
+
+	while (*q >= '0' && *q <= '9' && x <= UINT32_MAX)
+		x = x * 10 + (uint64_t)(*q++ - '0');
+	if (q == p || *q != end || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	*next = q + 1;
+	return true;
+}
+
+wasm_status db_stack_parse(const char *text, db_stack *out, wasm_err *err)
+{
+	uint32_t lines = 0, line = 0;
+	const char *p;
+
+	memset(out, 0, sizeof *out);
+	for (p = text; *p; p++)
+		lines += *p == '\n';
+	out->frame = wasm_calloc(lines ? lines : 1, sizeof *out->frame);
+	if (!out->frame)
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	for (p = text; *p; line++) {
+		const char *eol = strchr(p, '\n'), *t1, *t2, *q;
+		db_frame *f = &out->frame[out->n];
+		if (eol && eol - p == 3 && !memcmp(p, "...", 3) && !eol[1]) {
+			out->truncated = true;
+			break;
+		}
+		t1 = eol ? memchr(p, '\t', (size_t)(eol - p)) : NULL;
+		t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(eol - t1 - 1)) : NULL;
+		if (!t2 || t1 == p || !parse_u32(t2 + 1, '\t', &q, &f->line) ||
+		    !parse_u32(q, '\n', &q, &f->offset) || q != eol + 1) {
+			db_stack_clear(out);
+			return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+					    "call stack, line %u: not "
+					    "FUNCTION<tab>FILE<tab>LINE<tab>"
+					    "OFFSET",
+					    line + 1);
+		}
+		f->func = wasm_strndup(p, (size_t)(t1 - p));
+		f->file = t2 > t1 + 1
+			      ? wasm_strndup(t1 + 1, (size_t)(t2 - t1 - 1))
+			      : NULL;
+		out->n++;
+		if (!f->func || (t2 > t1 + 1 && !f->file)) {
+			db_stack_clear(out);
+			return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+					    "out of memory");
+		}
+		p = eol + 1;
+	}
+	return WASM_OK;
+}
+
+/* The id of stack s in the stacks table, added on first sight. */
+static wasm_status stack_id(db *d, const db_stack *s, int64_t *id,
+			    wasm_err *err)
+{
+	sqlite3_stmt *q = d->st[S_STACK_ADD];
+	char *text = db_stack_format(s);
+	int rc;
+
+	if (!text)
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	sqlite3_bind_text(q, 1, text, -1, SQLITE_TRANSIENT);
+	wasm_free(text);
+	rc = sqlite3_step(q);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(q);
+		return sql_fail(d, err, rc, "adding a call stack");
+	}
+	*id = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	return WASM_OK;
+}
+
 static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 			      uint32_t nhits, wasm_err *err)
 {
@@ -1612,6 +1745,19 @@ static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 		sqlite3_bind_int64(s, 5, h->addr[lo]);
 		sqlite3_bind_int64(s, 6, h->addr[1 - lo]);
 		sqlite3_bind_int64(s, 7, (sqlite3_int64)h->count);
+		for (int k = 0; k < 2; k++) {
+			int64_t sid = 0;
+			const db_stack *hs = &h->stack[k ? 1 - lo : lo];
+			if (!hs->n) {
+				sqlite3_bind_null(s, 8 + k);
+				continue;
+			}
+			if (stack_id(d, hs, &sid, err)) {
+				sqlite3_reset(s);
+				return err->status;
+			}
+			sqlite3_bind_int64(s, 8 + k, sid);
+		}
 		if (exec_stmt(d, s, "linking a bug to its run", err))
 			return err->status;
 	}
@@ -1741,6 +1887,36 @@ wasm_status db_run_bugs(db *d, int64_t run_id,
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		st = sql_fail(d, err, rc, "listing a run's bugs");
 	done(s);
+	return st;
+}
+
+wasm_status db_run_bug_stacks(db *d, int64_t run_id, int64_t bug_id,
+			      db_stack out[2], wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_RUN_BUG_STACKS, err);
+	wasm_status st = WASM_OK;
+	int rc;
+
+	memset(out, 0, 2 * sizeof *out);
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, bug_id);
+	rc = sqlite3_step(s);
+	for (int i = 0; rc == SQLITE_ROW && i < 2 && !st; i++) {
+		const char *t = (const char *)sqlite3_column_text(s, i);
+		if (t && (st = db_stack_parse(t, &out[i], err)))
+			wasm_err_set(err, st, WASM_NO_OFFSET,
+				     "%s: run %" PRId64 ", bug %" PRId64 ": %s",
+				     d->path, run_id, bug_id, err->msg);
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, "reading a run's call stacks");
+	done(s);
+	if (st) {
+		db_stack_clear(&out[0]);
+		db_stack_clear(&out[1]);
+	}
 	return st;
 }
 

@@ -9,7 +9,8 @@
  * file lacks, each in its own transaction, and refuses a file from a newer
  * heisen. db/sync.h moves records between workspaces (schema 5: an
  * imported campaign's origin); db/nodes.h keeps the remote nodes (schema
- * 6: remotes).
+ * 6: remotes). Schema 7: call stacks (stacks; run_bugs.stack_a/stack_b),
+ * each distinct stack stored once.
  *
  * Writes: db_run_add inserts one run with its bugs. Callers batch many
  * runs in one transaction with db_begin/db_commit (a campaign commits
@@ -39,7 +40,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -157,11 +158,44 @@ typedef struct db_site {
 	uint32_t line;     /* 0 if unknown */
 } db_site;
 
+/* One frame of a call stack: a function, its source position and the
+ * code offset in the original binary (0: unknown). */
+typedef struct db_frame {
+	char *func;     /* never NULL */
+	char *file;     /* NULL when unknown */
+	uint32_t line;  /* 0 when unknown */
+	uint32_t offset;
+} db_frame;
+
+/* A call stack, innermost frame first: frame 0 is the access itself, the
+ * rest its callers. n = 0: none was taken. truncated: the stack had more
+ * callers than were kept. */
+typedef struct db_stack {
+	db_frame *frame;
+	uint32_t n;
+	bool truncated;
+} db_stack;
+
+/* Release a stack db_* filled (its frames and strings). */
+void db_stack_clear(db_stack *s);
+
+/* The text form of a stack, as the workspace and export streams keep it:
+ * a line per frame, "FUNC\tFILE\tLINE\tOFFSET" (FILE empty when unknown;
+ * tabs and line breaks in names become spaces), then "...\n" when
+ * truncated. db_stack_format returns a malloc'd string (NULL: out of
+ * memory); db_stack_parse fills *out (free with db_stack_clear) and gives
+ * WASM_MALFORMED with the line for text that is not of this form. */
+char *db_stack_format(const db_stack *s);
+wasm_status db_stack_parse(const char *text, db_stack *out, wasm_err *err);
+
 /* One bug seen in a run (det_violation plus source positions). */
 typedef struct db_hit {
 	db_site site[2];   /* site[0].id <= site[1].id */
 	uint32_t tid[2], addr[2];
 	uint64_t count;
+	/* Each access's call stack (borrowed; n = 0 for none: today only
+	 * the access that found the bug has one). */
+	db_stack stack[2];
 } db_hit;
 
 typedef struct db_run {
@@ -232,6 +266,13 @@ typedef struct db_run_bug {
 wasm_status db_run_bugs(db *d, int64_t run_id,
 			bool (*cb)(void *ctx, const db_run_bug *rb),
 			void *ctx, wasm_err *err);
+
+/* The call stacks run_id kept for bug_id, side by side as the bug's sites
+ * (out[i].n = 0 where it kept none, and for a run that did not see the
+ * bug). Free each with db_stack_clear. WASM_MALFORMED for a stored stack
+ * that does not parse. */
+wasm_status db_run_bug_stacks(db *d, int64_t run_id, int64_t bug_id,
+			      db_stack out[2], wasm_err *err);
 
 /* Detections of a bug per cell: for each (node, profile, density) where
  * the bug's program ran, K runs that detected it out of N. */

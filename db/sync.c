@@ -222,9 +222,13 @@ static const struct export_query {
      " CASE WHEN first_run > ?1 THEN first_run ELSE 0 END, first_seen"
      " FROM bugs WHERE id IN (SELECT bug_id FROM run_bugs WHERE run_id IN"
      " " RUNS_AFTER ") ORDER BY id"},
-    {R_RUN_BUG, "uu4444u",
-     "SELECT run_id, bug_id, tid_a, tid_b, addr_a, addr_b, count"
-     " FROM run_bugs WHERE run_id > ?1 ORDER BY run_id, bug_id"},
+    /* Version 2 added the two call stacks (db_stack_format's text). */
+    {R_RUN_BUG, "uu4444uss",
+     "SELECT rb.run_id, rb.bug_id, rb.tid_a, rb.tid_b, rb.addr_a,"
+     " rb.addr_b, rb.count, sa.frames, sb.frames FROM run_bugs rb"
+     " LEFT JOIN stacks sa ON sa.id = rb.stack_a"
+     " LEFT JOIN stacks sb ON sb.id = rb.stack_b"
+     " WHERE rb.run_id > ?1 ORDER BY rb.run_id, rb.bug_id"},
 };
 
 /* Programs' hashes are stored as hex text; the stream carries the u64. */
@@ -333,6 +337,7 @@ typedef struct rd {
 	const char *src;
 	wasm_err *err;
 	bool bad;
+	uint32_t ver; /* the stream's format version */
 } rd;
 
 /* "SRC: byte N: WHY WHAT; nothing was imported". */
@@ -488,6 +493,7 @@ static bool check_frame(rd *r)
 		r->bad = true;
 		return false;
 	}
+	r->ver = ver;
 	r->off = HEAD_LEN;
 	for (;;) {
 		size_t at = r->off;
@@ -567,6 +573,7 @@ enum {
 	Q_BUG_FIND,
 	Q_BUG_ADD,
 	Q_RUN_BUG_ADD,
+	Q_STACK_ADD,
 	Q_COUNT
 };
 
@@ -720,8 +727,12 @@ static const char *const import_sql[Q_COUNT] = {
 		  " file_a, line_a, site_b, kind_b, func_b, file_b, line_b,"
 		  " first_run, first_seen) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
 		  " ?8, ?9, ?10, ?11, ?12, ?13)",
-    [Q_RUN_BUG_ADD] = "INSERT OR IGNORE INTO run_bugs VALUES(?1, ?2, ?3, ?4,"
-		      " ?5, ?6, ?7)",
+    [Q_RUN_BUG_ADD] = "INSERT OR IGNORE INTO run_bugs(run_id, bug_id, tid_a,"
+		      " tid_b, addr_a, addr_b, count, stack_a, stack_b)"
+		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [Q_STACK_ADD] = "INSERT INTO stacks(frames) VALUES(?1)"
+		    " ON CONFLICT(frames) DO UPDATE SET frames = frames"
+		    " RETURNING id",
 };
 
 static void bind_ref(sqlite3_stmt *s, int i, const ent *e)
@@ -1020,6 +1031,20 @@ static bool imp_bug(importer *im, size_t at)
 	return map_add(im, M_BUG, sid, at, e);
 }
 
+/* Whether sp is a call stack in db_stack_format's text. */
+static bool stack_ok(span sp)
+{
+	char *t = wasm_strndup((const char *)sp.p, sp.n);
+	db_stack st;
+	wasm_err e;
+	bool ok = t && !db_stack_parse(t, &st, &e);
+
+	if (ok)
+		db_stack_clear(&st);
+	wasm_free(t);
+	return ok;
+}
+
 static bool imp_run_bug(importer *im, size_t at)
 {
 	rd *r = &im->r;
@@ -1032,10 +1057,19 @@ static bool imp_run_bug(importer *im, size_t at)
 	    ref(im, M_BUG, rd_u64(r, "run_bug bug"), bat, false, "run_bug bug");
 	uint32_t v[4];
 	int64_t count;
+	span stk[2];
 
 	for (int i = 0; i < 4; i++)
 		v[i] = rd_u32(r, "run_bug thread or address");
 	count = rd_i64(r, "run_bug count");
+	for (int i = 0; i < 2; i++) {
+		size_t sat = r->off;
+		stk[i] = r->ver >= 2 ? rd_nstr(r, "run_bug call stack")
+				     : (span){NULL, 0};
+		if (stk[i].p && !stack_ok(stk[i]))
+			return rd_fail(r, sat, "malformed",
+				       "run_bug call stack");
+	}
 	if (r->bad || !run || !bug)
 		return false;
 	if (run->program != bug->program)
@@ -1048,6 +1082,19 @@ static bool imp_run_bug(importer *im, size_t at)
 	for (int i = 0; i < 4; i++)
 		sqlite3_bind_int64(s, 3 + i, v[i]);
 	sqlite3_bind_int64(s, 7, count);
+	for (int i = 0; i < 2; i++) {
+		int64_t id = 0;
+		sqlite3_stmt *q = im->st[Q_STACK_ADD];
+		if (!stk[i].p || !stk[i].n) {
+			sqlite3_bind_null(s, 8 + i);
+			continue;
+		}
+		sqlite3_bind_text(q, 1, (const char *)stk[i].p, (int)stk[i].n,
+				  SQLITE_STATIC);
+		if (!step(im, q, &id, true, "adding a call stack"))
+			return false;
+		sqlite3_bind_int64(s, 8 + i, id);
+	}
 	return step(im, s, NULL, false, "linking a run to a bug");
 }
 

@@ -118,8 +118,7 @@ static bool from_cache(uint64_t hash, wasm_module **m, rw_sites *sites)
 		return false;
 	if (!load_instrumented(bytes, len, m, sites, &e)) {
 		/* An older heisen's table (no offset map) is made again. */
-		ok = sites->hash == hash &&
-		     sites->version == RW_SITES_VERSION;
+		ok = sites->hash == hash && sites->version == RW_SITES_VERSION;
 		if (!ok) {
 			rw_sites_free(sites);
 			wasm_module_free(*m);
@@ -257,35 +256,105 @@ bool det_runtime_source(const char *file)
 	return false;
 }
 
+/* The name of function f of the instrumented module (func[N] with its
+ * index in the original when it has none) and the source position of
+ * orig, a file offset in the original (0: unknown). */
+static void prog_where(const det_prog *p, uint32_t f, uint32_t orig, char *func,
+		       size_t cap, rw_srcpos *pos)
+{
+	const wasm_module *m = eng_module_wasm(p->cm);
+	const wasm_str *nm = wasm_func_name(m, f);
+
+	memset(pos, 0, sizeof *pos);
+	if (nm)
+		snprintf(func, cap, "%.*s", (int)nm->len, nm->p);
+	else
+		snprintf(func, cap, "func[%u]",
+			 f > p->sites.probe_func ? f - 1 : f);
+	if (p->srcmap && orig) {
+		/* Offsets are in the original; the DWARF counts from the
+		 * original code section, which moved. */
+		int64_t shift = (int64_t)m->section_start[10] -
+				(int64_t)p->sites.code_start;
+		rw_srcmap_lookup(p->srcmap, (size_t)((int64_t)orig + shift),
+				 pos);
+	}
+}
+
 void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
 		   rw_srcpos *pos)
 {
-	const wasm_module *m = eng_module_wasm(p->cm);
 	const rw_site *s;
-	const wasm_str *nm;
-	uint32_t f;
 
-	memset(pos, 0, sizeof *pos);
 	if (site >= p->sites.nsites) {
+		memset(pos, 0, sizeof *pos);
 		snprintf(func, cap, "?");
 		return;
 	}
 	s = &p->sites.sites[site];
 	/* The probe import sits in front of the original's own functions. */
-	f = s->func >= p->sites.probe_func ? s->func + 1 : s->func;
-	nm = wasm_func_name(m, f);
-	if (nm)
-		snprintf(func, cap, "%.*s", (int)nm->len, nm->p);
-	else
-		snprintf(func, cap, "func[%u]", s->func);
-	if (p->srcmap) {
-		/* Site offsets are in the original; the DWARF counts from the
-		 * original code section, which moved. */
-		int64_t shift = (int64_t)m->section_start[10] -
-				(int64_t)p->sites.code_start;
-		rw_srcmap_lookup(p->srcmap, (size_t)((int64_t)s->offset + shift),
-				 pos);
+	prog_where(p, s->func >= p->sites.probe_func ? s->func + 1 : s->func,
+		   s->offset, func, cap, pos);
+}
+
+uint32_t det_prog_frame(const det_prog *p, const eng_where *w, char *func,
+			size_t cap, rw_srcpos *pos)
+{
+	const wasm_module *m = eng_module_wasm(p->cm);
+	uint32_t orig = 0, def = w->func - m->nfunc_imports;
+
+	if (w->func >= m->nfunc_imports && def < m->nfuncs &&
+	    w->offset >= m->funcs[def].code_start &&
+	    !rw_sites_orig(&p->sites, def,
+			   (uint32_t)(w->offset - m->funcs[def].code_start),
+			   &orig))
+		orig = 0;
+	prog_where(p, w->func, orig, func, cap, pos);
+	return orig;
+}
+
+/* One frame of a stack being built: its strings copied. */
+static bool put_frame(db_frame *f, const char *func, const rw_srcpos *pos,
+		      uint32_t offset)
+{
+	f->func = wasm_strdup(func);
+	f->file = wasm_strdup(pos->file);
+	f->line = pos->line;
+	f->offset = offset;
+	return f->func && (!pos->file || f->file);
+}
+
+wasm_status det_prog_stack(const det_prog *p, const det_violation *v,
+			   db_stack *out, wasm_err *err)
+{
+	char fn[256];
+	rw_srcpos pos;
+	uint32_t site = v->site[v->cur];
+
+	memset(out, 0, sizeof *out);
+	if (!v->ncallers)
+		return WASM_OK;
+	out->frame = wasm_calloc(v->ncallers + 1u, sizeof *out->frame);
+	if (!out->frame)
+		goto oom;
+	det_prog_site(p, site, fn, sizeof fn, &pos);
+	out->n = 1;
+	if (!put_frame(&out->frame[0], fn, &pos,
+		       site < p->sites.nsites ? p->sites.sites[site].offset
+					      : 0))
+		goto oom;
+	for (uint32_t i = 0; i < v->ncallers; i++) {
+		uint32_t off =
+		    det_prog_frame(p, &v->caller[i], fn, sizeof fn, &pos);
+		out->n++;
+		if (!put_frame(&out->frame[i + 1], fn, &pos, off))
+			goto oom;
 	}
+	out->truncated = v->truncated;
+	return WASM_OK;
+oom:
+	db_stack_clear(out);
+	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET, "out of memory");
 }
 
 /* ---- option parsing -------------------------------------------------------- */
@@ -1087,6 +1156,11 @@ static bool sweep_done(void *ctx, const job *j, double started,
 			h->addr[k] = v->addr[k];
 		}
 		h->count = v->count;
+		memset(h->stack, 0, sizeof h->stack);
+		if (det_prog_stack(s->prog, v, &h->stack[v->cur], err)) {
+			nh++;
+			goto fail;
+		}
 		hv[nh++] = *h;
 	}
 	r.campaign_id = s->c->id;
@@ -1128,6 +1202,9 @@ static bool sweep_done(void *ctx, const job *j, double started,
 fail:
 	ok = false;
 out:
+	for (uint32_t i = 0; i < nh; i++)
+		for (int k = 0; k < 2; k++)
+			db_stack_clear(&nv[i].h.stack[k]);
 	if (nv != local)
 		wasm_free(nv);
 	wasm_free(hv);

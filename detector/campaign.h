@@ -70,6 +70,19 @@ bool det_runtime_source(const char *file);
 void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
 		   rw_srcpos *pos);
 
+/* The same for a frame of a violation's call stack (det_violation.caller):
+ * returns the call's offset in the original binary, 0 when the
+ * instrumented module has no offset map (instrumented by an older heisen:
+ * the frame then has its function's name only). */
+uint32_t det_prog_frame(const det_prog *p, const eng_where *w, char *func,
+			size_t cap, rw_srcpos *pos);
+
+/* The call stack v kept (its current access's: v->cur) as the workspace
+ * stores it: the site as frame 0, then the callers, named. out->n = 0
+ * when v has none. Strings are out's (db_stack_clear). WASM_NOMEM. */
+wasm_status det_prog_stack(const det_prog *p, const det_violation *v,
+			   db_stack *out, wasm_err *err);
+
 /* Parse a density list: "5:100:5" (first:last:step, in percent) or
  * "10,25.5,100". Percentages have at most two decimals, each in (0, 100].
  * *out (wasm_malloc'd, ascending, no duplicates) in basis points. */

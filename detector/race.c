@@ -280,11 +280,35 @@ static uint32_t pair_slot(const det_probe *p, uint64_t key)
 	return j;
 }
 
+/* The engine thread whose probe call is running on this OS thread (set by
+ * det_probe_access): record() takes a new bug's call stack from it. */
+static _Thread_local const eng_thread *probe_thread;
+
+/* v's current access's callers, from the thread in its probe call. */
+static void take_stack(det_violation *v)
+{
+	/* The probe call's own frame, the callers, and one to tell that
+	 * there were more. */
+	eng_where w[DET_MAX_CALLERS + 2];
+	uint32_t n;
+
+	if (!probe_thread)
+		return;
+	n = eng_thread_backtrace(probe_thread, w, DET_MAX_CALLERS + 2);
+	if (n < 2)
+		return;
+	v->truncated = n - 1 > DET_MAX_CALLERS;
+	v->ncallers = (uint8_t)(v->truncated ? DET_MAX_CALLERS : n - 1);
+	memcpy(v->caller, w + 1, v->ncallers * sizeof *w);
+}
+
+/* Record v, whose side 1 is the current access. */
 static void record(det_probe *p, det_violation *v)
 {
 	uint64_t key;
 	uint32_t j;
 
+	v->cur = 1;
 	if (v->site[0] > v->site[1]) {
 		det_violation w = *v;
 		for (int i = 0; i < 2; i++) {
@@ -293,6 +317,7 @@ static void record(det_probe *p, det_violation *v)
 			v->addr[i] = w.addr[1 - i];
 			v->kind[i] = w.kind[1 - i];
 		}
+		v->cur = 0;
 	}
 	key = ((uint64_t)v->site[0] << 32 | v->site[1]) + 1;
 	pthread_mutex_lock(&p->lock);
@@ -315,6 +340,7 @@ static void record(det_probe *p, det_violation *v)
 	p->hcount++;
 	if (p->nbugs < DET_MAX_BUGS) {
 		v->count = 1;
+		take_stack(v);
 		p->bugs[p->nbugs] = *v;
 		p->vals[j] = p->nbugs;
 		/* Published last: det_probe_violations may run meanwhile. */
@@ -331,11 +357,12 @@ done:
 static void hb_found(void *ctx, const det_hb_race *r)
 {
 	det_probe *p = ctx;
-	det_violation v = {{r->site[0], r->site[1]},
-			   {r->tid[0], r->tid[1]},
-			   {r->addr[0], r->addr[1]},
-			   {p->site[r->site[0]].kind, p->site[r->site[1]].kind},
-			   0};
+	det_violation v = {
+	    .site = {r->site[0], r->site[1]},
+	    .tid = {r->tid[0], r->tid[1]},
+	    .addr = {r->addr[0], r->addr[1]},
+	    .kind = {p->site[r->site[0]].kind, p->site[r->site[1]].kind},
+	};
 
 	record(p, &v);
 }
@@ -674,11 +701,13 @@ static void shared_access(det_probe *p, uint32_t tid, uint32_t site,
 
 /* ---- entry points ------------------------------------------------------- */
 
-void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr, uint32_t site)
+void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
+		      uint32_t addr, uint32_t site)
 {
 	uint64_t end;
 	uint32_t width;
 
+	probe_thread = t;
 	/* Thread ids are unique within a run, so below NSHARDS a shard has
 	 * one writer and needs no locked add (a locked add was a third of
 	 * the probe's cost here); beyond, threads share shards. */

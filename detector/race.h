@@ -112,6 +112,9 @@ typedef enum det_algo {
 
 #define DET_DEFAULT_DELAY 50u /* units; see README "Choosing the delay" */
 
+/* Callers kept per stack; a deeper stack keeps its innermost ones. */
+#define DET_MAX_CALLERS 32u
+
 /* A bug seen in one run: sites ordered so that site[0] <= site[1]; the
  * other fields follow the same order. */
 typedef struct det_violation {
@@ -120,6 +123,15 @@ typedef struct det_violation {
 	uint32_t addr[2];
 	uint8_t kind[2]; /* rw_kind */
 	uint64_t count;	 /* times this pair collided in the run */
+	/* The access that found the pair (the later one: side `cur`) and
+	 * its callers at that moment, innermost first, as
+	 * eng_thread_backtrace gives them in the instrumented module
+	 * (det_prog_frame names them); the site is the frame below them.
+	 * ncallers is 0 when the probe was not given its thread. */
+	uint8_t cur;
+	uint8_t ncallers;
+	bool truncated; /* the stack had more than DET_MAX_CALLERS callers */
+	eng_where caller[DET_MAX_CALLERS];
 } det_violation;
 
 typedef struct det_probe det_probe;
@@ -134,8 +146,10 @@ wasm_status det_probe_new(det_algo algo, const rw_sites *sites,
 void det_probe_free(det_probe *p);
 
 /* logaccess: thread tid accessed addr at site (site < nsites, else
- * ignored). */
-void det_probe_access(det_probe *p, uint32_t tid, uint32_t addr, uint32_t site);
+ * ignored). t is the engine thread inside whose probe call this runs, for
+ * the call stack of a new bug (NULL: no stack). */
+void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
+		      uint32_t addr, uint32_t site);
 
 /* A concurrent breakpoint (papers/concurrent-breakpoints.txt, BTrigger)
  * on DET_RACE: a thread whose access at site[0] or site[1] finds no

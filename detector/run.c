@@ -176,7 +176,7 @@ typedef struct run_ctx {
 static eng_trap_kind probe_call(eng_thread *t, void *ctx, const eng_val *args,
 				eng_val *results, eng_trap *trap)
 {
-	det_probe_access(ctx, eng_thread_id(t), (uint32_t)args[0],
+	det_probe_access(ctx, t, eng_thread_id(t), (uint32_t)args[0],
 			 (uint32_t)args[1]);
 	return ENG_OK;
 }

@@ -582,8 +582,7 @@ static wasm_status do_func(rw_ctx *c, uint32_t i, wasm_err *err)
 					     in.offset - run);
 				run = in.offset;
 				put_site(c, &in, id, off);
-				if ((st = add_map(c, i, c->body.len, run,
-						  err)))
+				if ((st = add_map(c, i, c->body.len, run, err)))
 					break;
 			}
 		}
@@ -961,7 +960,8 @@ wasm_status rw_instrument(const wasm_module *m, const rw_options *opt,
 		}
 	}
 	sites->nmapfn = m->nfuncs;
-	sites->map_at = wasm_calloc((size_t)m->nfuncs + 1, sizeof *sites->map_at);
+	sites->map_at =
+	    wasm_calloc((size_t)m->nfuncs + 1, sizeof *sites->map_at);
 	if (!sites->map_at) {
 		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				  "out of memory");

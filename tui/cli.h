@@ -295,6 +295,12 @@ void tui_prog_site_text(const struct det_prog *p, uint32_t site, char *buf,
 			size_t cap);
 void tui_json_prog_site(struct tui_json *j, const struct det_prog *p,
 			uint32_t site);
+/* A call stack as ThreadSanitizer prints one, a line per frame
+ * ("    #1 func file:line"), frame 0 naming its site; nothing when s has
+ * no frames. And its JSON: an array under key of {function, file, line,
+ * offset} (null when there is none), then "stack_truncated". */
+void tui_print_stack(FILE *out, const db_stack *s, uint32_t site);
+void tui_json_stack(struct tui_json *j, const char *key, const db_stack *s);
 
 /* ---- a bug's report (cmd_db.c): what `heisen show` prints and the TUI's
  * bug screen draws, read from the database in one go. */
@@ -339,6 +345,10 @@ typedef struct tui_report {
 	size_t *row_of;
 	size_t nrows;
 	bool multi_node, nomem;
+	/* Each site's call stack, from the first example run that kept one
+	 * for it (stack_run[i], 0: none did). */
+	db_stack stack[2];
+	int64_t stack_run[2];
 } tui_report;
 
 /* Load bug `bug`: WASM_INVALID when there is no such bug (the message

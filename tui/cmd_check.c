@@ -17,10 +17,11 @@
 
 enum { CHECK_EXIT_INTERRUPTED = 130 };
 
-/* A race as the campaign first met it, and how many runs saw it. */
+/* A race as the campaign first met it (in run `first`, which kept the
+ * stacks), and how many runs saw it. */
 typedef struct race {
 	db_hit hit;
-	int64_t bug;
+	int64_t bug, first;
 	uint64_t runs;
 } race;
 
@@ -50,14 +51,20 @@ static void on_race(void *ctx, const db_hit *h)
 		u->v = v;
 		u->cap = cap;
 	}
-	u->v[u->n++] = (race){*h, 0, 0};
+	u->v[u->n] = (race){*h, 0, 0, 0};
+	/* Borrowed for the call only: read back from the run instead. */
+	memset(u->v[u->n].hit.stack, 0, sizeof h->stack);
+	u->n++;
 }
 
 static void on_sigint(int sig) { det_sweep_stop(); }
 
 static bool count_run(void *ctx, const db_run *r)
 {
-	(*(uint64_t *)ctx)++;
+	race *x = ctx;
+
+	if (!x->runs++)
+		x->first = r->id;
 	return true;
 }
 
@@ -152,7 +159,9 @@ static void print_race(FILE *out, const det_prog *p, const race *r,
 		fprintf(out, "  %s%s of size %u at 0x%08x by thread %u:\n",
 			i ? "Unordered " : "", access_name(s->kind, !i),
 			s->width ? s->width : 1, r->hit.addr[i], r->hit.tid[i]);
-		if (pos[i].file)
+		if (r->hit.stack[i].n)
+			tui_print_stack(out, &r->hit.stack[i], site);
+		else if (pos[i].file)
 			fprintf(out, "    #0 %s %s:%u (site %u)\n", fn,
 				pos[i].file, pos[i].line, site);
 		else
@@ -184,6 +193,7 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 				     p->sites.sites[site].width
 					 ? p->sites.sites[site].width
 					 : 1);
+			tui_json_stack(j, "stack", &r->hit.stack[k]);
 			tui_json_end(j, '}');
 		}
 		tui_json_end(j, ']');
@@ -251,8 +261,10 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		st = db_bug_find(d, c.program_id, r->hit.site[0].id,
 				 r->hit.site[1].id, &r->bug, &e);
 		if (!st)
-			st = db_run_list(d, c.id, r->bug, count_run, &r->runs,
-					 &e);
+			st = db_run_list(d, c.id, r->bug, count_run, r, &e);
+		if (!st)
+			st = db_run_bug_stacks(d, r->first, r->bug,
+					       r->hit.stack, &e);
 	}
 	if (st) {
 		fprintf(err, "heisen check: campaign %" PRId64 ": %s\n", c.id,
@@ -299,6 +311,9 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	else
 		rc = fail && ui.n ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
 done:
+	for (size_t i = 0; i < ui.n; i++)
+		for (int k = 0; k < 2; k++)
+			db_stack_clear(&ui.v[i].hit.stack[k]);
 	free(ui.v);
 	db_campaign_clear(&c);
 	if (d)

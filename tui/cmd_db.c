@@ -668,6 +668,20 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 	for (s->cur = 0; s->cur < s->nex; s->cur++)
 		if ((st = db_run_bugs(d, s->ex[s->cur].run, example_bug, s, e)))
 			return st;
+	for (int i = 0; i < s->nex && !(s->stack_run[0] && s->stack_run[1]);
+	     i++) {
+		db_stack got[2];
+		if ((st = db_run_bug_stacks(d, s->ex[i].run, bug, got, e)))
+			return st;
+		for (int k = 0; k < 2; k++) {
+			if (got[k].n && !s->stack_run[k]) {
+				s->stack[k] = got[k];
+				s->stack_run[k] = s->ex[i].run;
+			} else {
+				db_stack_clear(&got[k]);
+			}
+		}
+	}
 	if ((st = db_bug_cells(d, bug, cell_row, s, e)))
 		return st;
 	if (s->nomem || !build_grid(s))
@@ -687,6 +701,8 @@ void tui_report_free(tui_report *s)
 	wasm_free(s->row_of);
 	db_program_clear(&s->prog);
 	db_bug_clear(&s->bug);
+	db_stack_clear(&s->stack[0]);
+	db_stack_clear(&s->stack[1]);
 	memset(s, 0, sizeof *s);
 }
 
@@ -763,9 +779,10 @@ bool tui_read_context(const struct db_bug_site *site, const char *progpath,
 	return site->line - lo < cx->n;
 }
 
-static void show_site_text(FILE *out, const struct db_bug_site *s,
-			   const char *progpath)
+static void show_site_text(FILE *out, const tui_report *r, int i)
 {
+	const struct db_bug_site *s = &r->bug.site[i];
+	const char *progpath = r->prog.path;
 	tui_context *cx = wasm_malloc(sizeof *cx);
 	char line[16] = "?";
 
@@ -775,22 +792,28 @@ static void show_site_text(FILE *out, const struct db_bug_site *s,
 		rw_kind_name((rw_kind)s->kind), or_unknown(s->func),
 		or_unknown(s->file), line);
 	if (cx && tui_read_context(s, progpath, cx)) {
-		for (uint32_t i = 0; i < cx->n; i++)
+		for (uint32_t k = 0; k < cx->n; k++)
 			fprintf(out, "  %c %6u | %s\n",
-				cx->first + i == s->line ? '>' : ' ',
-				cx->first + i, cx->text[i]);
+				cx->first + k == s->line ? '>' : ' ',
+				cx->first + k, cx->text[k]);
 	} else if (s->file && *s->file && s->line) {
 		fprintf(out,
 			"  (source not shown: %s not found, or shorter "
 			"than %u lines)\n",
 			s->file, s->line);
 	}
+	if (r->stack[i].n) {
+		fprintf(out, "  call stack (run %" PRId64 "):\n",
+			r->stack_run[i]);
+		tui_print_stack(out, &r->stack[i], s->id);
+	}
 	wasm_free(cx);
 }
 
-static void show_site_json(tui_json *j, const struct db_bug_site *s,
-			   const char *progpath)
+static void show_site_json(tui_json *j, const tui_report *r, int i)
 {
+	const struct db_bug_site *s = &r->bug.site[i];
+	const char *progpath = r->prog.path;
 	tui_context *cx = wasm_malloc(sizeof *cx);
 
 	tui_json_obj(j, NULL);
@@ -800,13 +823,15 @@ static void show_site_json(tui_json *j, const struct db_bug_site *s,
 		tui_json_str(j, "path", cx->path);
 		tui_json_u64(j, "first_line", cx->first);
 		tui_json_arr(j, "lines");
-		for (uint32_t i = 0; i < cx->n; i++)
-			tui_json_str(j, NULL, cx->text[i]);
+		for (uint32_t k = 0; k < cx->n; k++)
+			tui_json_str(j, NULL, cx->text[k]);
 		tui_json_end(j, ']');
 		tui_json_end(j, '}');
 	} else {
 		tui_json_null(j, "source");
 	}
+	tui_json_stack(j, "stack", &r->stack[i]);
+	tui_json_u64(j, "stack_run", (uint64_t)r->stack_run[i]);
 	tui_json_end(j, '}');
 	wasm_free(cx);
 }
@@ -828,7 +853,7 @@ static void show_text(FILE *out, const tui_report *s)
 		")\n",
 		b->runs, b->runs == 1 ? "" : "s", seen, b->first_run);
 	for (int i = 0; i < 2; i++)
-		show_site_text(out, &b->site[i], p->path);
+		show_site_text(out, s, i);
 	if (s->nex) {
 		fprintf(out,
 			"\nexample runs:\n  %-7s %-8s %-12s %7s  %-16s  "
@@ -882,7 +907,7 @@ static void show_json(FILE *out, const char *path, const tui_report *s)
 		     b->first_seen > 0 ? (uint64_t)b->first_seen : 0);
 	tui_json_arr(&j, "sites");
 	for (int i = 0; i < 2; i++)
-		show_site_json(&j, &b->site[i], p->path);
+		show_site_json(&j, s, i);
 	tui_json_end(&j, ']');
 	tui_json_arr(&j, "examples");
 	for (int i = 0; i < s->nex; i++) {

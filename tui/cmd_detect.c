@@ -118,6 +118,49 @@ void tui_json_prog_site(tui_json *j, const det_prog *p, uint32_t site)
 	}
 }
 
+void tui_print_stack(FILE *out, const db_stack *s, uint32_t site)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		const db_frame *f = &s->frame[i];
+		fprintf(out, "    #%u %s", i, f->func);
+		if (f->file)
+			fprintf(out, " %s:%u", f->file, f->line);
+		else if (f->offset)
+			fprintf(out, " (offset 0x%x)", f->offset);
+		if (!i)
+			fprintf(out, " (site %u)", site);
+		fputc('\n', out);
+	}
+	if (s->truncated)
+		fprintf(out, "    ... (deeper callers not kept)\n");
+}
+
+void tui_json_stack(tui_json *j, const char *key, const db_stack *s)
+{
+	if (!s->n) {
+		tui_json_null(j, key);
+		tui_json_bool(j, "stack_truncated", false);
+		return;
+	}
+	tui_json_arr(j, key);
+	for (uint32_t i = 0; i < s->n; i++) {
+		const db_frame *f = &s->frame[i];
+		tui_json_obj(j, NULL);
+		tui_json_str(j, "function", f->func);
+		if (f->file) {
+			tui_json_str(j, "file", f->file);
+			tui_json_u64(j, "line", f->line);
+		} else {
+			tui_json_null(j, "file");
+			tui_json_null(j, "line");
+		}
+		tui_json_u64(j, "offset", f->offset);
+		tui_json_end(j, '}');
+	}
+	tui_json_end(j, ']');
+	tui_json_bool(j, "stack_truncated", s->truncated);
+}
+
 int tui_opt_workers(const tui_cmd *cmd, const tui_args *a, uint32_t *jobs,
 		    double *timeout_s, FILE *err)
 {

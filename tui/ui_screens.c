@@ -798,9 +798,12 @@ static const tui_keydoc bugv_keys[] = {
     {NULL, NULL},
 };
 
-static void doc_site(tui_doc *d, const struct db_bug_site *s,
-		     const char *progpath, char which)
+static void doc_site(tui_doc *d, const tui_report *r, int i)
 {
+	const struct db_bug_site *s = &r->bug.site[i];
+	const db_stack *st = &r->stack[i];
+	const char *progpath = r->prog.path;
+	char which = (char)('A' + i);
 	tui_context cx;
 	char where[320];
 
@@ -808,17 +811,30 @@ static void doc_site(tui_doc *d, const struct db_bug_site *s,
 	tui_doc_add(d, TUI_M_HEADER "Site %c" TUI_M_NORMAL "  %u (%s)  %s",
 		    which, s->id, rw_kind_name((rw_kind)s->kind), where);
 	if (tui_read_context(s, progpath, &cx)) {
-		for (uint32_t i = 0; i < cx.n; i++)
+		for (uint32_t k = 0; k < cx.n; k++)
 			tui_doc_add(d, "%s %6u | %s",
-				    cx.first + i == s->line ? TUI_M_KEY " >"
+				    cx.first + k == s->line ? TUI_M_KEY " >"
 							    : TUI_M_DIM "  ",
-				    cx.first + i, cx.text[i]);
+				    cx.first + k, cx.text[k]);
 	} else if (s->file && *s->file && s->line) {
 		tui_doc_add(d,
 			    TUI_M_DIM "  (source not shown: %s not found, "
 				      "or shorter than %u lines)",
 			    s->file, s->line);
 	}
+	if (st->n)
+		tui_doc_add(d, TUI_M_DIM "  call stack (run %" PRId64 "):",
+			    r->stack_run[i]);
+	for (uint32_t n = 0; n < st->n; n++) {
+		const db_frame *f = &st->frame[n];
+		if (f->file)
+			tui_doc_add(d, "    #%u %s %s:%u", n, f->func, f->file,
+				    f->line);
+		else
+			tui_doc_add(d, "    #%u %s", n, f->func);
+	}
+	if (st->truncated)
+		tui_doc_add(d, TUI_M_DIM "    ... (deeper callers not kept)");
 	tui_doc_add(d, " ");
 }
 
@@ -914,8 +930,8 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 		    "%" PRIu64 ")\n ",
 		    r->bug.runs, r->bug.runs == 1 ? "" : "s", seen,
 		    r->bug.first_run);
-	doc_site(d, &r->bug.site[0], r->prog.path, 'A');
-	doc_site(d, &r->bug.site[1], r->prog.path, 'B');
+	doc_site(d, r, 0);
+	doc_site(d, r, 1);
 	if (r->ncells) {
 		tui_factors *fac = tui_app_factors(app);
 		det_factor f;

@@ -14,7 +14,10 @@
 #   (e) --fail-on-bugs gives 1 on a race and 0 without; bad usage gives 2,
 #       a message on stderr, nothing on stdout and no workspace;
 #   (f) the runs are a campaign of kind check, and each bug says which
-#       detector found it: hb, collision (a sweep) or both.
+#       detector found it: hb, collision (a sweep) or both;
+#   (g) call stacks: a racing store in a helper called from two places
+#       (guests/hb-helper.c) names the caller the later thread came
+#       through, in check's report, its JSON and `heisen show`.
 . "$(dirname "$0")/lib.sh"
 need_demos
 # A command that ignored --db would write ./heisen.db: let it land here.
@@ -360,5 +363,35 @@ EOF
 		break
 	fi
 done
+
+# ---- (g) call stacks ------------------------------------------------------------
+
+hc "$dir/helper.json" "$dir/helper.err" check "$build/guests/hb-helper.wasm" \
+	--json --db "$dir/helper.db" "${runtime[@]}"
+if [ "$rc" -ne 0 ]; then
+	bad "hb-helper: check exit $rc: $(snippet "$dir/helper.err")"
+else
+	python3 - "$dir/helper.json" >"$dir/why" 2>&1 <<'EOF' ||
+import json, os, sys
+sys.excepthook = lambda t, v, tb: print("%s: %s" % (t.__name__, v), file=sys.stderr)
+d = json.load(open(sys.argv[1]))
+races = d["races"]
+assert races, "no race"
+for r in races:
+    stacks = [s["stack"] for s in r["sites"]]
+    kept = [s for s in stacks if s]
+    assert len(kept) == 1, "race %d: %d stacks, want the later access's" % (r["bug"], len(kept))
+    names = [f["function"] for f in kept[0]]
+    assert names[:3] == ["bump", "late_path", "second"], "race %d: frames %s" % (r["bug"], names)
+    top = kept[0][0]
+    assert os.path.basename(top["file"]) == "hb-helper.c" and top["line"] == 19, "frame 0 %r" % top
+    assert kept[0][1]["line"] == 24 and kept[0][2]["line"] == 37, "caller lines %r" % kept[0][1:3]
+EOF
+		bad "hb-helper stacks: $(snippet "$dir/why")"
+	"$HEISEN" show 1 --db "$dir/helper.db" >"$dir/helper.show" 2>&1 ||
+		bad "show of hb-helper's bug: exit $?"
+	grep -Eq '^    #1 late_path .*hb-helper.c:24$' "$dir/helper.show" ||
+		bad "show prints no '#1 late_path hb-helper.c:24' frame: $(snippet "$dir/helper.show")"
+fi
 
 finish t_check

@@ -758,10 +758,50 @@ static void programs_found_by_id_hash_and_name(void **state)
 	assert_int_equal(db_program_get(fx->d, 9, &p, &e), WASM_INVALID);
 }
 
+/* A stack's text form reads back as written; names lose their tabs and
+ * line breaks; text of another shape names its line. */
+static void stack_text_round_trip(void **state)
+{
+	db_frame f[] = {{"work\ter", "a.c", 7, 99}, {"main", NULL, 0, 0}};
+	db_stack s = {f, 2, true}, back;
+	char *t = db_stack_format(&s);
+	wasm_err e;
+	static const char *const bad[] = {
+	    "f\ta.c\t1\n",	     /* no offset */
+	    "f\ta.c\tx\t1\n",	     /* line not a number */
+	    "f\ta.c\t1\t2",	     /* no line end */
+	    "\ta.c\t1\t2\n",	     /* no function */
+	    "f\t\t1\t99999999999\n", /* offset over 32 bits */
+	    "...\nf\t\t1\t2\n",	     /* frames after the cut */
+	};
+	(void)state;
+
+	assert_string_equal(t, "work er\ta.c\t7\t99\nmain\t\t0\t0\n...\n");
+	assert_int_equal(db_stack_parse(t, &back, &e), WASM_OK);
+	assert_int_equal(back.n, 2);
+	assert_true(back.truncated);
+	assert_string_equal(back.frame[0].func, "work er");
+	assert_string_equal(back.frame[0].file, "a.c");
+	assert_int_equal(back.frame[0].line, 7);
+	assert_int_equal(back.frame[0].offset, 99);
+	assert_null(back.frame[1].file);
+	db_stack_clear(&back);
+	wasm_free(t);
+	assert_int_equal(db_stack_parse("", &back, &e), WASM_OK);
+	assert_int_equal(back.n, 0);
+	db_stack_clear(&back);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		assert_int_equal(db_stack_parse(bad[i], &back, &e),
+				 WASM_MALFORMED);
+		assert_non_null(strstr(e.msg, "line"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(path_chooses_flag_then_env_then_default),
+	    cmocka_unit_test(stack_text_round_trip),
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	    T(create_then_reopen_keeps_schema),
 	    T(empty_file_is_initialised),

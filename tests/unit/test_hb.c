@@ -34,7 +34,7 @@ static rw_site site_table[NSITES] = {
     [S_RMW] = {0, 0, 0, 4, RW_ATOMIC_RMW, 0},
 };
 static const rw_sites sites = {
-    RW_SITES_VERSION, 0, NSITES, site_table, 0, 0, 0};
+    .version = RW_SITES_VERSION, .nsites = NSITES, .sites = site_table};
 
 typedef struct seen {
 	det_hb_race r[16];

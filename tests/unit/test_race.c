@@ -89,7 +89,7 @@ static void *actor_main(void *arg)
 
 	while (!atomic_load(a->stop))
 		for (uint32_t i = 0; i < a->nacc; i++) {
-			det_probe_access(a->p, a->tid, a->acc[i].addr,
+			det_probe_access(a->p, NULL, a->tid, a->acc[i].addr,
 					 a->acc[i].site);
 			atomic_fetch_add(&a->calls, 1);
 		}
@@ -284,10 +284,10 @@ static void out_of_range_is_ignored(void **state)
 
 	assert_int_equal(det_probe_new(DET_RACE, &sites, 64, 0, &p, &e),
 			 WASM_OK);
-	det_probe_access(p, 1, 64, S_W0);
-	det_probe_access(p, 1, UINT32_MAX, S_W8);
-	det_probe_access(p, 1, 60, NSITES);
-	det_probe_access(p, 1, 60, S_W8); /* clamped to the table */
+	det_probe_access(p, NULL, 1, 64, S_W0);
+	det_probe_access(p, NULL, 1, UINT32_MAX, S_W8);
+	det_probe_access(p, NULL, 1, 60, NSITES);
+	det_probe_access(p, NULL, 1, 60, S_W8); /* clamped to the table */
 	assert_int_equal(det_probe_calls(p), 4);
 	det_probe_violations(p, &n, &dropped);
 	assert_int_equal(n, 0);
@@ -295,7 +295,7 @@ static void out_of_range_is_ignored(void **state)
 	/* No memory at all: nothing to reserve, every access ignored. */
 	assert_int_equal(det_probe_new(DET_RACE, &sites, 0, 0, &p, &e),
 			 WASM_OK);
-	det_probe_access(p, 1, 0, S_W0);
+	det_probe_access(p, NULL, 1, 0, S_W0);
 	assert_int_equal(det_probe_calls(p), 1);
 	det_probe_free(p);
 }
@@ -312,31 +312,31 @@ static void shared_follows_the_three_cases(void **state)
 			 WASM_OK);
 	sh = det_probe_shared(p);
 	/* Exclusive: thread 1 alone on cells 0 and 25. */
-	det_probe_access(p, 1, 0, S_W0);
-	det_probe_access(p, 1, 0, S_R0);
-	det_probe_access(p, 1, 100, S_R1);
+	det_probe_access(p, NULL, 1, 0, S_W0);
+	det_probe_access(p, NULL, 1, 0, S_R0);
+	det_probe_access(p, NULL, 1, 100, S_R1);
 	for (uint32_t i = 0; i < 40; i++)
-		det_probe_access(p, 1, 400, S_MANY + i);
+		det_probe_access(p, NULL, 1, 400, S_MANY + i);
 	for (uint32_t i = 0; i < NSITES; i++)
 		assert_int_equal(sh[i], 0);
 	/* Transition: thread 2 on byte 2 of cell 0 flushes its history. */
-	det_probe_access(p, 2, 2, S_B1);
+	det_probe_access(p, NULL, 2, 2, S_B1);
 	assert_int_equal(sh[S_W0], 1);
 	assert_int_equal(sh[S_R0], 1);
 	assert_int_equal(sh[S_B1], 1);
 	assert_int_equal(sh[S_R1], 0);
 	/* Shared: any later access to the cell, thread 1's too. */
-	det_probe_access(p, 1, 1, S_B0);
+	det_probe_access(p, NULL, 1, 1, S_B0);
 	assert_int_equal(sh[S_B0], 1);
 	/* A history longer than the inline one is flushed whole. */
 	assert_int_equal(sh[S_MANY], 0);
-	det_probe_access(p, 3, 401, S_B0);
+	det_probe_access(p, NULL, 3, 401, S_B0);
 	for (uint32_t i = 0; i < 40; i++)
 		assert_int_equal(sh[S_MANY + i], 1);
 	assert_int_equal(sh[S_MANY + 40], 0);
 	/* An 8-byte access covers two cells: sharing the second is enough. */
-	det_probe_access(p, 1, 1000, S_W8);
-	det_probe_access(p, 2, 1004, S_AW);
+	det_probe_access(p, NULL, 1, 1000, S_W8);
+	det_probe_access(p, NULL, 2, 1004, S_AW);
 	assert_int_equal(sh[S_W8], 1);
 	assert_int_equal(sh[S_AW], 1);
 	assert_int_equal(sh[S_R1], 0);
@@ -354,9 +354,9 @@ static void *sharer_main(void *arg)
 	sharer *s = arg;
 
 	for (int i = 0; i < 2000; i++) {
-		det_probe_access(s->p, s->tid, 400 + 4 * (i % 8),
+		det_probe_access(s->p, NULL, s->tid, 400 + 4 * (i % 8),
 				 s->common_site);
-		det_probe_access(s->p, s->tid, s->private_addr + 4 * (i % 8),
+		det_probe_access(s->p, NULL, s->tid, s->private_addr + 4 * (i % 8),
 				 s->private_site);
 	}
 	return NULL;

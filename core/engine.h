@@ -166,6 +166,17 @@ void eng_proc_join(eng_proc *p);
 void eng_proc_set_host(eng_proc *p, void *host);
 void *eng_proc_host(const eng_proc *p);
 
+/* Synchronisation that is not a memory access, for a happens-before
+ * detector: thread t is about to wake the waiters of byte offset `addr`
+ * of a shared memory (ENG_SYNC_NOTIFY, called before any wakes, also when
+ * none waits), or was woken there by a notify (ENG_SYNC_WOKEN, after it
+ * wakes, before it goes on). Called on the thread itself; set the hook
+ * before the proc runs. */
+typedef enum eng_sync_event { ENG_SYNC_NOTIFY, ENG_SYNC_WOKEN } eng_sync_event;
+typedef void (*eng_sync_hook)(void *ctx, eng_thread *t, eng_sync_event ev,
+			      uint64_t addr);
+void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx);
+
 /* ---- runtime objects --------------------------------------------------- */
 
 /* Host function: read params from args, write results to results (both in

@@ -297,6 +297,8 @@ struct eng_proc {
 	pthread_t *finished;    /* spawned threads that returned, to join */
 	uint32_t nfinished, cap_finished;
 	pthread_cond_t done_cv; /* signalled when live drops */
+	eng_sync_hook sync_hook; /* eng_proc_set_sync_hook, or NULL */
+	void *sync_ctx;
 	/* watchdog */
 	bool has_watchdog;
 	pthread_t watchdog;
@@ -327,7 +329,8 @@ uint32_t eng_rt_table_grow(eng_table *tab, eng_val init, uint32_t delta);
 eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 			  uint64_t expect, bool is64, int64_t timeout_ns,
 			  uint32_t *result);
-uint32_t eng_rt_notify(eng_memory *mem, uint8_t *addr, uint32_t count);
+uint32_t eng_rt_notify(eng_thread *t, eng_memory *mem, uint8_t *addr,
+		       uint32_t count);
 /* Wake every waiter of p (after its stop flag was set). */
 void eng_rt_wake_proc(eng_proc *p);
 

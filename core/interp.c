@@ -1184,7 +1184,7 @@ dispatch:
 		if (ea + 4 > atomic_load_explicit(&amem->size,
 						  memory_order_relaxed))
 			TRAP(MEMORY_OOB);
-		fp[D] = eng_rt_notify(amem, p, I32(B));
+		fp[D] = eng_rt_notify(th, amem, p, I32(B));
 		NEXT(4);
 	}
 	/* Separate entries: adjacent labels with no code between them share

@@ -885,6 +885,9 @@ eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 	atomic_store(&t->parked, false);
 	pthread_mutex_unlock(&b->lock);
 	if (notified) {
+		if (p->sync_hook)
+			p->sync_hook(p->sync_ctx, t, ENG_SYNC_WOKEN,
+				     (uint64_t)(addr - mem->base));
 		*result = 0;
 		return ENG_OK;
 	}
@@ -894,7 +897,8 @@ eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 	return ENG_OK;
 }
 
-uint32_t eng_rt_notify(eng_memory *mem, uint8_t *addr, uint32_t count)
+uint32_t eng_rt_notify(eng_thread *self, eng_memory *mem, uint8_t *addr,
+		       uint32_t count)
 {
 	struct bucket *b;
 	eng_thread *t, *prev = NULL, *next;
@@ -902,6 +906,10 @@ uint32_t eng_rt_notify(eng_memory *mem, uint8_t *addr, uint32_t count)
 
 	if (!mem->lim.shared || count == 0)
 		return 0;
+	if (self->proc->sync_hook)
+		self->proc->sync_hook(self->proc->sync_ctx, self,
+				      ENG_SYNC_NOTIFY,
+				      (uint64_t)(addr - mem->base));
 	b = bucket_of((uintptr_t)addr);
 	pthread_mutex_lock(&b->lock);
 	for (t = b->head; t && n < count; t = next) {
@@ -923,6 +931,12 @@ uint32_t eng_rt_notify(eng_memory *mem, uint8_t *addr, uint32_t count)
 	}
 	pthread_mutex_unlock(&b->lock);
 	return n;
+}
+
+void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx)
+{
+	p->sync_hook = fn;
+	p->sync_ctx = ctx;
 }
 
 void eng_rt_wake_proc(eng_proc *p)

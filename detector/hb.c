@@ -94,6 +94,11 @@ static bool vc_join(vclock *v, const vclock *o)
 typedef struct thr {
 	vclock vc;
 	uint32_t pending; /* cell + 1 of an atomic load to acquire, or 0 */
+	/* The range access being announced (rewriter/instrument.h: a range
+	 * site's probe calls): its site + 1 (0: none), destination and
+	 * memory.copy's source. */
+	uint32_t range_site, range_dst, range_src;
+	bool range_has_src;
 } thr;
 
 /* Sync clocks of atomic cells: NSTRIPES tables of open addressing, each
@@ -115,6 +120,7 @@ typedef struct stripe {
 struct det_hb {
 	const rw_site *site;
 	uint32_t nsites;
+	bool ranges; /* range sites announce their length (table version 3) */
 	uint64_t mem_bytes, ncells;
 	cell *shadow;
 	size_t shadow_bytes;
@@ -141,6 +147,7 @@ wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
 		mem_bytes = (uint64_t)1 << 32;
 	h->site = sites->sites;
 	h->nsites = sites->nsites;
+	h->ranges = sites->version >= 3;
 	h->mem_bytes = mem_bytes;
 	h->ncells = (mem_bytes + 3) / 4;
 	h->report = report;
@@ -300,6 +307,28 @@ static void settle(det_hb *h, thr *t)
 	}
 }
 
+void det_hb_notify(det_hb *h, uint32_t tid, uint64_t addr)
+{
+	thr *t;
+
+	if (tid >= HB_MAX_THREADS || addr >= h->mem_bytes ||
+	    !(t = thread(h, tid)))
+		return;
+	settle(h, t);
+	release(h, t, tid, (uint32_t)(addr >> 2));
+}
+
+void det_hb_woken(det_hb *h, uint32_t tid, uint64_t addr)
+{
+	thr *t;
+
+	if (tid >= HB_MAX_THREADS || addr >= h->mem_bytes ||
+	    !(t = thread(h, tid)))
+		return;
+	settle(h, t);
+	acquire(h, t, (uint32_t)(addr >> 2));
+}
+
 void *det_hb_spawn(det_hb *h, uint32_t parent)
 {
 	thr *t;
@@ -421,16 +450,35 @@ static inline bool conflicts(const thr *t, uint32_t tid, uint64_t e,
 	       !(atomic && (e & E_ATOMIC)) && !before(t, e);
 }
 
-static void found(det_hb *h, uint64_t prev, uint32_t psite, uint32_t cellno,
-		  uint32_t tid, uint32_t addr, uint32_t site)
+/* The kind of an access at site made as a read or a write: the site's,
+ * but for the source of a memory.copy, which reads under the copy's site
+ * (a range write). */
+static uint8_t role_kind(const det_hb *h, uint32_t site, bool write)
 {
-	uint32_t m = e_mask(prev), off = 0;
+	uint8_t k = h->site[site].kind;
+
+	return k == RW_RANGE_WRITE && !write ? RW_RANGE_READ : k;
+}
+
+/* prev (a write when pwrite) at psite races with the current access,
+ * which covers the bytes `mask` of the cell. Each is reported at the first
+ * byte both cover, but a current access of fixed width at its start. */
+static void found(det_hb *h, uint64_t prev, uint32_t psite, bool pwrite,
+		  uint32_t cellno, uint32_t mask, uint32_t tid, uint32_t addr,
+		  uint32_t site, bool write)
+{
+	uint32_t m = e_mask(prev) & mask, off = 0;
 	det_hb_race r;
 
 	while (off < 3 && !(m & 1u << off))
 		off++;
+	if (!h->site[site].width)
+		addr = cellno * 4 + off;
 	r = (det_hb_race){
-	    {psite, site}, {e_tid(prev), tid}, {cellno * 4 + off, addr}};
+	    {psite, site},
+	    {e_tid(prev), tid},
+	    {cellno * 4 + off, addr},
+	    {role_kind(h, psite, pwrite), role_kind(h, site, write)}};
 	h->report(h->ctx, &r);
 }
 
@@ -482,7 +530,8 @@ static void read_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	uint64_t w = c->w & ~W_LOCK, r = c->r;
 
 	if (conflicts(t, tid, w, mask, atomic))
-		found(h, w, c->wsite, cellno, tid, addr, site);
+		found(h, w, c->wsite, true, cellno, mask, tid, addr, site,
+		      false);
 	if (r & R_SET) {
 		/* Readers this one follows are dropped; it takes a free slot,
 		 * or the oldest's when all are concurrent with it. */
@@ -533,7 +582,8 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	uint64_t w = c->w & ~W_LOCK, r = c->r;
 
 	if (conflicts(t, tid, w, mask, atomic))
-		found(h, w, c->wsite, cellno, tid, addr, site);
+		found(h, w, c->wsite, true, cellno, mask, tid, addr, site,
+		      true);
 	/* Reads this write follows are done with; a read it races with is
 	 * kept, so that the thread's next writes of the cell (another line
 	 * of the same epoch) are reported against it too. */
@@ -542,8 +592,8 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 		bool left = false;
 		for (uint32_t i = 0; i < HB_READERS; i++) {
 			if (conflicts(t, tid, s->e[i], mask, atomic)) {
-				found(h, s->e[i], s->site[i], cellno, tid, addr,
-				      site);
+				found(h, s->e[i], s->site[i], false, cellno,
+				      mask, tid, addr, site, true);
 				left = true;
 			} else {
 				s->e[i] = 0;
@@ -554,7 +604,8 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 			c->r = 0;
 		}
 	} else if (conflicts(t, tid, r, mask, atomic)) {
-		found(h, r, c->rsite, cellno, tid, addr, site);
+		found(h, r, c->rsite, false, cellno, mask, tid, addr, site,
+		      true);
 	} else {
 		c->r = 0;
 	}
@@ -562,29 +613,15 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	c->wsite = site;
 }
 
-void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
+/* Thread t (tid) accesses bytes [addr, end) at site: each cell's check
+ * and record. */
+static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
+			 uint64_t end, uint32_t site, bool write, bool atomic)
 {
-	const rw_site *s;
-	uint64_t end;
-	uint32_t width, kind, clock;
-	bool atomic, write;
-	thr *t;
+	uint32_t clock = t->vc.c[tid];
 
-	if (site >= h->nsites || addr >= h->mem_bytes ||
-	    tid >= HB_MAX_THREADS || !(t = thread(h, tid)))
-		return;
-	settle(h, t);
-	s = &h->site[site];
-	kind = s->kind;
-	width = s->width ? s->width : 1;
-	end = (uint64_t)addr + width;
 	if (end > h->mem_bytes)
 		end = h->mem_bytes;
-	atomic = kind == RW_ATOMIC_READ || kind == RW_ATOMIC_WRITE ||
-		 kind == RW_ATOMIC_RMW;
-	write =
-	    kind != RW_READ && kind != RW_ATOMIC_READ && kind != RW_RANGE_READ;
-	clock = t->vc.c[tid];
 	for (uint64_t b = addr; b < end;) {
 		uint32_t cellno = (uint32_t)(b >> 2);
 		uint64_t cend = ((uint64_t)cellno + 1) * 4;
@@ -618,10 +655,60 @@ void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
 		unlock_cell(c, w);
 		b = cend;
 	}
+}
+
+void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
+{
+	const rw_site *s;
+	uint32_t kind;
+	bool atomic;
+	thr *t;
+
+	if (site >= h->nsites || addr >= h->mem_bytes ||
+	    tid >= HB_MAX_THREADS || !(t = thread(h, tid)))
+		return;
+	settle(h, t);
+	s = &h->site[site];
+	kind = s->kind;
+	if (kind == RW_RANGE_WRITE && h->ranges) {
+		/* Checked when its length comes (det_hb_range). */
+		t->range_site = site + 1;
+		t->range_dst = addr;
+		t->range_has_src = false;
+		return;
+	}
+	atomic = kind == RW_ATOMIC_READ || kind == RW_ATOMIC_WRITE ||
+		 kind == RW_ATOMIC_RMW;
+	access_bytes(
+	    h, t, tid, addr, (uint64_t)addr + (s->width ? s->width : 1), site,
+	    kind != RW_READ && kind != RW_ATOMIC_READ && kind != RW_RANGE_READ,
+	    atomic);
 	if (kind == RW_ATOMIC_WRITE || kind == RW_ATOMIC_RMW)
 		release(h, t, tid, addr >> 2);
 	if (kind == RW_ATOMIC_READ || kind == RW_ATOMIC_RMW)
 		t->pending = (addr >> 2) + 1;
+}
+
+void det_hb_range(det_hb *h, uint32_t tid, uint32_t value, uint32_t call)
+{
+	uint32_t site = call & ~(RW_PROBE_SRC | RW_PROBE_LEN);
+	thr *t;
+
+	if (tid >= HB_MAX_THREADS || !(t = thread(h, tid)) ||
+	    t->range_site != site + 1)
+		return;
+	if (call & RW_PROBE_SRC) {
+		t->range_src = value;
+		t->range_has_src = true;
+		return;
+	}
+	t->range_site = 0;
+	if (t->range_has_src && t->range_src < h->mem_bytes)
+		access_bytes(h, t, tid, t->range_src,
+			     (uint64_t)t->range_src + value, site, false,
+			     false);
+	access_bytes(h, t, tid, t->range_dst, (uint64_t)t->range_dst + value,
+		     site, true, false);
 }
 
 uint64_t det_hb_touched_bytes(const det_hb *h)

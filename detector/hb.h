@@ -15,7 +15,9 @@
  * The guest library's mutexes, condition variables, barriers, once, rwlocks
  * and join are built on atomics and futex wait/notify, and a woken waiter
  * reads the futex word again with an atomic load, so they are ordered by the
- * rules above; memory.atomic.wait and notify add no edge of their own.
+ * rules above; memory.atomic.notify also releases at its address, and the
+ * wait it wakes acquires there (det_hb_notify, det_hb_woken), for code that
+ * relies on the wake itself.
  *
  * The probe runs before the access it guards, so an acquire cannot be done
  * there: the load has not yet read whose store it sees. It is deferred to
@@ -38,7 +40,8 @@
  * Limits, each losing races rather than inventing them: a read set full of
  * concurrent readers forgets its oldest; a write that covers part of a cell
  * replaces the record of a write to its other bytes; a range access
- * (memory.copy/fill/init) counts as its first byte; threads with ids of
+ * (memory.copy/fill/init) covers every byte of its destination, and a
+ * copy's source is read under the same site; threads with ids of
  * HB_MAX_THREADS and above are not checked; a thread's clock stops at 2^32-1.
  *
  * Ownership: det_hb owns everything it allocates (det_hb_free). Thread
@@ -60,6 +63,7 @@ typedef struct det_hb det_hb;
  * first access (index 0) is the earlier one. */
 typedef struct det_hb_race {
 	uint32_t site[2], tid[2], addr[2];
+	uint8_t kind[2]; /* rw_kind; RW_RANGE_READ: a memory.copy's source */
 } det_hb_race;
 typedef void (*det_hb_report)(void *ctx, const det_hb_race *r);
 
@@ -73,6 +77,20 @@ void det_hb_free(det_hb *h);
 
 /* Thread tid is about to access addr at site (the probe). */
 void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
+/* The extra probe calls of a range site (rewriter/instrument.h): call is
+ * the site with RW_PROBE_SRC (value: memory.copy's source) or
+ * RW_PROBE_LEN (value: the length, which completes the access: the
+ * destination is written, the source read, every byte of both). Only
+ * for a site table of version 3 or later; an older one's range access
+ * counts as its first byte. */
+void det_hb_range(det_hb *h, uint32_t tid, uint32_t value, uint32_t call);
+
+/* memory.atomic.notify → the wait it wakes: thread tid is about to
+ * notify the waiters of addr (its clock is released there, as by an
+ * atomic store), or was woken at addr (it acquires what was released
+ * there). From the engine's sync hook (eng_proc_set_sync_hook). */
+void det_hb_notify(det_hb *h, uint32_t tid, uint64_t addr);
+void det_hb_woken(det_hb *h, uint32_t tid, uint64_t addr);
 
 /* Thread parent is spawning a thread: the returned token carries its clock
  * to the child's det_hb_start (NULL when out of memory: the child then

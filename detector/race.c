@@ -361,7 +361,7 @@ static void hb_found(void *ctx, const det_hb_race *r)
 	    .site = {r->site[0], r->site[1]},
 	    .tid = {r->tid[0], r->tid[1]},
 	    .addr = {r->addr[0], r->addr[1]},
-	    .kind = {p->site[r->site[0]].kind, p->site[r->site[1]].kind},
+	    .kind = {r->kind[0], r->kind[1]},
 	};
 
 	record(p, &v);
@@ -708,6 +708,13 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 	uint32_t width;
 
 	probe_thread = t;
+	if (site & (RW_PROBE_SRC | RW_PROBE_LEN)) {
+		/* A range's source and length: only happens-before reads
+		 * them; collisions arm the range's first byte. */
+		if (p->algo == DET_HB)
+			det_hb_range(p->hb, tid, addr, site);
+		return;
+	}
 	/* Thread ids are unique within a run, so below NSHARDS a shard has
 	 * one writer and needs no locked add (a locked add was a third of
 	 * the probe's cost here); beyond, threads share shards. */
@@ -766,6 +773,17 @@ void det_probe_end(det_probe *p, uint32_t tid)
 {
 	if (p->algo == DET_HB)
 		det_hb_end(p->hb, tid);
+}
+
+void det_probe_sync(det_probe *p, uint32_t tid, eng_sync_event ev,
+		    uint64_t addr)
+{
+	if (p->algo != DET_HB)
+		return;
+	if (ev == ENG_SYNC_NOTIFY)
+		det_hb_notify(p->hb, tid, addr);
+	else
+		det_hb_woken(p->hb, tid, addr);
 }
 
 const det_violation *det_probe_violations(const det_probe *p, uint32_t *n,

@@ -186,6 +186,10 @@ void *det_probe_spawn(det_probe *p, uint32_t parent);
 void det_probe_start(det_probe *p, const uint32_t *child, void *token);
 /* DET_HB: thread tid has returned. */
 void det_probe_end(det_probe *p, uint32_t tid);
+/* DET_HB: a notify or a wake by thread tid at addr (the engine's sync
+ * hook, eng_proc_set_sync_hook). */
+void det_probe_sync(det_probe *p, uint32_t tid, eng_sync_event ev,
+		    uint64_t addr);
 
 /* DET_RACE, DET_HB: the run's bugs so far, in order of first detection. The
  * array belongs to p; at most DET_MAX_BUGS are kept, *dropped counts the

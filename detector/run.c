@@ -181,10 +181,17 @@ static eng_trap_kind probe_call(eng_thread *t, void *ctx, const eng_val *args,
 	return ENG_OK;
 }
 
+static void on_sync(void *ctx, eng_thread *t, eng_sync_event ev, uint64_t addr)
+{
+	det_probe_sync(ctx, eng_thread_id(t), ev, addr);
+}
+
 static void on_proc(void *ctx, eng_proc *p)
 {
 	run_ctx *r = ctx;
 	r->proc = p;
+	if (r->opts->algo == DET_HB)
+		eng_proc_set_sync_hook(p, on_sync, r->probe);
 }
 
 static void *on_spawn(void *ctx, eng_thread *parent)

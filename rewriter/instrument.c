@@ -208,9 +208,9 @@ static wasm_status add_site(rw_ctx *c, const rw_site *s, wasm_err *err)
 {
 	rw_sites *t = c->tab;
 
-	if (t->nsites == UINT32_MAX)
+	if (t->nsites == RW_MAX_SITES)
 		return wasm_err_set(err, WASM_LIMIT, s->offset,
-				    "more than 2^32-1 access sites");
+				    "more than 2^30 access sites");
 	if (t->nsites == c->cap) {
 		uint32_t n =
 		    c->cap ? (c->cap > UINT32_MAX / 2 ? UINT32_MAX : c->cap * 2)
@@ -299,9 +299,9 @@ static inline size_t leb_s32(uint8_t *p, int32_t v)
 	}
 }
 
-/* Bytes of the longest site sequence: 2 stashes, the probe, 2 restores;
- * each instruction at most 1 + 5 + 5 bytes. */
-enum { SEQ_MAX = 24 * 11 };
+/* Bytes of the longest site sequence: 2 stashes, the probe (three calls
+ * for a range), 2 restores; each instruction at most 1 + 5 + 5 bytes. */
+enum { SEQ_MAX = 30 * 11 };
 
 /* Append, in front of site `id` for access `in` (DESIGN "Probe ABI"):
  * stash the operands above the address, the probe, restore them. */
@@ -351,6 +351,21 @@ static void put_site(rw_ctx *c, const wasm_instr *in, uint32_t id, uint64_t off)
 	n += leb_s32(q + n, (int32_t)id);
 	q[n++] = 0x10;
 	n += leb_u32(q + n, c->probe);
+	if (wasm_op_info(in->op)->flags & WASM_F_RANGE_WRITE && k == NPOS) {
+		/* The source of a copy within one memory, then the length:
+		 * the operands above the address. */
+		bool src = in->op == WASM_OP_MEMORY_COPY &&
+			   in->u.idx2.a == in->u.idx2.b;
+		for (int j = src ? 0 : 1; j < NPOS; j++) {
+			q[n++] = 0x20; /* local.get; i32.const; call $probe */
+			n += leb_u32(q + n, loc[j]);
+			q[n++] = 0x41;
+			n += leb_s32(q + n, (int32_t)(id | (j ? RW_PROBE_LEN
+							      : RW_PROBE_SRC)));
+			q[n++] = 0x10;
+			n += leb_u32(q + n, c->probe);
+		}
+	}
 	if (!c->is_static)
 		q[n++] = 0x0B; /* end */
 	for (int j = 0; j < k; j++) {

@@ -19,6 +19,12 @@
  *       if  local.get $addr  i32.const OFFSET  i32.add  i32.const SITE
  *           call $probe  end
  *       (restore the operands) <the original access>
+ *     A range site (memory.copy/fill/init) calls the probe again inside
+ *     the same `if`, after the first call: memory.copy within one memory
+ *     with (source, SITE | RW_PROBE_SRC), then every range site with
+ *     (length, SITE | RW_PROBE_LEN). A probe sees the whole range with
+ *     that last call; site ids stay below RW_MAX_SITES so the two flags
+ *     never name a site.
  *     In static mode (a fixed set of sites, DESIGN "deployment mode") the
  *     mask check and the mask import are left out: armed sites call the
  *     probe unconditionally, the others are not touched.
@@ -99,16 +105,23 @@ typedef struct rw_sites {
 	} *map;
 } rw_sites;
 
-#define RW_SITES_VERSION 2
+#define RW_SITES_VERSION 3
+
+/* Flags of the extra probe calls of a range site (version 3 and later;
+ * see the ABI above), and the sites a module may have. */
+#define RW_PROBE_SRC 0x80000000u
+#define RW_PROBE_LEN 0x40000000u
+#define RW_MAX_SITES 0x40000000u
 
 /* "heisen.sites" payload, all integers LEB128 u32/u64:
  *   version, hash (u64), probe_func, mask_mem (u32; 0xffffffff if none),
  *   code_start, nsites, then per site: func, offset, op (wasm_op), width,
  *   kind, mem;
- *   version 2 then: nmapfn, and per defined function: n, then n entries
- *   (at, orig), each the difference from the previous entry of the
- *   function (the first: at from 0, orig from 0).
- * Version 1 tables (no map) are still read. */
+ *   version 2 and later then: nmapfn, and per defined function: n, then
+ *   n entries (at, orig), each the difference from the previous entry of
+ *   the function (the first: at from 0, orig from 0).
+ * Version 3 is version 2 whose range sites make the extra probe calls.
+ * Versions 1 (no map) and 2 are still read. */
 
 /* The original file offset of the instruction `at` bytes past the first
  * instruction of defined function `defined` (0 = the module's first

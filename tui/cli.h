@@ -295,6 +295,10 @@ void tui_prog_site_text(const struct det_prog *p, uint32_t site, char *buf,
 			size_t cap);
 void tui_json_prog_site(struct tui_json *j, const struct det_prog *p,
 			uint32_t site);
+/* The same with the access's kind instead of the site's (a memory.copy
+ * site reads its source: range-read). */
+void tui_json_prog_access(struct tui_json *j, const struct det_prog *p,
+			  uint32_t site, uint8_t kind);
 /* A call stack as ThreadSanitizer prints one, a line per frame
  * ("    #1 func file:line"), frame 0 naming its site; nothing when s has
  * no frames. And its JSON: an array under key of {function, file, line,

@@ -133,6 +133,7 @@ static const char *access_name(uint8_t kind, bool cap)
 	case RW_ATOMIC_RMW:
 		return cap ? "Atomic read-modify-write"
 			   : "atomic read-modify-write";
+	case RW_RANGE_READ: return cap ? "Range read" : "range read";
 	case RW_RANGE_WRITE: return cap ? "Range write" : "range write";
 	default: return cap ? "Write" : "write";
 	}
@@ -156,9 +157,14 @@ static void print_race(FILE *out, const det_prog *p, const race *r,
 		uint32_t site = r->hit.site[i].id;
 		const rw_site *s = &p->sites.sites[site];
 		det_prog_site(p, site, fn, sizeof fn, &pos[i]);
-		fprintf(out, "  %s%s of size %u at 0x%08x by thread %u:\n",
-			i ? "Unordered " : "", access_name(s->kind, !i),
-			s->width ? s->width : 1, r->hit.addr[i], r->hit.tid[i]);
+		uint8_t kind = r->hit.site[i].kind;
+		char size[32] = "";
+		/* A range's length is not kept: its byte is named. */
+		if (s->width)
+			snprintf(size, sizeof size, " of size %u", s->width);
+		fprintf(out, "  %s%s%s at 0x%08x by thread %u:\n",
+			i ? "Unordered " : "", access_name(kind, !i), size,
+			r->hit.addr[i], r->hit.tid[i]);
 		if (r->hit.stack[i].n)
 			tui_print_stack(out, &r->hit.stack[i], site);
 		else if (pos[i].file)
@@ -188,7 +194,7 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 		for (int k = 0; k < 2; k++) {
 			uint32_t site = r->hit.site[k].id;
 			tui_json_obj(j, NULL);
-			tui_json_prog_site(j, p, site);
+			tui_json_prog_access(j, p, site, r->hit.site[k].kind);
 			tui_json_u64(j, "width",
 				     p->sites.sites[site].width
 					 ? p->sites.sites[site].width

@@ -96,18 +96,22 @@ void tui_prog_site_text(const det_prog *p, uint32_t site, char *buf,
 		snprintf(buf, cap, "%s ?", fn);
 }
 
-/* Members of a site object: id, kind, function, file and line (null
- * when unknown). */
 void tui_json_prog_site(tui_json *j, const det_prog *p, uint32_t site)
+{
+	tui_json_prog_access(j, p, site,
+			     site < p->sites.nsites ? p->sites.sites[site].kind
+						    : UINT8_MAX);
+}
+
+void tui_json_prog_access(tui_json *j, const det_prog *p, uint32_t site,
+			  uint8_t kind)
 {
 	char fn[128];
 	rw_srcpos pos;
 
 	det_prog_site(p, site, fn, sizeof fn, &pos);
 	tui_json_u64(j, "site", site);
-	tui_json_str(j, "kind", site < p->sites.nsites
-				    ? rw_kind_name(p->sites.sites[site].kind)
-				    : "?");
+	tui_json_str(j, "kind", rw_kind_name((rw_kind)kind));
 	tui_json_str(j, "function", fn);
 	if (pos.file) {
 		tui_json_str(j, "file", pos.file);
@@ -282,7 +286,8 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 			tui_json_arr(j, "sites");
 			for (int k = 0; k < 2; k++) {
 				tui_json_obj(j, NULL);
-				tui_json_prog_site(j, p, v->site[k]);
+				tui_json_prog_access(j, p, v->site[k],
+						     v->kind[k]);
 				tui_json_u64(j, "thread", v->tid[k]);
 				tui_json_u64(j, "address", v->addr[k]);
 				tui_json_end(j, '}');

@@ -822,19 +822,25 @@ static void doc_site(tui_doc *d, const tui_report *r, int i)
 				      "or shorter than %u lines)",
 			    s->file, s->line);
 	}
-	if (st->n)
-		tui_doc_add(d, TUI_M_DIM "  call stack (run %" PRId64 "):",
-			    r->stack_run[i]);
-	for (uint32_t n = 0; n < st->n; n++) {
-		const db_frame *f = &st->frame[n];
-		if (f->file)
-			tui_doc_add(d, "    #%u %s %s:%u", n, f->func, f->file,
-				    f->line);
-		else
-			tui_doc_add(d, "    #%u %s", n, f->func);
+	if (st->n > 1) {
+		/* The callers on one line (frame 0 is the site above), so
+		 * that the screen keeps its shape. */
+		char line[1024];
+		int n = snprintf(line, sizeof line, "  called from");
+		for (uint32_t k = 1; k < st->n && n < 900; k++) {
+			const db_frame *f = &st->frame[k];
+			const char *base =
+			    f->file ? strrchr(f->file, '/') : NULL;
+			n += snprintf(line + n, sizeof line - (size_t)n,
+				      "%s %s", k > 1 ? " <" : "", f->func);
+			if (f->file)
+				n += snprintf(
+				    line + n, sizeof line - (size_t)n, " %s:%u",
+				    base ? base + 1 : f->file, f->line);
+		}
+		tui_doc_add(d, "%s%s " TUI_M_DIM "(run %" PRId64 ")", line,
+			    st->truncated ? " < ..." : "", r->stack_run[i]);
 	}
-	if (st->truncated)
-		tui_doc_add(d, TUI_M_DIM "    ... (deeper callers not kept)");
 	tui_doc_add(d, " ");
 }
 

@@ -17,7 +17,8 @@
 #       detector found it: hb, collision (a sweep) or both;
 #   (g) call stacks: a racing store in a helper called from two places
 #       (guests/hb-helper.c) names the caller the later thread came
-#       through, in check's report, its JSON and `heisen show`.
+#       through, in check's report, its JSON and `heisen show`; races on
+#       bytes of memory.copy/fill ranges past their first byte are found.
 . "$(dirname "$0")/lib.sh"
 need_demos
 # A command that ignored --db would write ./heisen.db: let it land here.
@@ -392,6 +393,28 @@ EOF
 		bad "show of hb-helper's bug: exit $?"
 	grep -Eq '^    #1 late_path .*hb-helper.c:24$' "$dir/helper.show" ||
 		bad "show prints no '#1 late_path hb-helper.c:24' frame: $(snippet "$dir/helper.show")"
+fi
+
+# Bulk memory: a race on byte 150 of a memory.copy's source, of its
+# destination and of a memory.fill, each found (not only their first byte).
+g=$root/tests/e2e/guests/hb-range.c
+line_of() { grep -n "heisen:site $1" "$g" | cut -d: -f1; }
+hc "$dir/range.json" "$dir/range.err" check "$build/guests/hb-range.wasm" \
+	--json --db "$dir/range.db" "${runtime[@]}"
+if [ "$rc" -ne 0 ]; then
+	bad "hb-range: check exit $rc: $(snippet "$dir/range.err")"
+else
+	copy=$(line_of "range copy") fill=$(line_of "range fill")
+	hb races "$dir/range.json" hb-range.wasm 1 \
+		"hb-range.c:$copy hb-range.c:$(line_of "write src")
+hb-range.c:$copy hb-range.c:$(line_of "read dst")
+hb-range.c:$fill hb-range.c:$(line_of "write buf")" >"$dir/why" 2>&1 ||
+		bad "hb-range: $(snippet "$dir/why")"
+	python3 -c '
+import json, sys
+k = sorted(s["kind"] for r in json.load(open(sys.argv[1]))["races"] for s in r["sites"])
+assert k == ["range-read", "range-write", "range-write", "read", "write", "write"], k
+' "$dir/range.json" 2>"$dir/why" || bad "hb-range kinds: $(snippet "$dir/why")"
 fi
 
 finish t_check

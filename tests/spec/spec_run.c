@@ -549,14 +549,15 @@ typedef struct probe_ctx {
 
 /* heisen.probe(address, site): counts its calls, so that the summary
  * shows the probes really ran at mask 1 and never at mask 0, and checks
- * the site id against the module's table. */
+ * the site id against the module's table (a range site's extra calls
+ * carry a flag beside it). */
 static eng_trap_kind probe(eng_thread *t, void *ctx, const eng_val *args,
 			   eng_val *results, eng_trap *trap)
 {
 	probe_ctx *p = ctx;
 	uint32_t site = (uint32_t)args[1];
 	p->c->res->probe_calls++;
-	if (site >= p->nsites) {
+	if ((site & ~(RW_PROBE_SRC | RW_PROBE_LEN)) >= p->nsites) {
 		snprintf(trap->msg, sizeof trap->msg,
 			 "heisen.probe called with site %u, the module has %u",
 			 site, p->nsites);

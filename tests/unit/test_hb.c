@@ -21,6 +21,7 @@ enum {
 	S_ALOAD,
 	S_ASTORE,
 	S_RMW,
+	S_RANGE, /* memory.copy/fill/init */
 	NSITES
 };
 static rw_site site_table[NSITES] = {
@@ -28,6 +29,7 @@ static rw_site site_table[NSITES] = {
     [S_WRITE] = {0, 0, 0, 4, RW_WRITE, 0},
     [S_READ1] = {0, 0, 0, 1, RW_READ, 0},
     [S_WRITE1] = {0, 0, 0, 1, RW_WRITE, 0},
+    [S_RANGE] = {0, 0, 0, 0, RW_RANGE_WRITE, 0},
     [S_WRITE8] = {0, 0, 0, 8, RW_WRITE, 0},
     [S_ALOAD] = {0, 0, 0, 4, RW_ATOMIC_READ, 0},
     [S_ASTORE] = {0, 0, 0, 4, RW_ATOMIC_WRITE, 0},
@@ -89,6 +91,73 @@ static void unordered_writes_race(void **state)
 	det_hb_access(h, 2, 104, S_READ);
 	det_hb_access(h, 0, 100, S_WRITE);
 	assert_int_equal(s.n, 3);
+	det_hb_free(h);
+}
+
+/* A range access covers every byte of its destination and, for a copy,
+ * of its source (read): announced by the site's first probe call and done
+ * by its length call. */
+static void ranges_cover_every_byte(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	/* Thread 1 copies [1000, 1200) to [100, 300). */
+	det_hb_access(h, 1, 100, S_RANGE);
+	det_hb_range(h, 1, 1000, S_RANGE | RW_PROBE_SRC);
+	assert_int_equal(s.n, 0);
+	det_hb_range(h, 1, 200, S_RANGE | RW_PROBE_LEN);
+	/* A length call without its announcement is ignored. */
+	det_hb_range(h, 1, 200, S_RANGE | RW_PROBE_LEN);
+	det_hb_access(h, 2, 250, S_READ1);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].site[0], S_RANGE);
+	assert_int_equal(s.r[0].kind[0], RW_RANGE_WRITE);
+	assert_int_equal(s.r[0].kind[1], RW_READ);
+	assert_int_equal(s.r[0].addr[0], 250);
+	/* The source was read: a read does not race, a write does. */
+	det_hb_access(h, 2, 1150, S_READ1);
+	assert_int_equal(s.n, 1);
+	det_hb_access(h, 2, 1151, S_WRITE1);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.r[1].kind[0], RW_RANGE_READ);
+	assert_int_equal(s.r[1].addr[0], 1151);
+	/* Past the end of either range: nothing. */
+	det_hb_access(h, 2, 300, S_WRITE);
+	det_hb_access(h, 2, 1200, S_WRITE);
+	assert_int_equal(s.n, 2);
+	/* Thread 2 fills [2000, 2100); thread 1 then writes byte 2099. */
+	det_hb_access(h, 2, 2000, S_RANGE);
+	det_hb_range(h, 2, 100, S_RANGE | RW_PROBE_LEN);
+	det_hb_access(h, 1, 2099, S_WRITE1);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.r[2].kind[0], RW_RANGE_WRITE);
+	assert_int_equal(s.r[2].addr[1], 2099);
+	det_hb_free(h);
+}
+
+/* A notify releases at its address and the wait it wakes acquires there;
+ * a wake elsewhere orders nothing. */
+static void notify_orders_the_woken_wait(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 400, S_WRITE);
+	det_hb_notify(h, 1, 800);
+	det_hb_woken(h, 2, 804);
+	det_hb_access(h, 2, 400, S_READ);
+	assert_int_equal(s.n, 1);
+	det_hb_access(h, 1, 500, S_WRITE);
+	det_hb_notify(h, 1, 800);
+	det_hb_woken(h, 2, 800);
+	det_hb_access(h, 2, 500, S_READ);
+	assert_int_equal(s.n, 1);
+	/* Out of range: ignored. */
+	det_hb_notify(h, 1, UINT64_MAX);
+	det_hb_woken(h, 2, UINT64_MAX);
 	det_hb_free(h);
 }
 
@@ -264,6 +333,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(unordered_writes_race),
+	    cmocka_unit_test(ranges_cover_every_byte),
+	    cmocka_unit_test(notify_orders_the_woken_wait),
 	    cmocka_unit_test(a_read_long_before_the_write_races),
 	    cmocka_unit_test(release_acquire_orders),
 	    cmocka_unit_test(rmw_lock_orders),

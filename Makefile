@@ -48,7 +48,7 @@ HEISEN_LIBS := -lsqlite3 -lm -lpthread $(LINE_LIBS) $(CURSES_LIBS)
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) $(LINE_FLAGS) -MMD -MP -I. $(CFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
-CORE_SRC := $(wildcard core/*.c rewriter/*.c detector/*.c db/*.c replay/*.c)
+CORE_SRC := $(wildcard core/*.c rewriter/*.c detector/*.c db/*.c replay/*.c remote/*.c)
 TUI_SRC := $(wildcard tui/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ := $(TUI_SRC:%.c=$(BUILD)/%.o)

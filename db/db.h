@@ -61,7 +61,8 @@ void db_rollback(db *d);
 
 /* This machine's node row: created on first use from the host name and a
  * stable node id (/etc/machine-id when readable, else a random id kept in
- * the database). */
+ * the database). $HEISEN_NODE, when set to a node name (letters, digits,
+ * '.', '_', '-'), is both instead: several nodes on one machine. */
 wasm_status db_node_self(db *d, int64_t *id, wasm_err *err);
 
 typedef struct db_program {

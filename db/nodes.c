@@ -326,3 +326,27 @@ wasm_status db_remote_remove(db *d, const char *name, wasm_err *err)
 	sqlite3_finalize(s);
 	return st;
 }
+
+wasm_status db_remote_fetched(db *d, int64_t id, uint64_t cursor,
+			      uint64_t runs, double when, wasm_err *err)
+{
+	sqlite3_stmt *s;
+	wasm_status st;
+	int rc;
+
+	if ((st = prepare(d,
+			  "UPDATE remotes SET cursor = max(cursor, ?2),"
+			  " last_fetch = ?3, runs_fetched = runs_fetched + ?4"
+			  " WHERE id = ?1",
+			  &s, err)))
+		return st;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)cursor);
+	sqlite3_bind_double(s, 3, when);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)runs);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE)
+		st = db_sql_fail(d, err, rc, "recording a fetch");
+	sqlite3_finalize(s);
+	return st;
+}

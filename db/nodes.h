@@ -58,5 +58,10 @@ wasm_status db_remote_get(db *d, const char *name, db_remote *out,
 			  wasm_err *err);
 void db_remote_clear(db_remote *r);
 wasm_status db_remote_remove(db *d, const char *name, wasm_err *err);
+/* A fetch from node id imported `runs` runs of a stream whose last run is
+ * `cursor` at time `when`: the cursor moves forward (never back), the
+ * count grows. Used inside db_import_mem's transaction. */
+wasm_status db_remote_fetched(db *d, int64_t id, uint64_t cursor,
+			      uint64_t runs, double when, wasm_err *err);
 
 #endif

@@ -16,6 +16,7 @@
  * does not move.
  */
 #include "db/sync.h"
+#include "db/nodes.h"
 
 #include <errno.h>
 #include <math.h>
@@ -930,6 +931,8 @@ static bool imp_run(importer *im, size_t at)
 
 	if (r->bad || !camp || !node)
 		return false;
+	if (sid > im->added.last_run)
+		im->added.last_run = sid;
 	if (!in_list(status, statuses))
 		return rd_fail(r, at, "unknown", "run status");
 	if (bp > 10000)
@@ -1170,32 +1173,45 @@ static wasm_status slurp(FILE *in, const char *src, uint8_t **buf, size_t *len,
 wasm_status db_import(db *d, FILE *in, const char *source, db_sync_added *added,
 		      wasm_err *err)
 {
-	importer im = {.d = d};
 	uint8_t *buf = NULL;
+	size_t len = 0;
+	wasm_status st;
+
+	memset(added, 0, sizeof *added);
+	if ((st = slurp(in, source, &buf, &len, err)))
+		return st;
+	st = db_import_mem(d, buf, len, source, 0, added, err);
+	wasm_free(buf);
+	return st;
+}
+
+wasm_status db_import_mem(db *d, const uint8_t *p, size_t len,
+			  const char *source, int64_t remote_id,
+			  db_sync_added *added, wasm_err *err)
+{
+	importer im = {.d = d};
 	wasm_status st;
 	bool ok;
 
 	memset(added, 0, sizeof *added);
-	if ((st = slurp(in, source, &buf, &im.r.len, err)))
-		return st;
-	im.r.p = buf;
+	im.r.p = p;
+	im.r.len = len;
 	im.r.src = source;
 	im.r.err = err;
 	im.now = (double)time(NULL);
-	if (!check_frame(&im.r)) {
-		wasm_free(buf);
+	if (!check_frame(&im.r))
 		return err->status;
-	}
-	if ((st = db_begin(d, err))) {
-		wasm_free(buf);
+	if ((st = db_begin(d, err)))
 		return st;
-	}
 	ok = import_records(&im);
 	for (int i = 0; i < im.nst; i++)
 		sqlite3_finalize(im.st[i]);
 	for (int i = 0; i < M_COUNT; i++)
 		wasm_free(im.m[i].v);
-	wasm_free(buf);
+	if (ok && remote_id > 0 &&
+	    db_remote_fetched(d, remote_id, im.added.last_run, im.added.runs,
+			      im.now, err))
+		ok = false;
 	if (!ok) {
 		db_rollback(d);
 		return err->status;

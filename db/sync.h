@@ -48,14 +48,26 @@
 wasm_status db_export(db *d, uint64_t since, FILE *out, uint64_t *cursor,
 		      uint64_t *nruns, wasm_err *err);
 
-/* What an import added (records that were already there do not count). */
+/* What an import added (records that were already there do not count),
+ * and the largest run id of the stream's source (its export cursor; 0
+ * when it had no run). */
 typedef struct db_sync_added {
 	uint64_t runs, campaigns, bugs, programs, nodes;
+	uint64_t last_run;
 } db_sync_added;
 
 /* Import the stream read from in (to its end); source names it in
  * messages ("-" or a file name). *added is zero unless it succeeds. */
 wasm_status db_import(db *d, FILE *in, const char *source, db_sync_added *added,
 		      wasm_err *err);
+
+/* The same for a stream in memory (p[0..len), borrowed). With remote_id
+ * > 0 (a node of db/nodes.h), the same transaction moves the node's cursor
+ * to the stream's last run (never back), sets its last fetch to now and
+ * adds the runs imported to its count: a fetch that fails changes
+ * nothing, and the next starts where the last good one ended. */
+wasm_status db_import_mem(db *d, const uint8_t *p, size_t len,
+			  const char *source, int64_t remote_id,
+			  db_sync_added *added, wasm_err *err);
 
 #endif

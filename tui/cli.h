@@ -260,6 +260,13 @@ int tui_open_db(const char *dbopt, struct db **out, FILE *err);
  * hint when the file does not exist. *path is the file chosen. */
 int tui_open_existing_db(const char *dbopt, struct db **out,
 			 const char **path, FILE *err);
+/* The registered node `name` of the workspace dbopt names, and its URL
+ * parsed (tui/cmd_node.c); an exit code, with the error printed as "heisen
+ * WHO: ..." (free *r with db_remote_clear on TUI_EXIT_OK). */
+struct db_remote;
+struct db_node_url;
+int tui_node_find(const char *dbopt, const char *name, const char *who,
+		  struct db_remote *r, struct db_node_url *u, FILE *err);
 
 /* Rows of `heisen bugs` (cmd_db.c), also printed by `heisen sweep`:
  * plain text with a header before the first row, or with j set one JSON
@@ -421,8 +428,19 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 /* Moving records between workspaces (cmd_sync.c). */
 int tui_cmd_export(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_import(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
-/* Remote nodes: add, list, remove, check, self (cmd_node.c). */
+/* Remote nodes: add, list, remove, check, self (cmd_node.c); status,
+ * and receive and start (the node's side of dispatch), fetch and
+ * dispatch (cmd_remote.c). */
 int tui_cmd_node(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		    FILE *err);
+int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
+int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		   FILE *err);
+int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
 int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		      FILE *err);
 int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out,

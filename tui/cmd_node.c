@@ -13,25 +13,17 @@
 #include "jsonw.h"
 
 #include "db/nodes.h"
+#include "remote/transport.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 #define NODE_OUT_MAX   (64 * 1024) /* what check reads of the answer */
-#define NODE_ERR_KEEP  4096	   /* the tail of the transport's stderr */
-#define NODE_ARGV_MAX  48	   /* transport words and ours */
 #define NODE_TIMEOUT_S 10.0
 
 /* A sub-command's operand count, or exit 2 with its usage. */
@@ -272,140 +264,34 @@ static int node_self(const tui_cmd *cmd, const tui_args *a, FILE *out,
 
 /* ---- check --------------------------------------------------------------- */
 
-/* What the transport left: stdout (at most NODE_OUT_MAX bytes), the tail
- * of stderr, and how it ended. */
-typedef struct node_io {
-	char out[NODE_OUT_MAX + 1];
-	size_t nout;
-	bool out_cut;
-	char err[NODE_ERR_KEEP + 1];
-	size_t nerr;
-	bool timed_out;
-	int status; /* waitpid's */
-} node_io;
-
-static double mono_now(void)
+int tui_node_find(const char *dbpath, const char *name, const char *who,
+		  db_remote *r, db_node_url *u, FILE *err)
 {
-	struct timespec ts;
+	const char *path;
+	char msg[256];
+	wasm_err e;
+	db *d;
+	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Append n bytes to the stderr tail, dropping the oldest when full. */
-static void err_keep(node_io *io, const char *b, size_t n)
-{
-	if (n >= NODE_ERR_KEEP) {
-		b += n - NODE_ERR_KEEP;
-		n = NODE_ERR_KEEP;
-	}
-	if (io->nerr + n > NODE_ERR_KEEP) {
-		size_t drop = io->nerr + n - NODE_ERR_KEEP;
-
-		memmove(io->err, io->err + drop, io->nerr - drop);
-		io->nerr -= drop;
-	}
-	memcpy(io->err + io->nerr, b, n);
-	io->nerr += n;
-	io->err[io->nerr] = 0;
-}
-
-/* Read both pipes until they close or the deadline passes. */
-static void drain(int fo, int fe, double deadline, node_io *io)
-{
-	struct pollfd p[2] = {{fo, POLLIN, 0}, {fe, POLLIN, 0}};
-	char buf[4096];
-
-	while (p[0].fd >= 0 || p[1].fd >= 0) {
-		double left = deadline - mono_now();
-
-		if (left <= 0) {
-			io->timed_out = true;
-			return;
-		}
-		if (poll(p, 2, (int)(left * 1000) + 1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		for (int i = 0; i < 2; i++) {
-			ssize_t n;
-
-			if (p[i].fd < 0 || !p[i].revents)
-				continue;
-			n = read(p[i].fd, buf, sizeof buf);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				p[i].fd = -1;
-				continue;
-			}
-			if (i == 1) {
-				err_keep(io, buf, (size_t)n);
-			} else {
-				size_t room = NODE_OUT_MAX - io->nout;
-				size_t k = (size_t)n < room ? (size_t)n : room;
-
-				memcpy(io->out + io->nout, buf, k);
-				io->nout += k;
-				io->out_cut = io->out_cut || k < (size_t)n;
-				io->out[io->nout] = 0;
-			}
-		}
-	}
-}
-
-/* Run argv with stdin from /dev/null, collecting into io; errno-style
- * error from spawning, else 0. */
-static int run_transport(char **argv, double timeout, node_io *io)
-{
-	posix_spawn_file_actions_t fa;
-	int po[2], pe[2], rc;
-	pid_t pid;
-
-	if (pipe2(po, O_CLOEXEC) != 0)
-		return errno;
-	if (pipe2(pe, O_CLOEXEC) != 0) {
-		rc = errno;
-		close(po[0]);
-		close(po[1]);
+	if ((rc = tui_open_existing_db(dbpath, &d, &path, err)))
 		return rc;
+	wasm_err_clear(&e);
+	if (db_remote_get(d, name, r, &e)) {
+		db_close(d);
+		fprintf(err, "heisen %s: %s\n", who, e.msg);
+		return tui_exit_for(e.status);
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(po[1]);
-	close(pe[1]);
-	if (rc == 0) {
-		drain(po[0], pe[0], mono_now() + timeout, io);
-		/* Only the transport this check started is stopped. */
-		if (io->timed_out)
-			kill(pid, SIGKILL);
-		while (waitpid(pid, &io->status, 0) < 0 && errno == EINTR)
-			;
+	if (!db_node_url_parse(r->url, u, msg, sizeof msg)) {
+		fprintf(err,
+			"heisen %s: the URL of %s in %s is not usable: %s; "
+			"remove the node and add it again\n",
+			who, r->name, path, msg);
+		db_close(d);
+		db_remote_clear(r);
+		return TUI_EXIT_USAGE;
 	}
-	close(po[0]);
-	close(pe[0]);
-	return rc;
-}
-
-/* The last non-empty line of s, control bytes made '?', into buf. */
-static void last_line(const char *s, char *buf, size_t cap)
-{
-	size_t n = strlen(s), end, start, k = 0;
-
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-		n--;
-	end = n;
-	while (n && s[n - 1] != '\n')
-		n--;
-	start = n;
-	for (size_t i = start; i < end && k + 1 < cap; i++)
-		buf[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
-	buf[k] = 0;
+	db_close(d);
+	return TUI_EXIT_OK;
 }
 
 /* The value of "key" in a flat JSON object written by 'node self': a
@@ -453,72 +339,25 @@ typedef struct node_answer {
 } node_answer;
 
 /* How the transport ended, into ans. */
-static void judge(const node_io *io, const char *transport, node_answer *ans)
+static void judge(const rmt_result *io, node_answer *ans)
 {
-	char line[400];
 	static const char schema[] = "\"schema\":\"heisen.node-self/1\"";
+	const char *out = io->out ? (const char *)io->out : "";
 
-	last_line(io->err, line, sizeof line);
-	if (io->timed_out) {
-		snprintf(ans->why, sizeof ans->why,
-			 "no answer in time (--timeout TIME waits longer)%s%s",
-			 *line ? ": " : "", line);
-	} else if (!WIFEXITED(io->status)) {
-		snprintf(ans->why, sizeof ans->why,
-			 "%s was killed by signal %d", transport,
-			 WTERMSIG(io->status));
-	} else if (WEXITSTATUS(io->status) != 0) {
-		snprintf(ans->why, sizeof ans->why, "%s exited with %d%s%s",
-			 transport, WEXITSTATUS(io->status), *line ? ": " : "",
-			 line);
-	} else if (io->out_cut || strncmp(io->out, "{", 1) ||
-		   !strstr(io->out, schema)) {
+	if (rmt_failed(io, ans->why, sizeof ans->why))
+		return;
+	if (io->out_cut || strncmp(out, "{", 1) || !strstr(out, schema)) {
 		snprintf(ans->why, sizeof ans->why,
 			 "the node answered, but not as 'heisen node self "
 			 "--json' does (an older heisen, or another program "
 			 "called heisen on its PATH?)");
-	} else {
-		ans->reachable = true;
-		json_field(io->out, "version", ans->version,
-			   sizeof ans->version);
-		json_field(io->out, "arch", ans->arch, sizeof ans->arch);
-		json_field(io->out, "cores", ans->cores, sizeof ans->cores);
-		json_field(io->out, "hostname", ans->hostname,
-			   sizeof ans->hostname);
+		return;
 	}
-}
-
-/* argv for the transport: $HEISEN_SSH split on spaces (default ssh),
- * then ssh's options, the destination and the remote words. dest and
- * port are storage for the words made here. False when it has too many
- * words. */
-static bool transport_argv(char *env, const db_node_url *u, char **argv,
-			   char *dest, size_t dcap, char *port, size_t pcap)
-{
-	static const char *const remote[] = {"heisen", "node", "self",
-					     "--json"};
-	int n = 0;
-
-	for (char *w = strtok(env, " "); w; w = strtok(NULL, " "))
-		if (n < NODE_ARGV_MAX - 12)
-			argv[n++] = w;
-		else
-			return false;
-	if (!n)
-		argv[n++] = "ssh";
-	if (u->port) {
-		snprintf(port, pcap, "%u", u->port);
-		argv[n++] = "-p";
-		argv[n++] = port;
-	}
-	argv[n++] = "-o";
-	argv[n++] = "BatchMode=yes";
-	snprintf(dest, dcap, "%s%s%s", u->user, *u->user ? "@" : "", u->host);
-	argv[n++] = dest;
-	for (size_t i = 0; i < sizeof remote / sizeof *remote; i++)
-		argv[n++] = (char *)remote[i];
-	argv[n] = NULL;
-	return true;
+	ans->reachable = true;
+	json_field(out, "version", ans->version, sizeof ans->version);
+	json_field(out, "arch", ans->arch, sizeof ans->arch);
+	json_field(out, "cores", ans->cores, sizeof ans->cores);
+	json_field(out, "hostname", ans->hostname, sizeof ans->hostname);
 }
 
 static void check_report(const db_remote *r, const node_answer *ans, bool json,
@@ -558,96 +397,81 @@ static int node_check(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		      FILE *err)
 {
 	static const char *const opts[] = {"--db", "--json", "--timeout", NULL};
+	static const char *const words[] = {"heisen", "node", "self", "--json",
+					    NULL};
 	const char *tv = tui_opt_value(cmd, a, "--timeout");
-	const char *env = getenv("HEISEN_SSH");
-	char *argv[NODE_ARGV_MAX], dest[2 * DB_NODE_URL_MAX + 2], port[16];
-	char msg[256], *words;
-	double timeout = NODE_TIMEOUT_S;
 	node_answer ans = {0};
-	const char *path;
+	rmt_result io;
 	db_node_url u;
 	db_remote r;
-	node_io *io;
 	wasm_err e;
-	db *d;
 	int rc;
 
 	if (!node_only(cmd, a, "check", opts, err) ||
 	    !node_arity(
 		a, 2, "check NAME [--timeout TIME] [--db FILE] [--json]", err))
 		return TUI_EXIT_USAGE;
-	if (tv && !tui_parse_duration(tv, &timeout)) {
+	rmt_call c = {&u, words, NODE_TIMEOUT_S, -1, NODE_OUT_MAX, NULL, NULL};
+	if (tv && !tui_parse_duration(tv, &c.timeout_s)) {
 		fprintf(err,
 			"heisen node check: --timeout expects a duration such "
 			"as 10, 30s or 2m, got '%s'\n",
 			tv);
 		return TUI_EXIT_USAGE;
 	}
-	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
-				       err)))
+	if ((rc = tui_node_find(tui_opt_value(cmd, a, "--db"), a->operands[1],
+				"node check", &r, &u, err)))
 		return rc;
 	wasm_err_clear(&e);
-	if (db_remote_get(d, a->operands[1], &r, &e)) {
-		db_close(d);
-		fprintf(err, "heisen node check: %s\n", e.msg);
-		return tui_exit_for(e.status);
-	}
-	db_close(d);
-	if (!db_node_url_parse(r.url, &u, msg, sizeof msg)) {
-		fprintf(err,
-			"heisen node check: the URL of %s in %s is not usable: "
-			"%s; remove the node and add it again\n",
-			r.name, path, msg);
-		db_remote_clear(&r);
-		return TUI_EXIT_USAGE;
-	}
-	words = strdup(env ? env : "");
-	io = calloc(1, sizeof *io);
-	if (!words || !io) {
-		fprintf(err, "heisen node check: out of memory\n");
-		rc = TUI_EXIT_INTERNAL;
-	} else if (!transport_argv(words, &u, argv, dest, sizeof dest, port,
-				   sizeof port)) {
-		fprintf(err, "heisen node check: $HEISEN_SSH has too many "
-			     "words; give it a wrapper script instead\n");
-		rc = TUI_EXIT_USAGE;
+	if (rmt_run(&c, &io, &e)) {
+		if (e.status == WASM_NOMEM || e.status == WASM_INVALID) {
+			fprintf(err, "heisen node check: %s\n", e.msg);
+			db_remote_clear(&r);
+			return e.status == WASM_NOMEM ? TUI_EXIT_INTERNAL
+						      : TUI_EXIT_USAGE;
+		}
+		snprintf(ans.why, sizeof ans.why, "%s", e.msg);
 	} else {
-		int se = run_transport(argv, timeout, io);
-
-		if (se)
-			snprintf(ans.why, sizeof ans.why,
-				 "cannot run %s: %s (is it installed? "
-				 "$HEISEN_SSH names another transport)",
-				 argv[0], strerror(se));
-		else
-			judge(io, argv[0], &ans);
-		check_report(&r, &ans, tui_opt_value(cmd, a, "--json"), out);
-		rc = ans.reachable ? TUI_EXIT_OK : TUI_EXIT_FINDINGS;
+		judge(&io, &ans);
+		rmt_result_free(&io);
 	}
-	free(words);
-	free(io);
+	check_report(&r, &ans, tui_opt_value(cmd, a, "--json"), out);
 	db_remote_clear(&r);
-	return rc;
+	return ans.reachable ? TUI_EXIT_OK : TUI_EXIT_FINDINGS;
 }
 
 int tui_cmd_node(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
+	static const char *const db_json[] = {"--db", "--json", NULL};
+	static const char *const db_only[] = {"--db", NULL};
+	/* The sub-commands; opts NULL: the handler checks its options. The
+	 * last two are the node's side of `heisen dispatch`. */
+	static const struct {
+		const char *name;
+		tui_handler fn;
+		const char *const *opts;
+	} subs[] = {
+	    {"add", node_add, NULL},
+	    {"list", node_list_cmd, NULL},
+	    {"remove", node_remove, NULL},
+	    {"check", node_check, NULL},
+	    {"self", node_self, NULL},
+	    {"status", tui_node_status, db_json},
+	    {"receive", tui_node_receive, db_only},
+	    {"start", tui_node_start, db_only},
+	};
 	const char *sub = a->operands[0];
 
-	if (!strcmp(sub, "add"))
-		return node_add(cmd, a, out, err);
-	if (!strcmp(sub, "list"))
-		return node_list_cmd(cmd, a, out, err);
-	if (!strcmp(sub, "remove"))
-		return node_remove(cmd, a, out, err);
-	if (!strcmp(sub, "check"))
-		return node_check(cmd, a, out, err);
-	if (!strcmp(sub, "self"))
-		return node_self(cmd, a, out, err);
-	fprintf(
-	    err,
-	    "heisen node: no sub-command '%s'; use add, list, remove, check "
-	    "or self (see 'heisen help node')\n",
-	    sub);
+	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
+		if (strcmp(sub, subs[i].name))
+			continue;
+		if (subs[i].opts && !node_only(cmd, a, sub, subs[i].opts, err))
+			return TUI_EXIT_USAGE;
+		return subs[i].fn(cmd, a, out, err);
+	}
+	fprintf(err,
+		"heisen node: no sub-command '%s'; use add, list, remove, "
+		"check, self or status (see 'heisen help node')\n",
+		sub);
 	return TUI_EXIT_USAGE;
 }

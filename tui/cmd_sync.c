@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -72,6 +73,49 @@ int tui_cmd_export(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	return TUI_EXIT_OK;
 }
 
+/* Whether f (at its start) is an SQLite database: a workspace copied by
+ * hand, rather than a stream. */
+static bool is_workspace(FILE *f)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	bool yes = fread(head, 1, sizeof head, f) == sizeof head &&
+		   !memcmp(head, magic, sizeof head);
+
+	rewind(f);
+	return yes;
+}
+
+/* The records of the workspace in file, into d: its export stream, made
+ * in memory, imported as any other. */
+static wasm_status import_workspace(db *d, const char *file,
+				    db_sync_added *n, wasm_err *e)
+{
+	uint64_t cursor, nruns;
+	char *buf = NULL;
+	size_t len = 0;
+	wasm_status st;
+	FILE *mem;
+	db *src;
+
+	if ((st = db_open(file, &src, e)))
+		return st;
+	if (!(mem = open_memstream(&buf, &len))) {
+		db_close(src);
+		return wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	}
+	st = db_export(src, 0, mem, &cursor, &nruns, e);
+	db_close(src);
+	if (fclose(mem) && !st)
+		st = wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory for the records of %s", file);
+	if (!st)
+		st = db_import_mem(d, (const uint8_t *)buf, len, file, 0, n, e);
+	free(buf);
+	return st;
+}
+
 int tui_cmd_import(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *file = a->operands[0];
@@ -98,9 +142,14 @@ int tui_cmd_import(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		return rc;
 	}
 	wasm_err_clear(&e);
-	st = db_import(d, f, src, &n, &e);
-	if (!std_in)
+	if (!std_in && is_workspace(f)) {
 		fclose(f);
+		st = import_workspace(d, file, &n, &e);
+	} else {
+		st = db_import(d, f, src, &n, &e);
+		if (!std_in)
+			fclose(f);
+	}
 	db_close(d);
 	if (st) {
 		fprintf(err, "heisen import: %s\n", e.msg);

@@ -299,10 +299,39 @@ static const tui_opt import_opts[] = {
 static const tui_opt node_opts[] = {
 	DB_OPT,
 	{"--json", NULL,
-	 "list, check, self: print JSON (schemas heisen.nodes/1, "
-	 "heisen.node-check/1, heisen.node-self/1)"},
+	 "list, check, status, self: print JSON (schemas heisen.nodes/1, "
+	 "heisen.node-check/1, heisen.campaigns/1, heisen.node-self/1)"},
 	{"--timeout", "TIME",
 	 "check: give up on the node after TIME (default 10s)"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt fetch_opts[] = {
+	{"--all", NULL, "fetch from every registered node"},
+	{"--timeout", "TIME",
+	 "give up on a node after TIME (default 10m)"},
+	DB_OPT,
+	{"--json", NULL, "print the result as JSON (schema heisen.fetch/1)"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt dispatch_opts[] = {
+	{"--densities", "LIST",
+	 "densities in percent: FIRST:LAST:STEP or a comma list (default "
+	 "5:100:5)"},
+	{"--runs", "N", "runs per cell (default 5 without --budget)"},
+	{"--budget", "TIME",
+	 "run rounds until TIME (90s, 10m, 2h) has passed"},
+	{"--profiles", "LIST", "comma-separated profiles (default: all)"},
+	{"--jobs", "J", "worker processes at once (default: the node's CPUs)"},
+	{"--seed", "S", "campaign seed"},
+	{"--delay", "UNITS", "spin units of an armed probe (default 50)"},
+	{"--timeout", "TIME",
+	 "a run still going after TIME is stopped (default 10s)"},
+	{"--prune", NULL, "arm only sites found shared between threads"},
+	DB_OPT,
+	{"--json", NULL,
+	 "print the result as JSON (schema heisen.dispatch/1)"},
 	{NULL, NULL, NULL},
 };
 
@@ -717,7 +746,47 @@ const tui_cmd tui_commands[] = {
 	 "not a heisen export, is truncated, corrupt or from a newer heisen, "
 	 "or the database cannot be used; 3 on an internal error.",
 	 1, 1, import_opts, tui_cmd_import},
-	{"node", "add NAME URL | list | remove NAME | check NAME | self",
+	{"fetch", "NAME...|--all [--timeout TIME] [--db FILE] [--json]",
+	 "bring the new records of remote nodes into the workspace",
+	 "For each node named (or every node with --all), runs 'heisen "
+	 "export --since CURSOR' in the node's workspace over ssh (or "
+	 "$HEISEN_SSH), CURSOR being where the last fetch from it ended, and "
+	 "imports the stream as 'heisen import' does: checked whole before "
+	 "anything is added, in one transaction with the node's new cursor, "
+	 "so that a fetch cut short adds nothing and the next one starts "
+	 "where the last good one ended, and a repeated fetch adds nothing. "
+	 "Runs keep the node that ran them: grids show each node as its own "
+	 "row. On a terminal, a progress line shows the bytes received. "
+	 "Prints 'NAME: N runs added (M campaigns, K bugs new), cursor C' "
+	 "per node.\n"
+	 "Exit status: 0 when every node was fetched; 1 when a node could "
+	 "not be reached or sent a stream that was refused (the message "
+	 "says why; nothing was imported from it); 2 on bad usage, an "
+	 "unknown node or a workspace that cannot be used; 3 on an internal "
+	 "error.",
+	 0, TUI_MAX_OPERANDS, fetch_opts, tui_cmd_fetch},
+	{"dispatch",
+	 "NAME... PROGRAM.wasm [sweep options] [--db FILE] [--json] [-- "
+	 "ARGS]",
+	 "start a sweep of a program on remote nodes",
+	 "Sends PROGRAM.wasm (the first operand ending in .wasm; the ones "
+	 "before it name the nodes) to each node, by hash, so a node that "
+	 "has it is not sent it again ('heisen node receive' stores it "
+	 "beside the node's workspace, in heisen-programs/HASH/), then "
+	 "starts 'heisen sweep' on it there with the sweep options given "
+	 "and the program's ARGS, detached ('heisen node start': its own "
+	 "session, output to heisen-dispatch.log beside the workspace), so "
+	 "that it runs on after the ssh session ends. Returns at once. "
+	 "'heisen node status NAME' shows the node's campaigns, 'heisen "
+	 "fetch NAME' brings the runs home.\n"
+	 "Exit status: 0 when the sweep started on every node; 1 when a node "
+	 "could not be reached or refused (the message says why); 2 on bad "
+	 "usage, an unknown node or an unreadable program; 3 on an internal "
+	 "error.",
+	 2, TUI_MAX_OPERANDS, dispatch_opts, tui_cmd_dispatch},
+	{"node",
+	 "add NAME URL | list | remove NAME | check NAME | status NAME | "
+	 "self",
 	 "register the remote machines (nodes) a workspace works with",
 	 "A node is a heisen workspace on another machine, reached with ssh "
 	 "(docs/nodes.md). 'node add NAME ssh://[user@]host[:port]/path' "
@@ -729,14 +798,16 @@ const tui_cmd tui_commands[] = {
 	 "words of $HEISEN_SSH), one argument per word, never a local "
 	 "shell, with BatchMode so it never asks for a password, and "
 	 "reports whether it answered and its heisen version, architecture "
-	 "and cores, or the transport's last error line. 'node self' prints "
-	 "what this machine is. Running campaigns on nodes and fetching "
-	 "their records are not built yet.\n"
+	 "and cores, or the transport's last error line. 'node status NAME' "
+	 "shows the campaigns of the node's workspace ('heisen campaigns' "
+	 "run there). 'node self' prints what this machine is. 'node "
+	 "receive' and 'node start' are the node's side of 'heisen "
+	 "dispatch'. See also 'heisen fetch'.\n"
 	 "Exit status: 0 on success (check: the node answered); 1 if check "
-	 "found the node unreachable; 2 on bad usage, a bad name or URL, a "
-	 "duplicate or unknown node, or a database that cannot be used; 3 "
-	 "on an internal error.",
-	 1, 3, node_opts, tui_cmd_node},
+	 "or status found the node unreachable; 2 on bad usage, a bad name "
+	 "or URL, a duplicate or unknown node, or a database that cannot be "
+	 "used; 3 on an internal error.",
+	 1, TUI_MAX_OPERANDS, node_opts, tui_cmd_node},
 	{"factor",
 	 "[BUG] [--samples M] [--seed S] [--prior pooled|paper] [--db FILE] "
 	 "[--json]",

@@ -80,7 +80,8 @@ assert d["version"] and d["hostname"], d
 PY
 
 # check through a stand-in for ssh: it records its argv, drops ssh's
-# options and the destination, and runs the remote words here.
+# options and the destination, and runs the remote words here as ssh
+# does on the node: joined with spaces, by a shell.
 mkdir "$dir/bin"
 ln -s "$HEISEN" "$dir/bin/heisen"
 cat >"$dir/fakessh" <<EOF2
@@ -90,7 +91,7 @@ while [ \$# -gt 0 ]; do
 	case \$1 in -p | -o) shift 2 ;; -*) shift ;; *) break ;; esac
 done
 shift
-PATH="$dir/bin:\$PATH" exec "\$@"
+PATH="$dir/bin:\$PATH" exec sh -c "\$*"
 EOF2
 chmod +x "$dir/fakessh"
 export HEISEN_SSH="$dir/fakessh -x"
@@ -102,13 +103,14 @@ assert d["schema"] == "heisen.node-check/1" and d["name"] == "pi", d
 assert d["reachable"] is True and d["error"] is None, d
 assert d["cores"] == int(sys.argv[2]) and d["version"] and d["arch"], d
 PY
-printf '%s\n' -x -p 2222 -o BatchMode=yes me@pi.local heisen node self --json \
-	>"$dir/argv.want"
+printf '%s\n' -x -p 2222 -o BatchMode=yes me@pi.local "'heisen'" "'node'" \
+	"'self'" "'--json'" >"$dir/argv.want"
 cmp -s "$dir/argv" "$dir/argv.want" ||
 	bad "check's transport argv: $(tr '\n' ' ' <"$dir/argv")"
 expect 0 "check, plain" "$HEISEN" node check box --db "$db"
 grep -q "^box: reachable, heisen " "$dir/out" || bad "check plain: $(snippet "$dir/out")"
-printf '%s\n' -x -o BatchMode=yes box heisen node self --json >"$dir/argv.want"
+printf '%s\n' -x -o BatchMode=yes box "'heisen'" "'node'" "'self'" "'--json'" \
+	>"$dir/argv.want"
 cmp -s "$dir/argv" "$dir/argv.want" ||
 	bad "check box's transport argv: $(tr '\n' ' ' <"$dir/argv")"
 

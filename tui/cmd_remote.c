@@ -1,0 +1,706 @@
+/*
+ * cmd_remote.c - working with remote nodes (docs/nodes.md): `heisen fetch`
+ * brings a node's records home, `heisen dispatch` starts a sweep on nodes,
+ * `heisen node status` shows a node's campaigns; and the node's side of
+ * dispatch: `node receive` stores a program sent by hash, `node start`
+ * starts a sweep that outlives the ssh session.
+ *
+ * Everything reaches the node through remote/transport.h (ssh, one
+ * quoted word per argument). What comes back is untrusted: a fetched
+ * stream is checked whole before anything is imported (db/sync.h), and
+ * text shown from a node has its control bytes replaced.
+ */
+#include "cli.h"
+#include "jsonw.h"
+
+#include "db/nodes.h"
+#include "db/sync.h"
+#include "remote/transport.h"
+#include "rewriter/instrument.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FETCH_TIMEOUT_S	  600.0
+#define DISPATCH_TIMEOUT_S 120.0
+#define STATUS_OUT_MAX	  (1024 * 1024)
+#define PROGRAM_MAX	  ((size_t)1 << 30) /* what `node receive` takes */
+
+/* The nodes a command names: every operand that is a node, or all of them
+ * with --all. */
+typedef struct node_set {
+	db_remote *v;
+	size_t n;
+} node_set;
+
+static void node_set_free(node_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		db_remote_clear(&s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+static bool collect(void *ctx, const db_remote *r)
+{
+	node_set *s = ctx;
+	db_remote *v = realloc(s->v, (s->n + 1) * sizeof *v);
+
+	if (!v)
+		return false;
+	s->v = v;
+	v[s->n] = *r;
+	v[s->n].name = wasm_strdup(r->name);
+	v[s->n].url = wasm_strdup(r->url);
+	s->n++;
+	return v[s->n - 1].name && v[s->n - 1].url;
+}
+
+/* Fill s with names[0..n) (each looked up: an unknown one is an error),
+ * or with every node when n is 0 and all is set. An exit code. */
+static int nodes_named(db *d, const char *who, const char *const *names,
+		       int n, bool all, node_set *s, FILE *err)
+{
+	wasm_err e;
+
+	wasm_err_clear(&e);
+	if (all) {
+		if (db_remote_list(d, collect, s, &e)) {
+			fprintf(err, "heisen %s: %s\n", who, e.msg);
+			return tui_exit_for(e.status);
+		}
+		if (!s->n) {
+			fprintf(err,
+				"heisen %s: no nodes in %s (add one with "
+				"'heisen node add NAME URL')\n",
+				who, db_file(d));
+			return TUI_EXIT_USAGE;
+		}
+		return TUI_EXIT_OK;
+	}
+	for (int i = 0; i < n; i++) {
+		db_remote r;
+		if (db_remote_get(d, names[i], &r, &e)) {
+			fprintf(err, "heisen %s: %s\n", who, e.msg);
+			return tui_exit_for(e.status);
+		}
+		bool ok = collect(s, &r);
+		db_remote_clear(&r);
+		if (!ok) {
+			fprintf(err, "heisen %s: out of memory\n", who);
+			return TUI_EXIT_INTERNAL;
+		}
+	}
+	return TUI_EXIT_OK;
+}
+
+/* The URL of node r, parsed; false (with the reason printed) when the
+ * stored URL is not usable. */
+static bool node_url(const char *who, const db_remote *r, db_node_url *u,
+		     FILE *err)
+{
+	char msg[256];
+
+	if (db_node_url_parse(r->url, u, msg, sizeof msg))
+		return true;
+	fprintf(err,
+		"heisen %s: %s: its URL is not usable: %s; remove the node "
+		"and add it again\n",
+		who, r->name, msg);
+	return false;
+}
+
+/* ---- fetch --------------------------------------------------------------- */
+
+typedef struct fetch_progress {
+	const char *name;
+	FILE *tty; /* NULL: not a terminal, no progress line */
+} fetch_progress;
+
+static void on_bytes(void *ctx, uint64_t bytes)
+{
+	fetch_progress *p = ctx;
+
+	if (p->tty)
+		fprintf(p->tty, "\r%s: %.1f MiB received", p->name,
+			(double)bytes / (1024.0 * 1024.0));
+}
+
+/* What one node's fetch did, for the report. */
+typedef struct fetched {
+	bool ok;
+	char why[600];
+	db_sync_added added;
+	uint64_t cursor, bytes;
+} fetched;
+
+static void fetch_one(db *d, const db_remote *r, double timeout, FILE *err,
+		      fetched *f)
+{
+	char cursor[32];
+	db_node_url u;
+	rmt_result io;
+	wasm_err e;
+	fetch_progress pr = {r->name, isatty(fileno(err)) ? err : NULL};
+
+	memset(f, 0, sizeof *f);
+	f->cursor = r->cursor;
+	if (!node_url("fetch", r, &u, err)) {
+		snprintf(f->why, sizeof f->why, "its URL is not usable");
+		return;
+	}
+	snprintf(cursor, sizeof cursor, "%" PRIu64, r->cursor);
+	const char *words[] = {"heisen", "export", "--since", cursor,
+			       "--db",	 u.path,   NULL};
+	rmt_call c = {&u, words, timeout, -1, 0, on_bytes, &pr};
+	wasm_err_clear(&e);
+	if (rmt_run(&c, &io, &e)) {
+		snprintf(f->why, sizeof f->why, "%s", e.msg);
+		return;
+	}
+	if (pr.tty)
+		fprintf(pr.tty, "\r\033[K");
+	f->bytes = io.nout;
+	if (rmt_failed(&io, f->why, sizeof f->why)) {
+		rmt_result_free(&io);
+		return;
+	}
+	if (db_import_mem(d, io.out, io.nout, r->name, r->id, &f->added, &e))
+		snprintf(f->why, sizeof f->why, "%s", e.msg);
+	else
+		f->ok = true;
+	if (f->ok && f->added.last_run > f->cursor)
+		f->cursor = f->added.last_run;
+	rmt_result_free(&io);
+}
+
+int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	bool all = tui_opt_value(cmd, a, "--all") != NULL;
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	const char *tv = tui_opt_value(cmd, a, "--timeout");
+	double timeout = FETCH_TIMEOUT_S;
+	node_set s = {0};
+	int rc, failed = 0;
+	const char *path;
+	tui_json j;
+	db *d;
+
+	if (all == (a->noperands > 0)) {
+		fprintf(err, "heisen fetch: name the nodes, or give --all; "
+			     "usage: heisen fetch NAME...|--all\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (tv && !tui_parse_duration(tv, &timeout)) {
+		fprintf(err,
+			"heisen fetch: --timeout expects a duration such as "
+			"90s or 10m, got '%s'\n",
+			tv);
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
+				       err)))
+		return rc;
+	if ((rc = nodes_named(d, "fetch", a->operands, a->noperands, all, &s,
+			      err))) {
+		db_close(d);
+		node_set_free(&s);
+		return rc;
+	}
+	if (json) {
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.fetch/1");
+		tui_json_arr(&j, "nodes");
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		fetched f;
+		fetch_one(d, &s.v[i], timeout, err, &f);
+		failed += !f.ok;
+		if (json) {
+			tui_json_obj(&j, NULL);
+			tui_json_str(&j, "name", s.v[i].name);
+			tui_json_bool(&j, "ok", f.ok);
+			if (f.ok)
+				tui_json_null(&j, "error");
+			else
+				tui_json_str(&j, "error", f.why);
+			tui_json_u64(&j, "bytes", f.bytes);
+			tui_json_u64(&j, "runs_added", f.added.runs);
+			tui_json_u64(&j, "campaigns_added", f.added.campaigns);
+			tui_json_u64(&j, "bugs_added", f.added.bugs);
+			tui_json_u64(&j, "cursor", f.cursor);
+			tui_json_end(&j, '}');
+		} else if (f.ok) {
+			fprintf(out,
+				"%s: %" PRIu64 " runs added (%" PRIu64
+				" campaigns, %" PRIu64 " bugs new), cursor "
+				"%" PRIu64 "\n",
+				s.v[i].name, f.added.runs, f.added.campaigns,
+				f.added.bugs, f.cursor);
+		} else {
+			fprintf(err,
+				"heisen fetch: %s: %s; nothing was imported "
+				"from it\n",
+				s.v[i].name, f.why);
+		}
+	}
+	if (json) {
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	}
+	db_close(d);
+	node_set_free(&s);
+	return failed ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
+}
+
+/* ---- dispatch ------------------------------------------------------------- */
+
+/* The options of `dispatch` that go on to the node's sweep. */
+static const char *const sweep_passed[] = {
+    "--densities", "--runs",  "--budget",  "--profiles", "--jobs",
+    "--seed",	   "--delay", "--timeout", "--prune",	 NULL};
+
+static bool passed_on(const char *opt)
+{
+	for (const char *const *p = sweep_passed; *p; p++)
+		if (!strcmp(*p, opt))
+			return true;
+	return false;
+}
+
+/* The first line of s without control bytes, into buf. */
+static void first_line(const uint8_t *s, size_t n, char *buf, size_t cap)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && s[i] != '\n' && k + 1 < cap; i++)
+		buf[k++] = s[i] < 0x20 ? '?' : (char)s[i];
+	buf[k] = 0;
+}
+
+/* Send the program (fd, hash) to node u and start the sweep there; false
+ * with why. The node's answers go into stored and started. */
+static bool dispatch_one(const db_node_url *u, int fd, const char *hash,
+			 const char *name, const char *const *sweep_words,
+			 char *stored, char *started, size_t cap, char *why,
+			 size_t wcap)
+{
+	const char *recv[] = {"heisen", "node", "receive", "--db", u->path,
+			      hash,	name,	NULL};
+	const char *words[TUI_MAX_OPERANDS + 2 * TUI_MAX_SEEN + 16];
+	rmt_call c = {u, recv, DISPATCH_TIMEOUT_S, fd, 64 * 1024, NULL, NULL};
+	rmt_result io;
+	wasm_err e;
+	int n = 0;
+
+	wasm_err_clear(&e);
+	if (lseek(fd, 0, SEEK_SET) != 0 || rmt_run(&c, &io, &e)) {
+		snprintf(why, wcap, "%s",
+			 e.status ? e.msg : "cannot read the program");
+		return false;
+	}
+	if (rmt_failed(&io, why, wcap)) {
+		rmt_result_free(&io);
+		return false;
+	}
+	first_line(io.out, io.nout, stored, cap);
+	rmt_result_free(&io);
+	if (!*stored || *stored != '/') {
+		snprintf(why, wcap,
+			 "the node did not say where it stored the program "
+			 "(an older heisen there?)");
+		return false;
+	}
+	words[n++] = "heisen";
+	words[n++] = "node";
+	words[n++] = "start";
+	words[n++] = "--db";
+	words[n++] = u->path;
+	words[n++] = "--";
+	words[n++] = "sweep";
+	words[n++] = stored;
+	for (const char *const *w = sweep_words; *w; w++)
+		words[n++] = *w;
+	words[n] = NULL;
+	c = (rmt_call){u, words, DISPATCH_TIMEOUT_S, -1, 64 * 1024, NULL, NULL};
+	if (rmt_run(&c, &io, &e)) {
+		snprintf(why, wcap, "%s", e.msg);
+		return false;
+	}
+	if (rmt_failed(&io, why, wcap)) {
+		rmt_result_free(&io);
+		return false;
+	}
+	first_line(io.out, io.nout, started, cap);
+	rmt_result_free(&io);
+	return true;
+}
+
+/* The operand that is the program: the first ending in ".wasm". */
+static int program_operand(const tui_args *a)
+{
+	for (int i = 0; i < a->noperands; i++) {
+		size_t n = strlen(a->operands[i]);
+		if (n > 5 && !strcmp(a->operands[i] + n - 5, ".wasm"))
+			return i;
+	}
+	return -1;
+}
+
+int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err)
+{
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	const char *sweep_words[2 * TUI_MAX_SEEN + TUI_MAX_OPERANDS + 2];
+	int prog = program_operand(a), n = 0, rc, failed = 0, fd;
+	char hash[24], name[256], stored[1024], started[1024], why[600];
+	node_set s = {0};
+	uint8_t *bytes;
+	size_t len;
+	const char *path;
+	tui_json j;
+	wasm_err e;
+	db *d;
+
+	if (prog < 1) {
+		fprintf(err, "heisen dispatch: usage: heisen dispatch NAME... "
+			     "PROGRAM.wasm [sweep options] [-- ARGS]\n");
+		return TUI_EXIT_USAGE;
+	}
+	wasm_err_clear(&e);
+	if (wasm_read_file(a->operands[prog], &bytes, &len, &e)) {
+		tui_print_err(err, a->operands[prog], &e);
+		return TUI_EXIT_USAGE;
+	}
+	snprintf(hash, sizeof hash, "%016" PRIx64, rw_hash(bytes, len));
+	wasm_free(bytes);
+	{
+		char *copy = strdup(a->operands[prog]);
+		snprintf(name, sizeof name, "%s", copy ? basename(copy) : "");
+		free(copy);
+	}
+	for (int i = 0; i < a->nseen; i++) {
+		const char *o = cmd->opts[a->seen[i].opt].name;
+		if (!passed_on(o))
+			continue;
+		sweep_words[n++] = o;
+		if (cmd->opts[a->seen[i].opt].arg)
+			sweep_words[n++] = a->seen[i].value;
+	}
+	if (prog + 1 < a->noperands)
+		sweep_words[n++] = "--";
+	for (int i = prog + 1; i < a->noperands; i++)
+		sweep_words[n++] = a->operands[i];
+	sweep_words[n] = NULL;
+	if ((fd = open(a->operands[prog], O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(err, "heisen dispatch: cannot open %s: %s\n",
+			a->operands[prog], strerror(errno));
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
+				       err))) {
+		close(fd);
+		return rc;
+	}
+	rc = nodes_named(d, "dispatch", a->operands, prog, false, &s, err);
+	db_close(d);
+	if (rc) {
+		close(fd);
+		node_set_free(&s);
+		return rc;
+	}
+	if (json) {
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.dispatch/1");
+		tui_json_str(&j, "program", name);
+		tui_json_str(&j, "hash", hash);
+		tui_json_arr(&j, "nodes");
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		db_node_url u;
+		bool ok = node_url("dispatch", &s.v[i], &u, err);
+		*why = *stored = *started = 0;
+		if (ok)
+			ok = dispatch_one(&u, fd, hash, name, sweep_words,
+					  stored, started, sizeof stored, why,
+					  sizeof why);
+		failed += !ok;
+		if (json) {
+			tui_json_obj(&j, NULL);
+			tui_json_str(&j, "name", s.v[i].name);
+			tui_json_bool(&j, "ok", ok);
+			if (ok) {
+				tui_json_null(&j, "error");
+				tui_json_str(&j, "program_path", stored);
+				tui_json_str(&j, "started", started);
+			} else {
+				tui_json_str(&j, "error", why);
+			}
+			tui_json_end(&j, '}');
+		} else if (ok) {
+			fprintf(out,
+				"%s: sweep of %s started (%s); follow it with "
+				"'heisen node status %s', bring its runs home "
+				"with 'heisen fetch %s'\n",
+				s.v[i].name, name, started, s.v[i].name,
+				s.v[i].name);
+		} else {
+			fprintf(err, "heisen dispatch: %s: %s\n", s.v[i].name,
+				why);
+		}
+	}
+	if (json) {
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	}
+	close(fd);
+	node_set_free(&s);
+	return failed ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
+}
+
+/* ---- node status ----------------------------------------------------------- */
+
+int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		    FILE *err)
+{
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	const char *words[] = {"heisen", "campaigns", "--db", NULL, NULL, NULL};
+	char why[600];
+	db_node_url u;
+	db_remote r;
+	rmt_result io;
+	wasm_err e;
+	int rc;
+
+	if (a->noperands != 2) {
+		fprintf(err, "heisen node: usage: heisen node status NAME "
+			     "[--db FILE] [--json]\n");
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = tui_node_find(tui_opt_value(cmd, a, "--db"), a->operands[1],
+				"node status", &r, &u, err)))
+		return rc;
+	words[3] = u.path;
+	words[4] = json ? "--json" : NULL;
+	rmt_call c = {&u, words, DISPATCH_TIMEOUT_S, -1, STATUS_OUT_MAX, NULL,
+		      NULL};
+	wasm_err_clear(&e);
+	if (rmt_run(&c, &io, &e)) {
+		fprintf(err, "heisen node status: %s: %s\n", r.name, e.msg);
+		db_remote_clear(&r);
+		return TUI_EXIT_FINDINGS;
+	}
+	if (rmt_failed(&io, why, sizeof why)) {
+		fprintf(err, "heisen node status: %s: %s\n", r.name, why);
+		rc = TUI_EXIT_FINDINGS;
+	} else if (json && (io.nout < 1 || io.out[0] != '{')) {
+		fprintf(err,
+			"heisen node status: %s answered, but not with JSON "
+			"(an older heisen there?)\n",
+			r.name);
+		rc = TUI_EXIT_FINDINGS;
+	} else {
+		/* The node's text, as it wrote it, bar control bytes. */
+		if (!json)
+			fprintf(out, "%s (%s):\n", r.name, r.url);
+		for (size_t i = 0; i < io.nout; i++)
+			fputc(io.out[i] < 0x20 && io.out[i] != '\n' &&
+				      io.out[i] != '\t'
+				  ? '?'
+				  : io.out[i],
+			      out);
+	}
+	rmt_result_free(&io);
+	db_remote_clear(&r);
+	return rc;
+}
+
+/* ---- the node's side of dispatch ------------------------------------------ */
+
+/* dir of the workspace path ws + "/heisen-programs/" + hash, made. */
+static bool program_dir(const char *ws, const char *hash, char *buf,
+			size_t cap)
+{
+	char *copy = strdup(ws);
+	int n;
+
+	if (!copy)
+		return false;
+	n = snprintf(buf, cap, "%s/heisen-programs", dirname(copy));
+	free(copy);
+	if (n < 0 || (size_t)n >= cap)
+		return false;
+	mkdir(buf, 0755);
+	n = snprintf(buf + n, cap - (size_t)n, "/%s", hash);
+	if (n < 0)
+		return false;
+	return mkdir(buf, 0755) == 0 || errno == EEXIST;
+}
+
+/* Whether file exists and hashes to hash. */
+static bool have_program(const char *file, const char *hash)
+{
+	uint8_t *bytes;
+	size_t len;
+	wasm_err e;
+	char h[24];
+
+	if (wasm_read_file(file, &bytes, &len, &e))
+		return false;
+	snprintf(h, sizeof h, "%016" PRIx64, rw_hash(bytes, len));
+	wasm_free(bytes);
+	return !strcmp(h, hash);
+}
+
+static bool hash_ok(const char *h)
+{
+	size_t n = strlen(h);
+
+	if (n != 16)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* A program's file name: what db_node_name_ok allows, ending in .wasm. */
+static bool file_name_ok(const char *name)
+{
+	char msg[128];
+	size_t n = strlen(name);
+
+	return n > 5 && !strcmp(name + n - 5, ".wasm") &&
+	       db_node_name_ok(name, msg, sizeof msg);
+}
+
+int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err)
+{
+	const char *ws = tui_opt_value(cmd, a, "--db");
+	char dir[4096], file[4400], tmp[4500];
+	wasm_buf b = {0};
+	uint8_t buf[65536];
+	wasm_err e;
+	ssize_t n;
+	int fd;
+
+	if (a->noperands != 3 || !ws || !hash_ok(a->operands[1]) ||
+	    !file_name_ok(a->operands[2])) {
+		fprintf(err, "heisen node: usage: heisen node receive --db "
+			     "WORKSPACE HASH NAME.wasm (HASH: 16 hex digits; "
+			     "NAME: letters, digits, '.', '_', '-'), the "
+			     "program on stdin\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (!program_dir(ws, a->operands[1], dir, sizeof dir)) {
+		fprintf(err, "heisen node receive: cannot make %s: %s\n", dir,
+			strerror(errno));
+		return TUI_EXIT_USAGE;
+	}
+	snprintf(file, sizeof file, "%s/%s", dir, a->operands[2]);
+	/* Sent once: a program already here is not read again. */
+	if (have_program(file, a->operands[1])) {
+		fprintf(out, "%s\n", file);
+		return TUI_EXIT_OK;
+	}
+	while ((n = read(0, buf, sizeof buf)) > 0 && b.len <= PROGRAM_MAX)
+		wasm_buf_put(&b, buf, (size_t)n);
+	if (n < 0 || b.oom || b.len > PROGRAM_MAX) {
+		fprintf(err, "heisen node receive: cannot read the program: %s\n",
+			n < 0 ? strerror(errno) : "too large or out of memory");
+		wasm_buf_fini(&b);
+		return TUI_EXIT_USAGE;
+	}
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
+	char h[24];
+	snprintf(h, sizeof h, "%016" PRIx64, rw_hash(b.data, b.len));
+	wasm_err_clear(&e);
+	if (strcmp(h, a->operands[1])) {
+		fprintf(err,
+			"heisen node receive: the program arrived with hash %s, "
+			"not %s: cut short on the way? nothing was stored\n",
+			h, a->operands[1]);
+		wasm_buf_fini(&b);
+		return TUI_EXIT_USAGE;
+	}
+	fd = wasm_write_file(tmp, b.data, b.len, &e) ? -1 : 0;
+	wasm_buf_fini(&b);
+	if (fd < 0 || rename(tmp, file) != 0) {
+		fprintf(err, "heisen node receive: cannot store %s: %s\n", file,
+			fd < 0 ? e.msg : strerror(errno));
+		unlink(tmp);
+		return TUI_EXIT_USAGE;
+	}
+	fprintf(out, "%s\n", file);
+	return TUI_EXIT_OK;
+}
+
+int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		   FILE *err)
+{
+	const char *ws = tui_opt_value(cmd, a, "--db");
+	const char *argv[TUI_MAX_OPERANDS + 4];
+	char log[4200], *copy;
+	int n = 0, fd;
+	pid_t pid;
+
+	if (a->noperands < 3 || !ws || strcmp(a->operands[1], "sweep")) {
+		fprintf(err, "heisen node: usage: heisen node start --db "
+			     "WORKSPACE -- sweep PROGRAM.wasm [sweep "
+			     "options]\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (!(copy = strdup(ws))) {
+		fprintf(err, "heisen node start: out of memory\n");
+		return TUI_EXIT_INTERNAL;
+	}
+	snprintf(log, sizeof log, "%s/heisen-dispatch.log", dirname(copy));
+	free(copy);
+	argv[n++] = "heisen";
+	for (int i = 1; i < a->noperands; i++)
+		argv[n++] = a->operands[i];
+	argv[n++] = "--db";
+	argv[n++] = ws;
+	argv[n] = NULL;
+	if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) <
+	    0) {
+		fprintf(err, "heisen node start: cannot open %s: %s\n", log,
+			strerror(errno));
+		return TUI_EXIT_USAGE;
+	}
+	fflush(out);
+	fflush(err);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(err, "heisen node start: cannot fork: %s\n",
+			strerror(errno));
+		close(fd);
+		return TUI_EXIT_INTERNAL;
+	}
+	if (pid == 0) {
+		/* Its own session, no terminal, output to the log: the sweep
+		 * outlives the ssh session that started it. */
+		int in = open("/dev/null", O_RDONLY);
+		setsid();
+		if (in >= 0)
+			dup2(in, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv("/proc/self/exe", (char *const *)argv);
+		_exit(127);
+	}
+	close(fd);
+	fprintf(out, "pid %ld on the node, log %s\n", (long)pid, log);
+	return TUI_EXIT_OK;
+}

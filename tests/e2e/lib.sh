@@ -10,6 +10,8 @@
 #   make_flags     make's flags for the build $HEISEN comes from (SANITIZE=1
 #                  for build-asan/heisen), as an array
 #   need_demos     build demos/ with the heisen under test (plain or ASan)
+#   skip MSG       give up without failing: what this machine lacks (run.sh
+#                  counts the test as skipped, not passed)
 #   finish NAME    report the failed checks and exit 1, or exit 0
 set -u
 : "${HEISEN:?HEISEN must name the heisen binary}"
@@ -31,6 +33,17 @@ need_demos() {
 		sed 's/^/    /' "$dir/make.log" | tail -20
 		exit 1
 	fi
+}
+
+# 77 is the automake convention for a skipped test. Checks that already
+# failed still fail the test: a skip must not hide them.
+skip() {
+	echo "skipped: $*"
+	if [ "$failures" -ne 0 ]; then
+		echo "  FAIL: $failures check(s) failed before the skip"
+		exit 1
+	fi
+	exit 77
 }
 
 finish() {

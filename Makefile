@@ -94,10 +94,12 @@ help:
 
 # Debian packages the project needs. Idempotent: installs only what is
 # missing, so a machine that has them all makes no network request.
+# openssh-server is for the remote-node e2e tests, which start their own
+# sshd on loopback (tests/e2e/lib_sshd.sh) and never use the system one.
 DEB_PKGS := build-essential pkg-config libncurses-dev libreadline-dev \
 	libedit-dev libsqlite3-dev sqlite3 libcmocka-dev clang lld \
 	libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc llvm wabt tmux xxd \
-	python3 man-db
+	python3 man-db openssh-client openssh-server
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \

@@ -667,11 +667,14 @@ int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	}
 	snprintf(log, sizeof log, "%s/heisen-dispatch.log", dirname(copy));
 	free(copy);
+	/* The workspace before the sweep's words: after a "--" there, it
+	 * would be one of the program's arguments. */
 	argv[n++] = "heisen";
-	for (int i = 1; i < a->noperands; i++)
-		argv[n++] = a->operands[i];
+	argv[n++] = a->operands[1];
 	argv[n++] = "--db";
 	argv[n++] = ws;
+	for (int i = 2; i < a->noperands; i++)
+		argv[n++] = a->operands[i];
 	argv[n] = NULL;
 	if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) <
 	    0) {

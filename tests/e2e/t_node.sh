@@ -169,4 +169,55 @@ expect 0 "remove the last" "$HEISEN" node remove box --db "$db"
 expect 0 "list empty" "$HEISEN" node list --db "$db"
 grep -q "^no nodes in " "$dir/out" || bad "empty list: $(snippet "$dir/out")"
 
+# dispatch, status and fetch through the stand-in (t_ssh.sh does it through
+# a real sshd): the program is sent once and swept on the "node" (here, a
+# workspace of this machine named by HEISEN_NODE), and its runs come home.
+need_demos
+home=$dir/home.db
+nodews=$dir/node/ws.db
+mkdir "$dir/node"
+expect 0 "add a local node" "$HEISEN" node add loc "ssh://127.0.0.1$nodews" --db "$home"
+export HEISEN_SSH="$dir/fakessh -x"
+# Words a shell would run, given to the program as arguments: they must
+# arrive as they are, never as commands.
+HEISEN_NODE=far expect 0 "dispatch" "$HEISEN" dispatch loc \
+	"$root/demos/build/fibonacci.wasm" --densities 100 --runs 3 \
+	--profiles default --db "$home" -- "x; touch $dir/pwned" "\$(touch $dir/pwned2)"
+grep -q "^loc: sweep of fibonacci.wasm started (pid [0-9]* on the node" \
+	"$dir/out" || bad "dispatch: $(snippet "$dir/out") $(snippet "$dir/err")"
+stored=$(ls "$dir"/node/heisen-programs/*/fibonacci.wasm 2>/dev/null)
+cmp -s "$stored" "$root/demos/build/fibonacci.wasm" || bad "program not stored as sent"
+for i in $(seq 100); do
+	grep -q '"status":"done"' "$dir/status.json" 2>/dev/null && break
+	sleep 0.2
+	"$HEISEN" node status loc --db "$home" --json >"$dir/status.json" 2>&1
+done
+grep -q '"status":"done"' "$dir/status.json" || bad "node status: $(snippet "$dir/status.json")"
+[ ! -e "$dir/pwned" ] && [ ! -e "$dir/pwned2" ] || bad "a program argument ran as a shell command"
+expect 0 "fetch" "$HEISEN" fetch loc --db "$home"
+grep -q "^loc: 3 runs added (1 campaigns, [0-9]* bugs new), cursor 3$" "$dir/out" ||
+	bad "fetch: $(snippet "$dir/out") $(snippet "$dir/err")"
+[ "$(sqlite3 "$home" "SELECT DISTINCT n.hostname FROM runs r JOIN nodes n ON n.id = r.node_id")" = far ] ||
+	bad "fetched runs do not keep their node"
+expect 0 "fetch again" "$HEISEN" fetch --all --db "$home" --json
+grep -q '"runs_added":0' "$dir/out" || bad "second fetch: $(snippet "$dir/out")"
+[ "$(sqlite3 "$home" "SELECT cursor || ' ' || runs_fetched FROM remotes")" = "3 3" ] ||
+	bad "cursor and count after two fetches"
+# Sent once: a second dispatch finds the program and does not store it anew.
+touch -d @1 "$stored"
+HEISEN_NODE=far expect 0 "dispatch again" "$HEISEN" dispatch loc \
+	"$root/demos/build/fibonacci.wasm" --densities 100 --runs 1 --profiles default --db "$home"
+[ "$(stat -c %Y "$stored")" = 1 ] || bad "the program was stored again"
+expect 2 "dispatch, no program" "$HEISEN" dispatch loc --db "$home"
+expect 2 "dispatch, unknown node" "$HEISEN" dispatch nope "$root/demos/build/fibonacci.wasm" --db "$home"
+expect 2 "fetch, nothing named" "$HEISEN" fetch --db "$home"
+expect 2 "fetch, both" "$HEISEN" fetch loc --all --db "$home"
+# The node's side refuses what it cannot trust.
+expect 2 "receive, bad hash" "$HEISEN" node receive --db "$nodews" xyz fib.wasm
+expect 2 "receive, bad name" "$HEISEN" node receive --db "$nodews" 0123456789abcdef ../x.wasm
+printf 'junk' | expect 2 "receive, wrong bytes" "$HEISEN" node receive --db "$nodews" 0123456789abcdef j.wasm
+grep -q "arrived with hash" "$dir/err" || bad "receive, wrong bytes: $(snippet "$dir/err")"
+expect 2 "start, not a sweep" "$HEISEN" node start --db "$nodews" -- rm x
+unset HEISEN_SSH
+
 finish t_node

@@ -117,7 +117,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	" (SELECT count(DISTINCT rb.bug_id) FROM runs r JOIN run_bugs rb"      \
 	" ON rb.run_id = r.id WHERE r.campaign_id = c.id),"                    \
 	" (SELECT count(DISTINCT profile || ':' || density_bp) FROM runs"      \
-	" WHERE campaign_id = c.id), c.mask_version, c.owner, c.kind"          \
+	" WHERE campaign_id = c.id), c.mask_version, c.owner, c.kind,"         \
+	" (SELECT hostname FROM nodes WHERE id = c.node_id)"                   \
 	" FROM campaigns c JOIN programs p ON p.id = c.program_id"
 #define RUN_COLS                                                               \
 	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
@@ -1173,6 +1174,7 @@ void db_campaign_clear(db_campaign *c)
 	wasm_free(c->pruned);
 	wasm_free(c->args);
 	wasm_free(c->status);
+	wasm_free(c->node);
 	memset(c, 0, sizeof *c);
 }
 
@@ -1314,6 +1316,7 @@ static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 	c->cells = (uint64_t)sqlite3_column_int64(s, 21);
 	c->mask_version = (uint32_t)sqlite3_column_int64(s, 22);
 	c->kind = db_kind_parse((const char *)sqlite3_column_text(s, 24));
+	c->node = col_dup(s, 25, &ok);
 	if (ok && c->status && !strcmp(c->status, "running")) {
 		const char *owner = (const char *)sqlite3_column_text(s, 23);
 		ok = owner_check(d, owner, c);

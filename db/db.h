@@ -127,6 +127,7 @@ typedef struct db_campaign {
 	uint64_t cells;       /* (profile, density) cells with >= 1 run */
 	int owner_pid;        /* running/interrupted: its sweep process */
 	bool owner_remote;    /* running on another machine: not checked */
+	char *node;           /* host name of the node that ran it, or NULL */
 } db_campaign;
 
 /* Insert c (id, created and the counters are ignored) and set c->id. A

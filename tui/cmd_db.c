@@ -206,6 +206,10 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 			     c->created > 0 ? (uint64_t)c->created : 0);
 		tui_json_str(j, "status", c->status ? c->status : "");
 		tui_json_str(j, "kind", db_kind_name(c->kind));
+		if (c->node)
+			tui_json_str(j, "node", c->node);
+		else
+			tui_json_null(j, "node");
 		tui_json_u64(j, "runs_done", c->done);
 		if (c->planned)
 			tui_json_u64(j, "runs_planned", c->planned);
@@ -250,9 +254,10 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 	}
 	if (l->n == 1)
 		fprintf(l->out,
-			"%-5s %-5s %-20s %-16s %-11s %-15s %5s %5s  %-16s %s\n",
+			"%-5s %-5s %-20s %-16s %-11s %-15s %5s %5s  %-16s "
+			"%-16s %s\n",
 			"id", "kind", "program", "created", "status", "runs",
-			"cells", "bugs", "densities", "profiles");
+			"cells", "bugs", "densities", "profiles", "node");
 	tui_fmt_time(c->created, created, sizeof created);
 	if (c->planned)
 		snprintf(runs, sizeof runs, "%" PRIu64 "/%" PRIu64, c->done,
@@ -261,11 +266,11 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 		snprintf(runs, sizeof runs, "%" PRIu64 "/-", c->done);
 	fprintf(l->out,
 		"%-5" PRId64 " %-5s %-20s %-16s %-11s %-15s %5" PRIu64
-		" %5" PRIu64 "  %-16s %s\n",
+		" %5" PRIu64 "  %-16s %-16s %s\n",
 		c->id, db_kind_name(c->kind), or_unknown(c->program), created,
-		or_unknown(c->status),
-		runs, c->cells, c->bugs, or_unknown(c->densities),
-		or_unknown(c->profiles));
+		or_unknown(c->status), runs, c->cells, c->bugs,
+		or_unknown(c->densities), or_unknown(c->profiles),
+		or_unknown(c->node));
 	return true;
 }
 

@@ -975,7 +975,7 @@ static const tui_keydoc global_keys[] = {
     {"/", "filter the rows of a table by text"},
     {"< > I", "sort column left, right; invert the order"},
     {"r", "reload from the database"},
-    {"1 2", "campaigns, all bugs"},
+    {"1 2 3", "campaigns, all bugs, remote nodes"},
     {"S", "stop the running sweep (its runs are kept)"},
     {"Q Ctrl-C", "quit (a running sweep is stopped first)"},
     {NULL, NULL},
@@ -1054,6 +1054,7 @@ static void global_key(tui_app *app, int ch)
 			tui_pop(app);
 		break;
 	case '2': tui_open_bugs(app, 0); break;
+	case '3': tui_open_nodes(app); break;
 	case 'S':
 		if (!app->sweep.active) {
 			tui_msg(app, true, "no sweep is running");

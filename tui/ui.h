@@ -237,6 +237,8 @@ bool tui_open_bugs(tui_app *app, int64_t program_id);
 bool tui_open_bug(tui_app *app, int64_t bug_id);
 bool tui_open_runs(tui_app *app, int64_t campaign_id);
 bool tui_open_run(tui_app *app, int64_t run_id);
+/* The remote nodes (docs/nodes.md): check, status, fetch, dispatch. */
+bool tui_open_nodes(tui_app *app);
 /* A child's output, live, under title; argv as for tui_child_start. */
 bool tui_open_output(tui_app *app, const char *title, char *const argv[]);
 /* The new-sweep form, with program preset when not NULL. */

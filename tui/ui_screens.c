@@ -1,12 +1,14 @@
 /*
  * ui_screens.c - the TUI's screens: campaigns (the root, with the live
  * sweep), the new-sweep form, bugs, a bug's detail with its detections
- * grid, a campaign's runs, one run, and a child command's output. Each is
+ * grid, a campaign's runs, one run, the remote nodes, and a child
+ * command's output. Each is
  * a tui_screen_ops row over the widgets of ui.h; the data comes from db/
  * through the same calls the listing commands use.
  */
 #include "ui.h"
 
+#include "db/nodes.h"
 #include "detector/race.h"
 #include "rewriter/instrument.h"
 
@@ -111,6 +113,209 @@ static void list_free(tui_screen *scr)
 	free(l);
 }
 
+/* ---- nodes ----------------------------------------------------------------
+ * The remote nodes of the workspace (docs/nodes.md). Everything that
+ * reaches a node (check, status, fetch, dispatch) runs as a child heisen
+ * on an output screen: ssh may take seconds, the screen never waits. */
+
+typedef struct nodes_view {
+	list l; /* first: the screen's state is a list */
+	char **names;
+	size_t n, cap;
+	int64_t ask_id; /* the node `d` asks a program for */
+	char program[4096];
+} nodes_view;
+
+static const tui_col node_cols[] = {
+    {"NAME", 8, false, false},	      {"HOST", 16, false, false},
+    {"LAST FETCH", 16, false, false}, {"RUNS", 6, true, false},
+    {"CURSOR", 6, true, false},	      {"URL", 20, false, true},
+};
+
+static const tui_keydoc nodes_keys[] = {
+    {"Enter c", "check the node: reachable, heisen version, cores"},
+    {"s", "the node's campaigns (heisen node status)"},
+    {"f", "fetch the node's new runs"},
+    {"F", "fetch every node"},
+    {"d", "dispatch a sweep of a program to the node"},
+    {NULL, NULL},
+};
+
+static bool node_row_cb(void *ctx, const db_remote *r)
+{
+	nodes_view *v = ctx;
+	char host[2 * DB_NODE_URL_MAX + 2], fetched[32] = "never", runs[24],
+	    cursor[24], msg[128];
+	const char *cell[6];
+	db_node_url u;
+
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 8;
+		char **p = realloc(v->names, cap * sizeof *p);
+		if (!p)
+			return false;
+		v->names = p;
+		v->cap = cap;
+	}
+	if (!(v->names[v->n] = strdup(r->name)))
+		return false;
+	v->n++;
+	if (db_node_url_parse(r->url, &u, msg, sizeof msg))
+		snprintf(host, sizeof host, "%s%s%s", u.user, *u.user ? "@" : "",
+			 u.host);
+	else
+		snprintf(host, sizeof host, "?");
+	if (r->last_fetch > 0)
+		tui_fmt_time(r->last_fetch, fetched, sizeof fetched);
+	snprintf(runs, sizeof runs, "%" PRIu64, r->runs_fetched);
+	snprintf(cursor, sizeof cursor, "%" PRIu64, r->cursor);
+	cell[0] = r->name;
+	cell[1] = host;
+	cell[2] = fetched;
+	cell[3] = runs;
+	cell[4] = cursor;
+	cell[5] = r->url;
+	return list_add(&v->l, (int64_t)v->n, TUI_NORMAL, cell);
+}
+
+static wasm_status nodes_fill(list *l, db *d, wasm_err *e)
+{
+	nodes_view *v = (nodes_view *)l;
+
+	for (size_t i = 0; i < v->n; i++)
+		free(v->names[i]);
+	v->n = 0;
+	return db_remote_list(d, node_row_cb, v, e);
+}
+
+/* The name of the selected node, or NULL. */
+static const char *node_sel(nodes_view *v)
+{
+	int64_t id = tui_table_selected(&v->l.t);
+
+	return id > 0 && (size_t)id <= v->n ? v->names[id - 1] : NULL;
+}
+
+/* `heisen WORDS... --db WORKSPACE` on an output screen. */
+static void node_output(tui_app *app, const char *title, const char *w0,
+			const char *w1, const char *w2, const char *w3)
+{
+	char *argv[] = {"heisen",      (char *)w0, (char *)w1, (char *)w2,
+			(char *)w3,    NULL,	   NULL,       NULL};
+	int n = 1;
+
+	while (argv[n])
+		n++;
+	argv[n++] = "--db";
+	argv[n++] = (char *)tui_app_dbpath(app);
+	tui_open_output(app, title, argv);
+}
+
+static void dispatch_to(void *ctx, tui_app *app, const char *text)
+{
+	nodes_view *v = ctx;
+	char title[160];
+	const char *name;
+
+	if (!text || !*text || v->ask_id < 1 || (size_t)v->ask_id > v->n)
+		return;
+	name = v->names[v->ask_id - 1];
+	snprintf(title, sizeof title, "Dispatch to %s", name);
+	node_output(app, title, "dispatch", name, text, NULL);
+}
+
+static bool first_program(void *ctx, const db_campaign *c)
+{
+	*(int64_t *)ctx = c->program_id;
+	return false;
+}
+
+/* The path of the program of the newest campaign, what `d` offers, into
+ * buf (empty when there is none). */
+static void newest_program(tui_app *app, char *buf, size_t cap)
+{
+	int64_t id = 0;
+	db_program p = {0};
+	wasm_err e;
+
+	buf[0] = 0;
+	wasm_err_clear(&e);
+	if (!db_campaign_list(tui_app_db(app), first_program, &id, &e) && id &&
+	    !db_program_get(tui_app_db(app), id, &p, &e) && p.path)
+		snprintf(buf, cap, "%s", p.path);
+	db_program_clear(&p);
+}
+
+static bool nodes_key(tui_screen *scr, tui_app *app, int ch)
+{
+	nodes_view *v = scr->st;
+	const char *name = node_sel(v);
+	char title[160];
+
+	if (open_key(ch))
+		ch = 'c';
+	else if (list_key(scr, app, ch))
+		return true;
+	if (ch == 'F') {
+		node_output(app, "Fetch of every node", "fetch", "--all", NULL,
+			    NULL);
+		return true;
+	}
+	if (!name)
+		return false;
+	switch (ch) {
+	case 'c':
+		snprintf(title, sizeof title, "Check of %s", name);
+		node_output(app, title, "node", "check", name, NULL);
+		return true;
+	case 's':
+		snprintf(title, sizeof title, "Campaigns on %s", name);
+		node_output(app, title, "node", "status", name, NULL);
+		return true;
+	case 'f':
+		snprintf(title, sizeof title, "Fetch of %s", name);
+		node_output(app, title, "fetch", name, NULL, NULL);
+		return true;
+	case 'd': {
+		tui_ask_spec a = {"Dispatch a sweep of: ", v->program, "", true,
+				  dispatch_to, NULL, v, false};
+		newest_program(app, v->program, sizeof v->program);
+		v->ask_id = tui_table_selected(&v->l.t);
+		tui_ask(app, &a);
+		return true;
+	}
+	}
+	return false;
+}
+
+static void nodes_free(list *l)
+{
+	nodes_view *v = (nodes_view *)l;
+
+	for (size_t i = 0; i < v->n; i++)
+		free(v->names[i]);
+	free(v->names);
+}
+
+static const tui_screen_ops nodes_ops = {
+    "Nodes", nodes_keys, list_load, list_draw, nodes_key, NULL, list_free,
+};
+
+bool tui_open_nodes(tui_app *app)
+{
+	nodes_view *v = calloc(1, sizeof *v);
+
+	if (!v)
+		return false;
+	v->l.fill = nodes_fill;
+	v->l.extra_free = nodes_free;
+	tui_table_init(&v->l.t, node_cols,
+		       (int)(sizeof node_cols / sizeof *node_cols),
+		       "no nodes: add one with ':node add NAME "
+		       "ssh://[user@]host[:port]/path/heisen.db'");
+	return tui_push(app, &nodes_ops, v, "Nodes", true);
+}
+
 /* ---- campaigns ----------------------------------------------------------- */
 
 typedef struct camp_row {
@@ -130,7 +335,8 @@ static const tui_col camp_cols[] = {
     {"STATUS", 8, false, false},     {"RUNS", 11, true, false},
     {"BUGS", 5, true, false},	     {"CELLS", 7, true, false},
     {"DENSITIES", 10, false, false}, {"PROFILES", 9, false, true},
-    {"KIND", 5, false, false},	     {"CREATED", 16, false, false},
+    {"KIND", 5, false, false},	     {"NODE", 8, false, false},
+    {"CREATED", 16, false, false},
 };
 
 static const tui_keydoc camp_keys[] = {
@@ -148,7 +354,7 @@ static bool camp_row_cb(void *ctx, const db_campaign *c)
 {
 	campaigns *s = ctx;
 	char id[24], runs[48], bugs[24], cells[32], created[32];
-	const char *cell[10];
+	const char *cell[11];
 	uint64_t ncell = (uint64_t)c->ndensity;
 	uint32_t nprof = 1;
 
@@ -191,7 +397,8 @@ static bool camp_row_cb(void *ctx, const db_campaign *c)
 	cell[6] = c->densities;
 	cell[7] = c->profiles;
 	cell[8] = db_kind_name(c->kind);
-	cell[9] = created;
+	cell[9] = c->node ? c->node : "-";
+	cell[10] = created;
 	tui_role role = TUI_NORMAL;
 	if (c->status && !strcmp(c->status, "running"))
 		role = TUI_KEY;

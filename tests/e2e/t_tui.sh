@@ -141,7 +141,7 @@ resize_check() {
 		read -r cw ch <<<"$sz"
 		tm resize-window -t tui -x "$cw" -y "$ch"
 		if [ "$cw" -gt 80 ]; then
-			wait_for '^ +ID +PROGRAM .*PROFILES +KIND +CREATED$' "resized to ${cw}x$ch: CREATED shown" || return 1
+			wait_for '^ +ID +PROGRAM .*PROFILES +KIND +NODE +CREATED$' "resized to ${cw}x$ch: CREATED shown" || return 1
 			awk -v w="$cw" '/fibonacci\.wasm/ && length($0) == w { ok = 1 } END { exit !ok }' <<<"$scr" ||
 				bad "$size: resized to ${cw}x$ch: no campaign row $cw columns wide"
 		else

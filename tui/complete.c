@@ -8,6 +8,7 @@
 #include "cli.h"
 
 #include "db/db.h"
+#include "db/nodes.h"
 #include "detector/race.h"
 
 #include <dirent.h>
@@ -192,7 +193,13 @@ static bool newest(void *ctx, const db_campaign *k)
 	return false;
 }
 
-enum ids { IDS_BUG, IDS_CAMPAIGN, IDS_RUN };
+static bool add_node(void *ctx, const db_remote *r)
+{
+	add(ctx, r->name, "");
+	return true;
+}
+
+enum ids { IDS_BUG, IDS_CAMPAIGN, IDS_RUN, IDS_NODE };
 
 /* Ids from the workspace the command would use, when it exists: a
  * completion must never create a database. Runs are those of the
@@ -211,6 +218,8 @@ static void add_ids(cands *c, const char *dbopt, enum ids what)
 		db_bug_list(d, 0, add_bug, c, &e);
 	else if (what == IDS_CAMPAIGN)
 		db_campaign_list(d, add_campaign, c, &e);
+	else if (what == IDS_NODE)
+		db_remote_list(d, add_node, c, &e);
 	else if (!db_campaign_list(d, newest, &last, &e) && last)
 		db_run_list(d, last, 0, add_run, c, &e);
 	db_close(d);
@@ -414,6 +423,19 @@ static void collect(cands *c, tui_session *s, const tui_words *w)
 		}
 	} else if (cmd->max_operands == TUI_RAW_ARGS) {
 		add_files(c, false);
+	} else if ((!strcmp(cmd->name, "fetch") ||
+		    !strcmp(cmd->name, "dispatch")) &&
+		   !dashes) {
+		/* NAME...: the workspace's nodes; dispatch's program too. */
+		add_ids(c, dbopt, IDS_NODE);
+		if (!strcmp(cmd->name, "dispatch"))
+			add_files(c, false);
+	} else if (!strcmp(cmd->name, "node") && before >= 1) {
+		/* A new node's name and URL are the user's to invent. */
+		if (before == 1 && (!strcmp(w->argv[1], "check") ||
+				    !strcmp(w->argv[1], "remove") ||
+				    !strcmp(w->argv[1], "status")))
+			add_ids(c, dbopt, IDS_NODE);
 	} else if (!strcmp(cmd->name, "set") && before == 1) {
 		/* set NAME VALUE: VALUE is what the option of NAME takes. */
 		for (int i = 0; tui_settable[i].name; i++) {

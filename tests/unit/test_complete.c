@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "db/db.h"
+#include "db/nodes.h"
 #include "rewriter/instrument.h"
 #include "tui/cli.h"
 
@@ -288,6 +289,9 @@ static void make_db(void)
 		r.idx = (uint64_t)i;
 		assert_int_equal(db_run_add(d, &r, NULL, 0, &e), WASM_OK);
 	}
+	assert_int_equal(db_remote_add(d, "pi", "ssh://pi/w.db", &e), WASM_OK);
+	assert_int_equal(db_remote_add(d, "box", "ssh://box/w.db", &e),
+			 WASM_OK);
 	db_close(d);
 }
 
@@ -306,6 +310,12 @@ static void test_ids(void **state)
 	/* Runs: those of the newest campaign. */
 	assert_string_equal(comp(&s, "rerun "), "2 3");
 	assert_string_equal(comp(&s, "rerun 3"), "3");
+	/* Nodes, where a command takes one. */
+	assert_string_equal(comp(&s, "fetch "), "box pi");
+	assert_string_equal(comp(&s, "fetch pi b"), "box");
+	assert_string_equal(comp(&s, "node status p"), "pi");
+	assert_string_equal(comp(&s, "node add p"), "");
+	assert_string_equal(comp(&s, "dispatch p"), "pi");
 	/* The line's --db wins over the session's. */
 	db_set(&s, NULL);
 	snprintf(line, sizeof line, "show --db %s 1", dbpath);

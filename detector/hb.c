@@ -12,17 +12,29 @@
 
 /* ---- epochs ----------------------------------------------------------------
  *
- * A shadow record in one 64-bit word: the clock in bits 0-31, the thread in
- * 32-47, the bytes of the cell it covered in 48-51, then flags. In a read
- * record with R_SET, bits 0-31 are the index of a read set instead. */
-#define E_TID_SHIFT  32
-#define E_MASK_SHIFT 48
-#define E_ATOMIC     ((uint64_t)1 << 52)
-#define E_VALID	     ((uint64_t)1 << 53)
-#define R_SET	     ((uint64_t)1 << 54)
+ * A shadow record in one 64-bit word: the clock in bits 0-23 (a thread's
+ * clock past 2^24-1 is recorded as 2^24-1: later accesses of that thread
+ * then look ordered, which can hide a race, never invent one), the thread
+ * in 24-39, the bytes of the cell it covered in 40-43, atomic, valid, the
+ * site's slot in 46-62 (below), and bit 63: the lock in a write record,
+ * R_SET in a read record, whose bits 0-31 are then a read set's index.
+ *
+ * Slots: a site id is recorded as site + 1 when the program has fewer
+ * sites than E_SLOTS; else each site gets a slot when a run first
+ * executes it, and a site past the E_SLOTS - 1st executed is recorded
+ * without one (a race against its record is then not reported). Two
+ * words of 8 bytes a cell: the shadow is 4 times the memory it covers. */
+#define E_CLOCK_MAX  0xffffffu
+#define E_TID_SHIFT  24
+#define E_MASK_SHIFT 40
+#define E_ATOMIC     ((uint64_t)1 << 44)
+#define E_VALID	     ((uint64_t)1 << 45)
+#define E_SLOT_SHIFT 46
+#define E_SLOTS	     ((uint32_t)1 << 17)
+#define R_SET	     ((uint64_t)1 << 63)
 #define W_LOCK	     ((uint64_t)1 << 63)
 
-static inline uint32_t e_clock(uint64_t e) { return (uint32_t)e; }
+static inline uint32_t e_clock(uint64_t e) { return (uint32_t)e & E_CLOCK_MAX; }
 static inline uint32_t e_tid(uint64_t e)
 {
 	return (uint32_t)(e >> E_TID_SHIFT) & 0xffff;
@@ -31,17 +43,23 @@ static inline uint32_t e_mask(uint64_t e)
 {
 	return (uint32_t)(e >> E_MASK_SHIFT) & 0xf;
 }
-static inline uint64_t e_make(uint32_t tid, uint32_t clock, uint32_t mask,
-			      bool atomic)
+static inline uint32_t e_slot(uint64_t e)
 {
-	return E_VALID | (uint64_t)clock | (uint64_t)tid << E_TID_SHIFT |
-	       (uint64_t)mask << E_MASK_SHIFT | (atomic ? E_ATOMIC : 0);
+	return (uint32_t)(e >> E_SLOT_SHIFT) & (E_SLOTS - 1);
 }
+static inline uint64_t e_make(uint32_t tid, uint32_t clock, uint32_t mask,
+			      bool atomic, uint32_t slot)
+{
+	return E_VALID | (uint64_t)(clock < E_CLOCK_MAX ? clock : E_CLOCK_MAX) |
+	       (uint64_t)tid << E_TID_SHIFT | (uint64_t)mask << E_MASK_SHIFT |
+	       (atomic ? E_ATOMIC : 0) | (uint64_t)slot << E_SLOT_SHIFT;
+}
+/* The read set of a read record with R_SET: its index + 1. */
+static inline uint32_t r_set(uint64_t r) { return (uint32_t)r; }
 
 typedef struct cell {
 	uint64_t w; /* last write; W_LOCK while a thread works on it */
-	uint64_t r; /* last read, or R_SET and a read set's index */
-	uint32_t wsite, rsite;
+	uint64_t r; /* last read, or R_SET and a read set's index + 1 */
 } cell;
 
 /* Concurrent readers of one cell. */
@@ -120,6 +138,11 @@ typedef struct stripe {
 struct det_hb {
 	const rw_site *site;
 	uint32_t nsites;
+	/* Slots (see "epochs"): direct, site + 1; else slot_of[site] (0:
+	 * none yet; E_SLOTS: none to be had) and site_of[slot], given out
+	 * under rlock. */
+	bool direct;
+	uint32_t *slot_of, *site_of, nslots;
 	bool ranges; /* range sites announce their length (table version 3) */
 	uint64_t mem_bytes, ncells;
 	cell *shadow;
@@ -148,6 +171,7 @@ wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
 	h->site = sites->sites;
 	h->nsites = sites->nsites;
 	h->ranges = sites->version >= 3;
+	h->direct = sites->nsites < E_SLOTS;
 	h->mem_bytes = mem_bytes;
 	h->ncells = (mem_bytes + 3) / 4;
 	h->report = report;
@@ -155,6 +179,10 @@ wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
 	pthread_mutex_init(&h->rlock, NULL);
 	for (uint32_t i = 0; i < NSTRIPES; i++)
 		pthread_mutex_init(&h->stripes[i].lock, NULL);
+	if (!h->direct &&
+	    (!(h->slot_of = wasm_calloc(h->nsites, sizeof *h->slot_of)) ||
+	     !(h->site_of = wasm_calloc(E_SLOTS, sizeof *h->site_of))))
+		goto nomem;
 	if (!(h->thr = wasm_calloc(HB_MAX_THREADS, sizeof *h->thr)) ||
 	    !(h->touched =
 		  wasm_calloc((mem_bytes >> 12) / 64 + 1, sizeof *h->touched)))
@@ -197,6 +225,8 @@ void det_hb_free(det_hb *h)
 		}
 	wasm_free(h->thr);
 	wasm_free(h->touched);
+	wasm_free(h->slot_of);
+	wasm_free(h->site_of);
 	for (uint32_t i = 0; i < NSTRIPES; i++) {
 		stripe *s = &h->stripes[i];
 		for (uint32_t j = 0; j < s->cap; j++)
@@ -432,6 +462,46 @@ static void rset_free(det_hb *h, uint32_t i)
 	pthread_mutex_unlock(&h->rlock);
 }
 
+/* ---- site slots --------------------------------------------------------- */
+
+static uint32_t slot_new(det_hb *h, uint32_t site)
+{
+	uint32_t s;
+
+	pthread_mutex_lock(&h->rlock);
+	if (!(s = h->slot_of[site])) {
+		s = h->nslots + 1 < E_SLOTS ? ++h->nslots : E_SLOTS;
+		if (s < E_SLOTS)
+			h->site_of[s] = site;
+		__atomic_store_n(&h->slot_of[site], s, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&h->rlock);
+	return s < E_SLOTS ? s : 0;
+}
+
+/* The slot site is recorded with (0: none). */
+static inline uint32_t site_slot(det_hb *h, uint32_t site)
+{
+	uint32_t s;
+
+	if (h->direct)
+		return site + 1;
+	s = __atomic_load_n(&h->slot_of[site], __ATOMIC_ACQUIRE);
+	if (!s)
+		return slot_new(h, site);
+	return s < E_SLOTS ? s : 0;
+}
+
+/* The site a record names, or UINT32_MAX when it names none. */
+static inline uint32_t record_site(const det_hb *h, uint64_t e)
+{
+	uint32_t s = e_slot(e);
+
+	if (!s)
+		return UINT32_MAX;
+	return h->direct ? s - 1 : h->site_of[s];
+}
+
 /* ---- the check --------------------------------------------------------------
  */
 
@@ -470,6 +540,8 @@ static void found(det_hb *h, uint64_t prev, uint32_t psite, bool pwrite,
 	uint32_t m = e_mask(prev) & mask, off = 0;
 	det_hb_race r;
 
+	if (psite >= h->nsites)
+		return;
 	while (off < 3 && !(m & 1u << off))
 		off++;
 	if (!h->site[site].width)
@@ -482,16 +554,16 @@ static void found(det_hb *h, uint64_t prev, uint32_t psite, bool pwrite,
 	h->report(h->ctx, &r);
 }
 
-/* Whether record x is this very access again: the same thread, clock
- * and atomicity, covering its bytes (FastTrack's same-epoch case; the
- * caller also compares the site, so that each line of the epoch is
- * checked once). It was checked when it was recorded, and a racing access
- * of another thread meets it in the cell; nothing to do, not even to lock
- * the cell. */
+/* Whether record x is this very access again: the same thread, clock,
+ * atomicity and site, covering its bytes (FastTrack's same-epoch case;
+ * the site too, so that each line of the epoch is checked once). It was
+ * checked when it was recorded, and a racing access of another thread
+ * meets it in the cell; nothing to do, not even to lock the cell. */
 static inline bool same_epoch(uint64_t x, uint64_t e)
 {
 	const uint64_t id = E_VALID | E_ATOMIC | R_SET | W_LOCK |
-			    ((uint64_t)0xffff << E_TID_SHIFT) | 0xffffffffu;
+			    ((uint64_t)0xffff << E_TID_SHIFT) | E_CLOCK_MAX |
+			    ((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT);
 	uint32_t m = e_mask(e);
 
 	return (x & id) == (e & id) && (e_mask(x) & m) == m;
@@ -530,12 +602,12 @@ static void read_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	uint64_t w = c->w & ~W_LOCK, r = c->r;
 
 	if (conflicts(t, tid, w, mask, atomic))
-		found(h, w, c->wsite, true, cellno, mask, tid, addr, site,
-		      false);
+		found(h, w, record_site(h, w), true, cellno, mask, tid, addr,
+		      site, false);
 	if (r & R_SET) {
 		/* Readers this one follows are dropped; it takes a free slot,
 		 * or the oldest's when all are concurrent with it. */
-		rset *rs = rset_at(h, e_clock(r) - 1);
+		rset *rs = rset_at(h, r_set(r) - 1);
 		for (uint32_t i = 0; i < HB_READERS; i++)
 			if ((rs->e[i] & E_VALID) &&
 			    (e_tid(rs->e[i]) == tid || before(t, rs->e[i])))
@@ -553,7 +625,6 @@ static void read_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	}
 	if (!(r & E_VALID) || e_tid(r) == tid || before(t, r)) {
 		c->r = e;
-		c->rsite = site;
 		return;
 	}
 	/* Another thread's read, concurrent with this one: both are kept. */
@@ -562,12 +633,11 @@ static void read_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 		rset *s;
 		if (!i) {
 			c->r = e;
-			c->rsite = site;
 			return;
 		}
 		s = rset_at(h, i - 1);
 		s->e[0] = r;
-		s->site[0] = c->rsite;
+		s->site[0] = record_site(h, r);
 		s->e[1] = e;
 		s->site[1] = site;
 		c->r = R_SET | E_VALID | i;
@@ -582,13 +652,13 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	uint64_t w = c->w & ~W_LOCK, r = c->r;
 
 	if (conflicts(t, tid, w, mask, atomic))
-		found(h, w, c->wsite, true, cellno, mask, tid, addr, site,
-		      true);
+		found(h, w, record_site(h, w), true, cellno, mask, tid, addr,
+		      site, true);
 	/* Reads this write follows are done with; a read it races with is
 	 * kept, so that the thread's next writes of the cell (another line
 	 * of the same epoch) are reported against it too. */
 	if (r & R_SET) {
-		rset *s = rset_at(h, e_clock(r) - 1);
+		rset *s = rset_at(h, r_set(r) - 1);
 		bool left = false;
 		for (uint32_t i = 0; i < HB_READERS; i++) {
 			if (conflicts(t, tid, s->e[i], mask, atomic)) {
@@ -600,17 +670,16 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 			}
 		}
 		if (!left) {
-			rset_free(h, e_clock(r));
+			rset_free(h, r_set(r));
 			c->r = 0;
 		}
 	} else if (conflicts(t, tid, r, mask, atomic)) {
-		found(h, r, c->rsite, false, cellno, mask, tid, addr, site,
-		      true);
+		found(h, r, record_site(h, r), false, cellno, mask, tid, addr,
+		      site, true);
 	} else {
 		c->r = 0;
 	}
 	c->w = e | W_LOCK; /* unlock_cell clears the lock */
-	c->wsite = site;
 }
 
 /* Thread t (tid) accesses bytes [addr, end) at site: each cell's check
@@ -618,7 +687,7 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 			 uint64_t end, uint32_t site, bool write, bool atomic)
 {
-	uint32_t clock = t->vc.c[tid];
+	uint32_t clock = t->vc.c[tid], slot = site_slot(h, site);
 
 	if (end > h->mem_bytes)
 		end = h->mem_bytes;
@@ -630,12 +699,10 @@ static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 		uint64_t e, w;
 		for (uint64_t x = b; x < end && x < cend; x++)
 			mask |= 1u << (x & 3);
-		e = e_make(tid, clock, mask, atomic);
+		e = e_make(tid, clock, mask, atomic, slot);
 		if (same_epoch(__atomic_load_n(write ? &c->w : &c->r,
 					       __ATOMIC_RELAXED),
-			       e) &&
-		    __atomic_load_n(write ? &c->wsite : &c->rsite,
-				    __ATOMIC_RELAXED) == site) {
+			       e)) {
 			b = cend;
 			continue;
 		}

@@ -26,8 +26,9 @@
  * can only hide a race, never invent one.
  *
  * Shadow state (FastTrack, Flanagan and Freund 2009): per 4-byte cell of
- * linear memory, 24 bytes reserved for the whole address range and touched
- * lazily: the last write (epoch = thread and its clock, the bytes of the
+ * linear memory, 16 bytes (two 64-bit records: 4 times the memory it
+ * covers) reserved for the whole address range and touched lazily: the
+ * last write (epoch = thread and its clock, the bytes of the
  * cell it covered, atomic or not, its site) and the last read, widened to a
  * read set of up to HB_READERS readers when reads of different threads are
  * concurrent. An access checks the cell's records that overlap its bytes: a
@@ -39,10 +40,13 @@
  *
  * Limits, each losing races rather than inventing them: a read set full of
  * concurrent readers forgets its oldest; a write that covers part of a cell
- * replaces the record of a write to its other bytes; a range access
- * (memory.copy/fill/init) covers every byte of its destination, and a
- * copy's source is read under the same site; threads with ids of
- * HB_MAX_THREADS and above are not checked; a thread's clock stops at 2^32-1.
+ * replaces the record of a write to its other bytes; threads with ids of
+ * HB_MAX_THREADS and above are not checked; a record keeps a clock up to
+ * 2^24-1 (a thread past it looks ordered after its 2^24-1st release); in a
+ * program of 2^17 sites and more, a record names only the first 2^17 - 1
+ * sites a run executes. A range access (memory.copy/fill/init) covers
+ * every byte of its destination, and a copy's source is read under the
+ * same site.
  *
  * Ownership: det_hb owns everything it allocates (det_hb_free). Thread
  * safety: every function may be called from any thread of the run at once,

@@ -171,10 +171,18 @@ static void fetch_one(db *d, const db_remote *r, double timeout, FILE *err,
 		rmt_result_free(&io);
 		return;
 	}
-	if (db_import_mem(d, io.out, io.nout, r->name, r->id, &f->added, &e))
+	if (db_import_mem(d, io.out, io.nout, "its stream", r->id, &f->added,
+			  &e)) {
+		/* The report names the node and says nothing was imported:
+		 * once each, not again from the import's message. */
+		static const char tail[] = "; nothing was imported";
+		size_t n = strlen(e.msg), k = sizeof tail - 1;
+		if (n >= k && !strcmp(e.msg + n - k, tail))
+			e.msg[n - k] = 0;
 		snprintf(f->why, sizeof f->why, "%s", e.msg);
-	else
+	} else {
 		f->ok = true;
+	}
 	if (f->ok && f->added.last_run > f->cursor)
 		f->cursor = f->added.last_run;
 	rmt_result_free(&io);
@@ -344,6 +352,8 @@ static bool dispatch_one(const db_node_url *u, int fd, const char *hash,
 	return true;
 }
 
+static bool file_name_ok(const char *name);
+
 /* The operand that is the program: the first ending in ".wasm". */
 static int program_operand(const tui_args *a)
 {
@@ -386,6 +396,16 @@ int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		char *copy = strdup(a->operands[prog]);
 		snprintf(name, sizeof name, "%s", copy ? basename(copy) : "");
 		free(copy);
+	}
+	/* The node stores it under this name and refuses any other
+	 * character: better said here than as the node's usage line. */
+	if (!file_name_ok(name)) {
+		fprintf(err,
+			"heisen dispatch: %s: a program sent to a node is "
+			"named with letters, digits, '.', '_' and '-' only; "
+			"copy it to such a name\n",
+			a->operands[prog]);
+		return TUI_EXIT_USAGE;
 	}
 	for (int i = 0; i < a->nseen; i++) {
 		const char *o = cmd->opts[a->seen[i].opt].name;
@@ -667,10 +687,11 @@ int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	}
 	snprintf(log, sizeof log, "%s/heisen-dispatch.log", dirname(copy));
 	free(copy);
-	/* The workspace before the sweep's words: after a "--" there, it
-	 * would be one of the program's arguments. */
+	/* --db goes before the sweep's own words: after a '--' there, it
+	 * would be one of the program's arguments, and the sweep would write
+	 * to ./heisen.db in the login's home. */
 	argv[n++] = "heisen";
-	argv[n++] = a->operands[1];
+	argv[n++] = "sweep";
 	argv[n++] = "--db";
 	argv[n++] = ws;
 	for (int i = 2; i < a->noperands; i++)

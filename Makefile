@@ -210,7 +210,7 @@ test: deps
 	$(MAKE) DISPATCH=switch unit spec
 
 bench: deps
-	$(MAKE) $(BENCH_BIN) $(HEISEN) demos
+	$(MAKE) $(BENCH_BIN) $(HEISEN) $(DB_FILL) demos
 	tests/bench/run.sh $(BUILD)
 
 # comp-bug.c is built twice, at -O0 and -O2 (the paper's comp-unopt-bug

@@ -16,8 +16,9 @@
 # (tests/bench/detector.sh), happens-before detection
 # (tests/bench/check.sh), the TUI's key echo during a sweep
 # (tests/bench/tui_echo.sh), reproduction rates (tests/bench/replay.sh),
-# the statistics' speed (bench_stats) and the sweep strategies at an
-# equal budget (tests/bench/strategies.sh).
+# the statistics' speed (bench_stats), the sweep strategies at an
+# equal budget (tests/bench/strategies.sh) and fetching 100 000 runs from
+# a node over ssh (tests/bench/fetch.sh).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -208,4 +209,8 @@ echo
 # Sweep strategies at an equal budget, simulated over sweeps of the racy
 # demos (tests/bench/strategies.sh, see its header).
 "$(dirname "${BASH_SOURCE[0]}")/strategies.sh" "$build" || bad_run=1
+
+# heisen fetch of 100 000 runs through a real ssh to an sshd on loopback
+# (tests/bench/fetch.sh, see its header; skipped without sshd).
+"$(dirname "${BASH_SOURCE[0]}")/fetch.sh" "$build" || bad_run=1
 exit $bad_run

@@ -5,6 +5,8 @@
  *   db_fill DB --empty          create DB with its schema and no rows
  *   db_fill DB PROGPATH         the content below; PROGPATH is where the
  *                               program "racy.wasm" was run from
+ *   db_fill DB --runs N         a campaign of N generated runs, for the
+ *                               benchmarks (tests/bench/fetch.sh)
  *
  * Content: campaign 1 over densities 12.5 % and 100 % x profiles default
  * and one-core, 2 runs per cell (8 runs, plan index i: profile i % 2,
@@ -13,12 +15,18 @@
  * position x site 11 write worker racy.c:8) in run 4; run 3 exits 3, run
  * 5 traps. Campaign 2 has a 60 s budget and one run without bugs.
  * Prints "NAME ID" lines: campaign1, campaign2, bugA, bugB, run0 .. run7.
+ *
+ * With --runs, the runs are shaped like a sweep's (as bench_db's): one
+ * campaign over 3 densities x 2 profiles, one run in ten detecting one of
+ * 7 bugs, written in batches of 1000 as the sweep's writer does, so a
+ * hundred thousand take seconds, not the hours of running them.
  */
 #include "db/db.h"
 #include "rewriter/instrument.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct ids {
@@ -148,19 +156,81 @@ static wasm_status fill(db *d, const char *progpath, wasm_err *e)
 	return WASM_OK;
 }
 
+static wasm_status fill_runs(db *d, unsigned long n, wasm_err *e)
+{
+	static const uint32_t dens[3] = {100, 5000, 10000};
+	db_campaign c = {.densities = "1,50,100",
+			 .ndensity = 3,
+			 .density_bp = (uint32_t *)dens,
+			 .profiles = "default,throttled",
+			 .jobs = 2,
+			 .seed = 1,
+			 .delay = 50,
+			 .timeout_s = 10,
+			 .status = "done"};
+	wasm_status st;
+
+	if ((st = db_program_put(d, 0x0123456789abcdefull, "bench.wasm",
+				 "/bench/bench.wasm", 64, &c.program_id, e)) ||
+	    (st = db_node_self(d, &c.node_id, e)) ||
+	    (c.planned = n, c.runs = (uint32_t)((n + 5) / 6),
+	     st = db_campaign_new(d, &c, e)))
+		return st;
+	for (unsigned long i = 0; i < n; i += 1000) {
+		if ((st = db_begin(d, e)))
+			return st;
+		for (unsigned long j = i; j < i + 1000 && j < n; j++) {
+			uint32_t s = (uint32_t)(j % 7);
+			db_hit h = {
+			    .site = {{s, RW_READ, "step", "bench.c", 10 + s},
+				     {s + 1, RW_WRITE, "step", "bench.c", 20}},
+			    .tid = {1, 2},
+			    .addr = {0x100, 0x100},
+			    .count = 1,
+			};
+			db_run r = {
+			    .campaign_id = c.id,
+			    .node_id = c.node_id,
+			    .idx = j,
+			    .profile = j & 1 ? "throttled" : "default",
+			    .density_bp = dens[(j / 2) % 3],
+			    .seed = j * 0x9e3779b97f4a7c15ull,
+			    .started = 1.7e9 + (double)j / 1000,
+			    .duration_us = 800 + j % 100,
+			    .status = "ok",
+			    .msg = "",
+			    .nbugs = j % 10 == 0,
+			};
+			if ((st = db_run_add(d, &r, &h, r.nbugs, e))) {
+				db_rollback(d);
+				return st;
+			}
+		}
+		if ((st = db_commit(d, e)))
+			return st;
+	}
+	return WASM_OK;
+}
+
 int main(int argc, char **argv)
 {
 	db *d = NULL;
 	wasm_err e;
 	wasm_status st;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: db_fill DB --empty | DB PROGPATH\n");
+	bool runs = argc == 4 && !strcmp(argv[2], "--runs");
+	unsigned long n = runs ? strtoul(argv[3], NULL, 10) : 0;
+
+	if (runs ? n == 0 : argc != 3) {
+		fprintf(stderr, "usage: db_fill DB --empty | DB PROGPATH | "
+				"DB --runs N\n");
 		return 2;
 	}
 	wasm_err_clear(&e);
 	st = db_open(argv[1], &d, &e);
-	if (!st && strcmp(argv[2], "--empty"))
+	if (!st && runs)
+		st = fill_runs(d, n, &e);
+	else if (!st && strcmp(argv[2], "--empty"))
 		st = fill(d, argv[2], &e);
 	if (d)
 		db_close(d);

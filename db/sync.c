@@ -191,7 +191,11 @@ static void put_row(wbuf *b, sqlite3_stmt *s, const char *spec)
 /* The runs after the cursor, and what they need; ?1 is the cursor. The
  * order of the array is the order of the stream. */
 #define RUNS_AFTER  "(SELECT id FROM runs WHERE id > ?1)"
-#define CAMPS_AFTER "(SELECT DISTINCT campaign_id FROM runs WHERE id > ?1)"
+/* ?2: every campaign, so that the importer learns the status of those
+ * whose last runs it already has (db_export's all_campaigns). */
+#define CAMPS_AFTER                                                            \
+	"(SELECT id FROM campaigns WHERE ?2 OR id IN"                          \
+	" (SELECT DISTINCT campaign_id FROM runs WHERE id > ?1))"
 static const struct export_query {
 	uint8_t type;
 	const char *spec;
@@ -245,14 +249,17 @@ static void put_program(wbuf *b, sqlite3_stmt *s)
 }
 
 static wasm_status export_query(db *d, writer *w, const struct export_query *q,
-				uint64_t since, uint64_t *cursor,
-				uint64_t *nruns, wasm_err *err)
+				uint64_t since, bool all_campaigns,
+				uint64_t *cursor, uint64_t *nruns, wasm_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = sqlite3_prepare_v2(db_sqlite(d), q->sql, -1, &s, NULL);
 
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(s, 1, (sqlite3_int64)since);
+		if (sqlite3_bind_parameter_count(s) >= 2)
+			sqlite3_bind_int(s, 2, all_campaigns);
+	}
 	while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		w->rec.len = 0;
 		if (q->type == R_PROGRAM)
@@ -283,8 +290,8 @@ static wasm_status export_query(db *d, writer *w, const struct export_query *q,
 	return WASM_OK;
 }
 
-wasm_status db_export(db *d, uint64_t since, FILE *out, uint64_t *cursor,
-		      uint64_t *nruns, wasm_err *err)
+wasm_status db_export(db *d, uint64_t since, bool all_campaigns, FILE *out,
+		      uint64_t *cursor, uint64_t *nruns, wasm_err *err)
 {
 	sqlite3 *h = db_sqlite(d);
 	writer w = {.out = out, .sum = FNV_OFFSET};
@@ -312,8 +319,8 @@ wasm_status db_export(db *d, uint64_t since, FILE *out, uint64_t *cursor,
 	for (size_t i = 0; st == WASM_OK &&
 			   i < sizeof export_queries / sizeof *export_queries;
 	     i++)
-		st = export_query(d, &w, &export_queries[i], since, cursor,
-				  nruns, err);
+		st = export_query(d, &w, &export_queries[i], since,
+				  all_campaigns, cursor, nruns, err);
 	sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
 	if (st == WASM_OK) {
 		w.rec.len = 0;

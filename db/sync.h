@@ -43,10 +43,13 @@
 
 /* Write the runs with id > since, and what they need, to out; *cursor
  * becomes the largest run id written (since when there is none) and
- * *nruns how many runs were written. Reads in one transaction, so a
- * campaign recording meanwhile cannot make the stream inconsistent. */
-wasm_status db_export(db *d, uint64_t since, FILE *out, uint64_t *cursor,
-		      uint64_t *nruns, wasm_err *err);
+ * *nruns how many runs were written. With all_campaigns, every campaign
+ * goes too, with or without new runs: an importer that has a campaign's
+ * runs then learns that it ended (a fetch asks for this). Reads in one
+ * transaction, so a campaign recording meanwhile cannot make the stream
+ * inconsistent. */
+wasm_status db_export(db *d, uint64_t since, bool all_campaigns, FILE *out,
+		      uint64_t *cursor, uint64_t *nruns, wasm_err *err);
 
 /* What an import added (records that were already there do not count),
  * and the largest run id of the stream's source (its export cursor; 0

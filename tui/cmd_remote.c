@@ -156,8 +156,9 @@ static void fetch_one(db *d, const db_remote *r, double timeout, FILE *err,
 		return;
 	}
 	snprintf(cursor, sizeof cursor, "%" PRIu64, r->cursor);
-	const char *words[] = {"heisen", "export", "--since", cursor,
-			       "--db",	 u.path,   NULL};
+	const char *words[] = {"heisen", "export", "--since",
+			       cursor,	 "--all-campaigns", "--db",
+			       u.path,	 NULL};
 	rmt_call c = {&u, words, timeout, -1, 0, on_bytes, &pr};
 	wasm_err_clear(&e);
 	if (rmt_run(&c, &io, &e)) {

@@ -57,7 +57,9 @@ int tui_cmd_export(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		return TUI_EXIT_USAGE;
 	}
 	wasm_err_clear(&e);
-	st = db_export(d, since, f, &cursor, &nruns, &e);
+	st = db_export(d, since,
+		       tui_opt_value(cmd, a, "--all-campaigns") != NULL, f,
+		       &cursor, &nruns, &e);
 	if (file && fclose(f) != 0 && st == WASM_OK)
 		st = wasm_err_set(&e, WASM_IO, WASM_NO_OFFSET,
 				  "cannot write %s: %s", file, strerror(errno));
@@ -105,7 +107,7 @@ static wasm_status import_workspace(db *d, const char *file,
 		return wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,
 				    "out of memory");
 	}
-	st = db_export(src, 0, mem, &cursor, &nruns, e);
+	st = db_export(src, 0, true, mem, &cursor, &nruns, e);
 	db_close(src);
 	if (fclose(mem) && !st)
 		st = wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,

@@ -283,6 +283,10 @@ static const tui_opt export_opts[] = {
 	{"--since", "CURSOR",
 	 "only the runs after this cursor (the one the last export printed; "
 	 "default 0: every run)"},
+	{"--all-campaigns", NULL,
+	 "every campaign too, also those without runs after the cursor, so "
+	 "that the importer learns how they ended ('heisen fetch' asks for "
+	 "it)"},
 	DB_OPT,
 	{"-o", "FILE", "write the stream to FILE instead of stdout"},
 	{NULL, NULL, NULL},
@@ -716,7 +720,7 @@ const tui_cmd tui_commands[] = {
 	 "Exit status: 0 on success; 2 if BUG is not in the database or the "
 	 "database cannot be used; 3 on an internal error.",
 	 1, 1, show_opts, tui_cmd_show},
-	{"export", "[--since CURSOR] [--db FILE] [-o FILE]",
+	{"export", "[--since CURSOR] [--all-campaigns] [--db FILE] [-o FILE]",
 	 "write the workspace's runs as a stream another workspace imports",
 	 "Writes the runs of the workspace database with an id above CURSOR, "
 	 "and their campaigns, programs, nodes and bugs, as one binary "

@@ -236,8 +236,8 @@ static void fill(fixture *fx)
 }
 
 /* The export of d after since, in memory. */
-static uint8_t *export_mem(db *d, uint64_t since, size_t *len, uint64_t *cursor,
-			   uint64_t *nruns)
+static uint8_t *export_with(db *d, uint64_t since, bool all, size_t *len,
+			    uint64_t *cursor, uint64_t *nruns)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -245,11 +245,17 @@ static uint8_t *export_mem(db *d, uint64_t since, size_t *len, uint64_t *cursor,
 	wasm_err e;
 
 	assert_non_null(f);
-	assert_int_equal(db_export(d, since, f, cursor ? cursor : &c,
+	assert_int_equal(db_export(d, since, all, f, cursor ? cursor : &c,
 				   nruns ? nruns : &n, &e),
 			 WASM_OK);
 	fclose(f);
 	return (uint8_t *)buf;
+}
+
+static uint8_t *export_mem(db *d, uint64_t since, size_t *len, uint64_t *cursor,
+			   uint64_t *nruns)
+{
+	return export_with(d, since, false, len, cursor, nruns);
 }
 
 static wasm_status import_mem(db *d, const uint8_t *p, size_t len,
@@ -459,6 +465,43 @@ static void damaged_streams_are_refused(void **state)
 	free(s);
 }
 
+/* A campaign whose last runs were fetched before it ended: only a stream
+ * with every campaign (a fetch's) tells the importer how it ended. */
+static void every_campaign_carries_its_end(void **state)
+{
+	fixture *fx = *state;
+	uint64_t cursor;
+	size_t len;
+	uint8_t *s;
+	db_sync_added n;
+	wasm_err e;
+	db *a;
+
+	fill(fx);
+	assert_int_equal(db_campaign_set_status(fx->da, 1, "stopped", &e),
+			 WASM_OK);
+	s = export_mem(fx->da, 0, &len, &cursor, NULL);
+	assert_int_equal(import_mem(fx->db, s, len, &n, &e), WASM_OK);
+	free(s);
+	a = fx->da;
+	assert_int_equal(db_campaign_set_status(a, 1, "done", &e), WASM_OK);
+	s = export_mem(a, cursor, &len, NULL, NULL);
+	assert_int_equal(import_mem(fx->db, s, len, &n, &e), WASM_OK);
+	free(s);
+	expect_query(fx->b,
+		     "SELECT group_concat(status) FROM (SELECT status FROM "
+		     "campaigns ORDER BY id)",
+		     "stopped,done|\n");
+	s = export_with(a, cursor, true, &len, NULL, NULL);
+	assert_int_equal(import_mem(fx->db, s, len, &n, &e), WASM_OK);
+	assert_int_equal(n.runs + n.campaigns, 0);
+	free(s);
+	expect_query(fx->b,
+		     "SELECT group_concat(status) FROM (SELECT status FROM "
+		     "campaigns ORDER BY id)",
+		     "done,done|\n");
+}
+
 static void future_version_is_refused(void **state)
 {
 	fixture *fx = *state;
@@ -486,6 +529,7 @@ int main(void)
 	    T(round_trip_keeps_records_and_nodes),
 	    T(since_exports_only_newer_runs),
 	    T(damaged_streams_are_refused),
+	    T(every_campaign_carries_its_end),
 	    T(future_version_is_refused),
 #undef T
 	};

@@ -9,7 +9,8 @@
 #       (tests/e2e/guests/), one per primitive of the guest library, report
 #       no race in 3 runs;
 #   (c) the hostile guests (10 000 threads; memory grown while threads run)
-#       end with status ok and no race;
+#       end with status ok and no race; one that traps mid-run is recorded
+#       as a trap, with no race;
 #   (d) the plain report has ThreadSanitizer's shape;
 #   (e) --fail-on-bugs gives 1 on a race and 0 without; bad usage gives 2,
 #       a message on stderr, nothing on stdout and no workspace;
@@ -206,6 +207,21 @@ for name in hb-many-threads hb-grow; do
 	hb none "$dir/$name.json" "$name.wasm" 1 >"$dir/why" 2>&1 ||
 		bad "$name: $(snippet "$dir/why")"
 done
+
+# A program that traps mid-run (a thread hits unreachable while the other
+# works): each run is recorded as a trap, the check goes on, no race.
+hc "$dir/trap.json" "$dir/trap.err" check "$build/guests/trap.wasm" --runs 3 \
+	--json --db "$dir/clean.db" "${runtime[@]}"
+if [ "$rc" -ne 0 ]; then
+	bad "trap: check exit $rc: $(snippet "$dir/trap.err")"
+else
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["statuses"] == {"trap": 3}, d["statuses"]
+assert d["races"] == [], d["races"]
+' "$dir/trap.json" 2>"$dir/why" || bad "trap: $(snippet "$dir/why")"
+fi
 
 # ---- (d) the plain report -------------------------------------------------------
 

@@ -118,18 +118,32 @@ static void list_free(tui_screen *scr)
  * reaches a node (check, status, fetch, dispatch) runs as a child heisen
  * on an output screen: ssh may take seconds, the screen never waits. */
 
+/* What the screen learns of a node in the background: `node check` and
+ * `node status` (the newest campaign there) as children. */
+typedef struct node_probe {
+	char name[DB_NODE_NAME_MAX + 1];
+	tui_child check, status;
+	char cout[4096], sout[4096]; /* the first of their output */
+	size_t clen, slen;
+	char reach[16], camp[128];
+} node_probe;
+
 typedef struct nodes_view {
 	list l; /* first: the screen's state is a list */
 	char **names;
 	size_t n, cap;
 	int64_t ask_id; /* the node `d` asks a program for */
 	char program[4096];
+	node_probe *probe;
+	size_t nprobe;
+	const char *dbpath;
 } nodes_view;
 
 static const tui_col node_cols[] = {
-    {"NAME", 8, false, false},	      {"HOST", 16, false, false},
+    {"NAME", 8, false, false},	      {"HOST", 14, false, false},
+    {"REACH", 5, false, false},	      {"CAMPAIGN THERE", 22, false, false},
     {"LAST FETCH", 16, false, false}, {"RUNS", 6, true, false},
-    {"CURSOR", 6, true, false},	      {"URL", 20, false, true},
+    {"URL", 20, false, true},
 };
 
 static const tui_keydoc nodes_keys[] = {
@@ -141,12 +155,21 @@ static const tui_keydoc nodes_keys[] = {
     {NULL, NULL},
 };
 
+static node_probe *probe_of(nodes_view *v, const char *name)
+{
+	for (size_t i = 0; i < v->nprobe; i++)
+		if (!strcmp(v->probe[i].name, name))
+			return &v->probe[i];
+	return NULL;
+}
+
 static bool node_row_cb(void *ctx, const db_remote *r)
 {
 	nodes_view *v = ctx;
 	char host[2 * DB_NODE_URL_MAX + 2], fetched[32] = "never", runs[24],
-	    cursor[24], msg[128];
-	const char *cell[6];
+	    msg[128];
+	const char *cell[7];
+	const node_probe *pr = probe_of(v, r->name);
 	db_node_url u;
 
 	if (v->n == v->cap) {
@@ -168,14 +191,148 @@ static bool node_row_cb(void *ctx, const db_remote *r)
 	if (r->last_fetch > 0)
 		tui_fmt_time(r->last_fetch, fetched, sizeof fetched);
 	snprintf(runs, sizeof runs, "%" PRIu64, r->runs_fetched);
-	snprintf(cursor, sizeof cursor, "%" PRIu64, r->cursor);
 	cell[0] = r->name;
 	cell[1] = host;
-	cell[2] = fetched;
-	cell[3] = runs;
-	cell[4] = cursor;
-	cell[5] = r->url;
-	return list_add(&v->l, (int64_t)v->n, TUI_NORMAL, cell);
+	cell[2] = pr ? pr->reach : "...";
+	cell[3] = pr ? pr->camp : "...";
+	cell[4] = fetched;
+	cell[5] = runs;
+	cell[6] = r->url;
+	return list_add(&v->l, (int64_t)v->n,
+			pr && !strcmp(pr->reach, "no") ? TUI_ERROR : TUI_NORMAL,
+			cell);
+}
+
+/* The value of "key" in JSON text js (the first one): a string's
+ * characters or a number's digits, into buf; "" when absent. Enough for
+ * heisen's own compact JSON, which is all a probe reads. */
+static void json_first(const char *js, const char *key, char *buf,
+		       size_t cap)
+{
+	char pat[64];
+	const char *p;
+	size_t k = 0;
+
+	buf[0] = 0;
+	snprintf(pat, sizeof pat, "\"%s\":", key);
+	if (!(p = strstr(js, pat)))
+		return;
+	p += strlen(pat);
+	if (*p == '"')
+		for (p++; *p && *p != '"' && k + 1 < cap; p++)
+			buf[k++] = (unsigned char)*p < 0x20 ? '?' : *p;
+	else
+		for (; ((*p >= '0' && *p <= '9') || *p == 't' || *p == 'r' ||
+			*p == 'u' || *p == 'e' || *p == 'f' || *p == 'a' ||
+			*p == 'l' || *p == 's' || *p == 'n') &&
+		       k + 1 < cap;
+		     p++)
+			buf[k++] = *p;
+	buf[k] = 0;
+}
+
+static void probe_take(char *out, size_t *len, const char *line)
+{
+	size_t n = strlen(line);
+
+	if (*len + n + 1 < 4096) {
+		memcpy(out + *len, line, n);
+		*len += n;
+		out[*len] = 0;
+	}
+}
+
+static void check_line(void *ctx, const char *line)
+{
+	node_probe *p = ctx;
+	probe_take(p->cout, &p->clen, line);
+}
+
+static void status_line(void *ctx, const char *line)
+{
+	node_probe *p = ctx;
+	probe_take(p->sout, &p->slen, line);
+}
+
+/* Start the probes of every node (once the last ones have ended). */
+static void probes_start(nodes_view *v)
+{
+	node_probe *p;
+	char err[256];
+
+	for (size_t i = 0; i < v->nprobe; i++)
+		if (v->probe[i].check.running || v->probe[i].status.running)
+			return;
+	for (size_t i = 0; i < v->nprobe; i++) {
+		tui_child_free(&v->probe[i].check);
+		tui_child_free(&v->probe[i].status);
+	}
+	free(v->probe);
+	v->nprobe = 0;
+	if (!(v->probe = calloc(v->n ? v->n : 1, sizeof *v->probe)))
+		return;
+	for (size_t i = 0; i < v->n; i++) {
+		p = &v->probe[v->nprobe++];
+		snprintf(p->name, sizeof p->name, "%s", v->names[i]);
+		snprintf(p->reach, sizeof p->reach, "...");
+		snprintf(p->camp, sizeof p->camp, "...");
+		char *check[] = {"heisen",    "node",	 "check",
+				 p->name,     "--json",	 "--db",
+				 (char *)v->dbpath, NULL};
+		char *status[] = {"heisen",	 "node", "status", p->name,
+				  "--json",	 "--db", (char *)v->dbpath,
+				  NULL};
+		p->check.out = p->check.prog = p->status.out =
+		    p->status.prog = -1;
+		if (!tui_child_start(&p->check, check, false, err, sizeof err))
+			snprintf(p->reach, sizeof p->reach, "?");
+		if (!tui_child_start(&p->status, status, false, err,
+				     sizeof err))
+			snprintf(p->camp, sizeof p->camp, "?");
+	}
+}
+
+/* What a probe's answers say, into its cells. */
+static void probe_read(node_probe *p)
+{
+	char st[32], id[24], done[24], planned[24];
+	const char *c;
+
+	if (!p->check.running && p->check.pid)
+		snprintf(p->reach, sizeof p->reach, "%s",
+			 strstr(p->cout, "\"reachable\":true") ? "yes" : "no");
+	if (p->status.running || !p->status.pid)
+		return;
+	if (p->status.status || !(c = strstr(p->sout, "\"campaigns\":["))) {
+		snprintf(p->camp, sizeof p->camp, "?");
+		return;
+	}
+	json_first(c, "id", id, sizeof id);
+	json_first(c, "status", st, sizeof st);
+	json_first(c, "runs_done", done, sizeof done);
+	json_first(c, "runs_planned", planned, sizeof planned);
+	if (!*id)
+		snprintf(p->camp, sizeof p->camp, "none");
+	else
+		snprintf(p->camp, sizeof p->camp, "#%s %s %s/%s", id, st, done,
+			 strcmp(planned, "null") ? planned : "-");
+}
+
+static void nodes_tick(tui_screen *scr, tui_app *app)
+{
+	nodes_view *v = scr->st;
+	bool changed = false;
+
+	for (size_t i = 0; i < v->nprobe; i++) {
+		node_probe *p = &v->probe[i];
+		bool was = p->check.running || p->status.running;
+		changed |= tui_child_poll(&p->check, check_line, NULL, p);
+		changed |= tui_child_poll(&p->status, status_line, NULL, p);
+		if (was && !(p->check.running && p->status.running))
+			probe_read(p);
+	}
+	if (changed && list_load(scr, app))
+		tui_dirty(app);
 }
 
 static wasm_status nodes_fill(list *l, db *d, wasm_err *e)
@@ -292,13 +449,30 @@ static void nodes_free(list *l)
 {
 	nodes_view *v = (nodes_view *)l;
 
+	for (size_t i = 0; i < v->nprobe; i++) {
+		tui_child_free(&v->probe[i].check);
+		tui_child_free(&v->probe[i].status);
+	}
+	free(v->probe);
 	for (size_t i = 0; i < v->n; i++)
 		free(v->names[i]);
 	free(v->names);
 }
 
+/* The first load starts the probes; `r` (a reload) starts them again
+ * when the last ones have ended. */
+static bool nodes_load(tui_screen *scr, tui_app *app)
+{
+	nodes_view *v = scr->st;
+
+	if (!list_load(scr, app))
+		return false;
+	probes_start(v);
+	return list_load(scr, app);
+}
+
 static const tui_screen_ops nodes_ops = {
-    "Nodes", nodes_keys, list_load, list_draw, nodes_key, NULL, list_free,
+    "Nodes", nodes_keys, nodes_load, list_draw, nodes_key, nodes_tick, list_free,
 };
 
 bool tui_open_nodes(tui_app *app)
@@ -309,11 +483,12 @@ bool tui_open_nodes(tui_app *app)
 		return false;
 	v->l.fill = nodes_fill;
 	v->l.extra_free = nodes_free;
+	v->dbpath = tui_app_dbpath(app);
 	tui_table_init(&v->l.t, node_cols,
 		       (int)(sizeof node_cols / sizeof *node_cols),
 		       "no nodes: add one with ':node add NAME "
 		       "ssh://[user@]host[:port]/path/heisen.db'");
-	return tui_push(app, &nodes_ops, v, "Nodes", true);
+	return tui_push(app, &nodes_ops, v, "Nodes", false);
 }
 
 /* ---- campaigns ----------------------------------------------------------- */

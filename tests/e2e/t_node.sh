@@ -208,6 +208,39 @@ touch -d @1 "$stored"
 HEISEN_NODE=far expect 0 "dispatch again" "$HEISEN" dispatch loc \
 	"$root/demos/build/fibonacci.wasm" --densities 100 --runs 1 --profiles default --db "$home"
 [ "$(stat -c %Y "$stored")" = 1 ] || bad "the program was stored again"
+# The TUI's Nodes screen (3) learns in the background whether each node
+# answers and what its newest campaign is, and fetches with f.
+for i in $(seq 100); do
+	"$HEISEN" node status loc --db "$home" --json 2>/dev/null | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["campaigns"][0]
+sys.exit(c["id"] != 2 or c["status"] != "done")' 2>/dev/null && break
+	sleep 0.2
+done
+if command -v tmux >/dev/null; then
+	sock=heisen-node-$$
+	tm() { tmux -L "$sock" "$@"; }
+	export TMUX_TMPDIR=$dir
+	TMUX= HEISEN_SSH="$dir/fakessh -x" tm new-session -d -s tui -x 120 -y 24 \
+		"$HEISEN tui --db $home"
+	seen=
+	for i in $(seq 100); do
+		[ $i = 3 ] && tm send-keys -t tui 3
+		seen=$(tm capture-pane -p -t tui 2>/dev/null)
+		grep -Eq '^loc +127\.0\.0\.1 +yes +#2 done 1/1 ' <<<"$seen" && break
+		sleep 0.1
+	done
+	grep -Eq '^loc +127\.0\.0\.1 +yes +#2 done 1/1 ' <<<"$seen" ||
+		bad "Nodes screen: no 'loc ... yes #2 done 1/1' row: $(head -c 600 <<<"$seen")"
+	tm send-keys -t tui f
+	for i in $(seq 100); do
+		seen=$(tm capture-pane -p -t tui 2>/dev/null)
+		grep -q '^loc: 1 runs added' <<<"$seen" && break
+		sleep 0.1
+	done
+	grep -q '^loc: 1 runs added' <<<"$seen" || bad "Nodes screen f: $(head -c 600 <<<"$seen")"
+	tm kill-server 2>/dev/null
+fi
 expect 2 "dispatch, no program" "$HEISEN" dispatch loc --db "$home"
 expect 2 "dispatch, unknown node" "$HEISEN" dispatch nope "$root/demos/build/fibonacci.wasm" --db "$home"
 expect 2 "fetch, nothing named" "$HEISEN" fetch --db "$home"

@@ -327,8 +327,8 @@ wasm_status db_remote_remove(db *d, const char *name, wasm_err *err)
 	return st;
 }
 
-wasm_status db_remote_fetched(db *d, int64_t id, uint64_t cursor,
-			      uint64_t runs, double when, wasm_err *err)
+wasm_status db_remote_fetched(db *d, int64_t id, uint64_t cursor, uint64_t runs,
+			      double when, wasm_err *err)
 {
 	sqlite3_stmt *s;
 	wasm_status st;

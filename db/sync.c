@@ -250,7 +250,8 @@ static void put_program(wbuf *b, sqlite3_stmt *s)
 
 static wasm_status export_query(db *d, writer *w, const struct export_query *q,
 				uint64_t since, bool all_campaigns,
-				uint64_t *cursor, uint64_t *nruns, wasm_err *err)
+				uint64_t *cursor, uint64_t *nruns,
+				wasm_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = sqlite3_prepare_v2(db_sqlite(d), q->sql, -1, &s, NULL);

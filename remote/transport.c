@@ -157,9 +157,10 @@ wasm_status rmt_run(const rmt_call *c, rmt_result *r, wasm_err *err)
 				    "out of memory");
 	for (char *w = strtok(words, " "); w; w = strtok(NULL, " ")) {
 		if (n == RMT_ARGV_MAX - 8) {
-			st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
-					  "$HEISEN_SSH has too many words; give "
-					  "it a wrapper script instead");
+			st =
+			    wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+					 "$HEISEN_SSH has too many words; give "
+					 "it a wrapper script instead");
 			goto done;
 		}
 		argv[n++] = w;
@@ -268,8 +269,9 @@ bool rmt_failed(const rmt_result *r, char *why, size_t cap)
 
 	rmt_last_line(r->err, line, sizeof line);
 	if (r->timed_out)
-		snprintf(why, cap, "no answer in time (--timeout TIME waits "
-				   "longer)%s%s",
+		snprintf(why, cap,
+			 "no answer in time (--timeout TIME waits "
+			 "longer)%s%s",
 			 *line ? ": " : "", line);
 	else if (!WIFEXITED(r->status))
 		snprintf(why, cap, "%s was killed by signal %d", r->transport,

@@ -23,7 +23,8 @@
 
 #include "db/nodes.h"
 
-#define RMT_ERR_KEEP 4096 /* bytes kept of the end of the transport's stderr */
+#define RMT_ERR_KEEP 4096 /* bytes kept of the end of the transport's stderr   \
+			   */
 
 typedef struct rmt_call {
 	const db_node_url *url;

@@ -27,10 +27,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FETCH_TIMEOUT_S	  600.0
+#define FETCH_TIMEOUT_S	   600.0
 #define DISPATCH_TIMEOUT_S 120.0
-#define STATUS_OUT_MAX	  (1024 * 1024)
-#define PROGRAM_MAX	  ((size_t)1 << 30) /* what `node receive` takes */
+#define STATUS_OUT_MAX	   (1024 * 1024)
+#define PROGRAM_MAX	   ((size_t)1 << 30) /* what `node receive` takes */
 
 /* The nodes a command names: every operand that is a node, or all of them
  * with --all. */
@@ -64,8 +64,8 @@ static bool collect(void *ctx, const db_remote *r)
 
 /* Fill s with names[0..n) (each looked up: an unknown one is an error),
  * or with every node when n is 0 and all is set. An exit code. */
-static int nodes_named(db *d, const char *who, const char *const *names,
-		       int n, bool all, node_set *s, FILE *err)
+static int nodes_named(db *d, const char *who, const char *const *names, int n,
+		       bool all, node_set *s, FILE *err)
 {
 	wasm_err e;
 
@@ -156,9 +156,8 @@ static void fetch_one(db *d, const db_remote *r, double timeout, FILE *err,
 		return;
 	}
 	snprintf(cursor, sizeof cursor, "%" PRIu64, r->cursor);
-	const char *words[] = {"heisen", "export", "--since",
-			       cursor,	 "--all-campaigns", "--db",
-			       u.path,	 NULL};
+	const char *words[] = {"heisen",	  "export", "--since", cursor,
+			       "--all-campaigns", "--db",   u.path,    NULL};
 	rmt_call c = {&u, words, timeout, -1, 0, on_bytes, &pr};
 	wasm_err_clear(&e);
 	if (rmt_run(&c, &io, &e)) {
@@ -270,7 +269,7 @@ int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	return failed ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
 }
 
-/* ---- dispatch ------------------------------------------------------------- */
+/* ---- dispatch ------------------------------------------------------------ */
 
 /* The options of `dispatch` that go on to the node's sweep. */
 static const char *const sweep_passed[] = {
@@ -302,8 +301,8 @@ static bool dispatch_one(const db_node_url *u, int fd, const char *hash,
 			 char *stored, char *started, size_t cap, char *why,
 			 size_t wcap)
 {
-	const char *recv[] = {"heisen", "node", "receive", "--db", u->path,
-			      hash,	name,	NULL};
+	const char *recv[] = {"heisen", "node", "receive", "--db",
+			      u->path,	hash,	name,	   NULL};
 	const char *words[TUI_MAX_OPERANDS + 2 * TUI_MAX_SEEN + 16];
 	rmt_call c = {u, recv, DISPATCH_TIMEOUT_S, fd, 64 * 1024, NULL, NULL};
 	rmt_result io;
@@ -489,10 +488,9 @@ int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	return failed ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
 }
 
-/* ---- node status ----------------------------------------------------------- */
+/* ---- node status --------------------------------------------------------- */
 
-int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		    FILE *err)
+int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	const char *words[] = {"heisen", "campaigns", "--db", NULL, NULL, NULL};
@@ -513,8 +511,8 @@ int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		return rc;
 	words[3] = u.path;
 	words[4] = json ? "--json" : NULL;
-	rmt_call c = {&u, words, DISPATCH_TIMEOUT_S, -1, STATUS_OUT_MAX, NULL,
-		      NULL};
+	rmt_call c = {&u,   words, DISPATCH_TIMEOUT_S, -1, STATUS_OUT_MAX,
+		      NULL, NULL};
 	wasm_err_clear(&e);
 	if (rmt_run(&c, &io, &e)) {
 		fprintf(err, "heisen node status: %s: %s\n", r.name, e.msg);
@@ -546,11 +544,10 @@ int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	return rc;
 }
 
-/* ---- the node's side of dispatch ------------------------------------------ */
+/* ---- the node's side of dispatch ----------------------------------------- */
 
 /* dir of the workspace path ws + "/heisen-programs/" + hash, made. */
-static bool program_dir(const char *ws, const char *hash, char *buf,
-			size_t cap)
+static bool program_dir(const char *ws, const char *hash, char *buf, size_t cap)
 {
 	char *copy = strdup(ws);
 	int n;
@@ -590,7 +587,8 @@ static bool hash_ok(const char *h)
 	if (n != 16)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f')))
+		if (!((h[i] >= '0' && h[i] <= '9') ||
+		      (h[i] >= 'a' && h[i] <= 'f')))
 			return false;
 	return true;
 }
@@ -638,7 +636,8 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	while ((n = read(0, buf, sizeof buf)) > 0 && b.len <= PROGRAM_MAX)
 		wasm_buf_put(&b, buf, (size_t)n);
 	if (n < 0 || b.oom || b.len > PROGRAM_MAX) {
-		fprintf(err, "heisen node receive: cannot read the program: %s\n",
+		fprintf(err,
+			"heisen node receive: cannot read the program: %s\n",
 			n < 0 ? strerror(errno) : "too large or out of memory");
 		wasm_buf_fini(&b);
 		return TUI_EXIT_USAGE;
@@ -648,10 +647,11 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	snprintf(h, sizeof h, "%016" PRIx64, rw_hash(b.data, b.len));
 	wasm_err_clear(&e);
 	if (strcmp(h, a->operands[1])) {
-		fprintf(err,
-			"heisen node receive: the program arrived with hash %s, "
-			"not %s: cut short on the way? nothing was stored\n",
-			h, a->operands[1]);
+		fprintf(
+		    err,
+		    "heisen node receive: the program arrived with hash %s, "
+		    "not %s: cut short on the way? nothing was stored\n",
+		    h, a->operands[1]);
 		wasm_buf_fini(&b);
 		return TUI_EXIT_USAGE;
 	}
@@ -667,8 +667,7 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	return TUI_EXIT_OK;
 }
 
-int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		   FILE *err)
+int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *ws = tui_opt_value(cmd, a, "--db");
 	const char *argv[TUI_MAX_OPERANDS + 4];

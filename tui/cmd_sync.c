@@ -90,8 +90,8 @@ static bool is_workspace(FILE *f)
 
 /* The records of the workspace in file, into d: its export stream, made
  * in memory, imported as any other. */
-static wasm_status import_workspace(db *d, const char *file,
-				    db_sync_added *n, wasm_err *e)
+static wasm_status import_workspace(db *d, const char *file, db_sync_added *n,
+				    wasm_err *e)
 {
 	uint64_t cursor, nruns;
 	char *buf = NULL;

@@ -167,7 +167,7 @@ static bool node_row_cb(void *ctx, const db_remote *r)
 {
 	nodes_view *v = ctx;
 	char host[2 * DB_NODE_URL_MAX + 2], fetched[32] = "never", runs[24],
-	    msg[128];
+					    msg[128];
 	const char *cell[7];
 	const node_probe *pr = probe_of(v, r->name);
 	db_node_url u;
@@ -184,8 +184,8 @@ static bool node_row_cb(void *ctx, const db_remote *r)
 		return false;
 	v->n++;
 	if (db_node_url_parse(r->url, &u, msg, sizeof msg))
-		snprintf(host, sizeof host, "%s%s%s", u.user, *u.user ? "@" : "",
-			 u.host);
+		snprintf(host, sizeof host, "%s%s%s", u.user,
+			 *u.user ? "@" : "", u.host);
 	else
 		snprintf(host, sizeof host, "?");
 	if (r->last_fetch > 0)
@@ -206,8 +206,7 @@ static bool node_row_cb(void *ctx, const db_remote *r)
 /* The value of "key" in JSON text js (the first one): a string's
  * characters or a number's digits, into buf; "" when absent. Enough for
  * heisen's own compact JSON, which is all a probe reads. */
-static void json_first(const char *js, const char *key, char *buf,
-		       size_t cap)
+static void json_first(const char *js, const char *key, char *buf, size_t cap)
 {
 	char pat[64];
 	const char *p;
@@ -276,14 +275,12 @@ static void probes_start(nodes_view *v)
 		snprintf(p->name, sizeof p->name, "%s", v->names[i]);
 		snprintf(p->reach, sizeof p->reach, "...");
 		snprintf(p->camp, sizeof p->camp, "...");
-		char *check[] = {"heisen",    "node",	 "check",
-				 p->name,     "--json",	 "--db",
-				 (char *)v->dbpath, NULL};
-		char *status[] = {"heisen",	 "node", "status", p->name,
-				  "--json",	 "--db", (char *)v->dbpath,
-				  NULL};
-		p->check.out = p->check.prog = p->status.out =
-		    p->status.prog = -1;
+		char *check[] = {"heisen", "node", "check",	      p->name,
+				 "--json", "--db", (char *)v->dbpath, NULL};
+		char *status[] = {"heisen", "node", "status",	       p->name,
+				  "--json", "--db", (char *)v->dbpath, NULL};
+		p->check.out = p->check.prog = p->status.out = p->status.prog =
+		    -1;
 		if (!tui_child_start(&p->check, check, false, err, sizeof err))
 			snprintf(p->reach, sizeof p->reach, "?");
 		if (!tui_child_start(&p->status, status, false, err,
@@ -357,8 +354,8 @@ static const char *node_sel(nodes_view *v)
 static void node_output(tui_app *app, const char *title, const char *w0,
 			const char *w1, const char *w2, const char *w3)
 {
-	char *argv[] = {"heisen",      (char *)w0, (char *)w1, (char *)w2,
-			(char *)w3,    NULL,	   NULL,       NULL};
+	char *argv[] = {"heisen",   (char *)w0, (char *)w1, (char *)w2,
+			(char *)w3, NULL,	NULL,	    NULL};
 	int n = 1;
 
 	while (argv[n])
@@ -434,8 +431,14 @@ static bool nodes_key(tui_screen *scr, tui_app *app, int ch)
 		node_output(app, title, "fetch", name, NULL, NULL);
 		return true;
 	case 'd': {
-		tui_ask_spec a = {"Dispatch a sweep of: ", v->program, "", true,
-				  dispatch_to, NULL, v, false};
+		tui_ask_spec a = {"Dispatch a sweep of: ",
+				  v->program,
+				  "",
+				  true,
+				  dispatch_to,
+				  NULL,
+				  v,
+				  false};
 		newest_program(app, v->program, sizeof v->program);
 		v->ask_id = tui_table_selected(&v->l.t);
 		tui_ask(app, &a);
@@ -472,7 +475,8 @@ static bool nodes_load(tui_screen *scr, tui_app *app)
 }
 
 static const tui_screen_ops nodes_ops = {
-    "Nodes", nodes_keys, nodes_load, list_draw, nodes_key, nodes_tick, list_free,
+    "Nodes",   nodes_keys, nodes_load, list_draw,
+    nodes_key, nodes_tick, list_free,
 };
 
 bool tui_open_nodes(tui_app *app)

@@ -88,25 +88,30 @@ static const tui_opt check_opts[] = {
 	{NULL, NULL, NULL},
 };
 
+/* A campaign's plan: the options of `sweep` that `dispatch` hands on to
+ * a node's sweep. */
+#define SWEEP_PLAN_OPTS                                                        \
+	{"--densities", "LIST",                                                \
+	 "densities in percent: FIRST:LAST:STEP or a comma list (default "     \
+	 "5:100:5)"},                                                          \
+	    {"--runs", "N", "runs per cell (default 5 without --budget)"},     \
+	    {"--budget", "TIME",                                               \
+	     "run rounds until TIME (90s, 10m, 2h) has passed"},               \
+	    {"--profiles", "LIST",                                             \
+	     "comma-separated profiles (default: all that 'heisen profiles' "  \
+	     "lists, which found more bugs than one at an equal budget)"},     \
+	    {"--jobs", "J", "worker processes at once (default: CPUs online)"},\
+	    {"--seed", "S", "campaign seed; run i's mask seed derives from it"},\
+	    {"--delay", "UNITS", "spin units of an armed probe (default 50)"}, \
+	    {"--timeout", "TIME",                                              \
+	     "a run still going after TIME is stopped and recorded as a "      \
+	     "timeout (default 10s)"},                                         \
+	    {"--prune", NULL,                                                  \
+	     "arm only sites found shared between threads (3 runs of 'heisen " \
+	     "shared' first)"}
+
 static const tui_opt sweep_opts[] = {
-	{"--densities", "LIST",
-	 "densities in percent: FIRST:LAST:STEP or a comma list (default "
-	 "5:100:5)"},
-	{"--runs", "N", "runs per cell (default 5 without --budget)"},
-	{"--budget", "TIME",
-	 "run rounds until TIME (90s, 10m, 2h) has passed"},
-	{"--profiles", "LIST",
-	 "comma-separated profiles (default: all that 'heisen profiles' "
-	 "lists, which found more bugs than one at an equal budget)"},
-	{"--jobs", "J", "worker processes at once (default: CPUs online)"},
-	{"--seed", "S", "campaign seed; run i's mask seed derives from it"},
-	{"--delay", "UNITS", "spin units of an armed probe (default 50)"},
-	{"--timeout", "TIME",
-	 "a run still going after TIME is stopped and recorded as a timeout "
-	 "(default 10s)"},
-	{"--prune", NULL,
-	 "arm only sites found shared between threads (3 runs of 'heisen "
-	 "shared' first)"},
+	SWEEP_PLAN_OPTS,
 	{"--resume", "CAMPAIGN", "continue a stopped campaign's plan"},
 	{"--db", "FILE",
 	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
@@ -320,19 +325,7 @@ static const tui_opt fetch_opts[] = {
 };
 
 static const tui_opt dispatch_opts[] = {
-	{"--densities", "LIST",
-	 "densities in percent: FIRST:LAST:STEP or a comma list (default "
-	 "5:100:5)"},
-	{"--runs", "N", "runs per cell (default 5 without --budget)"},
-	{"--budget", "TIME",
-	 "run rounds until TIME (90s, 10m, 2h) has passed"},
-	{"--profiles", "LIST", "comma-separated profiles (default: all)"},
-	{"--jobs", "J", "worker processes at once (default: the node's CPUs)"},
-	{"--seed", "S", "campaign seed"},
-	{"--delay", "UNITS", "spin units of an armed probe (default 50)"},
-	{"--timeout", "TIME",
-	 "a run still going after TIME is stopped (default 10s)"},
-	{"--prune", NULL, "arm only sites found shared between threads"},
+	SWEEP_PLAN_OPTS,
 	DB_OPT,
 	{"--json", NULL,
 	 "print the result as JSON (schema heisen.dispatch/1)"},

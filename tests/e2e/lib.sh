@@ -7,6 +7,9 @@
 #   $dir           a scratch folder, removed on exit
 #   bad MSG        record a failed check (printed as "  FAIL: MSG")
 #   snippet FILE   the first 400 bytes of FILE on one line, for messages
+#   expect CODE WHAT CMD...
+#                  run CMD (stdout to $dir/out, stderr to $dir/err) and
+#                  check that it exits with CODE
 #   make_flags     make's flags for the build $HEISEN comes from (SANITIZE=1
 #                  for build-asan/heisen), as an array
 #   need_demos     build demos/ with the heisen under test (plain or ASan)
@@ -23,6 +26,15 @@ failures=0
 bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
 
 snippet() { head -c 400 "$1" | tr '\n' ' '; }
+
+expect() {
+	local want=$1 what=$2
+	shift 2
+	"$@" >"$dir/out" 2>"$dir/err"
+	local got=$?
+	[ "$got" -eq "$want" ] ||
+		bad "$what: exit $got, expected $want: $(snippet "$dir/err")"
+}
 
 make_flags=()
 case "$HEISEN" in */build-asan/heisen) make_flags+=(SANITIZE=1) ;; esac

@@ -16,16 +16,6 @@ fi
 db=$dir/w.db
 count() { sqlite3 "$db" "SELECT count(*) FROM remotes"; }
 
-# expect CODE WHAT CMD...: run CMD, check its exit status.
-expect() {
-	local want=$1 what=$2
-	shift 2
-	"$@" >"$dir/out" 2>"$dir/err"
-	local got=$?
-	[ "$got" -eq "$want" ] ||
-		bad "$what: exit $got, expected $want: $(snippet "$dir/err")"
-}
-
 expect 0 "add" "$HEISEN" node add pi ssh://me@pi.local:2222/home/me/heisen.db --db "$db"
 expect 0 "add without user and port" "$HEISEN" node add box ssh://box/srv/w.db --db "$db"
 expect 2 "duplicate name" "$HEISEN" node add pi ssh://other/x.db --db "$db"

@@ -15,16 +15,6 @@ unset HEISEN_DB
 sshd_start
 home=$dir/home.db
 
-# expect CODE WHAT CMD...: run CMD, check its exit status.
-expect() {
-	local want=$1 what=$2
-	shift 2
-	"$@" >"$dir/out" 2>"$dir/err"
-	local got=$?
-	[ "$got" -eq "$want" ] ||
-		bad "$what: exit $got, expected $want: $(snippet "$dir/err")"
-}
-
 # The harness itself: a session must run the heisen under test, not one
 # that a shell start-up file put earlier on PATH.
 # shellcheck disable=SC2086 # HEISEN_SSH is words, as heisen splits it

@@ -337,7 +337,8 @@ static void settle(det_hb *h, thr *t)
 	}
 }
 
-void det_hb_notify(det_hb *h, uint32_t tid, uint64_t addr)
+/* A notify (release) or a wake (acquire) of thread tid at addr. */
+static void wake_edge(det_hb *h, uint32_t tid, uint64_t addr, bool notify)
 {
 	thr *t;
 
@@ -345,18 +346,20 @@ void det_hb_notify(det_hb *h, uint32_t tid, uint64_t addr)
 	    !(t = thread(h, tid)))
 		return;
 	settle(h, t);
-	release(h, t, tid, (uint32_t)(addr >> 2));
+	if (notify)
+		release(h, t, tid, (uint32_t)(addr >> 2));
+	else
+		acquire(h, t, (uint32_t)(addr >> 2));
+}
+
+void det_hb_notify(det_hb *h, uint32_t tid, uint64_t addr)
+{
+	wake_edge(h, tid, addr, true);
 }
 
 void det_hb_woken(det_hb *h, uint32_t tid, uint64_t addr)
 {
-	thr *t;
-
-	if (tid >= HB_MAX_THREADS || addr >= h->mem_bytes ||
-	    !(t = thread(h, tid)))
-		return;
-	settle(h, t);
-	acquire(h, t, (uint32_t)(addr >> 2));
+	wake_edge(h, tid, addr, false);
 }
 
 void *det_hb_spawn(det_hb *h, uint32_t parent)

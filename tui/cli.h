@@ -267,6 +267,10 @@ struct db_remote;
 struct db_node_url;
 int tui_node_find(const char *dbopt, const char *name, const char *who,
 		  struct db_remote *r, struct db_node_url *u, FILE *err);
+/* Node r's stored URL parsed into *u; exit 2 with the reason printed
+ * when it is not usable (path: the workspace, for the message). */
+int tui_node_url(const char *who, const char *path, const struct db_remote *r,
+		 struct db_node_url *u, FILE *err);
 
 /* Rows of `heisen bugs` (cmd_db.c), also printed by `heisen sweep`:
  * plain text with a header before the first row, or with j set one JSON

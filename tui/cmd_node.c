@@ -268,7 +268,6 @@ int tui_node_find(const char *dbpath, const char *name, const char *who,
 		  db_remote *r, db_node_url *u, FILE *err)
 {
 	const char *path;
-	char msg[256];
 	wasm_err e;
 	db *d;
 	int rc;
@@ -281,17 +280,25 @@ int tui_node_find(const char *dbpath, const char *name, const char *who,
 		fprintf(err, "heisen %s: %s\n", who, e.msg);
 		return tui_exit_for(e.status);
 	}
-	if (!db_node_url_parse(r->url, u, msg, sizeof msg)) {
-		fprintf(err,
-			"heisen %s: the URL of %s in %s is not usable: %s; "
-			"remove the node and add it again\n",
-			who, r->name, path, msg);
-		db_close(d);
-		db_remote_clear(r);
-		return TUI_EXIT_USAGE;
-	}
+	rc = tui_node_url(who, path, r, u, err);
 	db_close(d);
-	return TUI_EXIT_OK;
+	if (rc)
+		db_remote_clear(r);
+	return rc;
+}
+
+int tui_node_url(const char *who, const char *path, const db_remote *r,
+		 db_node_url *u, FILE *err)
+{
+	char msg[256];
+
+	if (db_node_url_parse(r->url, u, msg, sizeof msg))
+		return TUI_EXIT_OK;
+	fprintf(err,
+		"heisen %s: the URL of %s in %s is not usable: %s; remove the "
+		"node and add it again\n",
+		who, r->name, path, msg);
+	return TUI_EXIT_USAGE;
 }
 
 /* The value of "key" in a flat JSON object written by 'node self': a

@@ -100,22 +100,6 @@ static int nodes_named(db *d, const char *who, const char *const *names, int n,
 	return TUI_EXIT_OK;
 }
 
-/* The URL of node r, parsed; false (with the reason printed) when the
- * stored URL is not usable. */
-static bool node_url(const char *who, const db_remote *r, db_node_url *u,
-		     FILE *err)
-{
-	char msg[256];
-
-	if (db_node_url_parse(r->url, u, msg, sizeof msg))
-		return true;
-	fprintf(err,
-		"heisen %s: %s: its URL is not usable: %s; remove the node "
-		"and add it again\n",
-		who, r->name, msg);
-	return false;
-}
-
 /* ---- fetch --------------------------------------------------------------- */
 
 typedef struct fetch_progress {
@@ -140,8 +124,8 @@ typedef struct fetched {
 	uint64_t cursor, bytes;
 } fetched;
 
-static void fetch_one(db *d, const db_remote *r, double timeout, FILE *err,
-		      fetched *f)
+static void fetch_one(db *d, const char *path, const db_remote *r,
+		      double timeout, FILE *err, fetched *f)
 {
 	char cursor[32];
 	db_node_url u;
@@ -151,7 +135,7 @@ static void fetch_one(db *d, const db_remote *r, double timeout, FILE *err,
 
 	memset(f, 0, sizeof *f);
 	f->cursor = r->cursor;
-	if (!node_url("fetch", r, &u, err)) {
+	if (tui_node_url("fetch", path, r, &u, err)) {
 		snprintf(f->why, sizeof f->why, "its URL is not usable");
 		return;
 	}
@@ -229,7 +213,7 @@ int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	for (size_t i = 0; i < s.n; i++) {
 		fetched f;
-		fetch_one(d, &s.v[i], timeout, err, &f);
+		fetch_one(d, path, &s.v[i], timeout, err, &f);
 		failed += !f.ok;
 		if (json) {
 			tui_json_obj(&j, NULL);
@@ -271,17 +255,11 @@ int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 
 /* ---- dispatch ------------------------------------------------------------ */
 
-/* The options of `dispatch` that go on to the node's sweep. */
-static const char *const sweep_passed[] = {
-    "--densities", "--runs",  "--budget",  "--profiles", "--jobs",
-    "--seed",	   "--delay", "--timeout", "--prune",	 NULL};
-
+/* Whether an option of `dispatch` goes on to the node's sweep: all but
+ * its own --db and --json (its table is sweep's plan options and these). */
 static bool passed_on(const char *opt)
 {
-	for (const char *const *p = sweep_passed; *p; p++)
-		if (!strcmp(*p, opt))
-			return true;
-	return false;
+	return strcmp(opt, "--db") && strcmp(opt, "--json");
 }
 
 /* The first line of s without control bytes, into buf. */
@@ -447,7 +425,7 @@ int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	}
 	for (size_t i = 0; i < s.n; i++) {
 		db_node_url u;
-		bool ok = node_url("dispatch", &s.v[i], &u, err);
+		bool ok = !tui_node_url("dispatch", path, &s.v[i], &u, err);
 		*why = *stored = *started = 0;
 		if (ok)
 			ok = dispatch_one(&u, fd, hash, name, sweep_words,
@@ -612,7 +590,6 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	uint8_t buf[65536];
 	wasm_err e;
 	ssize_t n;
-	int fd;
 
 	if (a->noperands != 3 || !ws || !hash_ok(a->operands[1]) ||
 	    !file_name_ok(a->operands[2])) {
@@ -655,11 +632,11 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		wasm_buf_fini(&b);
 		return TUI_EXIT_USAGE;
 	}
-	fd = wasm_write_file(tmp, b.data, b.len, &e) ? -1 : 0;
+	bool written = !wasm_write_file(tmp, b.data, b.len, &e);
 	wasm_buf_fini(&b);
-	if (fd < 0 || rename(tmp, file) != 0) {
+	if (!written || rename(tmp, file) != 0) {
 		fprintf(err, "heisen node receive: cannot store %s: %s\n", file,
-			fd < 0 ? e.msg : strerror(errno));
+			written ? strerror(errno) : e.msg);
 		unlink(tmp);
 		return TUI_EXIT_USAGE;
 	}

@@ -463,15 +463,13 @@ static void nodes_free(list *l)
 }
 
 /* The first load starts the probes; `r` (a reload) starts them again
- * when the last ones have ended. */
+ * when the last ones have ended. Rows of nodes not asked yet say "...". */
 static bool nodes_load(tui_screen *scr, tui_app *app)
 {
-	nodes_view *v = scr->st;
-
 	if (!list_load(scr, app))
 		return false;
-	probes_start(v);
-	return list_load(scr, app);
+	probes_start(scr->st);
+	return true;
 }
 
 static const tui_screen_ops nodes_ops = {

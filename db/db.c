@@ -106,6 +106,11 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     " frames TEXT NOT NULL UNIQUE);"
     "ALTER TABLE run_bugs ADD COLUMN stack_a INTEGER REFERENCES stacks(id);"
     "ALTER TABLE run_bugs ADD COLUMN stack_b INTEGER REFERENCES stacks(id);",
+    /* 7 -> 8: a collision's value evidence (db_value_format's text). */
+    "ALTER TABLE run_bugs ADD COLUMN value TEXT;"
+    /* ... and each site's access width in bytes (0: not known). */
+    "ALTER TABLE bugs ADD COLUMN width_a INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE bugs ADD COLUMN width_b INTEGER NOT NULL DEFAULT 0;",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -131,7 +136,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	" b.first_run, b.first_seen,"                                          \
 	" (SELECT max(c.kind = 'sweep') + 2 * max(c.kind = 'check')"           \
 	" FROM run_bugs rb JOIN runs r ON r.id = rb.run_id"                    \
-	" JOIN campaigns c ON c.id = r.campaign_id WHERE rb.bug_id = b.id)"    \
+	" JOIN campaigns c ON c.id = r.campaign_id WHERE rb.bug_id = b.id),"   \
+	" b.width_a, b.width_b"                                                \
 	" FROM bugs b JOIN programs p ON p.id = b.program_id"
 #define PROGRAM_COLS "id, hash, name, path, nsites FROM programs"
 
@@ -181,22 +187,23 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(RUN_LIST_BUG, "SELECT " RUN_COLS " FROM run_bugs rb JOIN runs r"     \
 			" ON r.id = rb.run_id WHERE rb.bug_id = ?1"            \
 			" AND (?2 = 0 OR r.campaign_id = ?2) ORDER BY r.id")   \
-	X(RUN_BUGS, "SELECT bug_id, tid_a, tid_b, addr_a, addr_b, count"       \
-		    " FROM run_bugs WHERE run_id = ?1 ORDER BY bug_id")        \
+	X(RUN_BUGS, "SELECT bug_id, tid_a, tid_b, addr_a, addr_b, count,"      \
+		    " value FROM run_bugs WHERE run_id = ?1 ORDER BY bug_id")  \
 	X(BUG_FIND, "SELECT id FROM bugs WHERE program_id = ?1"                \
 		    " AND site_a = ?2 AND site_b = ?3")                        \
 	X(BUG_ADD,                                                             \
 	  "INSERT INTO bugs(program_id, site_a, kind_a, func_a, file_a,"       \
 	  " line_a, site_b, kind_b, func_b, file_b, line_b, first_run,"        \
-	  " first_seen) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"  \
-	  " ?12, ?13)")                                                        \
+	  " first_seen, width_a, width_b) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"  \
+	  " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")                            \
 	X(RUN_BUG_ADD,                                                         \
 	  "INSERT INTO run_bugs(run_id, bug_id, tid_a, tid_b, addr_a, addr_b," \
-	  " count, stack_a, stack_b) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"   \
-	  " ?9) ON CONFLICT(run_id, bug_id) DO UPDATE SET"                     \
+	  " count, stack_a, stack_b, value) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
+	  " ?7, ?8, ?9, ?10) ON CONFLICT(run_id, bug_id) DO UPDATE SET"        \
 	  " count = count + excluded.count,"                                   \
 	  " stack_a = coalesce(stack_a, excluded.stack_a),"                    \
-	  " stack_b = coalesce(stack_b, excluded.stack_b)")                    \
+	  " stack_b = coalesce(stack_b, excluded.stack_b),"                    \
+	  " value = coalesce(value, excluded.value)")                          \
 	X(STACK_ADD, "INSERT INTO stacks(frames) VALUES(?1)"                   \
 		     " ON CONFLICT(frames) DO UPDATE SET frames = frames"      \
 		     " RETURNING id")                                          \
@@ -1594,6 +1601,8 @@ static wasm_status bug_of(db *d, const db_site *sa, const db_site *sb,
 		bind_site(s, 7, sb);
 		sqlite3_bind_int64(s, 12, r->id);
 		sqlite3_bind_double(s, 13, r->started);
+		sqlite3_bind_int(s, 14, sa->width);
+		sqlite3_bind_int(s, 15, sb->width);
 		if (exec_stmt(d, s, "adding a bug", err))
 			return err->status;
 		*id = sqlite3_last_insert_rowid(d->h);
@@ -1709,6 +1718,70 @@ wasm_status db_stack_parse(const char *text, db_stack *out, wasm_err *err)
 	return WASM_OK;
 }
 
+void db_value_format(const db_value *v, char *buf, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+	uint8_t w = v->width <= DB_VALUE_BYTES ? v->width : DB_VALUE_BYTES;
+
+	if (cap < 4 * DB_VALUE_BYTES + 8) {
+		if (cap)
+			buf[0] = '\0';
+		return;
+	}
+	buf[n++] = v->side ? '1' : '0';
+	for (int k = 0; k < 2; k++) {
+		const uint8_t *b = k ? v->after : v->before;
+		buf[n++] = ' ';
+		for (uint8_t i = 0; i < w; i++) {
+			buf[n++] = hex[b[i] >> 4];
+			buf[n++] = hex[b[i] & 15];
+		}
+	}
+	buf[n] = '\0';
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+wasm_status db_value_parse(const char *text, db_value *out, wasm_err *err)
+{
+	size_t len = strlen(text), w;
+
+	memset(out, 0, sizeof *out);
+	/* "S OLD NEW": both halves of one even width, 1 to 16 bytes. */
+	if (len < 7 || (text[0] != '0' && text[0] != '1') || text[1] != ' ' ||
+	    (len - 3) % 4 || (w = (len - 3) / 4) > DB_VALUE_BYTES ||
+	    text[2 + 2 * w] != ' ')
+		goto bad;
+	for (size_t k = 0; k < 2; k++) {
+		const char *h = text + 2 + k * (2 * w + 1);
+		uint8_t *b = k ? out->after : out->before;
+		for (size_t i = 0; i < w; i++) {
+			int hi = hex_digit(h[2 * i]),
+			    lo = hex_digit(h[2 * i + 1]);
+			if (hi < 0 || lo < 0)
+				goto bad;
+			b[i] = (uint8_t)(hi << 4 | lo);
+		}
+	}
+	out->side = (uint8_t)(text[0] - '0');
+	out->width = (uint8_t)w;
+	return WASM_OK;
+bad:
+	memset(out, 0, sizeof *out);
+	return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+			    "value evidence '%.40s': not SIDE OLD NEW (side 0 "
+			    "or 1, two hex byte strings of one width)",
+			    text);
+}
+
 /* The id of stack s in the stacks table, added on first sight. */
 static wasm_status stack_id(db *d, const db_stack *s, int64_t *id,
 			    wasm_err *err)
@@ -1781,6 +1854,15 @@ static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 				return err->status;
 			}
 			sqlite3_bind_int64(s, 8 + k, sid);
+		}
+		if (h->value.width) {
+			char vt[80];
+			db_value v = h->value;
+			v.side = v.side == lo ? 0 : 1;
+			db_value_format(&v, vt, sizeof vt);
+			sqlite3_bind_text(s, 10, vt, -1, SQLITE_TRANSIENT);
+		} else {
+			sqlite3_bind_null(s, 10);
 		}
 		if (exec_stmt(d, s, "linking a bug to its run", err))
 			return err->status;
@@ -1905,6 +1987,14 @@ wasm_status db_run_bugs(db *d, int64_t run_id,
 			     (uint32_t)sqlite3_column_int64(s, 4)},
 		    .count = (uint64_t)sqlite3_column_int64(s, 5),
 		};
+		const char *vt = (const char *)sqlite3_column_text(s, 6);
+		if (vt && db_value_parse(vt, &rb.value, err)) {
+			st = wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+					  "%s: run %" PRId64 ", bug %" PRId64
+					  ": %s",
+					  d->path, run_id, rb.bug_id, err->msg);
+			break;
+		}
 		if (!cb(ctx, &rb))
 			break;
 	}
@@ -1978,6 +2068,8 @@ static wasm_status bug_row(db *d, sqlite3_stmt *s, db_bug *b, wasm_err *err)
 	b->first_run = (uint64_t)sqlite3_column_int64(s, 14);
 	b->first_seen = sqlite3_column_double(s, 15);
 	b->found_by = (uint8_t)sqlite3_column_int(s, 16);
+	for (int i = 0; i < 2; i++)
+		b->site[i].width = (uint8_t)sqlite3_column_int(s, 17 + i);
 	if (!ok) {
 		db_bug_clear(b);
 		return oom(d, err);

@@ -10,7 +10,8 @@
  * heisen. db/sync.h moves records between workspaces (schema 5: an
  * imported campaign's origin); db/nodes.h keeps the remote nodes (schema
  * 6: remotes). Schema 7: call stacks (stacks; run_bugs.stack_a/stack_b),
- * each distinct stack stored once.
+ * each distinct stack stored once. Schema 8: a collision's value evidence
+ * (run_bugs.value) and each bug site's width (bugs.width_a/width_b).
  *
  * Writes: db_run_add inserts one run with its bugs. Callers batch many
  * runs in one transaction with db_begin/db_commit (a campaign commits
@@ -40,7 +41,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -158,6 +159,7 @@ typedef struct db_site {
 	const char *func;  /* function name, or NULL */
 	const char *file;  /* source file, or NULL */
 	uint32_t line;     /* 0 if unknown */
+	uint8_t width;     /* bytes accessed; 0 for a range or unknown */
 } db_site;
 
 /* One frame of a call stack: a function, its source position and the
@@ -190,14 +192,31 @@ void db_stack_clear(db_stack *s);
 char *db_stack_format(const db_stack *s);
 wasm_status db_stack_parse(const char *text, db_stack *out, wasm_err *err);
 
+/* Value evidence of a collision: the width bytes at the address of
+ * access `side` as its thread read them just before and just after its
+ * delay window (KCSAN's "value changed"). width 0: none was kept. */
+#define DB_VALUE_BYTES 16u
+typedef struct db_value {
+	uint8_t width, side;
+	uint8_t before[DB_VALUE_BYTES], after[DB_VALUE_BYTES];
+} db_value;
+
+/* The text form the workspace and export streams keep: "SIDE OLD NEW",
+ * SIDE 0 or 1, OLD and NEW width bytes in hex, in memory order.
+ * db_value_format writes it into buf (cap >= 72 bytes); db_value_parse
+ * gives WASM_MALFORMED for text that is not of this form. */
+void db_value_format(const db_value *v, char *buf, size_t cap);
+wasm_status db_value_parse(const char *text, db_value *out, wasm_err *err);
+
 /* One bug seen in a run (det_violation plus source positions). */
 typedef struct db_hit {
 	db_site site[2];   /* site[0].id <= site[1].id */
 	uint32_t tid[2], addr[2];
 	uint64_t count;
-	/* Each access's call stack (borrowed; n = 0 for none: today only
-	 * the access that found the bug has one). */
+	/* Each access's call stack (borrowed; n = 0 for none: a
+	 * happens-before race keeps only its finder's). */
 	db_stack stack[2];
+	db_value value;
 } db_hit;
 
 typedef struct db_run {
@@ -235,6 +254,7 @@ typedef struct db_bug {
 		uint8_t kind;
 		char *func, *file;
 		uint32_t line;
+		uint8_t width; /* 0: a range, or recorded before schema 8 */
 	} site[2];
 	uint64_t runs;        /* runs that detected it */
 	uint64_t first_run;   /* id of the first detecting run */
@@ -264,6 +284,7 @@ typedef struct db_run_bug {
 	int64_t bug_id;
 	uint32_t tid[2], addr[2];
 	uint64_t count;
+	db_value value; /* side as the bug's sites */
 } db_run_bug;
 wasm_status db_run_bugs(db *d, int64_t run_id,
 			bool (*cb)(void *ctx, const db_run_bug *rb),

@@ -190,7 +190,7 @@ static void put_row(wbuf *b, sqlite3_stmt *s, const char *spec)
 
 /* The runs after the cursor, and what they need; ?1 is the cursor. The
  * order of the array is the order of the stream. */
-#define RUNS_AFTER  "(SELECT id FROM runs WHERE id > ?1)"
+#define RUNS_AFTER "(SELECT id FROM runs WHERE id > ?1)"
 /* ?2: every campaign, so that the importer learns the status of those
  * whose last runs it already has (db_export's all_campaigns). */
 #define CAMPS_AFTER                                                            \
@@ -221,16 +221,19 @@ static const struct export_query {
      " density_bp, seed, started, duration_us, status, exit_code, msg,"
      " nbugs FROM runs WHERE id > ?1"
      " ORDER BY id"},
-    {R_BUG, "uu48ss448ss4uf",
+    /* Version 3 added the sites' widths. */
+    {R_BUG, "uu48ss448ss4uf88",
      "SELECT id, program_id, site_a, kind_a, func_a, file_a, line_a,"
      " site_b, kind_b, func_b, file_b, line_b,"
-     " CASE WHEN first_run > ?1 THEN first_run ELSE 0 END, first_seen"
+     " CASE WHEN first_run > ?1 THEN first_run ELSE 0 END, first_seen,"
+     " width_a, width_b"
      " FROM bugs WHERE id IN (SELECT bug_id FROM run_bugs WHERE run_id IN"
      " " RUNS_AFTER ") ORDER BY id"},
-    /* Version 2 added the two call stacks (db_stack_format's text). */
-    {R_RUN_BUG, "uu4444uss",
+    /* Version 2 added the two call stacks (db_stack_format's text),
+     * version 3 the value evidence (db_value_format's). */
+    {R_RUN_BUG, "uu4444usss",
      "SELECT rb.run_id, rb.bug_id, rb.tid_a, rb.tid_b, rb.addr_a,"
-     " rb.addr_b, rb.count, sa.frames, sb.frames FROM run_bugs rb"
+     " rb.addr_b, rb.count, sa.frames, sb.frames, rb.value FROM run_bugs rb"
      " LEFT JOIN stacks sa ON sa.id = rb.stack_a"
      " LEFT JOIN stacks sb ON sb.id = rb.stack_b"
      " WHERE rb.run_id > ?1 ORDER BY rb.run_id, rb.bug_id"},
@@ -734,11 +737,11 @@ static const char *const import_sql[Q_COUNT] = {
 		   " AND site_a = ?2 AND site_b = ?3",
     [Q_BUG_ADD] = "INSERT INTO bugs(program_id, site_a, kind_a, func_a,"
 		  " file_a, line_a, site_b, kind_b, func_b, file_b, line_b,"
-		  " first_run, first_seen) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-		  " ?8, ?9, ?10, ?11, ?12, ?13)",
+		  " first_run, first_seen, width_a, width_b) VALUES(?1, ?2, ?3,"
+		  " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     [Q_RUN_BUG_ADD] = "INSERT OR IGNORE INTO run_bugs(run_id, bug_id, tid_a,"
-		      " tid_b, addr_a, addr_b, count, stack_a, stack_b)"
-		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		      " tid_b, addr_a, addr_b, count, stack_a, stack_b, value)"
+		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [Q_STACK_ADD] = "INSERT INTO stacks(frames) VALUES(?1)"
 		    " ON CONFLICT(frames) DO UPDATE SET frames = frames"
 		    " RETURNING id",
@@ -1010,6 +1013,9 @@ static bool imp_bug(importer *im, size_t at)
 	first = ref(im, M_RUN, rd_u64(r, "bug first run"), fat, true,
 		    "bug first run");
 	sqlite3_bind_double(s, 13, rd_f64(r, "bug first seen"));
+	for (int i = 0; i < 2; i++)
+		sqlite3_bind_int(s, 14 + i,
+				 r->ver >= 3 ? rd_u8(r, "bug site width") : 0);
 	if (r->bad || !prog || !first) {
 		sqlite3_clear_bindings(s);
 		return false;
@@ -1068,7 +1074,8 @@ static bool imp_run_bug(importer *im, size_t at)
 	    ref(im, M_BUG, rd_u64(r, "run_bug bug"), bat, false, "run_bug bug");
 	uint32_t v[4];
 	int64_t count;
-	span stk[2];
+	span stk[2], val = {NULL, 0};
+	char vt[80];
 
 	for (int i = 0; i < 4; i++)
 		v[i] = rd_u32(r, "run_bug thread or address");
@@ -1080,6 +1087,19 @@ static bool imp_run_bug(importer *im, size_t at)
 		if (stk[i].p && !stack_ok(stk[i]))
 			return rd_fail(r, sat, "malformed",
 				       "run_bug call stack");
+	}
+	if (r->ver >= 3) {
+		size_t vat = r->off;
+		db_value dv;
+		wasm_err e;
+		val = rd_nstr(r, "run_bug value");
+		if (val.p && val.n < sizeof vt) {
+			memcpy(vt, val.p, val.n);
+			vt[val.n] = '\0';
+		}
+		if (val.p &&
+		    (val.n >= sizeof vt || db_value_parse(vt, &dv, &e)))
+			return rd_fail(r, vat, "malformed", "run_bug value");
 	}
 	if (r->bad || !run || !bug)
 		return false;
@@ -1106,6 +1126,10 @@ static bool imp_run_bug(importer *im, size_t at)
 			return false;
 		sqlite3_bind_int64(s, 8 + i, id);
 	}
+	if (val.p)
+		sqlite3_bind_text(s, 10, vt, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, 10);
 	return step(im, s, NULL, false, "linking a run to a bug");
 }
 

@@ -297,6 +297,19 @@ void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
 		   s->offset, func, cap, pos);
 }
 
+bool det_runtime_violation(const det_prog *p, const det_violation *v)
+{
+	char fn[128];
+	rw_srcpos pos;
+
+	for (int k = 0; k < 2; k++) {
+		det_prog_site(p, v->site[k], fn, sizeof fn, &pos);
+		if (!det_runtime_source(pos.file))
+			return false;
+	}
+	return true;
+}
+
 uint32_t det_prog_frame(const det_prog *p, const eng_where *w, char *func,
 			size_t cap, rw_srcpos *pos)
 {
@@ -325,16 +338,19 @@ static bool put_frame(db_frame *f, const char *func, const rw_srcpos *pos,
 }
 
 wasm_status det_prog_stack(const det_prog *p, const det_violation *v,
-			   db_stack *out, wasm_err *err)
+			   int side, db_stack *out, wasm_err *err)
 {
 	char fn[256];
 	rw_srcpos pos;
-	uint32_t site = v->site[v->cur];
+	uint32_t site = v->site[side];
+	/* A record from a worker: never trust a count past the array. */
+	uint32_t n = v->stack[side].n < DET_MAX_CALLERS ? v->stack[side].n
+							: DET_MAX_CALLERS;
 
 	memset(out, 0, sizeof *out);
-	if (!v->ncallers)
+	if (!n)
 		return WASM_OK;
-	out->frame = wasm_calloc(v->ncallers + 1u, sizeof *out->frame);
+	out->frame = wasm_calloc(n + 1u, sizeof *out->frame);
 	if (!out->frame)
 		goto oom;
 	det_prog_site(p, site, fn, sizeof fn, &pos);
@@ -343,18 +359,51 @@ wasm_status det_prog_stack(const det_prog *p, const det_violation *v,
 		       site < p->sites.nsites ? p->sites.sites[site].offset
 					      : 0))
 		goto oom;
-	for (uint32_t i = 0; i < v->ncallers; i++) {
-		uint32_t off =
-		    det_prog_frame(p, &v->caller[i], fn, sizeof fn, &pos);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t off = det_prog_frame(p, &v->stack[side].caller[i], fn,
+					      sizeof fn, &pos);
 		out->n++;
 		if (!put_frame(&out->frame[i + 1], fn, &pos, off))
 			goto oom;
 	}
-	out->truncated = v->truncated;
+	out->truncated = v->stack[side].truncated;
 	return WASM_OK;
 oom:
 	db_stack_clear(out);
 	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET, "out of memory");
+}
+
+wasm_status det_prog_hit(const det_prog *p, const det_violation *v,
+			 db_hit *h, char (*func)[128], wasm_err *err)
+{
+	memset(h, 0, sizeof *h);
+	for (int k = 0; k < 2; k++) {
+		rw_srcpos pos;
+		det_prog_site(p, v->site[k], func[k], 128, &pos);
+		h->site[k].id = v->site[k];
+		h->site[k].kind = v->kind[k];
+		h->site[k].width = v->site[k] < p->sites.nsites
+				       ? p->sites.sites[v->site[k]].width
+				       : 0;
+		h->site[k].func = func[k];
+		h->site[k].file = pos.file;
+		h->site[k].line = pos.line;
+		h->tid[k] = v->tid[k];
+		h->addr[k] = v->addr[k];
+	}
+	h->count = v->count;
+	if (v->vwidth && v->vwidth <= DET_VALUE_BYTES && v->vside < 2) {
+		h->value.width = v->vwidth;
+		h->value.side = v->vside;
+		memcpy(h->value.before, v->before, v->vwidth);
+		memcpy(h->value.after, v->after, v->vwidth);
+	}
+	for (int k = 0; k < 2; k++)
+		if (det_prog_stack(p, v, k, &h->stack[k], err)) {
+			db_stack_clear(&h->stack[0]);
+			return err->status;
+		}
+	return WASM_OK;
 }
 
 /* ---- option parsing -------------------------------------------------------- */
@@ -1139,28 +1188,10 @@ static bool sweep_done(void *ctx, const job *j, double started,
 	for (uint32_t i = 0; i < o->h.nbugs; i++) {
 		const det_violation *v = &o->bugs[i];
 		db_hit *h = &nv[nh].h;
-		rw_srcpos pos[2];
-		for (int k = 0; k < 2; k++)
-			det_prog_site(s->prog, v->site[k], nv[nh].func[k],
-				      sizeof nv[nh].func[k], &pos[k]);
-		if (det_runtime_source(pos[0].file) &&
-		    det_runtime_source(pos[1].file))
+		if (det_runtime_violation(s->prog, v))
 			continue;
-		for (int k = 0; k < 2; k++) {
-			h->site[k].id = v->site[k];
-			h->site[k].kind = v->kind[k];
-			h->site[k].func = nv[nh].func[k];
-			h->site[k].file = pos[k].file;
-			h->site[k].line = pos[k].line;
-			h->tid[k] = v->tid[k];
-			h->addr[k] = v->addr[k];
-		}
-		h->count = v->count;
-		memset(h->stack, 0, sizeof h->stack);
-		if (det_prog_stack(s->prog, v, &h->stack[v->cur], err)) {
-			nh++;
+		if (det_prog_hit(s->prog, v, h, nv[nh].func, err))
 			goto fail;
-		}
 		hv[nh++] = *h;
 	}
 	r.campaign_id = s->c->id;

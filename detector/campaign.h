@@ -38,13 +38,13 @@
 #include "rewriter/srcmap.h"
 
 typedef struct det_prog {
-	char *path;          /* as given */
-	const char *name;    /* base name, points into path */
-	eng_module *cm;      /* compiled instrumented module */
+	char *path;	  /* as given */
+	const char *name; /* base name, points into path */
+	eng_module *cm;	  /* compiled instrumented module */
 	rw_sites sites;
-	rw_srcmap *srcmap;   /* NULL when the DWARF could not be read */
-	uint64_t mem_span;   /* det_mem_span of the module */
-	bool cached;         /* the instrumented binary came from the cache */
+	rw_srcmap *srcmap; /* NULL when the DWARF could not be read */
+	uint64_t mem_span; /* det_mem_span of the module */
+	bool cached;	   /* the instrumented binary came from the cache */
 } det_prog;
 
 /* Load, instrument (or reuse the cache), validate, compile. Errors as
@@ -64,24 +64,36 @@ void det_prog_free(det_prog *p);
  * the rest of libc (memcpy, stdio): a race there is the caller's. */
 bool det_runtime_source(const char *file);
 
+/* Whether both sites of v are in runtime sources (det_runtime_source):
+ * campaigns do not record such a race. */
+bool det_runtime_violation(const det_prog *p, const det_violation *v);
+
 /* Where site lives: its function name into func (cap bytes; "func[N]"
  * when the module has no name), its source position into pos (file NULL
  * when unknown). */
 void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
 		   rw_srcpos *pos);
 
-/* The same for a frame of a violation's call stack (det_violation.caller):
+/* The same for a frame of a violation's call stack (det_stack.caller):
  * returns the call's offset in the original binary, 0 when the
  * instrumented module has no offset map (instrumented by an older heisen:
  * the frame then has its function's name only). */
 uint32_t det_prog_frame(const det_prog *p, const eng_where *w, char *func,
 			size_t cap, rw_srcpos *pos);
 
-/* The call stack v kept (its current access's: v->cur) as the workspace
+/* The call stack v kept for its access `side` (0 or 1) as the workspace
  * stores it: the site as frame 0, then the callers, named. out->n = 0
- * when v has none. Strings are out's (db_stack_clear). WASM_NOMEM. */
-wasm_status det_prog_stack(const det_prog *p, const det_violation *v,
+ * when v has none for that side. Strings are out's (db_stack_clear).
+ * WASM_NOMEM. */
+wasm_status det_prog_stack(const det_prog *p, const det_violation *v, int side,
 			   db_stack *out, wasm_err *err);
+
+/* v as the workspace keeps a hit: both sites with their positions (the
+ * function names written into func[k], cap bytes each, which h points
+ * to), threads, addresses, count, both stacks (db_stack_clear each) and
+ * the value evidence. WASM_NOMEM. */
+wasm_status det_prog_hit(const det_prog *p, const det_violation *v, db_hit *h,
+			 char (*func)[128], wasm_err *err);
 
 /* Parse a density list: "5:100:5" (first:last:step, in percent) or
  * "10,25.5,100". Percentages have at most two decimals, each in (0, 100].
@@ -106,7 +118,7 @@ wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 /* Progress, reported to the caller about every 100 ms and at the end. */
 typedef struct det_progress {
 	uint64_t done, planned; /* planned 0: budget */
-	uint64_t bugs;          /* distinct bugs of the campaign so far */
+	uint64_t bugs;		/* distinct bugs of the campaign so far */
 	double elapsed_s, budget_s;
 	double runs_per_s;
 	uint64_t by_status[DET_ERROR + 1];
@@ -148,13 +160,13 @@ typedef struct det_batch_run_info {
 	const det_violation *bugs;
 	uint32_t nbugs;
 	uint64_t holds; /* waits at the breakpoint */
-	bool met;       /* two threads met at the breakpoint */
-	bool failed;    /* with a failure: the run was one */
+	bool met;	/* two threads met at the breakpoint */
+	bool failed;	/* with a failure: the run was one */
 } det_batch_run_info;
 
 typedef struct det_batch {
 	det_prog *prog;
-	const uint8_t *mask;        /* nmasks x prog->sites.nsites bytes */
+	const uint8_t *mask; /* nmasks x prog->sites.nsites bytes */
 	uint32_t nmasks;
 	const det_trigger *trigger; /* NULL: none */
 	const det_failure *failure; /* NULL: none */

@@ -50,11 +50,21 @@
 /* How long a thread that met a waiting partner at a breakpoint waits for
  * the partner to arm its access before it goes on anyway. */
 #define TRIGGER_FOLLOW_NS 2000000u
+/* Stack requests outstanding at once; a bug found while all are taken
+ * keeps its finder's stack only. */
+#define MAX_REQS 64
 
 typedef struct race_cell {
 	uint32_t seq;
 	uint32_t tid, site, addr; /* the armed access */
 } race_cell;
+
+/* The armed access a new bug asks for its stack: its thread, cell and the
+ * cell's word while it was armed. */
+typedef struct armed_ref {
+	uint32_t tid, seq;
+	uint64_t cell;
+} armed_ref;
 
 typedef struct shared_cell {
 	uint8_t lock;
@@ -79,6 +89,7 @@ struct det_probe {
 	det_hb *hb; /* DET_HB */
 	const rw_site *site;
 	uint32_t nsites;
+	uint32_t mask_mem; /* rw_sites.mask_mem */
 	uint32_t delay;
 	uint64_t mem_bytes, ncells;
 	void *table;
@@ -99,6 +110,19 @@ struct det_probe {
 	size_t nhist, caphist;
 
 	shard calls[NSHARDS];
+
+	/* Stack requests of new bugs to the armed thread of their pair (see
+	 * race.h), under lock; nreq alone on its line, read by every
+	 * disarming thread. */
+	bool stacks;
+	struct stack_req {
+		uint32_t tid, seq, bug;
+		uint8_t side;
+		uint64_t cell;
+	} req[MAX_REQS];
+	uint32_t nreqs;
+	_Alignas(64) uint32_t nreq_live;
+	char nreq_pad[60];
 
 	/* The breakpoint (det_probe_set_trigger), its waiters by role (0:
 	 * site[0]; 1: site[1]; one waiter per role) and per-thread wait
@@ -156,7 +180,9 @@ wasm_status det_probe_new(det_algo algo, const rw_sites *sites,
 	p->algo = algo;
 	p->site = sites->sites;
 	p->nsites = sites->nsites;
+	p->mask_mem = sites->mask_mem;
 	p->delay = delay;
+	p->stacks = true;
 	p->mem_bytes = mem_bytes;
 	p->ncells = (mem_bytes + 3) / 4;
 	pthread_mutex_init(&p->lock, NULL);
@@ -284,8 +310,9 @@ static uint32_t pair_slot(const det_probe *p, uint64_t key)
  * det_probe_access): record() takes a new bug's call stack from it. */
 static _Thread_local const eng_thread *probe_thread;
 
-/* v's current access's callers, from the thread in its probe call. */
-static void take_stack(det_violation *v)
+/* The callers of the access whose probe call is running on this thread
+ * into st. */
+static void take_stack(det_stack *st)
 {
 	/* The probe call's own frame, the callers, and one to tell that
 	 * there were more. */
@@ -297,13 +324,42 @@ static void take_stack(det_violation *v)
 	n = eng_thread_backtrace(probe_thread, w, DET_MAX_CALLERS + 2);
 	if (n < 2)
 		return;
-	v->truncated = n - 1 > DET_MAX_CALLERS;
-	v->ncallers = (uint8_t)(v->truncated ? DET_MAX_CALLERS : n - 1);
-	memcpy(v->caller, w + 1, v->ncallers * sizeof *w);
+	st->truncated = n - 1 > DET_MAX_CALLERS;
+	st->n = (uint8_t)(st->truncated ? DET_MAX_CALLERS : n - 1);
+	memcpy(st->caller, w + 1, st->n * sizeof *w);
 }
 
-/* Record v, whose side 1 is the current access. */
-static void record(det_probe *p, det_violation *v)
+/* The linear memory bytes [addr, addr + width) of site's memory, as the
+ * thread in its probe call sees them, or NULL when they are not all
+ * there (width <= DET_VALUE_BYTES). */
+static const uint8_t *probe_bytes(const det_probe *p, uint32_t site,
+				  uint32_t addr, uint32_t width)
+{
+	eng_instance *inst;
+	eng_memory *mem;
+	uint32_t idx = p->site[site].mem;
+
+	if (!probe_thread || !(inst = eng_thread_instance(probe_thread)))
+		return NULL;
+	/* The mask import sits after the original's imported memories. */
+	if (p->mask_mem != UINT32_MAX && idx >= p->mask_mem)
+		idx++;
+	mem = eng_instance_memory(inst, idx);
+	if (!mem || (uint64_t)addr + width > eng_memory_size(mem))
+		return NULL;
+	return eng_memory_data(mem) + addr;
+}
+
+/* Copy n guest bytes that other threads may be writing. */
+static void copy_racy(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+/* Record v, whose side 1 is the current access; armed, when non-NULL,
+ * is side 0's access, still armed, which a new bug asks for its stack. */
+static void record(det_probe *p, det_violation *v, const armed_ref *armed)
 {
 	uint64_t key;
 	uint32_t j;
@@ -340,7 +396,20 @@ static void record(det_probe *p, det_violation *v)
 	p->hcount++;
 	if (p->nbugs < DET_MAX_BUGS) {
 		v->count = 1;
-		take_stack(v);
+		/* Ask first: the armed access may be about to go. */
+		if (p->stacks && armed && p->nreqs < MAX_REQS) {
+			p->req[p->nreqs++] = (struct stack_req){
+			    .tid = armed->tid,
+			    .seq = armed->seq,
+			    .bug = p->nbugs,
+			    .side = (uint8_t)(1 - v->cur),
+			    .cell = armed->cell,
+			};
+			__atomic_store_n(&p->nreq_live, p->nreqs,
+					 __ATOMIC_RELEASE);
+		}
+		if (p->stacks)
+			take_stack(&v->stack[v->cur]);
 		p->bugs[p->nbugs] = *v;
 		p->vals[j] = p->nbugs;
 		/* Published last: det_probe_violations may run meanwhile. */
@@ -364,7 +433,7 @@ static void hb_found(void *ctx, const det_hb_race *r)
 	    .kind = {r->kind[0], r->kind[1]},
 	};
 
-	record(p, &v);
+	record(p, &v, NULL);
 }
 
 /* A consistent copy of the access armed on e, whose word was s. False
@@ -385,8 +454,10 @@ static bool snapshot(race_cell *e, uint32_t s, race_cell *out)
 		out->addr = __atomic_load_n(&e->addr, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		s2 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
-		if (s2 == s)
+		if (s2 == s) {
+			out->seq = s;
 			return true;
+		}
 		s = s2;
 	}
 	return false;
@@ -413,6 +484,48 @@ static void trigger_spin(const uint32_t *flag, uint64_t deadline)
 			return;
 		sched_yield();
 	}
+}
+
+/* Thread tid, whose access at site covered the cells armed[0..narmed)
+ * with the words armed_seq[] and read `before` from its bytes before its
+ * window, has disarmed them: answer the stack requests made of it, and
+ * drop those whose access has gone by. */
+static void serve_requests(det_probe *p, uint32_t tid, uint32_t site,
+			   uint32_t addr, uint32_t width, const uint64_t *armed,
+			   const uint32_t *armed_seq, int narmed,
+			   const uint8_t *before)
+{
+	race_cell *t = p->table;
+	uint8_t after[DET_VALUE_BYTES];
+	const uint8_t *mb = NULL;
+
+	pthread_mutex_lock(&p->lock);
+	for (uint32_t i = 0; i < p->nreqs;) {
+		struct stack_req *q = &p->req[i];
+		bool mine = false;
+		for (int k = 0; k < narmed && !mine; k++)
+			mine = q->tid == tid && q->cell == armed[k] &&
+			       q->seq == (armed_seq[k] | ST_ARMED);
+		if (mine) {
+			det_violation *v = &p->bugs[q->bug];
+			take_stack(&v->stack[q->side]);
+			if (before &&
+			    (mb || (mb = probe_bytes(p, site, addr, width)))) {
+				copy_racy(after, mb, width);
+				v->vwidth = (uint8_t)width;
+				v->vside = q->side;
+				memcpy(v->before, before, width);
+				memcpy(v->after, after, width);
+			}
+		} else if (__atomic_load_n(&t[q->cell].seq, __ATOMIC_ACQUIRE) ==
+			   q->seq) {
+			i++;
+			continue;
+		}
+		*q = p->req[--p->nreqs];
+	}
+	__atomic_store_n(&p->nreq_live, p->nreqs, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* hold: when non-NULL, the armed cells stay armed past the delay until
@@ -469,10 +582,18 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 		    .addr = {o.addr, addr},
 		    .kind = {os->kind, kind},
 		};
-		record(p, &v);
+		armed_ref ref = {o.tid, o.seq, c};
+		record(p, &v, &ref);
 	}
 	if (!narmed)
 		return;
+	/* The value evidence's first half, while nobody can have been
+	 * told to look at these cells yet. */
+	uint8_t before[DET_VALUE_BYTES];
+	const uint8_t *mb = NULL;
+	if (p->stacks && width <= DET_VALUE_BYTES &&
+	    (mb = probe_bytes(p, site, addr, width)))
+		copy_racy(before, mb, width);
 	for (uint32_t i = 0; i < p->delay; i++)
 		cpu_relax();
 	if (hold)
@@ -481,9 +602,14 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 		__atomic_store_n(&t[armed[i]].seq,
 				 (armed_seq[i] + (ST_MASK + 1)) & ~ST_MASK,
 				 __ATOMIC_RELEASE);
+	if (__atomic_load_n(&p->nreq_live, __ATOMIC_ACQUIRE))
+		serve_requests(p, tid, site, addr, width, armed, armed_seq,
+			       narmed, mb ? before : NULL);
 }
 
 /* ---- concurrent breakpoint ------------------------------------------------ */
+
+void det_probe_set_stacks(det_probe *p, bool on) { p->stacks = on; }
 
 void det_probe_set_trigger(det_probe *p, const det_trigger *t)
 {

@@ -34,6 +34,18 @@
  * Violations are deduplicated per run by unordered site pair (a bug);
  * each keeps its first occurrence (threads, addresses, kinds) and a count.
  *
+ * Stacks and values at a collision. A new bug's finder takes its own call
+ * stack. The armed access's thread is still inside its probe, spinning:
+ * the finder leaves it a request (thread, cell, the cell's sequence word),
+ * and the armed thread, once its window closes and it has disarmed, looks
+ * for requests only when a request counter on its own cache line is
+ * non-zero, so an access that collides with nobody pays one load of a
+ * line nobody writes. It then takes its own stack and reads its bytes
+ * again; it read them just before its window, which is what a "value
+ * changed" line compares. A request whose access has already gone by
+ * (the cell's word moved on) is dropped by the next thread that looks:
+ * the bug then keeps one stack.
+ *
  * One delay unit is one iteration of a spin loop around the CPU's pause
  * hint (x86 `pause`, aarch64 `yield`), the no-op loop of the paper.
  *
@@ -115,6 +127,19 @@ typedef enum det_algo {
 /* Callers kept per stack; a deeper stack keeps its innermost ones. */
 #define DET_MAX_CALLERS 32u
 
+/* One access's callers at the moment it was probed, innermost first, as
+ * eng_thread_backtrace gives them in the instrumented module
+ * (det_prog_frame names them); the site itself is the frame below them.
+ * n = 0: no stack was taken. */
+typedef struct det_stack {
+	uint8_t n;
+	bool truncated; /* the stack had more than DET_MAX_CALLERS callers */
+	eng_where caller[DET_MAX_CALLERS];
+} det_stack;
+
+/* Bytes of value evidence kept per violation (the widest access). */
+#define DET_VALUE_BYTES 16u
+
 /* A bug seen in one run: sites ordered so that site[0] <= site[1]; the
  * other fields follow the same order. */
 typedef struct det_violation {
@@ -123,15 +148,21 @@ typedef struct det_violation {
 	uint32_t addr[2];
 	uint8_t kind[2]; /* rw_kind */
 	uint64_t count;	 /* times this pair collided in the run */
-	/* The access that found the pair (the later one: side `cur`) and
-	 * its callers at that moment, innermost first, as
-	 * eng_thread_backtrace gives them in the instrumented module
-	 * (det_prog_frame names them); the site is the frame below them.
-	 * ncallers is 0 when the probe was not given its thread. */
+	/* Which side found the pair: the later access (DET_RACE: the one
+	 * that found the other armed; DET_HB: the one that found the
+	 * other's record unordered). */
 	uint8_t cur;
-	uint8_t ncallers;
-	bool truncated; /* the stack had more than DET_MAX_CALLERS callers */
-	eng_where caller[DET_MAX_CALLERS];
+	/* Both accesses' stacks. The finder's is taken when it finds the
+	 * pair; under DET_RACE the armed access's thread, still inside its
+	 * probe, takes its own when its delay window closes, so a pair of
+	 * a new bug normally has both. A happens-before race keeps only
+	 * the finder's: the other access is long over. */
+	det_stack stack[2];
+	/* Value evidence (DET_RACE, KCSAN's "value changed"): the vwidth
+	 * bytes at addr[vside] as the armed access's thread read them just
+	 * before its delay window and just after it. vwidth 0: none. */
+	uint8_t vwidth, vside;
+	uint8_t before[DET_VALUE_BYTES], after[DET_VALUE_BYTES];
 } det_violation;
 
 typedef struct det_probe det_probe;
@@ -150,6 +181,10 @@ void det_probe_free(det_probe *p);
  * the call stack of a new bug (NULL: no stack). */
 void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 		      uint32_t addr, uint32_t site);
+
+/* Whether new bugs take call stacks and values (default true). Off
+ * only for benchmarks: what capture costs a run. */
+void det_probe_set_stacks(det_probe *p, bool on);
 
 /* A concurrent breakpoint (papers/concurrent-breakpoints.txt, BTrigger)
  * on DET_RACE: a thread whose access at site[0] or site[1] finds no
@@ -241,6 +276,9 @@ typedef struct det_run_opts {
 	 * benchmarks, not for every run of a check. */
 	bool hb_bytes;
 	double timeout_s;	    /* 0: none */
+	/* Take no call stacks and values (det_probe_set_stacks): for
+	 * benchmarks only. */
+	bool no_stacks;
 	/* When non-NULL, the WASI set-up to start from (environment,
 	 * directories, limits, stdio, argv: `heisen run`'s options); argv,
 	 * argc, stdio and timeout_s above are then ignored. Its resolver

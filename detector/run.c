@@ -74,8 +74,7 @@ bool det_status_parse(const char *s, det_status *out)
 	return false;
 }
 
-wasm_status det_failure_parse(const char *s, det_failure *out,
-			      wasm_err *err)
+wasm_status det_failure_parse(const char *s, det_failure *out, wasm_err *err)
 {
 	memset(out, 0, sizeof *out);
 	if (!strcmp(s, "trap")) {
@@ -93,7 +92,8 @@ wasm_status det_failure_parse(const char *s, det_failure *out,
 	}
 	if (!strncmp(s, "stdout:", 7) && s[7]) {
 		regex_t re;
-		int rc = regcomp(&re, s + 7, REG_EXTENDED | REG_NOSUB | REG_NEWLINE);
+		int rc =
+		    regcomp(&re, s + 7, REG_EXTENDED | REG_NOSUB | REG_NEWLINE);
 		if (rc) {
 			char msg[160];
 			regerror(rc, &re, msg, sizeof msg);
@@ -120,8 +120,7 @@ bool det_failure_match(const det_failure *f, const regex_t *re,
 	case DET_FAIL_EXIT:
 		return (status == DET_OK || status == DET_EXIT) &&
 		       exit_code == f->code;
-	case DET_FAIL_STDOUT:
-		return re && out && !regexec(re, out, 0, NULL, 0);
+	case DET_FAIL_STDOUT: return re && out && !regexec(re, out, 0, NULL, 0);
 	}
 	return false;
 }
@@ -413,6 +412,7 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 		return st;
 	if (opts->trigger && opts->algo == DET_RACE)
 		det_probe_set_trigger(r.probe, opts->trigger);
+	det_probe_set_stacks(r.probe, !opts->no_stacks);
 	pthread_mutex_init(&r.lock, NULL);
 	wasm_err_clear(&r.err);
 	wasm_err_clear(&werr);

@@ -333,6 +333,7 @@ typedef struct tui_example {
 	bool found;
 	uint32_t tid[2], addr[2];
 	uint64_t count;
+	db_value value;
 } tui_example;
 
 /* Detections in one (node, profile, density) cell: k of n runs. */
@@ -360,10 +361,14 @@ typedef struct tui_report {
 	size_t *row_of;
 	size_t nrows;
 	bool multi_node, nomem;
-	/* Each site's call stack, from the first example run that kept one
-	 * for it (stack_run[i], 0: none did). */
+	/* Each site's call stack, from the first example run that kept both
+	 * (a collision's pair), else from the first that kept one for it
+	 * (stack_run[i], 0: none did); `evidence` is the example whose
+	 * threads, addresses and value the race report prints (-1: none was
+	 * found in its run's bugs). */
 	db_stack stack[2];
 	int64_t stack_run[2];
+	int evidence;
 } tui_report;
 
 /* Load bug `bug`: WASM_INVALID when there is no such bug (the message
@@ -377,6 +382,8 @@ const tui_cell *tui_report_cell(const tui_report *r, size_t row, size_t col);
  * that fit in `width` columns (0: one block); with colour, each cell's
  * background shows its K/N against the bug's best cell (ANSI). */
 void tui_print_grid(FILE *out, const tui_report *r, int width, bool colour);
+/* The bug's race report (tui/race.h) from its evidence run. */
+void tui_report_race(FILE *out, const tui_report *r);
 
 /* Source lines around a site: up to TUI_CONTEXT_LINES on each side,
  * control bytes replaced, long lines cut. */

@@ -8,6 +8,7 @@
 #include "db/db.h"
 #include "detector/campaign.h"
 #include "tui/jsonw.h"
+#include "tui/race.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -124,59 +125,37 @@ oom:
 	return TUI_EXIT_INTERNAL;
 }
 
-static const char *access_name(uint8_t kind, bool cap)
-{
-	switch (kind) {
-	case RW_READ: return cap ? "Read" : "read";
-	case RW_ATOMIC_READ: return cap ? "Atomic read" : "atomic read";
-	case RW_ATOMIC_WRITE: return cap ? "Atomic write" : "atomic write";
-	case RW_ATOMIC_RMW:
-		return cap ? "Atomic read-modify-write"
-			   : "atomic read-modify-write";
-	case RW_RANGE_READ: return cap ? "Range read" : "range read";
-	case RW_RANGE_WRITE: return cap ? "Range write" : "range write";
-	default: return cap ? "Write" : "write";
-	}
-}
-
-/* One race, as ThreadSanitizer prints one: both accesses with their
- * frames, then a SUMMARY line. Which of the two came first is not kept;
- * neither is ordered before the other. */
+/* One race in the one text of a race (tui/race.h): the access that found
+ * the race first, as ThreadSanitizer prints the current access; the other
+ * is only known to be unordered with it. */
 static void print_race(FILE *out, const det_prog *p, const race *r,
 		       uint64_t runs)
 {
-	char fn[128];
+	char fn[2][128], title[96];
 	rw_srcpos pos[2];
+	tui_race tr = {.title = title, .concurrent = false};
+	int first = r->hit.stack[0].n && !r->hit.stack[1].n ? 0 : 1;
 
-	fprintf(out,
-		"==================\n"
-		"WARNING: heisen: data race (bug %" PRId64 ", in %" PRIu64
-		" of %" PRIu64 " runs)\n",
-		r->bug, r->runs, runs);
+	snprintf(title, sizeof title,
+		 "bug %" PRId64 ", in %" PRIu64 " of %" PRIu64 " runs", r->bug,
+		 r->runs, runs);
 	for (int i = 0; i < 2; i++) {
-		uint32_t site = r->hit.site[i].id;
-		const rw_site *s = &p->sites.sites[site];
-		det_prog_site(p, site, fn, sizeof fn, &pos[i]);
-		uint8_t kind = r->hit.site[i].kind;
-		char size[32] = "";
-		/* A range's length is not kept: its byte is named. */
-		if (s->width)
-			snprintf(size, sizeof size, " of size %u", s->width);
-		fprintf(out, "  %s%s%s at 0x%08x by thread %u:\n",
-			i ? "Unordered " : "", access_name(kind, !i), size,
-			r->hit.addr[i], r->hit.tid[i]);
-		if (r->hit.stack[i].n)
-			tui_print_stack(out, &r->hit.stack[i], site);
-		else if (pos[i].file)
-			fprintf(out, "    #0 %s %s:%u (site %u)\n", fn,
-				pos[i].file, pos[i].line, site);
-		else
-			fprintf(out, "    #0 %s (site %u)\n", fn, site);
+		int k = i ? 1 - first : first;
+		uint32_t site = r->hit.site[k].id;
+		det_prog_site(p, site, fn[i], sizeof fn[i], &pos[i]);
+		tr.acc[i] = (tui_access){
+		    .kind = r->hit.site[k].kind,
+		    .width = p->sites.sites[site].width,
+		    .addr = r->hit.addr[k],
+		    .tid = r->hit.tid[k],
+		    .site = site,
+		    .stack = &r->hit.stack[k],
+		    .func = fn[i],
+		    .file = pos[i].file,
+		    .line = pos[i].line,
+		};
 	}
-	det_prog_site(p, r->hit.site[1].id, fn, sizeof fn, &pos[1]);
-	fprintf(out, "\nSUMMARY: heisen: data race %s:%u in %s\n",
-		pos[1].file ? pos[1].file : "?", pos[1].line, fn);
-	fprintf(out, "==================\n");
+	tui_race_print(out, &tr);
 }
 
 static void json_races(tui_json *j, const det_prog *p, const check_ui *u)

@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "jsonw.h"
+#include "race.h"
 
 #include "db/db.h"
 #include "detector/race.h"
@@ -561,6 +562,7 @@ static bool example_bug(void *vctx, const db_run_bug *rb)
 	memcpy(x->tid, rb->tid, sizeof rb->tid);
 	memcpy(x->addr, rb->addr, sizeof rb->addr);
 	x->count = rb->count;
+	x->value = rb->value;
 	return false;
 }
 
@@ -659,6 +661,78 @@ const tui_cell *tui_report_cell(const tui_report *r, size_t row, size_t col)
 	return NULL;
 }
 
+/* The stacks of s's examples: the first run that kept both (one
+ * collision's pair, with its value), else per site the first run that
+ * kept one. */
+static wasm_status pick_stacks(struct db *d, tui_report *s, wasm_err *e)
+{
+	wasm_status st;
+
+	s->evidence = -1;
+	for (int i = 0; i < s->nex; i++)
+		if (s->ex[i].found) {
+			s->evidence = i;
+			break;
+		}
+	for (int i = 0; i < s->nex; i++) {
+		db_stack got[2];
+		if ((st =
+			 db_run_bug_stacks(d, s->ex[i].run, s->bug.id, got, e)))
+			return st;
+		if (got[0].n && got[1].n) {
+			for (int k = 0; k < 2; k++) {
+				db_stack_clear(&s->stack[k]);
+				s->stack[k] = got[k];
+				s->stack_run[k] = s->ex[i].run;
+			}
+			s->evidence = i;
+			break;
+		}
+		for (int k = 0; k < 2; k++) {
+			if (got[k].n && !s->stack_run[k]) {
+				s->stack[k] = got[k];
+				s->stack_run[k] = s->ex[i].run;
+			} else {
+				db_stack_clear(&got[k]);
+			}
+		}
+	}
+	return WASM_OK;
+}
+
+void tui_report_race(FILE *out, const tui_report *s)
+{
+	const db_bug *b = &s->bug;
+	const tui_example *x = s->evidence >= 0 ? &s->ex[s->evidence] : NULL;
+	char title[96];
+	tui_race r = {.title = title};
+
+	if (x)
+		snprintf(title, sizeof title, "bug %" PRId64 ", run %" PRId64,
+			 b->id, x->run);
+	else
+		snprintf(title, sizeof title, "bug %" PRId64, b->id);
+	for (int i = 0; i < 2; i++)
+		r.acc[i] = (tui_access){
+		    .kind = b->site[i].kind,
+		    .width = b->site[i].width,
+		    .addr = x ? x->addr[i] : 0,
+		    .tid = x ? x->tid[i] : 0,
+		    .site = b->site[i].id,
+		    .stack = &s->stack[i],
+		    .func = b->site[i].func,
+		    .file = b->site[i].file,
+		    .line = b->site[i].line,
+		};
+	/* A pair of stacks or a value is a collision's; so is a bug that only
+	 * sweeps saw. */
+	r.concurrent =
+	    (s->stack_run[0] && s->stack_run[0] == s->stack_run[1]) ||
+	    (x && x->value.width) || !(b->found_by & DB_FOUND_HB);
+	r.value = x ? &x->value : NULL;
+	tui_race_print(out, &r);
+}
+
 wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 			    wasm_err *e)
 {
@@ -673,20 +747,8 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 	for (s->cur = 0; s->cur < s->nex; s->cur++)
 		if ((st = db_run_bugs(d, s->ex[s->cur].run, example_bug, s, e)))
 			return st;
-	for (int i = 0; i < s->nex && !(s->stack_run[0] && s->stack_run[1]);
-	     i++) {
-		db_stack got[2];
-		if ((st = db_run_bug_stacks(d, s->ex[i].run, bug, got, e)))
-			return st;
-		for (int k = 0; k < 2; k++) {
-			if (got[k].n && !s->stack_run[k]) {
-				s->stack[k] = got[k];
-				s->stack_run[k] = s->ex[i].run;
-			} else {
-				db_stack_clear(&got[k]);
-			}
-		}
-	}
+	if ((st = pick_stacks(d, s, e)))
+		return st;
 	if ((st = db_bug_cells(d, bug, cell_row, s, e)))
 		return st;
 	if (s->nomem || !build_grid(s))
@@ -807,11 +869,6 @@ static void show_site_text(FILE *out, const tui_report *r, int i)
 			"than %u lines)\n",
 			s->file, s->line);
 	}
-	if (r->stack[i].n) {
-		fprintf(out, "  call stack (run %" PRId64 "):\n",
-			r->stack_run[i]);
-		tui_print_stack(out, &r->stack[i], s->id);
-	}
 	wasm_free(cx);
 }
 
@@ -835,6 +892,7 @@ static void show_site_json(tui_json *j, const tui_report *r, int i)
 	} else {
 		tui_json_null(j, "source");
 	}
+	tui_json_u64(j, "width", s->width);
 	tui_json_stack(j, "stack", &r->stack[i]);
 	tui_json_u64(j, "stack_run", (uint64_t)r->stack_run[i]);
 	tui_json_end(j, '}');
@@ -857,6 +915,8 @@ static void show_text(FILE *out, const tui_report *s)
 		"\ndetected by %" PRIu64 " run%s, first seen %s (run %" PRIu64
 		")\n",
 		b->runs, b->runs == 1 ? "" : "s", seen, b->first_run);
+	fputc('\n', out);
+	tui_report_race(out, s);
 	for (int i = 0; i < 2; i++)
 		show_site_text(out, s, i);
 	if (s->nex) {
@@ -933,10 +993,12 @@ static void show_json(FILE *out, const char *path, const tui_report *s)
 			tui_json_u64(&j, NULL, x->addr[1]);
 			tui_json_end(&j, ']');
 			tui_json_u64(&j, "count", x->count);
+			tui_json_value(&j, "value", &x->value);
 		} else {
 			tui_json_null(&j, "tid");
 			tui_json_null(&j, "addr");
 			tui_json_null(&j, "count");
+			tui_json_null(&j, "value");
 		}
 		tui_json_end(&j, '}');
 	}

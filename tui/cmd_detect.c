@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "jsonw.h"
+#include "race.h"
 
 #include "db/db.h"
 #include "detector/campaign.h"
@@ -83,8 +84,7 @@ static uint64_t random_seed(void)
 }
 
 /* `func file:line` of a site of p. */
-void tui_prog_site_text(const det_prog *p, uint32_t site, char *buf,
-			size_t cap)
+void tui_prog_site_text(const det_prog *p, uint32_t site, char *buf, size_t cap)
 {
 	char fn[128];
 	rw_srcpos pos;
@@ -181,8 +181,10 @@ int tui_opt_workers(const tui_cmd *cmd, const tui_args *a, uint32_t *jobs,
 	}
 	if ((v = tui_opt_value(cmd, a, "--timeout")) &&
 	    !tui_parse_duration(v, timeout_s)) {
-		fprintf(err, "heisen %s: --timeout expects a duration such as "
-			     "5 or 30s, got '%s'\n", cmd->name, v);
+		fprintf(err,
+			"heisen %s: --timeout expects a duration such as "
+			"5 or 30s, got '%s'\n",
+			cmd->name, v);
 		return TUI_EXIT_USAGE;
 	}
 	return TUI_EXIT_OK;
@@ -209,9 +211,9 @@ wasm_status tui_campaign_add(db *d, const det_prog *p, db_campaign *c,
 			     wasm_err *e)
 {
 	char *abs = realpath(p->path, NULL);
-	wasm_status st = db_program_put(d, p->sites.hash, p->name,
-					abs ? abs : p->path, p->sites.nsites,
-					&c->program_id, e);
+	wasm_status st =
+	    db_program_put(d, p->sites.hash, p->name, abs ? abs : p->path,
+			   p->sites.nsites, &c->program_id, e);
 
 	free(abs);
 	if (!st)
@@ -241,11 +243,67 @@ typedef struct run_report {
 	const char *mask_file; /* --mask; NULL: density_bp and seed */
 	uint32_t density_bp;
 	uint64_t seed;
-	uint32_t npool;        /* sites the mask chose from */
+	uint32_t npool; /* sites the mask chose from */
 	uint32_t armed, delay;
 	const det_profile *prof;
 	const det_run_result *res;
 } run_report;
+
+/* One violation of a masked run in the one text of a race (tui/race.h):
+ * the access that found the other armed first. */
+static void print_violation(FILE *out, const det_prog *p,
+			    const det_violation *v, uint32_t i, uint32_t n)
+{
+	char fn[2][128], title[96];
+	db_hit h;
+	wasm_err e;
+	tui_race r = {.title = title, .concurrent = true, .value = &h.value};
+	int first = v->cur < 2 ? v->cur : 1;
+
+	if (det_prog_hit(p, v, &h, fn, &e)) {
+		fprintf(out, "violation %u: %s\n", i + 1, e.msg);
+		return;
+	}
+	snprintf(title, sizeof title,
+		 "violation %u of %u, %" PRIu64 " time%s in the run", i + 1, n,
+		 v->count, v->count == 1 ? "" : "s");
+	for (int k = 0; k < 2; k++) {
+		int x = k ? 1 - first : first;
+		r.acc[k] = (tui_access){
+		    .kind = h.site[x].kind,
+		    .width = h.site[x].width,
+		    .addr = h.addr[x],
+		    .tid = h.tid[x],
+		    .site = h.site[x].id,
+		    .stack = &h.stack[x],
+		    .func = h.site[x].func,
+		    .file = h.site[x].file,
+		    .line = h.site[x].line,
+		};
+	}
+	if (h.value.width)
+		h.value.side = h.value.side == first ? 0 : 1;
+	tui_race_print(out, &r);
+	db_stack_clear(&h.stack[0]);
+	db_stack_clear(&h.stack[1]);
+}
+
+/* Access k's stack of v as heisen.run/1 gives it ("stack", null when it
+ * kept none). */
+static void json_violation_stack(tui_json *j, const det_prog *p,
+				 const det_violation *v, int k)
+{
+	db_stack st;
+	wasm_err e;
+
+	if (det_prog_stack(p, v, k, &st, &e)) {
+		tui_json_null(j, "stack");
+		tui_json_bool(j, "stack_truncated", false);
+		return;
+	}
+	tui_json_stack(j, "stack", &st);
+	db_stack_clear(&st);
+}
 
 /* The report of heisen.run/1: its members into j's open object, or with
  * j NULL as text on out. */
@@ -290,9 +348,19 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 						     v->kind[k]);
 				tui_json_u64(j, "thread", v->tid[k]);
 				tui_json_u64(j, "address", v->addr[k]);
+				json_violation_stack(j, p, v, k);
 				tui_json_end(j, '}');
 			}
 			tui_json_end(j, ']');
+			db_value dv = {0};
+			if (v->vwidth && v->vwidth <= DB_VALUE_BYTES &&
+			    v->vside < 2) {
+				dv.width = v->vwidth;
+				dv.side = v->vside;
+				memcpy(dv.before, v->before, v->vwidth);
+				memcpy(dv.after, v->after, v->vwidth);
+			}
+			tui_json_value(j, "value", &dv);
 			tui_json_end(j, '}');
 		}
 		tui_json_end(j, ']');
@@ -320,19 +388,8 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 	fprintf(out, " in %.1f ms, %" PRIu64 " probe calls, %u violation%s\n",
 		(double)res->duration_ns / 1e6, res->probes, res->nbugs,
 		res->nbugs == 1 ? "" : "s");
-	for (uint32_t i = 0; i < res->nbugs; i++) {
-		const det_violation *v = &res->bugs[i];
-		char s0[300], s1[300];
-		tui_prog_site_text(p, v->site[0], s0, sizeof s0);
-		tui_prog_site_text(p, v->site[1], s1, sizeof s1);
-		fprintf(out,
-			"  %c/%c  site %u %s (thread %u, 0x%x)\n"
-			"       site %u %s (thread %u, 0x%x)  x%" PRIu64 "\n",
-			tui_kind_letter(v->kind[0]),
-			tui_kind_letter(v->kind[1]), v->site[0], s0, v->tid[0],
-			v->addr[0], v->site[1], s1, v->tid[1], v->addr[1],
-			v->count);
-	}
+	for (uint32_t i = 0; i < res->nbugs; i++)
+		print_violation(out, p, &res->bugs[i], i, res->nbugs);
 	if (res->dropped)
 		fprintf(out, "  (%u more distinct pairs not kept)\n",
 			res->dropped);
@@ -389,27 +446,36 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	int rc;
 
 	if (dv && mv) {
-		fprintf(err, "heisen run: give --density or --mask, not both\n");
+		fprintf(err,
+			"heisen run: give --density or --mask, not both\n");
 		return TUI_EXIT_USAGE;
 	}
 	if (sv && !tui_parse_u64(sv, &seed)) {
-		fprintf(err, "heisen run: --seed expects a 64-bit number "
-			     "(decimal or 0x hex), got '%s'\n", sv);
+		fprintf(err,
+			"heisen run: --seed expects a 64-bit number "
+			"(decimal or 0x hex), got '%s'\n",
+			sv);
 		return TUI_EXIT_USAGE;
 	}
 	if (delv && !tui_parse_u32(delv, 0, 100000000, &delay)) {
-		fprintf(err, "heisen run: --delay expects a number of spin "
-			     "units from 0 to 100000000, got '%s'\n", delv);
+		fprintf(err,
+			"heisen run: --delay expects a number of spin "
+			"units from 0 to 100000000, got '%s'\n",
+			delv);
 		return TUI_EXIT_USAGE;
 	}
 	if (pv && !(prof = det_profile_find(pv))) {
-		fprintf(err, "heisen run: unknown profile '%s' (see 'heisen "
-			     "profiles')\n", pv);
+		fprintf(err,
+			"heisen run: unknown profile '%s' (see 'heisen "
+			"profiles')\n",
+			pv);
 		return TUI_EXIT_USAGE;
 	}
 	if (dv && (det_parse_densities(dv, &dens, &ndens, &e) || ndens != 1)) {
-		fprintf(err, "heisen run: --density expects one percentage in "
-			     "(0, 100], e.g. 50 or 12.5, got '%s'\n", dv);
+		fprintf(err,
+			"heisen run: --density expects one percentage in "
+			"(0, 100], e.g. 50 or 12.5, got '%s'\n",
+			dv);
 		wasm_free(dens);
 		return TUI_EXIT_USAGE;
 	}
@@ -532,8 +598,8 @@ static bool rerun_compare(rerun_cmp *rc, const id_list *recorded,
 			  const int64_t *bug, const det_run_result *res)
 {
 	rc->recorded = recorded;
-	rc->new_bug = wasm_calloc(res->nbugs ? res->nbugs : 1,
-				  sizeof *rc->new_bug);
+	rc->new_bug =
+	    wasm_calloc(res->nbugs ? res->nbugs : 1, sizeof *rc->new_bug);
 	if (!rc->new_bug)
 		return false;
 	for (uint32_t i = 0; i < res->nbugs; i++) {
@@ -580,8 +646,8 @@ static void json_ids(tui_json *j, const char *key, const id_list *l)
 
 /* The line after the run's report: what the recording had and how the
  * rerun compares. */
-static void print_rerun_text(FILE *out, const db_run *run,
-			     const rerun_cmp *rc, const det_run_result *res)
+static void print_rerun_text(FILE *out, const db_run *run, const rerun_cmp *rc,
+			     const det_run_result *res)
 {
 	fprintf(out, "rerun of run %" PRId64 " (recorded: %s", run->id,
 		run->status);
@@ -668,30 +734,33 @@ static int load_recorded(const tui_cmd *cmd, const db_program *prog,
 	int rc;
 
 	if (c->mask_version != DET_MASK_VERSION) {
-		fprintf(err, "heisen %s: campaign %" PRId64 " drew its masks "
-			     "with mask generator version %u, this heisen "
-			     "with version %u: the same seeds would arm other "
-			     "sites; use the heisen that ran it, or start a "
-			     "new sweep\n",
+		fprintf(err,
+			"heisen %s: campaign %" PRId64 " drew its masks "
+			"with mask generator version %u, this heisen "
+			"with version %u: the same seeds would arm other "
+			"sites; use the heisen that ran it, or start a "
+			"new sweep\n",
 			cmd->name, campaign, c->mask_version, DET_MASK_VERSION);
 		return TUI_EXIT_USAGE;
 	}
 
 	if (access(prog->path, R_OK)) {
-		fprintf(err, "heisen %s: the program of campaign %" PRId64
-			     " is gone: %s: %s; put the binary it ran back "
-			     "at that path, or sweep the current build "
-			     "('heisen sweep FILE.wasm')\n",
+		fprintf(err,
+			"heisen %s: the program of campaign %" PRId64
+			" is gone: %s: %s; put the binary it ran back "
+			"at that path, or sweep the current build "
+			"('heisen sweep FILE.wasm')\n",
 			cmd->name, campaign, prog->path, strerror(errno));
 		return TUI_EXIT_USAGE;
 	}
 	if ((rc = load_prog(prog->path, p, err)))
 		return rc;
 	if ((*p)->sites.hash != prog->hash) {
-		fprintf(err, "heisen %s: %s has changed since campaign %" PRId64
-			     " ran it (hash %016" PRIx64 ", now %016" PRIx64
-			     "): rebuild that version at this path, or sweep "
-			     "the new one ('heisen sweep %s')\n",
+		fprintf(err,
+			"heisen %s: %s has changed since campaign %" PRId64
+			" ran it (hash %016" PRIx64 ", now %016" PRIx64
+			"): rebuild that version at this path, or sweep "
+			"the new one ('heisen sweep %s')\n",
 			cmd->name, prog->path, campaign, prog->hash,
 			(*p)->sites.hash, prog->path);
 		det_prog_free(*p);
@@ -701,8 +770,7 @@ static int load_recorded(const tui_cmd *cmd, const db_program *prog,
 	return TUI_EXIT_OK;
 }
 
-int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		  FILE *err)
+int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	/* A --prune campaign whose pool came out empty arms nothing; a NULL
 	 * pool would mean every site. */
@@ -734,8 +802,9 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	int rc;
 
 	if (!tui_parse_u64(rv, &id) || !id || id > INT64_MAX) {
-		fprintf(err, "heisen rerun: '%s' is not a run id (a positive "
-			     "number; 'heisen runs CAMPAIGN' lists them)\n",
+		fprintf(err,
+			"heisen rerun: '%s' is not a run id (a positive "
+			"number; 'heisen runs CAMPAIGN' lists them)\n",
 			rv);
 		return TUI_EXIT_USAGE;
 	}
@@ -753,9 +822,11 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	if (recorded.nomem)
 		goto oom;
 	if (!(prof = det_profile_find(run.profile))) {
-		fprintf(err, "heisen rerun: run %" PRId64 " ran under profile "
-			     "'%s', which this heisen does not have (see "
-			     "'heisen profiles')\n", run.id, run.profile);
+		fprintf(err,
+			"heisen rerun: run %" PRId64 " ran under profile "
+			"'%s', which this heisen does not have (see "
+			"'heisen profiles')\n",
+			run.id, run.profile);
 		rc = TUI_EXIT_USAGE;
 		goto done;
 	}
@@ -877,10 +948,10 @@ done:
 enum { PROGRESS_QUEUE_MAX = 1 << 20, PROGRESS_END_WAIT_MS = 2000 };
 
 typedef struct progress_out {
-	int fd;        /* -1: not asked for, or given up */
-	wasm_buf q;    /* bytes of whole lines not written yet */
-	size_t qpos;   /* q.data[qpos..q.len) are still to write */
-	FILE *mem;     /* the line being built */
+	int fd;	     /* -1: not asked for, or given up */
+	wasm_buf q;  /* bytes of whole lines not written yet */
+	size_t qpos; /* q.data[qpos..q.len) are still to write */
+	FILE *mem;   /* the line being built */
 	char *line;
 	size_t len;
 } progress_out;
@@ -895,20 +966,26 @@ static int progress_open(const char *v, progress_out *po, FILE *err)
 	if (!v)
 		return TUI_EXIT_OK;
 	if (!tui_parse_u32(v, 0, INT32_MAX, &fd)) {
-		fprintf(err, "heisen sweep: --progress-fd expects a file "
-			     "descriptor number, got '%s'\n", v);
+		fprintf(err,
+			"heisen sweep: --progress-fd expects a file "
+			"descriptor number, got '%s'\n",
+			v);
 		return TUI_EXIT_USAGE;
 	}
 	if ((fl = fcntl((int)fd, F_GETFL)) < 0) {
-		fprintf(err, "heisen sweep: --progress-fd %u: not an open file "
-			     "descriptor (open it when starting heisen, e.g. "
-			     "'3>progress.jsonl', or pass a pipe's write "
-			     "end)\n", fd);
+		fprintf(err,
+			"heisen sweep: --progress-fd %u: not an open file "
+			"descriptor (open it when starting heisen, e.g. "
+			"'3>progress.jsonl', or pass a pipe's write "
+			"end)\n",
+			fd);
 		return TUI_EXIT_USAGE;
 	}
 	if ((fl & O_ACCMODE) == O_RDONLY) {
-		fprintf(err, "heisen sweep: --progress-fd %u is open for "
-			     "reading only\n", fd);
+		fprintf(err,
+			"heisen sweep: --progress-fd %u is open for "
+			"reading only\n",
+			fd);
 		return TUI_EXIT_USAGE;
 	}
 	po->fd = (int)fd;
@@ -952,8 +1029,8 @@ static void progress_flush(progress_out *po, int wait_ms)
 	size_t n = po->q.len - po->qpos;
 
 	if (n)
-		po->qpos += progress_write(po, po->q.data + po->qpos, n,
-					   wait_ms);
+		po->qpos +=
+		    progress_write(po, po->q.data + po->qpos, n, wait_ms);
 	if (po->qpos == po->q.len)
 		po->qpos = po->q.len = 0;
 }
@@ -1007,7 +1084,7 @@ static void progress_finish(progress_out *po)
 	t = t0;
 	while (po->fd >= 0 && po->q.len &&
 	       (t.tv_sec - t0.tv_sec) * 1000 +
-			   (t.tv_nsec - t0.tv_nsec) / 1000000 <
+		       (t.tv_nsec - t0.tv_nsec) / 1000000 <
 		   PROGRESS_END_WAIT_MS) {
 		progress_flush(po, 100);
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -1051,7 +1128,7 @@ typedef struct sweep_ui {
 	const det_prog *prog;
 	det_progress last; /* of this invocation */
 	progress_out po;
-	db *d;              /* to name new bugs in progress lines */
+	db *d; /* to name new bugs in progress lines */
 	int64_t program_id;
 } sweep_ui;
 
@@ -1103,15 +1180,16 @@ static void on_progress(void *ctx, const det_progress *pr)
 		fmt_hms(left, eta, sizeof eta);
 	const char *bugs = pr->bugs == 1 ? "bug" : "bugs";
 	if (pr->planned)
-		fprintf(u->err, "\r\033[Ksweep: %" PRIu64 "/%" PRIu64
-				" runs  %.0f runs/s  %" PRIu64
-				" %s  %s elapsed  ETA %s",
+		fprintf(u->err,
+			"\r\033[Ksweep: %" PRIu64 "/%" PRIu64
+			" runs  %.0f runs/s  %" PRIu64
+			" %s  %s elapsed  ETA %s",
 			pr->done, pr->planned, pr->runs_per_s, pr->bugs, bugs,
 			el, eta);
 	else
-		fprintf(u->err, "\r\033[Ksweep: %" PRIu64
-				" runs  %.0f runs/s  %" PRIu64
-				" %s  %s elapsed  %s left",
+		fprintf(u->err,
+			"\r\033[Ksweep: %" PRIu64 " runs  %.0f runs/s  %" PRIu64
+			" %s  %s elapsed  %s left",
 			pr->done, pr->runs_per_s, pr->bugs, bugs, el, eta);
 	fflush(u->err);
 	u->line_shown = true;
@@ -1128,8 +1206,8 @@ static void bug_line(sweep_ui *u, const db_hit *h)
 
 	if (u->po.fd < 0)
 		return;
-	if (db_bug_find(u->d, u->program_id, h->site[0].id, h->site[1].id,
-			&id, &e))
+	if (db_bug_find(u->d, u->program_id, h->site[0].id, h->site[1].id, &id,
+			&e))
 		id = 0;
 	if (!progress_begin(&u->po, &j, "bug"))
 		return;
@@ -1177,8 +1255,8 @@ static void on_bug(void *ctx, const db_hit *h)
 	tui_prog_site_text(u->prog, h->site[0].id, s0, sizeof s0);
 	tui_prog_site_text(u->prog, h->site[1].id, s1, sizeof s1);
 	fprintf(u->err, "\r\033[Knew bug: %c/%c %s <-> %s\n",
-		tui_kind_letter(h->site[0].kind), tui_kind_letter(h->site[1].kind),
-		s0, s1);
+		tui_kind_letter(h->site[0].kind),
+		tui_kind_letter(h->site[1].kind), s0, s1);
 }
 
 static void start_line(sweep_ui *u, const db_campaign *c, bool resumed,
@@ -1226,10 +1304,7 @@ static void end_line(sweep_ui *u, const char *status, uint64_t done,
 	progress_finish(&u->po);
 }
 
-static void on_sigint(int sig)
-{
-	det_sweep_stop();
-}
+static void on_sigint(int sig) { det_sweep_stop(); }
 
 /* Fill a new campaign from the options; returns an exit code. */
 static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
@@ -1246,9 +1321,8 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	 * the profiles found at least as many bugs as one profile in the
 	 * simulation over the demos (docs/analysis.md). */
 	det_profile_names(every, sizeof every, ",");
-	c->densities = strdup((v = tui_opt_value(cmd, a, "--densities"))
-				  ? v
-				  : "5:100:5");
+	c->densities =
+	    strdup((v = tui_opt_value(cmd, a, "--densities")) ? v : "5:100:5");
 	c->profiles =
 	    strdup((v = tui_opt_value(cmd, a, "--profiles")) ? v : every);
 	if (!c->densities || !c->profiles)
@@ -1263,14 +1337,18 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	c->runs = 0;
 	if ((v = tui_opt_value(cmd, a, "--runs")) &&
 	    !tui_parse_u32(v, 1, 100000000, &c->runs)) {
-		fprintf(err, "heisen sweep: --runs expects a number of runs "
-			     "per cell from 1 to 100000000, got '%s'\n", v);
+		fprintf(err,
+			"heisen sweep: --runs expects a number of runs "
+			"per cell from 1 to 100000000, got '%s'\n",
+			v);
 		return TUI_EXIT_USAGE;
 	}
 	if ((v = tui_opt_value(cmd, a, "--budget")) &&
 	    !tui_parse_duration(v, &c->budget_s)) {
-		fprintf(err, "heisen sweep: --budget expects a duration such "
-			     "as 90s, 10m or 2h, got '%s'\n", v);
+		fprintf(err,
+			"heisen sweep: --budget expects a duration such "
+			"as 90s, 10m or 2h, got '%s'\n",
+			v);
 		return TUI_EXIT_USAGE;
 	}
 	/* 5 a cell over the four profiles: the 400 runs one profile had at
@@ -1282,16 +1360,21 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	if ((rc = tui_opt_workers(cmd, a, &c->jobs, &c->timeout_s, err)))
 		return rc;
 	c->seed = random_seed();
-	if ((v = tui_opt_value(cmd, a, "--seed")) && !tui_parse_u64(v, &c->seed)) {
-		fprintf(err, "heisen sweep: --seed expects a 64-bit number "
-			     "(decimal or 0x hex), got '%s'\n", v);
+	if ((v = tui_opt_value(cmd, a, "--seed")) &&
+	    !tui_parse_u64(v, &c->seed)) {
+		fprintf(err,
+			"heisen sweep: --seed expects a 64-bit number "
+			"(decimal or 0x hex), got '%s'\n",
+			v);
 		return TUI_EXIT_USAGE;
 	}
 	c->delay = DET_DEFAULT_DELAY;
 	if ((v = tui_opt_value(cmd, a, "--delay")) &&
 	    !tui_parse_u32(v, 0, 100000000, &c->delay)) {
-		fprintf(err, "heisen sweep: --delay expects a number of spin "
-			     "units from 0 to 100000000, got '%s'\n", v);
+		fprintf(err,
+			"heisen sweep: --delay expects a number of spin "
+			"units from 0 to 100000000, got '%s'\n",
+			v);
 		return TUI_EXIT_USAGE;
 	}
 	if (!tui_campaign_args(a, c))
@@ -1318,8 +1401,8 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 						   : TUI_EXIT_USAGE;
 		}
 		free(argv);
-		c->pruned = wasm_malloc((p->sites.nsites + 1) *
-					sizeof *c->pruned);
+		c->pruned =
+		    wasm_malloc((p->sites.nsites + 1) * sizeof *c->pruned);
 		if (!c->pruned) {
 			wasm_free(shared);
 			goto oom;
@@ -1335,8 +1418,7 @@ oom:
 	return TUI_EXIT_INTERNAL;
 }
 
-int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		  FILE *err)
+int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *resume = tui_opt_value(cmd, a, "--resume");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
@@ -1354,17 +1436,19 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	wasm_status st;
 
 	if (!resume && a->noperands < 1) {
-		fprintf(err, "heisen sweep: missing FILE.wasm (or --resume "
-			     "CAMPAIGN); usage: heisen sweep %s\n", cmd->usage);
+		fprintf(err,
+			"heisen sweep: missing FILE.wasm (or --resume "
+			"CAMPAIGN); usage: heisen sweep %s\n",
+			cmd->usage);
 		return TUI_EXIT_USAGE;
 	}
-	if ((rc = progress_open(tui_opt_value(cmd, a, "--progress-fd"),
-				&ui.po, err)))
+	if ((rc = progress_open(tui_opt_value(cmd, a, "--progress-fd"), &ui.po,
+				err)))
 		return rc;
 	if (resume) {
 		static const char *const plan_opts[] = {
 		    "--densities", "--runs",  "--budget", "--profiles",
-		    "--seed",      "--delay", "--prune",  "--timeout"};
+		    "--seed",	   "--delay", "--prune",  "--timeout"};
 		for (size_t i = 0; i < sizeof plan_opts / sizeof *plan_opts;
 		     i++)
 			if (tui_opt_value(cmd, a, plan_opts[i])) {
@@ -1386,8 +1470,10 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			return rc;
 		const char *jv = tui_opt_value(cmd, a, "--jobs");
 		if (!tui_parse_u64(resume, &id) || id > INT64_MAX) {
-			fprintf(err, "heisen sweep: --resume expects a campaign "
-				     "id, got '%s'\n", resume);
+			fprintf(err,
+				"heisen sweep: --resume expects a campaign "
+				"id, got '%s'\n",
+				resume);
 			rc = TUI_EXIT_USAGE;
 			goto done;
 		}
@@ -1398,26 +1484,30 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			goto done;
 		}
 		if (!strcmp(c.status, "done")) {
-			fprintf(err, "heisen sweep: campaign %" PRId64
-				     " is already complete (%" PRIu64
-				     " runs)\n", c.id, c.done);
+			fprintf(err,
+				"heisen sweep: campaign %" PRId64
+				" is already complete (%" PRIu64 " runs)\n",
+				c.id, c.done);
 			rc = TUI_EXIT_USAGE;
 			goto done;
 		}
 		if (!strcmp(c.status, "running")) {
 			if (c.owner_remote)
-				fprintf(err, "heisen sweep: campaign %" PRId64
+				fprintf(err,
+					"heisen sweep: campaign %" PRId64
 					" is marked running by a sweep on "
 					"another machine (process %d there); "
 					"heisen cannot tell from here whether "
 					"it still runs: resume it there\n",
 					c.id, c.owner_pid);
 			else
-				fprintf(err, "heisen sweep: campaign %" PRId64
+				fprintf(err,
+					"heisen sweep: campaign %" PRId64
 					" is being run by process %d; stop "
 					"that sweep first (Ctrl-C where it "
 					"runs, S in the TUI) or let it "
-					"finish\n", c.id, c.owner_pid);
+					"finish\n",
+					c.id, c.owner_pid);
 			rc = TUI_EXIT_USAGE;
 			goto done;
 		}
@@ -1426,15 +1516,19 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			if (c.owner_pid > 0)
 				snprintf(who, sizeof who, " (process %d)",
 					 c.owner_pid);
-			fprintf(err, "heisen sweep: campaign %" PRId64
+			fprintf(err,
+				"heisen sweep: campaign %" PRId64
 				" was interrupted: its sweep%s ended without "
 				"stopping it (killed, or the machine went "
 				"down); resuming with %" PRIu64 " runs "
-				"recorded\n", c.id, who, c.done);
+				"recorded\n",
+				c.id, who, c.done);
 		}
 		if (jv && !tui_parse_u32(jv, 1, 256, &c.jobs)) {
-			fprintf(err, "heisen sweep: --jobs expects 1 to 256, "
-				     "got '%s'\n", jv);
+			fprintf(err,
+				"heisen sweep: --jobs expects 1 to 256, "
+				"got '%s'\n",
+				jv);
 			rc = TUI_EXIT_USAGE;
 			goto done;
 		}
@@ -1531,8 +1625,10 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 				!strcmp(now.status, "done") ? "" : " so far",
 				now.cells, now.bugs, now.seed);
 			if (strcmp(now.status, "done"))
-				fprintf(out, "resume with: heisen sweep "
-					     "--resume %" PRId64 "\n", now.id);
+				fprintf(out,
+					"resume with: heisen sweep "
+					"--resume %" PRId64 "\n",
+					now.id);
 			fprintf(out, "bugs of %s (all campaigns):\n", p->name);
 			tui_list l = {NULL, out, 0};
 			db_bug_list(d, now.program_id, tui_bug_row, &l, &e);
@@ -1540,8 +1636,8 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out,
 				fprintf(out, "  none\n");
 		}
 		rc = det_sweep_stopped() ? SWEEP_EXIT_INTERRUPTED
-		     : fail && now.bugs ? TUI_EXIT_FINDINGS
-					: TUI_EXIT_OK;
+		     : fail && now.bugs	 ? TUI_EXIT_FINDINGS
+					 : TUI_EXIT_OK;
 		db_campaign_clear(&now);
 	}
 done:
@@ -1556,10 +1652,10 @@ done:
 	return rc;
 }
 
-/* ---- heisen shared ------------------------------------------------------------- */
+/* ---- heisen shared
+ * ------------------------------------------------------------- */
 
-int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		   FILE *err)
+int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *v;
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
@@ -1573,8 +1669,10 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 
 	if ((v = tui_opt_value(cmd, a, "--runs")) &&
 	    !tui_parse_u32(v, 1, 1000000, &runs)) {
-		fprintf(err, "heisen shared: --runs expects 1 to 1000000, got "
-			     "'%s'\n", v);
+		fprintf(err,
+			"heisen shared: --runs expects 1 to 1000000, got "
+			"'%s'\n",
+			v);
 		return TUI_EXIT_USAGE;
 	}
 	if ((rc = tui_opt_workers(cmd, a, &jobs, &timeout, err)))
@@ -1619,8 +1717,9 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		tui_json_end(&j, '}');
 		tui_json_done(&j);
 	} else {
-		fprintf(out, "%u of %u sites touched memory shared between "
-			     "threads in %u runs:\n",
+		fprintf(out,
+			"%u of %u sites touched memory shared between "
+			"threads in %u runs:\n",
 			n, p->sites.nsites, runs);
 		for (uint32_t i = 0; i < p->sites.nsites; i++) {
 			char s[300];

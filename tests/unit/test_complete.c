@@ -268,8 +268,8 @@ static void make_db(void)
 	assert_int_equal(db_campaign_new(d, &c, &e), WASM_OK);
 	for (uint32_t i = 0; i < 10; i++) {
 		hits[i] = (db_hit){
-		    .site = {{2 * i, RW_WRITE, "f", "racy.c", 1},
-			     {2 * i + 1, RW_READ, "g", "racy.c", 2}},
+		    .site = {{2 * i, RW_WRITE, "f", "racy.c", 1, 4},
+			     {2 * i + 1, RW_READ, "g", "racy.c", 2, 4}},
 		    .tid = {1, 2},
 		    .count = 1,
 		};

@@ -461,8 +461,8 @@ static void campaigns_list_newest_first(void **state)
 static db_hit hit(uint32_t lo, uint32_t hi, uint32_t tid)
 {
 	db_hit h = {
-	    .site = {{lo, 1, "writer", "race.c", 10 + lo},
-		     {hi, 2, "reader", "race.c", 10 + hi}},
+	    .site = {{lo, 1, "writer", "race.c", 10 + lo, 4},
+		     {hi, 2, "reader", "race.c", 10 + hi, 4}},
 	    .tid = {tid, tid + 1},
 	    .addr = {0x1000 + lo, 0x1000 + hi},
 	    .count = 2,
@@ -797,12 +797,90 @@ static void stack_text_round_trip(void **state)
 	}
 }
 
+static void value_text_round_trip(void **state)
+{
+	db_value v = {.width = 4,
+		      .side = 1,
+		      .before = {0x2a, 0, 0, 0},
+		      .after = {0xff, 0x01, 0, 0x80}},
+		 back;
+	char t[80];
+	wasm_err e;
+	static const char *const bad[] = {
+	    "",
+	    "1",
+	    "2 aa bb",
+	    "0 aa",
+	    "0 aa bbb",
+	    "0 aa  bb",
+	    "0 AA BB",
+	    "0 a  b ",
+	    "0 zz yy",
+	    "1 aabb cc",
+	    "0 aa bb ",
+	    "0 00000000000000000000000000000000ff "
+	    "00000000000000000000000000000000ff", /* 17 bytes */
+	};
+	(void)state;
+
+	db_value_format(&v, t, sizeof t);
+	assert_string_equal(t, "1 2a000000 ff010080");
+	assert_int_equal(db_value_parse(t, &back, &e), WASM_OK);
+	assert_int_equal(back.width, 4);
+	assert_int_equal(back.side, 1);
+	assert_memory_equal(back.before, v.before, 4);
+	assert_memory_equal(back.after, v.after, 4);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		assert_int_equal(db_value_parse(bad[i], &back, &e),
+				 WASM_MALFORMED);
+		assert_int_equal(back.width, 0);
+	}
+}
+
+/* A hit's value and widths come back as the bug's sites order them,
+ * whichever side the hit listed first. */
+static void value_and_widths_follow_the_sites(void **state)
+{
+	fixture *fx = *state;
+	db_hit h = hit(9, 2, 1);
+	db_run_bug rbs[2] = {{0}};
+	int64_t p, c, run;
+	db_bug b;
+	wasm_err e;
+
+	open_ok(fx);
+	h.site[0].width = 8;
+	h.site[1].width = 2;
+	h.value = (db_value){.width = 8,
+			     .side = 0,
+			     .before = {1, 2, 3, 4, 5, 6, 7, 8},
+			     .after = {9}};
+	p = add_program(fx->d, 0x3333, "value.wasm");
+	c = add_campaign(fx->d, p, "uniform");
+	run = add_run(fx->d, c, 0, "uniform", 100, 1000.0, &h, 1);
+	assert_int_equal(db_run_bugs(fx->d, run, collect_run_bug, rbs, &e),
+			 WASM_OK);
+	assert_true(rbs[0].bug_id > 0);
+	/* Site 9 was the hit's side 0; the bug puts site 2 first. */
+	assert_int_equal(rbs[0].value.side, 1);
+	assert_int_equal(rbs[0].value.width, 8);
+	assert_memory_equal(rbs[0].value.before, h.value.before, 8);
+	assert_int_equal(rbs[0].value.after[0], 9);
+	assert_int_equal(db_bug_get(fx->d, rbs[0].bug_id, &b, &e), WASM_OK);
+	assert_int_equal(b.site[0].id, 2);
+	assert_int_equal(b.site[0].width, 2);
+	assert_int_equal(b.site[1].width, 8);
+	db_bug_clear(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(path_chooses_flag_then_env_then_default),
 	    cmocka_unit_test(stack_text_round_trip),
+	    cmocka_unit_test(value_text_round_trip),
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	    T(value_and_widths_follow_the_sites),
 	    T(create_then_reopen_keeps_schema),
 	    T(empty_file_is_initialised),
 	    T(garbage_file_is_refused_untouched),

@@ -193,9 +193,9 @@ static void full_spec(rep_spec *s)
 	s->program_size = 123456;
 	s->nsites = 1000;
 	s->site[0] = (rep_site){10, RW_WRITE, own_str("worker"),
-				own_str("C:\\src\\racy.c"), 42};
+				own_str("C:\\src\\racy.c"), 42, 4};
 	s->site[1] = (rep_site){20, RW_ATOMIC_RMW, own_str("main\nloop"),
-				own_str("src/main.c"), 7};
+				own_str("src/main.c"), 7, 1};
 	s->mode = REP_TRIGGER;
 	s->seed = 0xfedcba9876543210ull;
 	s->density_bp = 6500;
@@ -389,8 +389,8 @@ static void bare_spec_round_trips(void **state)
 	w.program = own_str("plain.wasm");
 	w.program_hash = 42;
 	w.nsites = 5;
-	w.site[0] = (rep_site){0, RW_READ, NULL, NULL, 0};
-	w.site[1] = (rep_site){4, RW_RANGE_WRITE, NULL, NULL, 0};
+	w.site[0] = (rep_site){0, RW_READ, NULL, NULL, 0, 1};
+	w.site[1] = (rep_site){4, RW_RANGE_WRITE, NULL, NULL, 0, 0};
 	w.mode = REP_PINNED;
 	w.seed = 7;
 	w.density_bp = DET_DENSITY_FULL;

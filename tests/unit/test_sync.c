@@ -127,11 +127,12 @@ static char *content(const char *path)
 	    " ON p.id = c.program_id LEFT JOIN nodes n ON n.id = r.node_id"
 	    " UNION ALL SELECT 'b', p.hash, b.site_a, b.kind_a, b.func_a,"
 	    " b.file_a, b.line_a, b.site_b, b.kind_b, b.func_b, b.file_b,"
-	    " b.line_b, fr.idx, b.first_seen, 0, 0, 0, 0, 0, 0 FROM bugs b"
+	    " b.line_b, fr.idx, b.first_seen, b.width_a, b.width_b, 0, 0, 0,"
+	    " 0 FROM bugs b"
 	    " JOIN programs p ON p.id = b.program_id LEFT JOIN runs fr"
 	    " ON fr.id = b.first_run UNION ALL SELECT 'l', c.created, r.idx,"
 	    " b.site_a, b.site_b, rb.tid_a, rb.tid_b, rb.addr_a, rb.addr_b,"
-	    " rb.count, sa.frames, sb.frames, 0, 0, 0, 0, 0, 0, 0, 0"
+	    " rb.count, sa.frames, sb.frames, rb.value, 0, 0, 0, 0, 0, 0, 0"
 	    " FROM run_bugs rb JOIN runs r ON r.id = rb.run_id"
 	    " JOIN campaigns c ON c.id = r.campaign_id JOIN bugs b"
 	    " ON b.id = rb.bug_id LEFT JOIN stacks sa ON sa.id = rb.stack_a"
@@ -147,12 +148,13 @@ static db_frame frames[] = {{"writer", "race.c", 12, 0x120},
 static db_hit hit(uint32_t lo, uint32_t hi, uint32_t tid)
 {
 	db_hit h = {
-	    .site = {{lo, 1, "writer", "race.c", 10 + lo},
-		     {hi, 2, NULL, NULL, 0}},
+	    .site = {{lo, 1, "writer", "race.c", 10 + lo, 4},
+		     {hi, 2, NULL, NULL, 0, 2}},
 	    .tid = {tid, tid + 1},
 	    .addr = {0x1000 + lo, 0x1000 + hi},
 	    .count = 3,
 	    .stack = {{NULL, 0, false}, {frames, 2, true}},
+	    .value = {.width = 2, .side = 1, .before = {1, 2}, .after = {3}},
 	};
 	return h;
 }
@@ -305,6 +307,14 @@ static void round_trip_keeps_records_and_nodes(void **state)
 		     "SELECT count(*) FROM runs r JOIN nodes n"
 		     " ON n.id = r.node_id WHERE n.node_key = 'board-7'",
 		     "2|\n");
+	/* Values and widths came along. */
+	expect_query(fx->b,
+		     "SELECT count(*), min(value) FROM run_bugs"
+		     " WHERE value = '1 0102 0300'",
+		     "4|1 0102 0300|\n");
+	expect_query(fx->b,
+		     "SELECT count(*) FROM bugs WHERE width_a + width_b = 6",
+		     "3|\n");
 	/* The stacks came along, each stored once. */
 	expect_query(fx->b, "SELECT count(*), min(frames) FROM stacks",
 		     "1|writer\trace.c\t12\t288\ncaller\t\t0\t416\n...\n|\n");

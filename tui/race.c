@@ -1,0 +1,125 @@
+/*
+ * race.c - the one text of a data race (race.h).
+ */
+#include "tui/race.h"
+
+#include <string.h>
+
+#include "rewriter/instrument.h"
+
+const char *tui_access_name(uint8_t kind, bool cap)
+{
+	switch (kind) {
+	case RW_READ: return cap ? "Read" : "read";
+	case RW_ATOMIC_READ: return cap ? "Atomic read" : "atomic read";
+	case RW_ATOMIC_WRITE: return cap ? "Atomic write" : "atomic write";
+	case RW_ATOMIC_RMW:
+		return cap ? "Atomic read-modify-write"
+			   : "atomic read-modify-write";
+	case RW_RANGE_READ: return cap ? "Range read" : "range read";
+	case RW_RANGE_WRITE: return cap ? "Range write" : "range write";
+	default: return cap ? "Write" : "write";
+	}
+}
+
+static void print_frames(FILE *out, const tui_access *a)
+{
+	const db_stack *s = a->stack;
+
+	if (!s || !s->n) {
+		fprintf(out, "    #0 %s", a->func ? a->func : "?");
+		if (a->file)
+			fprintf(out, " %s:%u", a->file, a->line);
+		fprintf(out, " (site %u)\n", a->site);
+		return;
+	}
+	for (uint32_t i = 0; i < s->n; i++) {
+		const db_frame *f = &s->frame[i];
+		fprintf(out, "    #%u %s", i, f->func);
+		if (f->file)
+			fprintf(out, " %s:%u", f->file, f->line);
+		else if (f->offset)
+			fprintf(out, " (offset 0x%x)", f->offset);
+		if (!i)
+			fprintf(out, " (site %u)", a->site);
+		fputc('\n', out);
+	}
+	if (s->truncated)
+		fprintf(out, "    ... (deeper callers not kept)\n");
+}
+
+/* Bytes as one little-endian number when they are the width of one (the
+ * engine's memory is little-endian), else as bytes in memory order. */
+static void print_bytes(FILE *out, const uint8_t *b, uint32_t w)
+{
+	if (w == 1 || w == 2 || w == 4 || w == 8) {
+		uint64_t v = 0;
+		for (uint32_t i = w; i-- > 0;)
+			v = v << 8 | b[i];
+		fprintf(out, "0x%0*llx", (int)(2 * w), (unsigned long long)v);
+		return;
+	}
+	for (uint32_t i = 0; i < w; i++)
+		fprintf(out, "%s%02x", i ? " " : "", b[i]);
+}
+
+void tui_race_print(FILE *out, const tui_race *r)
+{
+	const tui_access *top = &r->acc[0];
+	const db_value *v = r->value;
+
+	fprintf(out, "==================\nWARNING: heisen: data race");
+	if (r->title)
+		fprintf(out, " (%s)", r->title);
+	fputc('\n', out);
+	for (int i = 0; i < 2; i++) {
+		const tui_access *a = &r->acc[i];
+		fprintf(out, "  %s%s",
+			i ? (r->concurrent ? "Concurrent " : "Unordered ") : "",
+			tui_access_name(a->kind, !i));
+		/* A range's length is not kept: its byte is named. */
+		if (a->width)
+			fprintf(out, " of size %u", a->width);
+		fprintf(out, " at 0x%08x by thread %u:\n", a->addr, a->tid);
+		print_frames(out, a);
+	}
+	if (v && v->width && v->side < 2 &&
+	    memcmp(v->before, v->after, v->width)) {
+		fprintf(out, "  Value changed while thread %u waited: ",
+			r->acc[v->side].tid);
+		print_bytes(out, v->before, v->width);
+		fprintf(out, " -> ");
+		print_bytes(out, v->after, v->width);
+		fputc('\n', out);
+	}
+	if (top->stack && top->stack->n)
+		fprintf(out, "SUMMARY: heisen: data race %s:%u in %s\n",
+			top->stack->frame[0].file ? top->stack->frame[0].file
+						  : "?",
+			top->stack->frame[0].line, top->stack->frame[0].func);
+	else
+		fprintf(out, "SUMMARY: heisen: data race %s:%u in %s\n",
+			top->file ? top->file : "?", top->line,
+			top->func ? top->func : "?");
+	fprintf(out, "==================\n");
+}
+
+void tui_json_value(tui_json *j, const char *key, const db_value *v)
+{
+	char hex[2 * DB_VALUE_BYTES + 1];
+
+	if (!v || !v->width || v->width > DB_VALUE_BYTES) {
+		tui_json_null(j, key);
+		return;
+	}
+	tui_json_obj(j, key);
+	tui_json_u64(j, "access", v->side);
+	for (int k = 0; k < 2; k++) {
+		const uint8_t *b = k ? v->after : v->before;
+		for (uint32_t i = 0; i < v->width; i++)
+			snprintf(hex + 2 * i, 3, "%02x", b[i]);
+		tui_json_str(j, k ? "after" : "before", hex);
+	}
+	tui_json_bool(j, "changed", memcmp(v->before, v->after, v->width) != 0);
+	tui_json_end(j, '}');
+}

@@ -1,0 +1,64 @@
+/*
+ * race.h - one text for a data race, the report developers already read
+ * from ThreadSanitizer and KCSAN: a WARNING header, each access with its
+ * call stack, the value-changed line when the access that waited saw its
+ * bytes change, and a SUMMARY line. `heisen check`, `heisen run`, `heisen
+ * show` and the TUI's bug screen all print races through it, so a race
+ * reads the same wherever it is met.
+ *
+ *   ==================
+ *   WARNING: heisen: data race (bug 4, in 12 of 400 runs)
+ *     Write of size 4 at 0x00000e08 by thread 2:
+ *       #0 step demos/fibonacci.c:41 (site 119)
+ *       #1 __heisen_thread_entry demos/guest/pthread.c:168
+ *     Concurrent write of size 4 at 0x00000e08 by thread 1:
+ *       #0 step demos/fibonacci.c:41 (site 119)
+ *     Value changed while thread 1 waited: 0x000001fc -> 0x000003e8
+ *   SUMMARY: heisen: data race demos/fibonacci.c:41 in step
+ *   ==================
+ *
+ * Nothing here owns memory: a tui_race borrows every string and stack.
+ */
+#ifndef HEISEN_TUI_RACE_H
+#define HEISEN_TUI_RACE_H
+
+#include <stdio.h>
+
+#include "db/db.h"
+#include "tui/jsonw.h"
+
+/* One of the two accesses. */
+typedef struct tui_access {
+	uint8_t kind;	/* rw_kind */
+	uint32_t width; /* bytes; 0 when unknown (a range) */
+	uint32_t addr, tid;
+	uint32_t site;
+	/* Its stack (frame 0 the access), or NULL / n = 0: then frame 0 is
+	 * printed from func, file and line (NULL, NULL, 0 when unknown). */
+	const db_stack *stack;
+	const char *func, *file;
+	uint32_t line;
+} tui_access;
+
+typedef struct tui_race {
+	const char *title; /* in the WARNING line's parentheses, or NULL */
+	tui_access acc[2]; /* printed in this order */
+	/* How the second access relates to the first: true for a collision
+	 * (both were in flight at once: "Concurrent"), false for a
+	 * happens-before race (neither ordered before the other:
+	 * "Unordered"). */
+	bool concurrent;
+	const db_value *value; /* NULL or width 0: none; side indexes acc */
+} tui_race;
+
+/* The report, from the ===== line to the closing one. */
+void tui_race_print(FILE *out, const tui_race *r);
+
+/* "Read", "Atomic write", ... (cap: capitalised, for a line's start). */
+const char *tui_access_name(uint8_t kind, bool cap);
+
+/* Value evidence as JSON under key: {"access": 0 or 1, "before",
+ * "after" (hex bytes in memory order), "changed"}, or null. */
+void tui_json_value(tui_json *j, const char *key, const db_value *v);
+
+#endif

@@ -50,23 +50,45 @@ static void print_frames(FILE *out, const tui_access *a)
 
 /* Bytes as one little-endian number when they are the width of one (the
  * engine's memory is little-endian), else as bytes in memory order. */
-static void print_bytes(FILE *out, const uint8_t *b, uint32_t w)
+static int fmt_bytes(char *buf, size_t cap, const uint8_t *b, uint32_t w)
 {
+	int n = 0;
+
 	if (w == 1 || w == 2 || w == 4 || w == 8) {
 		uint64_t v = 0;
 		for (uint32_t i = w; i-- > 0;)
 			v = v << 8 | b[i];
-		fprintf(out, "0x%0*llx", (int)(2 * w), (unsigned long long)v);
-		return;
+		return snprintf(buf, cap, "0x%0*llx", (int)(2 * w),
+				(unsigned long long)v);
 	}
-	for (uint32_t i = 0; i < w; i++)
-		fprintf(out, "%s%02x", i ? " " : "", b[i]);
+	for (uint32_t i = 0; i < w && (size_t)n < cap; i++)
+		n += snprintf(buf + n, cap - (size_t)n, "%s%02x", i ? " " : "",
+			      b[i]);
+	return n;
+}
+
+bool tui_value_change(const db_value *v, char *buf, size_t cap)
+{
+	int n;
+
+	if (cap)
+		buf[0] = '\0';
+	if (!v || !v->width || v->width > DB_VALUE_BYTES ||
+	    !memcmp(v->before, v->after, v->width) || cap < 8)
+		return false;
+	n = fmt_bytes(buf, cap, v->before, v->width);
+	if (n > 0 && (size_t)n < cap)
+		n += snprintf(buf + n, cap - (size_t)n, " -> ");
+	if (n > 0 && (size_t)n < cap)
+		fmt_bytes(buf + n, cap - (size_t)n, v->after, v->width);
+	return true;
 }
 
 void tui_race_print(FILE *out, const tui_race *r)
 {
 	const tui_access *top = &r->acc[0];
 	const db_value *v = r->value;
+	char change[128];
 
 	fprintf(out, "==================\nWARNING: heisen: data race");
 	if (r->title)
@@ -83,15 +105,9 @@ void tui_race_print(FILE *out, const tui_race *r)
 		fprintf(out, " at 0x%08x by thread %u:\n", a->addr, a->tid);
 		print_frames(out, a);
 	}
-	if (v && v->width && v->side < 2 &&
-	    memcmp(v->before, v->after, v->width)) {
-		fprintf(out, "  Value changed while thread %u waited: ",
-			r->acc[v->side].tid);
-		print_bytes(out, v->before, v->width);
-		fprintf(out, " -> ");
-		print_bytes(out, v->after, v->width);
-		fputc('\n', out);
-	}
+	if (v && v->side < 2 && tui_value_change(v, change, sizeof change))
+		fprintf(out, "  Value changed while thread %u waited: %s\n",
+			r->acc[v->side].tid, change);
 	if (top->stack && top->stack->n)
 		fprintf(out, "SUMMARY: heisen: data race %s:%u in %s\n",
 			top->stack->frame[0].file ? top->stack->frame[0].file

@@ -57,6 +57,12 @@ void tui_race_print(FILE *out, const tui_race *r);
 /* "Read", "Atomic write", ... (cap: capitalised, for a line's start). */
 const char *tui_access_name(uint8_t kind, bool cap);
 
+/* "OLD -> NEW" of v into buf (cap bytes, 80 enough for any width): a
+ * number for widths 1, 2, 4 and 8 (the engine's memory is
+ * little-endian), bytes in memory order otherwise. False, and buf empty,
+ * when v has no value or its bytes did not change. */
+bool tui_value_change(const db_value *v, char *buf, size_t cap);
+
 /* Value evidence as JSON under key: {"access": 0 or 1, "before",
  * "after" (hex bytes in memory order), "changed"}, or null. */
 void tui_json_value(tui_json *j, const char *key, const db_value *v);

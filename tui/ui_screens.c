@@ -6,6 +6,7 @@
  * a tui_screen_ops row over the widgets of ui.h; the data comes from db/
  * through the same calls the listing commands use.
  */
+#include "race.h"
 #include "ui.h"
 
 #include "db/nodes.h"
@@ -1322,6 +1323,20 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 		    r->bug.first_run);
 	doc_site(d, r, 0);
 	doc_site(d, r, 1);
+	if (r->evidence >= 0) {
+		const tui_example *x = &r->ex[r->evidence];
+		char change[128];
+		if (x->value.side < 2 &&
+		    tui_value_change(&x->value, change, sizeof change))
+			tui_doc_add(d,
+				    TUI_M_HEADER "Value changed" TUI_M_NORMAL
+						 " while thread %u waited "
+						 "(site %c): %s " TUI_M_DIM
+						 "(run %" PRId64 ")\n ",
+				    x->tid[x->value.side],
+				    (char)('A' + x->value.side), change,
+				    x->run);
+	}
 	if (r->ncells) {
 		tui_factors *fac = tui_app_factors(app);
 		det_factor f;

@@ -189,6 +189,29 @@ fi
 # database throughput (tests/bench/detector.sh, see its header).
 "$(dirname "${BASH_SOURCE[0]}")/detector.sh" "$build" || bad_run=1
 
+# What call stacks and values at a collision cost a run at density 100 %:
+# the same runs with capture on and off, alternating, median of 31 each
+# (bench_stacks). A race-free control collides never, so its ratio is the
+# cost on the path that does not collide; the racy demos' ratios add the
+# capture itself. Goal: within 5 % (issue 15).
+stacks=$build/tests/bench/bench_stacks
+if [ -x "$stacks" ]; then
+	echo
+	echo "### Call stacks at a collision: density 100 %, capture on vs off (median of 31 runs each)"
+	echo
+	echo "| program | with capture (s) | without (s) | ratio | bugs |"
+	echo "|---|---|---|---|---|"
+	for d in control-mutex control-atomics fibonacci helper-race lost-update; do
+		if line=$("$stacks" "$(dirname "${BASH_SOURCE[0]}")/../../demos/build/$d.wasm" 31); then
+			read -r w wo ratio nb <<<"$line"
+			echo "| $d | $w | $wo | ${ratio}× | $nb |"
+		else
+			echo "| $d | failed | | | |"
+			bad_run=1
+		fi
+	done
+fi
+
 # Happens-before detection: its cost against the engine alone, its
 # memory, and its rates over 100 runs (tests/bench/check.sh).
 "$(dirname "${BASH_SOURCE[0]}")/check.sh" "$build" || bad_run=1

@@ -310,11 +310,9 @@ void tui_json_prog_site(struct tui_json *j, const struct det_prog *p,
  * site reads its source: range-read). */
 void tui_json_prog_access(struct tui_json *j, const struct det_prog *p,
 			  uint32_t site, uint8_t kind);
-/* A call stack as ThreadSanitizer prints one, a line per frame
- * ("    #1 func file:line"), frame 0 naming its site; nothing when s has
- * no frames. And its JSON: an array under key of {function, file, line,
- * offset} (null when there is none), then "stack_truncated". */
-void tui_print_stack(FILE *out, const db_stack *s, uint32_t site);
+/* A call stack's JSON (tui/race.h prints one): an array under key of
+ * {function, file, line, offset} (null when there is none), then
+ * "stack_truncated". */
 void tui_json_stack(struct tui_json *j, const char *key, const db_stack *s);
 
 /* ---- a bug's report (cmd_db.c): what `heisen show` prints and the TUI's

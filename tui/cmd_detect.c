@@ -122,23 +122,6 @@ void tui_json_prog_access(tui_json *j, const det_prog *p, uint32_t site,
 	}
 }
 
-void tui_print_stack(FILE *out, const db_stack *s, uint32_t site)
-{
-	for (uint32_t i = 0; i < s->n; i++) {
-		const db_frame *f = &s->frame[i];
-		fprintf(out, "    #%u %s", i, f->func);
-		if (f->file)
-			fprintf(out, " %s:%u", f->file, f->line);
-		else if (f->offset)
-			fprintf(out, " (offset 0x%x)", f->offset);
-		if (!i)
-			fprintf(out, " (site %u)", site);
-		fputc('\n', out);
-	}
-	if (s->truncated)
-		fprintf(out, "    ... (deeper callers not kept)\n");
-}
-
 void tui_json_stack(tui_json *j, const char *key, const db_stack *s)
 {
 	if (!s->n) {
@@ -288,23 +271,6 @@ static void print_violation(FILE *out, const det_prog *p,
 	db_stack_clear(&h.stack[1]);
 }
 
-/* Access k's stack of v as heisen.run/1 gives it ("stack", null when it
- * kept none). */
-static void json_violation_stack(tui_json *j, const det_prog *p,
-				 const det_violation *v, int k)
-{
-	db_stack st;
-	wasm_err e;
-
-	if (det_prog_stack(p, v, k, &st, &e)) {
-		tui_json_null(j, "stack");
-		tui_json_bool(j, "stack_truncated", false);
-		return;
-	}
-	tui_json_stack(j, "stack", &st);
-	db_stack_clear(&st);
-}
-
 /* The report of heisen.run/1: its members into j's open object, or with
  * j NULL as text on out. */
 static void print_run(FILE *out, tui_json *j, const det_prog *p,
@@ -339,6 +305,10 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		tui_json_arr(j, "violations");
 		for (uint32_t i = 0; i < res->nbugs; i++) {
 			const det_violation *v = &res->bugs[i];
+			char fn[2][128];
+			db_hit h;
+			wasm_err e;
+			bool named = !det_prog_hit(p, v, &h, fn, &e);
 			tui_json_obj(j, NULL);
 			tui_json_u64(j, "count", v->count);
 			tui_json_arr(j, "sites");
@@ -348,20 +318,18 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 						     v->kind[k]);
 				tui_json_u64(j, "thread", v->tid[k]);
 				tui_json_u64(j, "address", v->addr[k]);
-				json_violation_stack(j, p, v, k);
+				tui_json_stack(j, "stack",
+					       named ? &h.stack[k]
+						     : &(db_stack){0});
 				tui_json_end(j, '}');
 			}
 			tui_json_end(j, ']');
-			db_value dv = {0};
-			if (v->vwidth && v->vwidth <= DB_VALUE_BYTES &&
-			    v->vside < 2) {
-				dv.width = v->vwidth;
-				dv.side = v->vside;
-				memcpy(dv.before, v->before, v->vwidth);
-				memcpy(dv.after, v->after, v->vwidth);
-			}
-			tui_json_value(j, "value", &dv);
+			tui_json_value(j, "value", named ? &h.value : NULL);
 			tui_json_end(j, '}');
+			if (named) {
+				db_stack_clear(&h.stack[0]);
+				db_stack_clear(&h.stack[1]);
+			}
 		}
 		tui_json_end(j, ']');
 		return;

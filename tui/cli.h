@@ -278,12 +278,60 @@ int tui_node_url(const char *who, const char *path, const struct db_remote *r,
  * callback: ctx is a tui_list. */
 struct tui_json;
 struct db_bug;
+struct det_supp_rule;
 typedef struct tui_list {
 	struct tui_json *j; /* NULL: plain text */
 	FILE *out;
 	uint64_t n; /* rows so far */
+	/* The rule that suppressed this row (NULL: none), for the JSON
+	 * "suppressed" members; marks: text rows start with a column that
+	 * names it (bugs --show-suppressed). Set by tui_supp_bug_row. */
+	const struct det_supp_rule *rule;
+	bool marks;
 } tui_list;
 bool tui_bug_row(void *ctx, const struct db_bug *b);
+
+/* ---- suppressions in reports (tui/suppress.c; detector/suppress.h) ----
+ *
+ * tui_supp_open reads cmd's --suppressions FILE, else ./.heisen-
+ * suppressions when it exists: *out (NULL: no file; det_supp_free it).
+ * An exit code; a bad file prints "heisen CMD: FILE:LINE: reason" (2). */
+struct det_supp;
+int tui_supp_open(const tui_cmd *cmd, const tui_args *a, struct det_supp **out,
+		  FILE *err);
+/* A db_bug_list callback over tui_bug_row that judges each bug
+ * (det_supp_match_bug over all its runs), counts the suppressed ones as
+ * hits of their rules and leaves them out, or with show passes them on
+ * marked. open counts the rows not suppressed; with campaign and supp
+ * set, open_in_campaign those of them that a run of that campaign
+ * detected.
+ * A database error stops the list: st and *err say why. */
+typedef struct tui_supp_list {
+	tui_list *list;
+	struct det_supp *supp; /* NULL: nothing is suppressed */
+	struct db *d;
+	bool show;
+	int64_t campaign;
+	uint64_t suppressed, open, open_in_campaign;
+	wasm_status st;
+	wasm_err *err;
+} tui_supp_list;
+bool tui_supp_bug_row(void *ctx, const struct db_bug *b);
+/* With l->marks, the marker column of a row (its rule, or "-") or of
+ * the header; nothing otherwise. */
+void tui_supp_column(const tui_list *l, bool header);
+/* The end of a text report: "N WHATs suppressed by FILE (HINT)" and a
+ * line per rule that suppressed something, with its count; nothing when
+ * n is 0. hint may be NULL. */
+void tui_supp_print(FILE *out, const struct det_supp *s, uint64_t n,
+		    const char *what, const char *hint);
+/* The same as JSON members of j's open object: "suppressed": n and
+ * "suppressions": null without a file, else {file, rules: [{rule, line,
+ * text, hits}]}. */
+void tui_supp_json(struct tui_json *j, const struct det_supp *s, uint64_t n);
+/* A bug row's members: "suppressed" (bool) and "suppressed_by": null or
+ * {rule, line, text}. */
+void tui_supp_json_row(struct tui_json *j, const struct det_supp_rule *rule);
 /* What a site does, in one letter: R read, W write, A atomic. */
 char tui_kind_letter(uint8_t kind);
 

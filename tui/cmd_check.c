@@ -7,6 +7,7 @@
 
 #include "db/db.h"
 #include "detector/campaign.h"
+#include "detector/suppress.h"
 #include "tui/jsonw.h"
 #include "tui/race.h"
 
@@ -19,11 +20,13 @@
 enum { CHECK_EXIT_INTERRUPTED = 130 };
 
 /* A race as the campaign first met it (in run `first`, which kept the
- * stacks), and how many runs saw it. */
+ * stacks), how many runs saw it, and the rule that suppressed it (NULL:
+ * reported). */
 typedef struct race {
 	db_hit hit;
 	int64_t bug, first;
 	uint64_t runs;
+	const det_supp_rule *rule;
 } race;
 
 typedef struct check_ui {
@@ -52,7 +55,7 @@ static void on_race(void *ctx, const db_hit *h)
 		u->v = v;
 		u->cap = cap;
 	}
-	u->v[u->n] = (race){*h, 0, 0, 0};
+	u->v[u->n] = (race){*h, 0, 0, 0, NULL};
 	/* Borrowed for the call only: read back from the run instead. */
 	memset(u->v[u->n].hit.stack, 0, sizeof h->stack);
 	u->n++;
@@ -125,6 +128,28 @@ oom:
 	return TUI_EXIT_INTERNAL;
 }
 
+/* Each race judged by the suppressions over the stacks of this
+ * campaign's runs (det_supp_match_bug): the rule into r->rule, counted
+ * as its hit. How many were suppressed into *n. */
+static wasm_status judge_races(db *d, int64_t campaign, det_supp *supp,
+			       check_ui *u, size_t *n, wasm_err *e)
+{
+	wasm_status st = WASM_OK;
+
+	*n = 0;
+	for (size_t i = 0; supp && !st && i < u->n; i++) {
+		race *r = &u->v[i];
+		db_bug b;
+		if ((st = db_bug_get(d, r->bug, &b, e)))
+			break;
+		st = det_supp_match_bug(supp, d, &b, campaign, &r->rule, e);
+		db_bug_clear(&b);
+		det_supp_hit(supp, r->rule);
+		*n += r->rule != NULL;
+	}
+	return st;
+}
+
 /* One race in the one text of a race (tui/race.h): the access that found
  * the race first, as ThreadSanitizer prints the current access; the other
  * is only known to be unordered with it. */
@@ -163,6 +188,8 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 	tui_json_arr(j, "races");
 	for (size_t i = 0; i < u->n; i++) {
 		const race *r = &u->v[i];
+		if (r->rule)
+			continue;
 		char kinds[4] = {tui_kind_letter(r->hit.site[0].kind), '/',
 				 tui_kind_letter(r->hit.site[1].kind), 0};
 		tui_json_obj(j, NULL);
@@ -206,6 +233,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db_campaign c = {0};
 	check_ui ui = {0};
 	det_sweep_hooks hooks = {on_progress, on_race, &ui};
+	det_supp *supp = NULL;
+	size_t nsupp = 0;
 	struct sigaction sa = {0}, old;
 	wasm_status st;
 	wasm_err e;
@@ -218,7 +247,11 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			cmd->usage);
 		return TUI_EXIT_USAGE;
 	}
+	/* A bad rules file is bad input: refused before anything runs. */
+	if ((rc = tui_supp_open(cmd, a, &supp, err)))
+		return rc;
 	if ((st = det_prog_load(a->operands[0], &p, &e))) {
+		det_supp_free(supp);
 		tui_print_err(err, a->operands[0], &e);
 		return tui_exit_for(st);
 	}
@@ -251,6 +284,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			st = db_run_bug_stacks(d, r->first, r->bug,
 					       r->hit.stack, &e);
 	}
+	if (!st)
+		st = judge_races(d, c.id, supp, &ui, &nsupp, &e);
 	if (st) {
 		fprintf(err, "heisen check: campaign %" PRId64 ": %s\n", c.id,
 			e.msg);
@@ -272,16 +307,18 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					     ui.last.by_status[s]);
 		tui_json_end(&j, '}');
 		json_races(&j, p, &ui);
+		tui_supp_json(&j, supp, nsupp);
 		tui_json_end(&j, '}');
 		tui_json_done(&j);
 	} else {
 		for (size_t i = 0; i < ui.n; i++)
-			print_race(out, p, &ui.v[i], ui.last.done);
+			if (!ui.v[i].rule)
+				print_race(out, p, &ui.v[i], ui.last.done);
 		fprintf(out,
 			"heisen check: %s: %" PRIu64 " run%s, %zu race%s; "
 			"campaign %" PRId64 "\n",
 			p->name, ui.last.done, ui.last.done == 1 ? "" : "s",
-			ui.n, ui.n == 1 ? "" : "s", c.id);
+			ui.n - nsupp, ui.n - nsupp == 1 ? "" : "s", c.id);
 		for (int s = DET_EXIT; s <= DET_ERROR; s++)
 			if (ui.last.by_status[s])
 				fprintf(out,
@@ -290,11 +327,12 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					ui.last.by_status[s],
 					ui.last.by_status[s] == 1 ? "" : "s",
 					det_status_name((det_status)s));
+		tui_supp_print(out, supp, nsupp, "race", NULL);
 	}
 	if (det_sweep_stopped())
 		rc = CHECK_EXIT_INTERRUPTED;
 	else
-		rc = fail && ui.n ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
+		rc = fail && ui.n > nsupp ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
 done:
 	for (size_t i = 0; i < ui.n; i++)
 		for (int k = 0; k < 2; k++)
@@ -304,5 +342,6 @@ done:
 	if (d)
 		db_close(d);
 	det_prog_free(p);
+	det_supp_free(supp);
 	return rc;
 }

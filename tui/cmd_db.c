@@ -9,6 +9,7 @@
 
 #include "db/db.h"
 #include "detector/race.h"
+#include "detector/suppress.h"
 #include "rewriter/instrument.h"
 
 #include <ctype.h>
@@ -279,7 +280,7 @@ int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		      FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	tui_list l = {NULL, out, 0};
+	tui_list l = {NULL, out, 0, NULL, false};
 	const char *path;
 	tui_json j;
 	wasm_err e;
@@ -371,7 +372,7 @@ int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *bugopt = tui_opt_value(cmd, a, "--bug");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	tui_list l = {NULL, out, 0};
+	tui_list l = {NULL, out, 0, NULL, false};
 	db_campaign c = {0};
 	db_bug b = {0};
 	int64_t cid, bid = 0;
@@ -460,16 +461,20 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 		tui_json_u64(j, "first_run", b->first_run);
 		tui_json_u64(j, "first_seen",
 			     b->first_seen > 0 ? (uint64_t)b->first_seen : 0);
+		tui_supp_json_row(j, l->rule);
 		tui_json_end(j, '}');
 		return true;
 	}
-	if (l->n == 1)
+	if (l->n == 1) {
+		tui_supp_column(l, true);
 		fprintf(l->out, "%-5s %-16s %-5s %6s  %-9s  %-16s %s\n", "bug",
 			"program", "kinds", "runs", "found by", "first seen",
 			"sites");
+	}
 	tui_fmt_time(b->first_seen, seen, sizeof seen);
 	tui_fmt_site(&b->site[0], s0, sizeof s0);
 	tui_fmt_site(&b->site[1], s1, sizeof s1);
+	tui_supp_column(l, false);
 	fprintf(l->out,
 		"%-5" PRId64 " %-16s %-5s %6" PRIu64
 		"  %-9s  %-16s %s <-> %s\n",
@@ -483,7 +488,9 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	const char *progopt = tui_opt_value(cmd, a, "--program");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	bool fail_on = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
-	tui_list l = {NULL, out, 0};
+	bool show = tui_opt_value(cmd, a, "--show-suppressed") != NULL;
+	tui_list l = {NULL, out, 0, NULL, show && !json};
+	tui_supp_list sl = {.list = &l, .show = show};
 	db_program p = {0};
 	const char *path;
 	tui_json j;
@@ -492,8 +499,15 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db *d;
 	int rc;
 
-	if ((rc = open_existing(cmd, a, &d, &path, err)))
+	/* A bad rules file is bad input: refused before anything is read. */
+	if ((rc = tui_supp_open(cmd, a, &sl.supp, err)))
 		return rc;
+	if ((rc = open_existing(cmd, a, &d, &path, err))) {
+		det_supp_free(sl.supp);
+		return rc;
+	}
+	sl.d = d;
+	sl.err = &e;
 	wasm_err_clear(&e);
 	if (progopt && (st = db_program_find(d, progopt, &p, &e))) {
 		rc = query_fail(cmd, st, &e, err);
@@ -516,23 +530,30 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		}
 		tui_json_arr(&j, "bugs");
 	}
-	st = db_bug_list(d, p.id, tui_bug_row, &l, &e);
+	st = db_bug_list(d, p.id, tui_supp_bug_row, &sl, &e);
+	if (!st)
+		st = sl.st;
 	if (json) {
 		tui_json_end(&j, ']');
+		tui_supp_json(&j, sl.supp, sl.suppressed);
 		tui_json_end(&j, '}');
 		tui_json_done(&j);
-	} else if (!st && !l.n) {
-		fprintf(out, "no bugs recorded%s%s in %s\n",
-			progopt ? " for " : "",
-			progopt ? or_unknown(p.name) : "", path);
+	} else if (!st) {
+		if (!l.n && !sl.suppressed)
+			fprintf(out, "no bugs recorded%s%s in %s\n",
+				progopt ? " for " : "",
+				progopt ? or_unknown(p.name) : "", path);
+		tui_supp_print(out, sl.supp, sl.suppressed, "bug",
+			       show ? NULL : "--show-suppressed lists them");
 	}
 	if (st)
 		rc = query_fail(cmd, st, &e, err);
 	else
-		rc = fail_on && l.n ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
+		rc = fail_on && sl.open ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
 done:
 	db_program_clear(&p);
 	db_close(d);
+	det_supp_free(sl.supp);
 	return rc;
 }
 

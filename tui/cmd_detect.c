@@ -9,6 +9,7 @@
 
 #include "db/db.h"
 #include "detector/campaign.h"
+#include "detector/suppress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -230,7 +231,42 @@ typedef struct run_report {
 	uint32_t armed, delay;
 	const det_profile *prof;
 	const det_run_result *res;
+	/* Suppressions (NULL: none): suppressed[i] says violation i is left
+	 * out, nsuppressed of them. */
+	const det_supp *supp;
+	const bool *suppressed;
+	uint32_t nsuppressed;
 } run_report;
+
+/* Which violations of res the suppressions leave out, into out[] (one
+ * per violation), each counted as its rule's hit; how many. A violation
+ * that cannot be named (out of memory) is kept. */
+static uint32_t judge_violations(const det_prog *p, const det_run_result *res,
+				 det_supp *supp, bool *out)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; supp && i < res->nbugs; i++) {
+		char fn[2][128];
+		db_hit h;
+		wasm_err e;
+		const det_supp_rule *rule;
+		if (det_prog_hit(p, &res->bugs[i], &h, fn, &e))
+			continue;
+		rule = det_supp_match_hit(supp, &h);
+		det_supp_hit(supp, rule);
+		out[i] = rule != NULL;
+		n += out[i];
+		db_stack_clear(&h.stack[0]);
+		db_stack_clear(&h.stack[1]);
+	}
+	return n;
+}
+
+static bool left_out(const run_report *r, uint32_t i)
+{
+	return r->suppressed && r->suppressed[i];
+}
 
 /* One violation of a masked run in the one text of a race (tui/race.h):
  * the access that found the other armed first. */
@@ -278,6 +314,7 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 {
 	const det_run_result *res = r->res;
 	uint32_t nsites = p->sites.nsites;
+	uint32_t shown = res->nbugs - r->nsuppressed;
 
 	if (j) {
 		char hex[20];
@@ -308,7 +345,10 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 			char fn[2][128];
 			db_hit h;
 			wasm_err e;
-			bool named = !det_prog_hit(p, v, &h, fn, &e);
+			bool named;
+			if (left_out(r, i))
+				continue;
+			named = !det_prog_hit(p, v, &h, fn, &e);
 			tui_json_obj(j, NULL);
 			tui_json_u64(j, "count", v->count);
 			tui_json_arr(j, "sites");
@@ -332,6 +372,7 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 			}
 		}
 		tui_json_end(j, ']');
+		tui_supp_json(j, r->supp, r->nsuppressed);
 		return;
 	}
 	if (r->mask_file)
@@ -354,17 +395,20 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 	else if (res->msg[0])
 		fprintf(out, " (%s)", res->msg);
 	fprintf(out, " in %.1f ms, %" PRIu64 " probe calls, %u violation%s\n",
-		(double)res->duration_ns / 1e6, res->probes, res->nbugs,
-		res->nbugs == 1 ? "" : "s");
-	for (uint32_t i = 0; i < res->nbugs; i++)
-		print_violation(out, p, &res->bugs[i], i, res->nbugs);
+		(double)res->duration_ns / 1e6, res->probes, shown,
+		shown == 1 ? "" : "s");
+	for (uint32_t i = 0, k = 0; i < res->nbugs; i++)
+		if (!left_out(r, i))
+			print_violation(out, p, &res->bugs[i], k++, shown);
 	if (res->dropped)
 		fprintf(out, "  (%u more distinct pairs not kept)\n",
 			res->dropped);
+	tui_supp_print(out, r->supp, r->nsuppressed, "violation", NULL);
 }
 
-/* `heisen run`'s exit status for a masked run. */
-static int run_exit(const det_run_result *res, bool fail)
+/* `heisen run`'s exit status for a masked run that reports nbugs
+ * violations. */
+static int run_exit(const det_run_result *res, uint32_t nbugs, bool fail)
 {
 	int rc;
 
@@ -375,7 +419,7 @@ static int run_exit(const det_run_result *res, bool fail)
 	case DET_ERROR: rc = TUI_EXIT_USAGE; break;
 	default: rc = 134;
 	}
-	if (fail && res->nbugs && rc == 0)
+	if (fail && nbugs && rc == 0)
 		rc = TUI_EXIT_FINDINGS;
 	return rc;
 }
@@ -410,6 +454,8 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	det_run_opts o = {0};
 	det_run_result res = {0};
 	run_report r = {0};
+	det_supp *supp = NULL;
+	bool *suppressed = NULL;
 	wasm_err e;
 	int rc;
 
@@ -449,6 +495,9 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	}
 	if (dv && !sv)
 		seed = random_seed();
+	/* A bad rules file is bad input: refused before anything runs. */
+	if ((rc = tui_supp_open(cmd, a, &supp, err)))
+		goto done;
 	if ((rc = load_prog(path, &p, err)))
 		goto done;
 	mask = wasm_calloc(p->sites.nsites ? p->sites.nsites : 1, 1);
@@ -487,6 +536,14 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	r.delay = delay;
 	r.prof = prof;
 	r.res = &res;
+	if (!(suppressed = wasm_calloc(res.nbugs + 1, sizeof *suppressed))) {
+		fprintf(err, "heisen run: out of memory\n");
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	r.supp = supp;
+	r.suppressed = suppressed;
+	r.nsuppressed = judge_violations(p, &res, supp, suppressed);
 	if (json) {
 		tui_json j;
 		tui_json_init(&j, out);
@@ -497,11 +554,13 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	} else {
 		print_run(out, NULL, p, &r);
 	}
-	rc = run_exit(&res, fail);
+	rc = run_exit(&res, res.nbugs - r.nsuppressed, fail);
 done:
 	det_run_result_free(&res);
 	wasm_free(mask);
 	wasm_free(dens);
+	wasm_free(suppressed);
+	det_supp_free(supp);
 	det_prog_free(p);
 	return rc;
 }
@@ -877,7 +936,7 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		print_run(out, NULL, p, &r);
 		print_rerun_text(out, &run, &cmp, &res);
 	}
-	rc = run_exit(&res, fail);
+	rc = run_exit(&res, res.nbugs, fail);
 	goto done;
 oom:
 	fprintf(err, "heisen rerun: out of memory\n");
@@ -1098,6 +1157,7 @@ typedef struct sweep_ui {
 	progress_out po;
 	db *d; /* to name new bugs in progress lines */
 	int64_t program_id;
+	const det_supp *supp; /* new bugs it suppresses are not shown */
 } sweep_ui;
 
 static void fmt_hms(double s, char *buf, size_t cap)
@@ -1218,7 +1278,7 @@ static void on_bug(void *ctx, const db_hit *h)
 	char s0[300], s1[300];
 
 	bug_line(u, h);
-	if (!u->tty)
+	if (!u->tty || det_supp_match_hit(u->supp, h))
 		return;
 	tui_prog_site_text(u->prog, h->site[0].id, s0, sizeof s0);
 	tui_prog_site_text(u->prog, h->site[1].id, s1, sizeof s1);
@@ -1401,6 +1461,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	bool pipe_set = false;
 	sweep_ui ui = {.out = out, .err = err};
 	det_sweep_hooks hooks = {on_progress, on_bug, &ui};
+	det_supp *supp = NULL;
 	wasm_status st;
 
 	if (!resume && a->noperands < 1) {
@@ -1432,6 +1493,9 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			return TUI_EXIT_USAGE;
 		}
 	}
+	/* A bad rules file is bad input: refused before anything runs. */
+	if ((rc = tui_supp_open(cmd, a, &supp, err)))
+		return rc;
 	if (resume) {
 		uint64_t id;
 		if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
@@ -1520,6 +1584,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	ui.tty = !json && isatty(fileno(err));
 	ui.d = d;
 	ui.program_id = c.program_id;
+	ui.supp = supp;
 	if (ui.po.fd >= 0) {
 		/* A progress reader that goes away must cost its lines, not
 		 * the sweep: EPIPE instead of SIGPIPE. */
@@ -1548,6 +1613,12 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	{
 		db_campaign now = {0};
+		tui_list l = {NULL, out, 0, NULL, false};
+		tui_supp_list sl = {.list = &l,
+				    .supp = supp,
+				    .d = d,
+				    .campaign = c.id,
+				    .err = &e};
 		if ((st = db_campaign_get(d, c.id, &now, &e))) {
 			end_line(&ui, "error", ui.last.done, ui.last.bugs,
 				 e.msg);
@@ -1579,9 +1650,11 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					     ui.last.by_status[s]);
 			tui_json_end(&j, '}');
 			tui_json_arr(&j, "program_bugs");
-			tui_list l = {&j, out, 0};
-			db_bug_list(d, now.program_id, tui_bug_row, &l, &e);
+			l.j = &j;
+			db_bug_list(d, now.program_id, tui_supp_bug_row, &sl,
+				    &e);
 			tui_json_end(&j, ']');
+			tui_supp_json(&j, supp, sl.suppressed);
 			tui_json_end(&j, '}');
 			tui_json_done(&j);
 		} else {
@@ -1598,14 +1671,23 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					"--resume %" PRId64 "\n",
 					now.id);
 			fprintf(out, "bugs of %s (all campaigns):\n", p->name);
-			tui_list l = {NULL, out, 0};
-			db_bug_list(d, now.program_id, tui_bug_row, &l, &e);
+			db_bug_list(d, now.program_id, tui_supp_bug_row, &sl,
+				    &e);
 			if (!l.n)
 				fprintf(out, "  none\n");
+			tui_supp_print(out, supp, sl.suppressed, "bug",
+				       "'heisen bugs --show-suppressed' lists "
+				       "them");
 		}
-		rc = det_sweep_stopped() ? SWEEP_EXIT_INTERRUPTED
-		     : fail && now.bugs	 ? TUI_EXIT_FINDINGS
-					 : TUI_EXIT_OK;
+		/* With suppressions, only the campaign's bugs that are not
+		 * suppressed count: the list's judgment of them. */
+		if (sl.st)
+			fprintf(err, "heisen sweep: %s\n", e.msg);
+		rc = sl.st		   ? tui_exit_for(sl.st)
+		     : det_sweep_stopped() ? SWEEP_EXIT_INTERRUPTED
+		     : fail && (supp ? sl.open_in_campaign : now.bugs)
+			 ? TUI_EXIT_FINDINGS
+			 : TUI_EXIT_OK;
 		db_campaign_clear(&now);
 	}
 done:
@@ -1615,6 +1697,7 @@ done:
 	db_program_clear(&prog);
 	db_campaign_clear(&c);
 	det_prog_free(p);
+	det_supp_free(supp);
 	if (d)
 		db_close(d);
 	return rc;

@@ -165,7 +165,7 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	{
 		static const char *const masked_only[] = {
 		    "--seed", "--delay", "--profile", "--json",
-		    "--fail-on-bugs"};
+		    "--fail-on-bugs", "--suppressions"};
 		for (size_t i = 0;
 		     i < sizeof masked_only / sizeof *masked_only; i++)
 			if (tui_opt_value(cmd, a, masked_only[i])) {

@@ -10,6 +10,13 @@
 
 static const tui_opt no_opts[] = {{NULL, NULL, NULL}};
 
+/* The rules file of the commands that report races (docs/suppressions.md). */
+#define SUPP_HELP                                                              \
+	"races to leave out of the report, a rule a line (race:FUNCTION, "     \
+	"race:FILE:LINE, called_from:FUNCTION); default: "                     \
+	"./.heisen-suppressions when it exists"
+#define SUPP_OPT {"--suppressions", "FILE", SUPP_HELP}
+
 static const tui_opt help_opts[] = {
 	{"--man", NULL,
 	 "print the manual page (roff, for man -l) made from this table"},
@@ -65,10 +72,12 @@ static const tui_opt run_opts[] = {
 	{"--profile", "NAME",
 	 "with --density/--mask: execution profile (see 'heisen profiles')"},
 	{"--fail-on-bugs", NULL,
-	 "with --density/--mask: exit 1 when a violation is caught"},
+	 "with --density/--mask: exit 1 when a violation not suppressed is "
+	 "caught"},
 	{"--json", NULL,
 	 "with --density/--mask: report as JSON (schema heisen.run/1); the "
 	 "program's output goes to stderr"},
+	{"--suppressions", "FILE", "with --density/--mask: " SUPP_HELP},
 	{NULL, NULL, NULL},
 };
 
@@ -83,8 +92,10 @@ static const tui_opt check_opts[] = {
 	 "(default 10s)"},
 	{"--db", "FILE",
 	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
-	{"--fail-on-bugs", NULL, "exit 1 when a race was found"},
+	{"--fail-on-bugs", NULL,
+	 "exit 1 when a race was found that is not suppressed"},
 	{"--json", NULL, "print the races as JSON (schema heisen.check/1)"},
+	SUPP_OPT,
 	{NULL, NULL, NULL},
 };
 
@@ -115,8 +126,10 @@ static const tui_opt sweep_opts[] = {
 	{"--resume", "CAMPAIGN", "continue a stopped campaign's plan"},
 	{"--db", "FILE",
 	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
-	{"--fail-on-bugs", NULL, "exit 1 when the campaign found a bug"},
+	{"--fail-on-bugs", NULL,
+	 "exit 1 when the campaign found a bug that is not suppressed"},
 	{"--json", NULL, "print the summary as JSON (schema heisen.sweep/1)"},
+	SUPP_OPT,
 	{"--progress-fd", "FD",
 	 "also write progress as JSON lines (schema heisen.progress/1) to "
 	 "open file descriptor FD"},
@@ -274,7 +287,13 @@ static const tui_opt bugs_opts[] = {
 	 "only the bugs of program P: its id, hash (hex) or file name"},
 	DB_OPT,
 	{"--json", NULL, "print the list as JSON (schema heisen.bugs/1)"},
-	{"--fail-on-bugs", NULL, "exit 1 when the list is not empty"},
+	{"--fail-on-bugs", NULL,
+	 "exit 1 when a bug is not suppressed (the list without "
+	 "--show-suppressed is not empty)"},
+	SUPP_OPT,
+	{"--show-suppressed", NULL,
+	 "list the suppressed bugs too, a first column naming the rule of "
+	 "each"},
 	{NULL, NULL, NULL},
 };
 
@@ -399,7 +418,7 @@ const tui_cmd tui_commands[] = {
 	 "FILE.wasm [--dir HOST[::GUEST]]... [--env K=V]... [--timeout TIME] "
 	 "[--max-threads N] [--max-memory SIZE] [--density PCT [--seed S] | "
 	 "--mask MASKFILE] [--delay UNITS] [--profile NAME] [--json] "
-	 "[--fail-on-bugs] [-- ARGS...]",
+	 "[--fail-on-bugs] [--suppressions FILE] [-- ARGS...]",
 	 "run a WASI program in heisen's engine",
 	 "Runs FILE.wasm, a WASI preview1 command module (it exports "
 	 "_start), in heisen's interpreter, with wasi-threads: every thread "
@@ -429,8 +448,14 @@ const tui_cmd tui_commands[] = {
 	 "    W/W  site 17 worker fibonacci.c:31 (thread 1, 0x1a2c)\n"
 	 "         site 17 worker fibonacci.c:31 (thread 2, 0x1a2c)  x12\n"
 	 "The same seed and density arm the same sites on every machine. "
-	 "Exit status as above; with --fail-on-bugs, 1 when a violation was "
-	 "caught and the program exited 0.",
+	 "A violation that a rule of the suppressions file matches "
+	 "(--suppressions FILE, else ./.heisen-suppressions when it exists; "
+	 "docs/suppressions.md) is left out of the report and counted in a "
+	 "line at its end, with the rules that matched.\n"
+	 "Exit status as above; with --fail-on-bugs, 1 when a violation not "
+	 "suppressed was caught and the program exited 0; 2 also for a "
+	 "suppressions file that cannot be read or has a bad line (the "
+	 "message names FILE:LINE), before the program runs.",
 	 1, TUI_MAX_OPERANDS, run_opts, tui_cmd_run},
 	{"cc", "[CLANG ARGS...] [--print-cmd]",
 	 "compile and link C for heisen (wasm32-wasi with threads)",
@@ -487,8 +512,9 @@ const tui_cmd tui_commands[] = {
 	 "FILE.wasm [--densities LIST] [--runs N | --budget TIME] "
 	 "[--profiles LIST] [--jobs J] [--seed S] [--delay UNITS] "
 	 "[--timeout TIME] [--prune] [--db FILE] [--json] [--fail-on-bugs] "
-	 "[--progress-fd FD] [-- ARGS...]  |  --resume CAMPAIGN [--jobs J] "
-	 "[--db FILE] [--progress-fd FD]",
+	 "[--suppressions FILE] [--progress-fd FD] [-- ARGS...]  |  --resume "
+	 "CAMPAIGN [--jobs J] [--db FILE] [--suppressions FILE] "
+	 "[--progress-fd FD]",
 	 "run a program many times under random probe masks, record races",
 	 "A campaign: FILE.wasm (instrumented on the fly when it is not, "
 	 "cached by hash) runs once per plan entry, each run in its own "
@@ -521,15 +547,24 @@ const tui_cmd tui_commands[] = {
 	 "heisen.progress/1). Those writes never hold up the sweep: "
 	 "progress lines are dropped while the reader lags, and a reader "
 	 "that goes away only ends the lines.\n"
+	 "The summary's bug list leaves out the bugs that a rule of the "
+	 "suppressions file matches (--suppressions FILE, else "
+	 "./.heisen-suppressions when it exists; judged as 'heisen bugs' "
+	 "judges them, docs/suppressions.md) and ends with a line counting "
+	 "them; their runs are recorded all the same. The terminal's new-bug "
+	 "lines leave them out too; --progress-fd's bug lines do not.\n"
 	 "Exit status: 0 when the plan or budget completed; 1 with "
-	 "--fail-on-bugs when the campaign found a bug; 2 on bad usage "
-	 "(an FD that is not open for writing included), an unreadable or "
-	 "invalid program, or a database that cannot be used; 3 on an "
-	 "internal error; 130 when stopped by Ctrl-C.",
+	 "--fail-on-bugs when the campaign found a bug that is not "
+	 "suppressed; 2 on bad usage (an FD that is not open for writing "
+	 "included), an unreadable or invalid program, a suppressions file "
+	 "that cannot be read or has a bad line (the message names "
+	 "FILE:LINE), or a database that cannot be used; 3 on an internal "
+	 "error; 130 when stopped by Ctrl-C.",
 	 0, TUI_MAX_OPERANDS, sweep_opts, tui_cmd_sweep},
 	{"check",
 	 "FILE.wasm [--runs N] [--profile NAME] [--jobs J] [--timeout TIME] "
-	 "[--db FILE] [--json] [--fail-on-bugs] [-- ARGS...]",
+	 "[--db FILE] [--json] [--fail-on-bugs] [--suppressions FILE] [-- "
+	 "ARGS...]",
 	 "find every race of a run by happens-before, as ThreadSanitizer does",
 	 "Runs FILE.wasm (instrumented on the fly when it is not, cached by "
 	 "hash) N times with every site probed and no delay, and tracks "
@@ -548,10 +583,18 @@ const tui_cmd tui_commands[] = {
 	 "A bug's detectability grid and heisen factor come from sweeps "
 	 "only: 'heisen sweep' the same program to measure how often it "
 	 "shows.\n"
-	 "Exit status: 0 on success; 1 with --fail-on-bugs when a race was "
-	 "found; 2 on bad usage, an unreadable or invalid program or a "
-	 "database that cannot be used; 3 on an internal error; 130 when "
-	 "stopped by Ctrl-C.",
+	 "A race that a rule of the suppressions file matches "
+	 "(--suppressions FILE, else ./.heisen-suppressions when it exists; "
+	 "docs/suppressions.md) is not printed: a race: rule on one of its "
+	 "sites, or a called_from: rule on a caller in the stacks of every "
+	 "run of the check that kept stacks for it. The report ends with a "
+	 "line counting such races and the rules that matched; the runs "
+	 "are recorded all the same.\n"
+	 "Exit status: 0 on success; 1 with --fail-on-bugs when a race not "
+	 "suppressed was found; 2 on bad usage, an unreadable or invalid "
+	 "program, a suppressions file that cannot be read or has a bad "
+	 "line (the message names FILE:LINE), or a database that cannot be "
+	 "used; 3 on an internal error; 130 when stopped by Ctrl-C.",
 	 1, TUI_MAX_OPERANDS, check_opts, tui_cmd_check},
 	{"rerun", "RUN [--db FILE] [--json] [--fail-on-bugs]",
 	 "run one recorded run again, exactly, and compare",
@@ -686,7 +729,9 @@ const tui_cmd tui_commands[] = {
 	 "database (\"no campaign 12 in heisen.db\") or the database cannot "
 	 "be used; 3 on an internal error.",
 	 1, 1, runs_opts, tui_cmd_runs},
-	{"bugs", "[--program P] [--db FILE] [--json] [--fail-on-bugs]",
+	{"bugs",
+	 "[--program P] [--db FILE] [--json] [--fail-on-bugs] "
+	 "[--suppressions FILE] [--show-suppressed]",
 	 "list the races found, most often detected first",
 	 "Lists the bugs recorded in the workspace database, of every "
 	 "program or of program P: a bug is an unordered pair of racing "
@@ -695,9 +740,20 @@ const tui_cmd tui_commands[] = {
 	 "that detected it, when it was first seen (local time), and both "
 	 "sites as 'function file:line' from DWARF ('?' for what is not "
 	 "known). 'heisen show BUG' tells more about one.\n"
-	 "Exit status: 0 on success; 1 with --fail-on-bugs when the list is "
-	 "not empty (for CI); 2 if P matches no program (or several) or the "
-	 "database does not exist or cannot be used; 3 on an internal error.",
+	 "Suppressions (--suppressions FILE, else ./.heisen-suppressions "
+	 "when it exists; docs/suppressions.md): a bug is suppressed when a "
+	 "race: rule matches one of its sites (function, file, or "
+	 "FILE:LINE), or when runs kept call stacks for it and a rule "
+	 "matches the stacks of every such run (called_from:FUNCTION, a "
+	 "caller's name). Suppressed bugs are left out and counted in a "
+	 "line at the end, with the rules that matched; --show-suppressed "
+	 "lists them too, in a first column 'suppressed' naming the rule "
+	 "('-' for the others).\n"
+	 "Exit status: 0 on success; 1 with --fail-on-bugs when a bug is "
+	 "not suppressed (for CI); 2 if P matches no program (or several), "
+	 "the suppressions file cannot be read or has a bad line (the "
+	 "message names FILE:LINE), or the database does not exist or "
+	 "cannot be used; 3 on an internal error.",
 	 0, 0, bugs_opts, tui_cmd_bugs},
 	{"show", "BUG [--db FILE] [--json]", "show one bug in detail",
 	 "Shows bug BUG (an id from 'heisen bugs'): its program, and for "

@@ -297,19 +297,6 @@ void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
 		   s->offset, func, cap, pos);
 }
 
-bool det_runtime_violation(const det_prog *p, const det_violation *v)
-{
-	char fn[128];
-	rw_srcpos pos;
-
-	for (int k = 0; k < 2; k++) {
-		det_prog_site(p, v->site[k], fn, sizeof fn, &pos);
-		if (!det_runtime_source(pos.file))
-			return false;
-	}
-	return true;
-}
-
 uint32_t det_prog_frame(const det_prog *p, const eng_where *w, char *func,
 			size_t cap, rw_srcpos *pos)
 {
@@ -1188,10 +1175,14 @@ static bool sweep_done(void *ctx, const job *j, double started,
 	for (uint32_t i = 0; i < o->h.nbugs; i++) {
 		const det_violation *v = &o->bugs[i];
 		db_hit *h = &nv[nh].h;
-		if (det_runtime_violation(s->prog, v))
-			continue;
 		if (det_prog_hit(s->prog, v, h, nv[nh].func, err))
 			goto fail;
+		if (det_runtime_source(h->site[0].file) &&
+		    det_runtime_source(h->site[1].file)) {
+			db_stack_clear(&h->stack[0]);
+			db_stack_clear(&h->stack[1]);
+			continue;
+		}
 		hv[nh++] = *h;
 	}
 	r.campaign_id = s->c->id;

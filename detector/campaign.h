@@ -64,10 +64,6 @@ void det_prog_free(det_prog *p);
  * the rest of libc (memcpy, stdio): a race there is the caller's. */
 bool det_runtime_source(const char *file);
 
-/* Whether both sites of v are in runtime sources (det_runtime_source):
- * campaigns do not record such a race. */
-bool det_runtime_violation(const det_prog *p, const det_violation *v);
-
 /* Where site lives: its function name into func (cap bytes; "func[N]"
  * when the module has no name), its source position into pos (file NULL
  * when unknown). */

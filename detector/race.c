@@ -486,18 +486,17 @@ static void trigger_spin(const uint32_t *flag, uint64_t deadline)
 	}
 }
 
-/* Thread tid, whose access at site covered the cells armed[0..narmed)
- * with the words armed_seq[] and read `before` from its bytes before its
- * window, has disarmed them: answer the stack requests made of it, and
- * drop those whose access has gone by. */
-static void serve_requests(det_probe *p, uint32_t tid, uint32_t site,
-			   uint32_t addr, uint32_t width, const uint64_t *armed,
+/* Thread tid, whose access covered the cells armed[0..narmed) with the
+ * words armed_seq[], has disarmed them: answer the stack requests made of
+ * it, and drop those whose access has gone by. mb: its width bytes in
+ * linear memory, which it copied to `before` ahead of its window (NULL:
+ * no value evidence). */
+static void serve_requests(det_probe *p, uint32_t tid, const uint64_t *armed,
 			   const uint32_t *armed_seq, int narmed,
-			   const uint8_t *before)
+			   const uint8_t *mb, const uint8_t *before,
+			   uint32_t width)
 {
 	race_cell *t = p->table;
-	uint8_t after[DET_VALUE_BYTES];
-	const uint8_t *mb = NULL;
 
 	pthread_mutex_lock(&p->lock);
 	for (uint32_t i = 0; i < p->nreqs;) {
@@ -509,13 +508,11 @@ static void serve_requests(det_probe *p, uint32_t tid, uint32_t site,
 		if (mine) {
 			det_violation *v = &p->bugs[q->bug];
 			take_stack(&v->stack[q->side]);
-			if (before &&
-			    (mb || (mb = probe_bytes(p, site, addr, width)))) {
-				copy_racy(after, mb, width);
+			if (mb) {
 				v->vwidth = (uint8_t)width;
 				v->vside = q->side;
 				memcpy(v->before, before, width);
-				memcpy(v->after, after, width);
+				copy_racy(v->after, mb, width);
 			}
 		} else if (__atomic_load_n(&t[q->cell].seq, __ATOMIC_ACQUIRE) ==
 			   q->seq) {
@@ -603,8 +600,8 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 				 (armed_seq[i] + (ST_MASK + 1)) & ~ST_MASK,
 				 __ATOMIC_RELEASE);
 	if (__atomic_load_n(&p->nreq_live, __ATOMIC_ACQUIRE))
-		serve_requests(p, tid, site, addr, width, armed, armed_seq,
-			       narmed, mb ? before : NULL);
+		serve_requests(p, tid, armed, armed_seq, narmed, mb, before,
+			       width);
 }
 
 /* ---- concurrent breakpoint ------------------------------------------------ */

@@ -231,36 +231,64 @@ typedef struct run_report {
 	uint32_t armed, delay;
 	const det_profile *prof;
 	const det_run_result *res;
+	/* res's violations as the workspace keeps hits (sites named, both
+	 * stacks, the value), named once for the judging and the report;
+	 * their function names in func. Owned: run_report_clear. */
+	db_hit *hit;
+	uint32_t nhit;
+	char (*func)[2][128];
 	/* Suppressions (NULL: none): suppressed[i] says violation i is left
 	 * out, nsuppressed of them. */
 	const det_supp *supp;
-	const bool *suppressed;
+	bool *suppressed;
 	uint32_t nsuppressed;
 } run_report;
 
-/* Which violations of res the suppressions leave out, into out[] (one
- * per violation), each counted as its rule's hit; how many. A violation
- * that cannot be named (out of memory) is kept. */
-static uint32_t judge_violations(const det_prog *p, const det_run_result *res,
-				 det_supp *supp, bool *out)
+/* Name r->res's violations into r->hit; false when out of memory. */
+static bool run_report_name(run_report *r, const det_prog *p)
 {
-	uint32_t n = 0;
+	uint32_t n = r->res->nbugs;
+	wasm_err e;
 
-	for (uint32_t i = 0; supp && i < res->nbugs; i++) {
-		char fn[2][128];
-		db_hit h;
-		wasm_err e;
-		const det_supp_rule *rule;
-		if (det_prog_hit(p, &res->bugs[i], &h, fn, &e))
-			continue;
-		rule = det_supp_match_hit(supp, &h);
-		det_supp_hit(supp, rule);
-		out[i] = rule != NULL;
-		n += out[i];
-		db_stack_clear(&h.stack[0]);
-		db_stack_clear(&h.stack[1]);
+	r->hit = wasm_calloc(n + 1, sizeof *r->hit);
+	r->func = wasm_calloc(n + 1, sizeof *r->func);
+	r->suppressed = wasm_calloc(n + 1, sizeof *r->suppressed);
+	if (!r->hit || !r->func || !r->suppressed)
+		return false;
+	for (; r->nhit < n; r->nhit++)
+		if (det_prog_hit(p, &r->res->bugs[r->nhit], &r->hit[r->nhit],
+				 r->func[r->nhit], &e))
+			return false;
+	return true;
+}
+
+static void run_report_clear(run_report *r)
+{
+	for (uint32_t i = 0; i < r->nhit; i++) {
+		db_stack_clear(&r->hit[i].stack[0]);
+		db_stack_clear(&r->hit[i].stack[1]);
 	}
-	return n;
+	wasm_free(r->hit);
+	wasm_free(r->func);
+	wasm_free(r->suppressed);
+	r->hit = NULL;
+	r->nhit = 0;
+	r->func = NULL;
+	r->suppressed = NULL;
+}
+
+/* Which of r's violations the suppressions leave out, into
+ * r->suppressed, each counted as its rule's hit. */
+static void judge_violations(run_report *r, det_supp *supp)
+{
+	r->supp = supp;
+	for (uint32_t i = 0; supp && i < r->res->nbugs; i++) {
+		const det_supp_rule *rule =
+		    det_supp_match_hit(supp, &r->hit[i]);
+		det_supp_hit(supp, rule);
+		r->suppressed[i] = rule != NULL;
+		r->nsuppressed += r->suppressed[i];
+	}
 }
 
 static bool left_out(const run_report *r, uint32_t i)
@@ -268,43 +296,36 @@ static bool left_out(const run_report *r, uint32_t i)
 	return r->suppressed && r->suppressed[i];
 }
 
-/* One violation of a masked run in the one text of a race (tui/race.h):
- * the access that found the other armed first. */
-static void print_violation(FILE *out, const det_prog *p,
-			    const det_violation *v, uint32_t i, uint32_t n)
+/* One violation of a masked run, v named as h, in the one text of a race
+ * (tui/race.h): the access that found the other armed first. */
+static void print_violation(FILE *out, const det_violation *v, const db_hit *h,
+			    uint32_t i, uint32_t n)
 {
-	char fn[2][128], title[96];
-	db_hit h;
-	wasm_err e;
-	tui_race r = {.title = title, .concurrent = true, .value = &h.value};
+	char title[96];
 	int first = v->cur < 2 ? v->cur : 1;
+	db_value value = h->value;
+	tui_race r = {.title = title, .concurrent = true, .value = &value};
 
-	if (det_prog_hit(p, v, &h, fn, &e)) {
-		fprintf(out, "violation %u: %s\n", i + 1, e.msg);
-		return;
-	}
 	snprintf(title, sizeof title,
 		 "violation %u of %u, %" PRIu64 " time%s in the run", i + 1, n,
 		 v->count, v->count == 1 ? "" : "s");
 	for (int k = 0; k < 2; k++) {
 		int x = k ? 1 - first : first;
 		r.acc[k] = (tui_access){
-		    .kind = h.site[x].kind,
-		    .width = h.site[x].width,
-		    .addr = h.addr[x],
-		    .tid = h.tid[x],
-		    .site = h.site[x].id,
-		    .stack = &h.stack[x],
-		    .func = h.site[x].func,
-		    .file = h.site[x].file,
-		    .line = h.site[x].line,
+		    .kind = h->site[x].kind,
+		    .width = h->site[x].width,
+		    .addr = h->addr[x],
+		    .tid = h->tid[x],
+		    .site = h->site[x].id,
+		    .stack = &h->stack[x],
+		    .func = h->site[x].func,
+		    .file = h->site[x].file,
+		    .line = h->site[x].line,
 		};
 	}
-	if (h.value.width)
-		h.value.side = h.value.side == first ? 0 : 1;
+	if (value.width)
+		value.side = value.side == first ? 0 : 1;
 	tui_race_print(out, &r);
-	db_stack_clear(&h.stack[0]);
-	db_stack_clear(&h.stack[1]);
 }
 
 /* The report of heisen.run/1: its members into j's open object, or with
@@ -342,13 +363,8 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		tui_json_arr(j, "violations");
 		for (uint32_t i = 0; i < res->nbugs; i++) {
 			const det_violation *v = &res->bugs[i];
-			char fn[2][128];
-			db_hit h;
-			wasm_err e;
-			bool named;
 			if (left_out(r, i))
 				continue;
-			named = !det_prog_hit(p, v, &h, fn, &e);
 			tui_json_obj(j, NULL);
 			tui_json_u64(j, "count", v->count);
 			tui_json_arr(j, "sites");
@@ -358,18 +374,12 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 						     v->kind[k]);
 				tui_json_u64(j, "thread", v->tid[k]);
 				tui_json_u64(j, "address", v->addr[k]);
-				tui_json_stack(j, "stack",
-					       named ? &h.stack[k]
-						     : &(db_stack){0});
+				tui_json_stack(j, "stack", &r->hit[i].stack[k]);
 				tui_json_end(j, '}');
 			}
 			tui_json_end(j, ']');
-			tui_json_value(j, "value", named ? &h.value : NULL);
+			tui_json_value(j, "value", &r->hit[i].value);
 			tui_json_end(j, '}');
-			if (named) {
-				db_stack_clear(&h.stack[0]);
-				db_stack_clear(&h.stack[1]);
-			}
 		}
 		tui_json_end(j, ']');
 		tui_supp_json(j, r->supp, r->nsuppressed);
@@ -399,7 +409,8 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		shown == 1 ? "" : "s");
 	for (uint32_t i = 0, k = 0; i < res->nbugs; i++)
 		if (!left_out(r, i))
-			print_violation(out, p, &res->bugs[i], k++, shown);
+			print_violation(out, &res->bugs[i], &r->hit[i], k++,
+					shown);
 	if (res->dropped)
 		fprintf(out, "  (%u more distinct pairs not kept)\n",
 			res->dropped);
@@ -455,7 +466,6 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	det_run_result res = {0};
 	run_report r = {0};
 	det_supp *supp = NULL;
-	bool *suppressed = NULL;
 	wasm_err e;
 	int rc;
 
@@ -536,14 +546,12 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	r.delay = delay;
 	r.prof = prof;
 	r.res = &res;
-	if (!(suppressed = wasm_calloc(res.nbugs + 1, sizeof *suppressed))) {
+	if (!run_report_name(&r, p)) {
 		fprintf(err, "heisen run: out of memory\n");
 		rc = TUI_EXIT_INTERNAL;
 		goto done;
 	}
-	r.supp = supp;
-	r.suppressed = suppressed;
-	r.nsuppressed = judge_violations(p, &res, supp, suppressed);
+	judge_violations(&r, supp);
 	if (json) {
 		tui_json j;
 		tui_json_init(&j, out);
@@ -559,7 +567,7 @@ done:
 	det_run_result_free(&res);
 	wasm_free(mask);
 	wasm_free(dens);
-	wasm_free(suppressed);
+	run_report_clear(&r);
 	det_supp_free(supp);
 	det_prog_free(p);
 	return rc;
@@ -924,6 +932,8 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	r.delay = c.delay;
 	r.prof = prof;
 	r.res = &res;
+	if (!run_report_name(&r, p))
+		goto oom;
 	if (json) {
 		tui_json j;
 		tui_json_init(&j, out);
@@ -944,6 +954,7 @@ oom:
 done:
 	if (devnull >= 0)
 		close(devnull);
+	run_report_clear(&r);
 	rerun_cmp_free(&cmp);
 	det_run_result_free(&res);
 	wasm_free(argv);

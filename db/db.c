@@ -111,6 +111,17 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     /* ... and each site's access width in bytes (0: not known). */
     "ALTER TABLE bugs ADD COLUMN width_a INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE bugs ADD COLUMN width_b INTEGER NOT NULL DEFAULT 0;",
+    /* 8 -> 9: a bug's signature (db_sig_pair, hex), the same for the
+     * same race in every build of a program; NULL for the bugs recorded
+     * before it, each its own. Triage decisions, kept per program name
+     * and signature so that they follow a bug across rebuilds: every
+     * decision a row, the newest the bug's state. */
+    "ALTER TABLE bugs ADD COLUMN sig TEXT;"
+    "CREATE INDEX bugs_sig ON bugs(sig);"
+    "CREATE TABLE triage(id INTEGER PRIMARY KEY, program TEXT NOT NULL,"
+    " sig TEXT NOT NULL, state TEXT NOT NULL, note TEXT,"
+    " time REAL NOT NULL);"
+    "CREATE INDEX triage_key ON triage(program, sig, id);",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -129,15 +140,26 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
 	" r.seed, r.started, r.duration_us, r.status, r.exit_code, r.msg,"     \
 	" r.nbugs"
-#define BUG_COLS                                                               \
+/* What identifies a bug across builds: its signature, or for one
+ * recorded before signatures its id. */
+#define BUG_KEY(b) "coalesce(" b ".sig, '#' || " b ".id)"
+#define BUG_TRIAGE(col)                                                        \
+	"(SELECT " col " FROM triage t WHERE t.program = p.name"               \
+	" AND t.sig = " BUG_KEY("b") " ORDER BY t.id DESC LIMIT 1)"
+/* A bug row (bug_row reads it), with its run count, first sighting and
+ * number of builds as the query has them. */
+#define BUG_SEL(nruns, first, builds)                                          \
 	"b.id, b.program_id, p.name, b.site_a, b.kind_a, b.func_a, b.file_a,"  \
-	" b.line_a, b.site_b, b.kind_b, b.func_b, b.file_b, b.line_b,"         \
-	" (SELECT count(*) FROM run_bugs WHERE bug_id = b.id) AS nruns,"       \
-	" b.first_run, b.first_seen,"                                          \
+	" b.line_a, b.site_b, b.kind_b, b.func_b, b.file_b, b.line_b, "        \
+	nruns " AS nruns, b.first_run, " first ","                             \
 	" (SELECT max(c.kind = 'sweep') + 2 * max(c.kind = 'check')"           \
 	" FROM run_bugs rb JOIN runs r ON r.id = rb.run_id"                    \
 	" JOIN campaigns c ON c.id = r.campaign_id WHERE rb.bug_id = b.id),"   \
-	" b.width_a, b.width_b"                                                \
+	" b.width_a, b.width_b, " BUG_KEY("b") ", " BUG_TRIAGE("state") ", "   \
+	BUG_TRIAGE("time") ", " builds
+#define BUG_COLS                                                               \
+	BUG_SEL("(SELECT count(*) FROM run_bugs WHERE bug_id = b.id)",         \
+		"b.first_seen", "1")                                           \
 	" FROM bugs b JOIN programs p ON p.id = b.program_id"
 #define PROGRAM_COLS "id, hash, name, path, nsites FROM programs"
 
@@ -194,8 +216,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(BUG_ADD,                                                             \
 	  "INSERT INTO bugs(program_id, site_a, kind_a, func_a, file_a,"       \
 	  " line_a, site_b, kind_b, func_b, file_b, line_b, first_run,"        \
-	  " first_seen, width_a, width_b) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"  \
-	  " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")                            \
+	  " first_seen, width_a, width_b, sig) VALUES(?1, ?2, ?3, ?4, ?5, ?6," \
+	  " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)")                   \
 	X(RUN_BUG_ADD,                                                         \
 	  "INSERT INTO run_bugs(run_id, bug_id, tid_a, tid_b, addr_a, addr_b," \
 	  " count, stack_a, stack_b, value) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
@@ -214,6 +236,28 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(BUG_GET, "SELECT " BUG_COLS " WHERE b.id = ?1")                      \
 	X(BUG_LIST, "SELECT " BUG_COLS " WHERE ?1 = 0 OR b.program_id = ?1"    \
 		    " ORDER BY nruns DESC, b.id")                              \
+	X(BUG_LIST_CAMPAIGN,                                                   \
+	  "SELECT " BUG_COLS " WHERE b.id IN (SELECT rb.bug_id FROM runs r"    \
+	  " JOIN run_bugs rb ON rb.run_id = r.id WHERE r.campaign_id = ?1)"    \
+	  " ORDER BY nruns DESC, b.id")                                        \
+	X(BUG_LIST_BUILDS,                                                     \
+	  "SELECT " BUG_SEL("g.runs", "g.first", "g.builds")                   \
+	  " FROM bugs b JOIN programs p ON p.id = b.program_id JOIN"           \
+	  " (SELECT max(b.id) AS id, count(DISTINCT b.program_id) AS builds,"  \
+	  " sum((SELECT count(*) FROM run_bugs WHERE bug_id = b.id)) AS runs," \
+	  " min(b.first_seen) AS first FROM bugs b JOIN programs p"            \
+	  " ON p.id = b.program_id WHERE p.name = ?1"                          \
+	  " GROUP BY " BUG_KEY("b") ") g ON g.id = b.id"                      \
+	  " ORDER BY nruns DESC, b.id")                                        \
+	X(TRIAGE_ADD, "INSERT INTO triage(program, sig, state, note, time)"    \
+		      " SELECT p.name, " BUG_KEY("b") ", ?2, ?3, ?4 FROM bugs b" \
+		      " JOIN programs p ON p.id = b.program_id WHERE b.id = ?1") \
+	X(TRIAGE_STATE, "SELECT state FROM triage WHERE program = ?1"          \
+			" AND sig = ?2 ORDER BY id DESC LIMIT 1")              \
+	X(TRIAGE_LIST, "SELECT t.state, t.note, t.time FROM bugs b"            \
+		       " JOIN programs p ON p.id = b.program_id JOIN triage t" \
+		       " ON t.program = p.name AND t.sig = " BUG_KEY("b")      \
+		       " WHERE b.id = ?1 ORDER BY t.id")                       \
 	X(BUG_CELLS,                                                           \
 	  "SELECT r.node_id, n.hostname, r.profile, r.density_bp,"             \
 	  " sum(EXISTS(SELECT 1 FROM run_bugs rb WHERE rb.run_id = r.id"       \
@@ -412,6 +456,15 @@ static const char *col_text(sqlite3_stmt *s, int i)
 }
 
 /* A copy of a text column; *ok turns false if the copy fails. */
+/* A copy of s (NULL for NULL); *ok false when out of memory. */
+static char *dup_or_null(const char *s, bool *ok)
+{
+	char *c = s ? wasm_strdup(s) : NULL;
+
+	*ok = *ok && (!s || c);
+	return c;
+}
+
 static char *col_dup(sqlite3_stmt *s, int i, bool *ok)
 {
 	const char *t = col_text(s, i);
@@ -1065,6 +1118,21 @@ static wasm_status program_match(db *d, int id, const char *key,
 	return st;
 }
 
+wasm_status db_program_named(db *d, const char *name, db_program *out,
+			     uint32_t *n, wasm_err *err)
+{
+	char list[8];
+	int count;
+
+	memset(out, 0, sizeof *out);
+	*n = 0;
+	if (program_match(d, S_PROGRAM_BY_NAME, name, out, &count, list,
+			  sizeof list, err))
+		return err->status;
+	*n = (uint32_t)count;
+	return WASM_OK;
+}
+
 wasm_status db_program_find(db *d, const char *key, db_program *out,
 			    wasm_err *err)
 {
@@ -1582,6 +1650,7 @@ static wasm_status bug_of(db *d, const db_site *sa, const db_site *sb,
 			  const db_run *r, int64_t *id, wasm_err *err)
 {
 	int64_t prog = d->camp_program;
+	char sig[DB_SIG_LEN + 1];
 	sqlite3_stmt *s;
 	bug_slot *slot;
 
@@ -1603,6 +1672,11 @@ static wasm_status bug_of(db *d, const db_site *sa, const db_site *sb,
 		sqlite3_bind_double(s, 13, r->started);
 		sqlite3_bind_int(s, 14, sa->width);
 		sqlite3_bind_int(s, 15, sb->width);
+		/* Bound without a copy: sig must live until the step. */
+		if (sa->sig && sb->sig) {
+			db_sig_format(db_sig_pair(sa->sig, sb->sig), sig);
+			bind_text(s, 16, sig);
+		}
 		if (exec_stmt(d, s, "adding a bug", err))
 			return err->status;
 		*id = sqlite3_last_insert_rowid(d->h);
@@ -2041,11 +2115,28 @@ void db_bug_clear(db_bug *b)
 	if (!b)
 		return;
 	wasm_free(b->program);
+	wasm_free(b->sig);
 	for (int i = 0; i < 2; i++) {
 		wasm_free(b->site[i].func);
 		wasm_free(b->site[i].file);
 	}
 	memset(b, 0, sizeof *b);
+}
+
+bool db_bug_copy(const db_bug *src, db_bug *dst)
+{
+	bool ok = true;
+
+	*dst = *src;
+	dst->program = dup_or_null(src->program, &ok);
+	dst->sig = dup_or_null(src->sig, &ok);
+	for (int i = 0; i < 2; i++) {
+		dst->site[i].func = dup_or_null(src->site[i].func, &ok);
+		dst->site[i].file = dup_or_null(src->site[i].file, &ok);
+	}
+	if (!ok)
+		db_bug_clear(dst);
+	return ok;
 }
 
 static wasm_status bug_row(db *d, sqlite3_stmt *s, db_bug *b, wasm_err *err)
@@ -2070,6 +2161,13 @@ static wasm_status bug_row(db *d, sqlite3_stmt *s, db_bug *b, wasm_err *err)
 	b->found_by = (uint8_t)sqlite3_column_int(s, 16);
 	for (int i = 0; i < 2; i++)
 		b->site[i].width = (uint8_t)sqlite3_column_int(s, 17 + i);
+	b->sig = col_dup(s, 19, &ok);
+	/* A state this heisen does not know (a newer one wrote it) reads
+	 * as untriaged rather than failing the whole list. */
+	if (!db_state_parse(col_text(s, 20), &b->state))
+		b->state = DB_STATE_NEW;
+	b->triaged = sqlite3_column_double(s, 21);
+	b->builds = (uint64_t)sqlite3_column_int64(s, 22);
 	if (!ok) {
 		db_bug_clear(b);
 		return oom(d, err);
@@ -2109,17 +2207,22 @@ wasm_status db_bug_get(db *d, int64_t id, db_bug *out, wasm_err *err)
 	return get_by_id(d, S_BUG_GET, id, "bug", read_bug, out, err);
 }
 
-wasm_status db_bug_list(db *d, int64_t program_id,
-			bool (*cb)(void *ctx, const db_bug *b), void *ctx,
-			wasm_err *err)
+/* Run bug-listing statement k, its ?1 bound to id or, when name is
+ * set, to name; cb hears every row. */
+static wasm_status list_bugs(db *d, int k, int64_t id, const char *name,
+			     bool (*cb)(void *ctx, const db_bug *b), void *ctx,
+			     wasm_err *err)
 {
-	sqlite3_stmt *s = stmt(d, S_BUG_LIST, err);
+	sqlite3_stmt *s = stmt(d, k, err);
 	wasm_status st = WASM_OK;
 	int rc;
 
 	if (!s)
 		return err->status;
-	sqlite3_bind_int64(s, 1, program_id);
+	if (name)
+		bind_text(s, 1, name);
+	else
+		sqlite3_bind_int64(s, 1, id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		db_bug b;
 		bool more;
@@ -2132,6 +2235,134 @@ wasm_status db_bug_list(db *d, int64_t program_id,
 	}
 	if (st == WASM_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
 		st = sql_fail(d, err, rc, "listing bugs");
+	done(s);
+	return st;
+}
+
+wasm_status db_bug_list(db *d, int64_t program_id,
+			bool (*cb)(void *ctx, const db_bug *b), void *ctx,
+			wasm_err *err)
+{
+	return list_bugs(d, S_BUG_LIST, program_id, NULL, cb, ctx, err);
+}
+
+wasm_status db_bug_list_campaign(db *d, int64_t campaign_id,
+				 bool (*cb)(void *ctx, const db_bug *b),
+				 void *ctx, wasm_err *err)
+{
+	return list_bugs(d, S_BUG_LIST_CAMPAIGN, campaign_id, NULL, cb, ctx,
+			 err);
+}
+
+wasm_status db_bug_list_builds(db *d, const char *name,
+			       bool (*cb)(void *ctx, const db_bug *b),
+			       void *ctx, wasm_err *err)
+{
+	return list_bugs(d, S_BUG_LIST_BUILDS, 0, name, cb, ctx, err);
+}
+
+/* ---- signatures and triage ------------------------------------------------ */
+
+uint64_t db_sig_pair(uint64_t a, uint64_t b)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a, h = 0xcbf29ce484222325ull;
+
+	/* FNV-1a over both, smaller first: which access won does not
+	 * matter. */
+	for (int i = 0; i < 16; i++) {
+		h ^= (i < 8 ? lo >> (8 * i) : hi >> (8 * (i - 8))) & 0xff;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+void db_sig_format(uint64_t sig, char out[DB_SIG_LEN + 1])
+{
+	snprintf(out, DB_SIG_LEN + 1, "%016" PRIx64, sig);
+}
+
+static const char *const state_names[DB_NSTATES] = {
+    [DB_STATE_NEW] = "new",
+    [DB_STATE_CONFIRMED] = "confirmed",
+    [DB_STATE_FIXED] = "fixed",
+    [DB_STATE_NOT_A_BUG] = "not-a-bug",
+};
+
+const char *db_state_name(db_state s)
+{
+	return (unsigned)s < DB_NSTATES ? state_names[s] : "new";
+}
+
+bool db_state_parse(const char *text, db_state *out)
+{
+	*out = DB_STATE_NEW;
+	for (int i = 0; text && i < DB_NSTATES; i++)
+		if (!strcmp(text, state_names[i])) {
+			*out = (db_state)i;
+			return true;
+		}
+	return false;
+}
+
+wasm_status db_triage_set(db *d, int64_t bug_id, db_state state,
+			  const char *note, wasm_err *err)
+{
+	sqlite3_stmt *s;
+	db_bug b;
+
+	if (db_bug_get(d, bug_id, &b, err))
+		return err->status;
+	db_bug_clear(&b);
+	if (!(s = stmt(d, S_TRIAGE_ADD, err)))
+		return err->status;
+	sqlite3_bind_int64(s, 1, bug_id);
+	bind_text(s, 2, db_state_name(state));
+	if (note && *note)
+		bind_text(s, 3, note);
+	sqlite3_bind_double(s, 4, now_unix());
+	return exec_stmt(d, s, "recording a triage decision", err);
+}
+
+wasm_status db_triage_state(db *d, const char *program, const char *sig,
+			    db_state *out, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_TRIAGE_STATE, err);
+	int rc;
+
+	*out = DB_STATE_NEW;
+	if (!s)
+		return err->status;
+	bind_text(s, 1, program);
+	bind_text(s, 2, sig);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		db_state_parse(col_text(s, 0), out);
+	done(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sql_fail(d, err, rc, "reading a triage state");
+	return WASM_OK;
+}
+
+wasm_status db_triage_list(db *d, int64_t bug_id,
+			   bool (*cb)(void *ctx, const db_triage *t),
+			   void *ctx, wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_TRIAGE_LIST, err);
+	wasm_status st = WASM_OK;
+	int rc;
+
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, bug_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		db_triage t = {.note = col_text(s, 1),
+			       .time = sqlite3_column_double(s, 2)};
+		db_state_parse(col_text(s, 0), &t.state);
+		if (!cb(ctx, &t))
+			break;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = sql_fail(d, err, rc, "reading a bug's triage");
 	done(s);
 	return st;
 }

@@ -12,6 +12,7 @@
  * 6: remotes). Schema 7: call stacks (stacks; run_bugs.stack_a/stack_b),
  * each distinct stack stored once. Schema 8: a collision's value evidence
  * (run_bugs.value) and each bug site's width (bugs.width_a/width_b).
+ * Schema 9: bug signatures (bugs.sig) and triage decisions (triage).
  *
  * Writes: db_run_add inserts one run with its bugs. Callers batch many
  * runs in one transaction with db_begin/db_commit (a campaign commits
@@ -41,7 +42,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 8
+#define DB_SCHEMA_VERSION 9
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -84,6 +85,10 @@ wasm_status db_program_get(db *d, int64_t id, db_program *out,
  * name matches several programs (the message lists them). */
 wasm_status db_program_find(db *d, const char *key, db_program *out,
 			    wasm_err *err);
+/* The builds of a program: how many programs are named name (*n), the
+ * first of them into *out when there is one (db_program_clear). */
+wasm_status db_program_named(db *d, const char *name, db_program *out,
+			     uint32_t *n, wasm_err *err);
 void db_program_clear(db_program *p);
 
 /* ---- campaigns ------------------------------------------------------------ */
@@ -152,6 +157,21 @@ wasm_status db_campaign_done(db *d, int64_t id,
 
 /* ---- runs and bugs -------------------------------------------------------- */
 
+/* Triage states of a bug, in the order a bug usually goes through them.
+ * The state belongs to the bug's signature within programs of its name,
+ * so a rebuilt program's bug keeps it. */
+typedef enum db_state {
+	DB_STATE_NEW,
+	DB_STATE_CONFIRMED,
+	DB_STATE_FIXED,
+	DB_STATE_NOT_A_BUG,
+	DB_NSTATES
+} db_state;
+/* "new", "confirmed", "fixed", "not-a-bug"; parse: false (and *out
+ * DB_STATE_NEW) for anything else. */
+const char *db_state_name(db_state s);
+bool db_state_parse(const char *text, db_state *out);
+
 /* Where a site is, resolved by the caller when a bug is first stored. */
 typedef struct db_site {
 	uint32_t id;
@@ -160,6 +180,7 @@ typedef struct db_site {
 	const char *file;  /* source file, or NULL */
 	uint32_t line;     /* 0 if unknown */
 	uint8_t width;     /* bytes accessed; 0 for a range or unknown */
+	uint64_t sig;      /* det_prog_sig; 0: unknown (the bug gets none) */
 } db_site;
 
 /* One frame of a call stack: a function, its source position and the
@@ -261,6 +282,15 @@ typedef struct db_bug {
 	double first_seen;    /* Unix time */
 	/* DB_FOUND_COLLISION | DB_FOUND_HB: which detectors' runs saw it */
 	uint8_t found_by;
+	/* The bug's signature (16 hex digits, db_sig_pair), the same in
+	 * every build of the program; "#ID" for a bug recorded before
+	 * schema 9, which has none. */
+	char *sig;
+	db_state state; /* the newest triage decision; DB_STATE_NEW: none */
+	double triaged; /* when it was taken (Unix time), 0: never */
+	/* Builds (programs of the same name) that had the bug: 1, but for
+	 * db_bug_list_builds, where runs and first_seen cover them all. */
+	uint64_t builds;
 } db_bug;
 #define DB_FOUND_COLLISION 1u
 #define DB_FOUND_HB	   2u
@@ -278,6 +308,47 @@ wasm_status db_bug_get(db *d, int64_t id, db_bug *out, wasm_err *err);
 wasm_status db_bug_find(db *d, int64_t program_id, uint32_t site_a,
 			uint32_t site_b, int64_t *id, wasm_err *err);
 void db_bug_clear(db_bug *b);
+/* A deep copy of src into dst (free with db_bug_clear): for keeping a
+ * bug a list callback passed. false (dst empty) when out of memory. */
+bool db_bug_copy(const db_bug *src, db_bug *dst);
+/* The bugs that runs of campaign campaign_id detected, most detected
+ * first. */
+wasm_status db_bug_list_campaign(db *d, int64_t campaign_id,
+				 bool (*cb)(void *ctx, const db_bug *b),
+				 void *ctx, wasm_err *err);
+/* The bugs of every build of the programs named name (db_program.name),
+ * one row per signature: the newest build's bug, with runs, first_seen
+ * and builds counted over all of them. */
+wasm_status db_bug_list_builds(db *d, const char *name,
+			       bool (*cb)(void *ctx, const db_bug *b),
+			       void *ctx, wasm_err *err);
+
+/* A bug's signature from its two sites' (det_prog_sig): the same
+ * whichever site is a; its text form is 16 lower-case hex digits. */
+#define DB_SIG_LEN 16
+uint64_t db_sig_pair(uint64_t a, uint64_t b);
+void db_sig_format(uint64_t sig, char out[DB_SIG_LEN + 1]);
+
+/* Record a triage decision on bug_id now (note may be NULL): it becomes
+ * the state of every bug with its signature in programs of its name.
+ * WASM_INVALID when there is no such bug. */
+wasm_status db_triage_set(db *d, int64_t bug_id, db_state state,
+			  const char *note, wasm_err *err);
+/* The state of signature sig (db_sig_format's text) in programs named
+ * program: the newest decision's, DB_STATE_NEW when there is none. For
+ * a race not (yet) recorded as a bug. */
+wasm_status db_triage_state(db *d, const char *program, const char *sig,
+			    db_state *out, wasm_err *err);
+/* Every decision on bug_id's signature, oldest first (strings valid
+ * during the call). */
+typedef struct db_triage {
+	db_state state;
+	const char *note; /* NULL: none */
+	double time;
+} db_triage;
+wasm_status db_triage_list(db *d, int64_t bug_id,
+			   bool (*cb)(void *ctx, const db_triage *t),
+			   void *ctx, wasm_err *err);
 
 /* The bugs a run detected, with the run's threads and addresses. */
 typedef struct db_run_bug {

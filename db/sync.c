@@ -221,12 +221,12 @@ static const struct export_query {
      " density_bp, seed, started, duration_us, status, exit_code, msg,"
      " nbugs FROM runs WHERE id > ?1"
      " ORDER BY id"},
-    /* Version 3 added the sites' widths. */
-    {R_BUG, "uu48ss448ss4uf88",
+    /* Version 3 added the sites' widths, version 4 the signature. */
+    {R_BUG, "uu48ss448ss4uf88s",
      "SELECT id, program_id, site_a, kind_a, func_a, file_a, line_a,"
      " site_b, kind_b, func_b, file_b, line_b,"
      " CASE WHEN first_run > ?1 THEN first_run ELSE 0 END, first_seen,"
-     " width_a, width_b"
+     " width_a, width_b, sig"
      " FROM bugs WHERE id IN (SELECT bug_id FROM run_bugs WHERE run_id IN"
      " " RUNS_AFTER ") ORDER BY id"},
     /* Version 2 added the two call stacks (db_stack_format's text),
@@ -737,8 +737,9 @@ static const char *const import_sql[Q_COUNT] = {
 		   " AND site_a = ?2 AND site_b = ?3",
     [Q_BUG_ADD] = "INSERT INTO bugs(program_id, site_a, kind_a, func_a,"
 		  " file_a, line_a, site_b, kind_b, func_b, file_b, line_b,"
-		  " first_run, first_seen, width_a, width_b) VALUES(?1, ?2, ?3,"
-		  " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+		  " first_run, first_seen, width_a, width_b, sig) VALUES(?1,"
+		  " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		  " ?15, ?16)",
     [Q_RUN_BUG_ADD] = "INSERT OR IGNORE INTO run_bugs(run_id, bug_id, tid_a,"
 		      " tid_b, addr_a, addr_b, count, stack_a, stack_b, value)"
 		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -993,6 +994,17 @@ static void imp_site(rd *r, sqlite3_stmt *s, int i, uint32_t *id, bool *kind_ok)
 	*kind_ok = kind <= 6;
 }
 
+/* db_sig_format's text: DB_SIG_LEN lower-case hex digits. */
+static bool sig_ok(span sig)
+{
+	if (sig.n != DB_SIG_LEN)
+		return false;
+	for (size_t i = 0; i < sig.n; i++)
+		if (!strchr("0123456789abcdef", sig.p[i]) || !sig.p[i])
+			return false;
+	return true;
+}
+
 static bool imp_bug(importer *im, size_t at)
 {
 	rd *r = &im->r;
@@ -1016,6 +1028,15 @@ static bool imp_bug(importer *im, size_t at)
 	for (int i = 0; i < 2; i++)
 		sqlite3_bind_int(s, 14 + i,
 				 r->ver >= 3 ? rd_u8(r, "bug site width") : 0);
+	if (r->ver >= 4) {
+		size_t sat = r->off;
+		span sig = rd_nstr(r, "bug signature");
+		if (sig.p && !sig_ok(sig)) {
+			sqlite3_clear_bindings(s);
+			return rd_fail(r, sat, "malformed", "bug signature");
+		}
+		bind_span(s, 16, sig, true);
+	}
 	if (r->bad || !prog || !first) {
 		sqlite3_clear_bindings(s);
 		return false;

@@ -129,6 +129,8 @@ static bool from_cache(uint64_t hash, wasm_module **m, rw_sites *sites)
 	return ok;
 }
 
+static wasm_status prog_sigs(det_prog *p, wasm_err *err);
+
 wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err)
 {
 	det_prog *p = wasm_calloc(1, sizeof *p);
@@ -199,7 +201,7 @@ wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err)
 	/* eng_compile owns m from here, also on failure. */
 	st = eng_compile(m, &p->cm, err);
 	m = NULL;
-	if (st)
+	if (st || (st = prog_sigs(p, err)))
 		goto fail;
 	wasm_free(bytes);
 	wasm_free(ibytes);
@@ -221,6 +223,7 @@ void det_prog_free(det_prog *p)
 	if (p->cm)
 		eng_module_free(p->cm);
 	rw_sites_free(&p->sites);
+	wasm_free(p->sig);
 	free(p->path);
 	wasm_free(p);
 }
@@ -295,6 +298,100 @@ void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
 	/* The probe import sits in front of the original's own functions. */
 	prog_where(p, s->func >= p->sites.probe_func ? s->func + 1 : s->func,
 		   s->offset, func, cap, pos);
+}
+
+/* ---- site signatures ------------------------------------------------ */
+
+/* A site's signature before its ordinal, and where it sits in the
+ * table, for sorting sites that share a key. */
+typedef struct sig_key {
+	uint64_t key;
+	uint32_t site;
+} sig_key;
+
+static int cmp_sig_key(const void *a, const void *b)
+{
+	const sig_key *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/* The line of the first instruction of original function f: what a
+ * site's line counts from, so that code added above the function leaves
+ * its sites' signatures alone. 0 when unknown. */
+static uint32_t func_first_line(const det_prog *p, uint32_t fi)
+{
+	const wasm_module *m = eng_module_wasm(p->cm);
+	uint32_t orig, def = fi - m->nfunc_imports;
+	char fn[8];
+	rw_srcpos pos;
+
+	if (fi < m->nfunc_imports || !rw_sites_orig(&p->sites, def, 0, &orig))
+		return 0;
+	prog_where(p, fi, orig, fn, sizeof fn, &pos);
+	return pos.line;
+}
+
+static wasm_status prog_sigs(det_prog *p, wasm_err *err)
+{
+	uint32_t n = p->sites.nsites, first_of = UINT32_MAX, first_line = 0;
+	sig_key *k;
+
+	if (!n)
+		return WASM_OK;
+	p->sig = wasm_calloc(n, sizeof *p->sig);
+	k = wasm_calloc(n, sizeof *k);
+	if (!p->sig || !k) {
+		wasm_free(k);
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const rw_site *s = &p->sites.sites[i];
+		uint32_t fi = s->func >= p->sites.probe_func ? s->func + 1
+							     : s->func;
+		char buf[512], fn[200];
+		const char *base;
+		rw_srcpos pos;
+		int len;
+
+		det_prog_site(p, i, fn, sizeof fn, &pos);
+		if (fi != first_of) {
+			first_of = fi;
+			first_line = func_first_line(p, fi);
+		}
+		base = pos.file ? strrchr(pos.file, '/') : NULL;
+		base = base ? base + 1 : pos.file ? pos.file : "";
+		len = snprintf(buf, sizeof buf, "%u|%s|%s|%d|%u", s->kind, fn,
+			       base,
+			       pos.line && first_line
+				   ? (int)pos.line - (int)first_line
+				   : (int)pos.line,
+			       pos.column);
+		k[i].key = rw_hash((const uint8_t *)buf,
+				   len < 0 ? 0
+				   : (size_t)len < sizeof buf ? (size_t)len
+							      : sizeof buf - 1);
+		k[i].site = i;
+	}
+	qsort(k, n, sizeof *k, cmp_sig_key);
+	for (uint32_t i = 0, ord = 0; i < n; i++) {
+		uint8_t b[12];
+		uint64_t h;
+		ord = i && k[i].key == k[i - 1].key ? ord + 1 : 0;
+		memcpy(b, &k[i].key, 8);
+		memcpy(b + 8, &ord, 4);
+		h = rw_hash(b, sizeof b);
+		p->sig[k[i].site] = h ? h : 1;
+	}
+	wasm_free(k);
+	return WASM_OK;
+}
+
+uint64_t det_prog_sig(const det_prog *p, uint32_t site)
+{
+	return site < p->sites.nsites && p->sig ? p->sig[site] : 0;
 }
 
 uint32_t det_prog_frame(const det_prog *p, const eng_where *w, char *func,
@@ -375,6 +472,7 @@ wasm_status det_prog_hit(const det_prog *p, const det_violation *v,
 		h->site[k].func = func[k];
 		h->site[k].file = pos.file;
 		h->site[k].line = pos.line;
+		h->site[k].sig = det_prog_sig(p, v->site[k]);
 		h->tid[k] = v->tid[k];
 		h->addr[k] = v->addr[k];
 	}

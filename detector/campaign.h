@@ -45,6 +45,7 @@ typedef struct det_prog {
 	rw_srcmap *srcmap; /* NULL when the DWARF could not be read */
 	uint64_t mem_span; /* det_mem_span of the module */
 	bool cached;	   /* the instrumented binary came from the cache */
+	uint64_t *sig;	   /* per site: det_prog_sig's answers */
 } det_prog;
 
 /* Load, instrument (or reuse the cache), validate, compile. Errors as
@@ -69,6 +70,17 @@ bool det_runtime_source(const char *file);
  * when unknown). */
 void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
 		   rw_srcpos *pos);
+
+/* What identifies site across rebuilds of the program, hashed (never
+ * 0): its kind, function name, source file's base name, its line
+ * counted from its function's first line, its column, and its ordinal
+ * among the sites of its function that share all of these. Adding code
+ * above the function, or in other functions, leaves it as it was; a
+ * change inside the function may not. Without DWARF: kind, function
+ * name and the ordinal among the function's sites of that kind.
+ * db_sig_pair makes a bug's signature of two. 0 for a site out of
+ * range. */
+uint64_t det_prog_sig(const det_prog *p, uint32_t site);
 
 /* The same for a frame of a violation's call stack (det_stack.caller):
  * returns the call's offset in the original binary, 0 when the

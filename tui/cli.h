@@ -28,13 +28,17 @@ enum {
 	TUI_EXIT_INTERNAL = 3,
 };
 
-/* One option of a command. `arg` names the value ("FILE") or is NULL for
- * a flag. */
+/* One option of a command. `arg` names the value ("FILE"), or is NULL
+ * for a flag, or lists in brackets the words of an optional value
+ * ("[new|any]"): given as --opt=WORD (any word: the handler judges it),
+ * or as --opt WORD when WORD is one of them, else the value is "". */
 typedef struct tui_opt {
 	const char *name; /* "--json" */
 	const char *arg;
 	const char *help;
 } tui_opt;
+/* Whether word is one of the choices of o's optional value. */
+bool tui_opt_choice(const tui_opt *o, const char *word);
 
 /* Parsed options: values[i] is the value of opts[i] ("" for a set flag,
  * NULL when absent; the last one when given more than once); operands are
@@ -260,6 +264,11 @@ int tui_open_db(const char *dbopt, struct db **out, FILE *err);
  * hint when the file does not exist. *path is the file chosen. */
 int tui_open_existing_db(const char *dbopt, struct db **out,
 			 const char **path, FILE *err);
+/* An error of a query on an open workspace: "heisen CMD: MESSAGE" (e
+ * names the file) and its exit code (2: the file or the lookup, 3:
+ * ours). */
+int tui_query_fail(const tui_cmd *cmd, wasm_status st, const wasm_err *e,
+		   FILE *err);
 /* The registered node `name` of the workspace dbopt names, and its URL
  * parsed (tui/cmd_node.c); an exit code, with the error printed as "heisen
  * WHO: ..." (free *r with db_remote_clear on TUI_EXIT_OK). */
@@ -288,8 +297,36 @@ typedef struct tui_list {
 	 * names it (bugs --show-suppressed). Set by tui_supp_bug_row. */
 	const struct det_supp_rule *rule;
 	bool marks;
+	bool builds; /* text rows have a column of builds (bugs --program) */
 } tui_list;
 bool tui_bug_row(void *ctx, const struct db_bug *b);
+
+/* ---- the CI gate (tui/gate.c) ------------------------------------------
+ *
+ * --fail-on-bugs [new|any]: which reported bugs make a command exit 1.
+ * any (also the option alone): every bug not suppressed; new: of those,
+ * the ones in triage state new (never triaged) or fixed (came back). */
+typedef enum tui_gate { TUI_GATE_OFF, TUI_GATE_ANY, TUI_GATE_NEW } tui_gate;
+/* cmd's --fail-on-bugs into *g; exit 2 with the message on err for a
+ * value that is neither. */
+int tui_gate_parse(const tui_cmd *cmd, const tui_args *a, tui_gate *g,
+		   FILE *err);
+/* Whether a bug in triage state s fails gate g. */
+bool tui_gate_fails(tui_gate g, db_state s);
+/* How many bugs that campaign's runs detected fail g, suppressed ones
+ * (by supp, may be NULL) aside. The database's errors. */
+struct det_supp;
+wasm_status tui_gate_campaign(struct db *d, int64_t campaign,
+			      const struct det_supp *supp, tui_gate g,
+			      uint64_t *n, wasm_err *err);
+/* The same for races not recorded as bugs (`run`): hits[i] with skip[i]
+ * set (skip may be NULL) are suppressed; under new, each other's state
+ * is its signature's in the workspace dbopt names (db_path_choose), read
+ * only when that file exists. An exit code (the database's errors
+ * printed under cmd's name); *failing the count. */
+int tui_gate_hits(const tui_cmd *cmd, tui_gate g, const char *dbopt,
+		  const char *program, const db_hit *hits, const bool *skip,
+		  uint32_t n, uint32_t *failing, FILE *err);
 
 /* ---- suppressions in reports (tui/suppress.c; detector/suppress.h) ----
  *
@@ -302,17 +339,17 @@ int tui_supp_open(const tui_cmd *cmd, const tui_args *a, struct det_supp **out,
 /* A db_bug_list callback over tui_bug_row that judges each bug
  * (det_supp_match_bug over all its runs), counts the suppressed ones as
  * hits of their rules and leaves them out, or with show passes them on
- * marked. open counts the rows not suppressed; with campaign and supp
- * set, open_in_campaign those of them that a run of that campaign
- * detected.
+ * marked. open counts the rows not suppressed, failing those of them
+ * that fail gate (tui_gate_fails on their state).
  * A database error stops the list: st and *err say why. */
 typedef struct tui_supp_list {
 	tui_list *list;
 	struct det_supp *supp; /* NULL: nothing is suppressed */
 	struct db *d;
 	bool show;
-	int64_t campaign;
-	uint64_t suppressed, open, open_in_campaign;
+	uint64_t suppressed, open;
+	tui_gate gate;
+	uint64_t failing;
 	wasm_status st;
 	wasm_err *err;
 } tui_supp_list;
@@ -407,6 +444,7 @@ typedef struct tui_report {
 	size_t *row_of;
 	size_t nrows;
 	bool multi_node, nomem;
+	char *note; /* the newest triage decision's note, or NULL */
 	/* Each site's call stack, from the first example run that kept both
 	 * (a collision's pair), else from the first that kept one for it
 	 * (stack_run[i], 0: none did); `evidence` is the example whose
@@ -504,6 +542,10 @@ int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
+/* Triage and comparing builds (cmd_triage.c). */
+int tui_cmd_triage(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		   FILE *err);
+int tui_cmd_diff(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,

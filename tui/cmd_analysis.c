@@ -48,14 +48,10 @@ static bool keep_bug(void *ctx, const db_bug *b)
 	}
 	c = &l->v[l->n].bug;
 	memset(&l->v[l->n], 0, sizeof l->v[l->n]);
-	*c = *b;
-	/* The list's strings are the callback's: copy what is printed. */
-	c->program = b->program ? strdup(b->program) : NULL;
-	for (int i = 0; i < 2; i++) {
-		c->site[i].func =
-		    b->site[i].func ? strdup(b->site[i].func) : NULL;
-		c->site[i].file =
-		    b->site[i].file ? strdup(b->site[i].file) : NULL;
+	/* The list's strings are the callback's. */
+	if (!db_bug_copy(b, c)) {
+		l->nomem = true;
+		return false;
 	}
 	l->n++;
 	return true;

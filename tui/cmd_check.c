@@ -227,7 +227,7 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	bool fail = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
+	tui_gate gate;
 	det_prog *p = NULL;
 	db *d = NULL;
 	db_campaign c = {0};
@@ -247,8 +247,10 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			cmd->usage);
 		return TUI_EXIT_USAGE;
 	}
-	/* A bad rules file is bad input: refused before anything runs. */
-	if ((rc = tui_supp_open(cmd, a, &supp, err)))
+	/* Bad options and a bad rules file are bad input: refused before
+	 * anything runs. */
+	if ((rc = tui_gate_parse(cmd, a, &gate, err)) ||
+	    (rc = tui_supp_open(cmd, a, &supp, err)))
 		return rc;
 	if ((st = det_prog_load(a->operands[0], &p, &e))) {
 		det_supp_free(supp);
@@ -329,10 +331,24 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					det_status_name((det_status)s));
 		tui_supp_print(out, supp, nsupp, "race", NULL);
 	}
-	if (det_sweep_stopped())
+	if (det_sweep_stopped()) {
 		rc = CHECK_EXIT_INTERRUPTED;
-	else
-		rc = fail && ui.n > nsupp ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
+	} else {
+		uint64_t failing = 0;
+		for (size_t i = 0; gate && i < ui.n && !st; i++) {
+			db_bug b;
+			if (ui.v[i].rule ||
+			    (st = db_bug_get(d, ui.v[i].bug, &b, &e)))
+				continue;
+			failing += tui_gate_fails(gate, b.state);
+			db_bug_clear(&b);
+		}
+		if (st)
+			fprintf(err, "heisen check: %s\n", e.msg);
+		rc = st	       ? tui_exit_for(st)
+		     : failing ? TUI_EXIT_FINDINGS
+			       : TUI_EXIT_OK;
+	}
 done:
 	for (size_t i = 0; i < ui.n; i++)
 		for (int k = 0; k < 2; k++)

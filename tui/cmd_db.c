@@ -71,9 +71,8 @@ static int open_existing(const tui_cmd *cmd, const tui_args *a, db **out,
 				    err);
 }
 
-/* An error of a query after the database opened; e names the file. */
-static int query_fail(const tui_cmd *cmd, wasm_status st, const wasm_err *e,
-		      FILE *err)
+int tui_query_fail(const tui_cmd *cmd, wasm_status st, const wasm_err *e,
+		   FILE *err)
 {
 	fprintf(err, "heisen %s: %s\n", cmd->name, e->msg);
 	return db_exit(st);
@@ -280,7 +279,7 @@ int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		      FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	tui_list l = {NULL, out, 0, NULL, false};
+	tui_list l = {.out = out};
 	const char *path;
 	tui_json j;
 	wasm_err e;
@@ -308,7 +307,7 @@ int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		fprintf(out, "no campaigns in %s ('heisen sweep' starts one)\n",
 			path);
 	}
-	rc = st ? query_fail(cmd, st, &e, err) : TUI_EXIT_OK;
+	rc = st ? tui_query_fail(cmd, st, &e, err) : TUI_EXIT_OK;
 	db_close(d);
 	return rc;
 }
@@ -372,7 +371,7 @@ int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *bugopt = tui_opt_value(cmd, a, "--bug");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	tui_list l = {NULL, out, 0, NULL, false};
+	tui_list l = {.out = out};
 	db_campaign c = {0};
 	db_bug b = {0};
 	int64_t cid, bid = 0;
@@ -393,7 +392,7 @@ int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	wasm_err_clear(&e);
 	if ((st = db_campaign_get(d, cid, &c, &e)) ||
 	    (bid && (st = db_bug_get(d, bid, &b, &e)))) {
-		rc = query_fail(cmd, st, &e, err);
+		rc = tui_query_fail(cmd, st, &e, err);
 		goto done;
 	}
 	if (json) {
@@ -425,7 +424,7 @@ int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			fprintf(out, "campaign %" PRId64 " has no runs yet\n",
 				cid);
 	}
-	rc = st ? query_fail(cmd, st, &e, err) : TUI_EXIT_OK;
+	rc = st ? tui_query_fail(cmd, st, &e, err) : TUI_EXIT_OK;
 done:
 	db_bug_clear(&b);
 	db_campaign_clear(&c);
@@ -461,25 +460,35 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 		tui_json_u64(j, "first_run", b->first_run);
 		tui_json_u64(j, "first_seen",
 			     b->first_seen > 0 ? (uint64_t)b->first_seen : 0);
+		json_str_or_null(j, "signature", b->sig);
+		tui_json_str(j, "state", db_state_name(b->state));
+		if (b->triaged > 0)
+			tui_json_u64(j, "triaged", (uint64_t)b->triaged);
+		else
+			tui_json_null(j, "triaged");
+		tui_json_u64(j, "builds", b->builds);
 		tui_supp_json_row(j, l->rule);
 		tui_json_end(j, '}');
 		return true;
 	}
 	if (l->n == 1) {
 		tui_supp_column(l, true);
-		fprintf(l->out, "%-5s %-16s %-5s %6s  %-9s  %-16s %s\n", "bug",
-			"program", "kinds", "runs", "found by", "first seen",
-			"sites");
+		fprintf(l->out, "%-5s %-16s %-5s %6s%s  %-9s  %-9s  %-16s %s\n",
+			"bug", "program", "kinds", "runs",
+			l->builds ? " builds" : "", "state", "found by",
+			"first seen", "sites");
 	}
 	tui_fmt_time(b->first_seen, seen, sizeof seen);
 	tui_fmt_site(&b->site[0], s0, sizeof s0);
 	tui_fmt_site(&b->site[1], s1, sizeof s1);
 	tui_supp_column(l, false);
-	fprintf(l->out,
-		"%-5" PRId64 " %-16s %-5s %6" PRIu64
-		"  %-9s  %-16s %s <-> %s\n",
-		b->id, or_unknown(b->program), kinds, b->runs,
-		db_found_name(b->found_by), seen, s0, s1);
+	fprintf(l->out, "%-5" PRId64 " %-16s %-5s %6" PRIu64, b->id,
+		or_unknown(b->program), kinds, b->runs);
+	if (l->builds)
+		fprintf(l->out, " %6" PRIu64, b->builds);
+	fprintf(l->out, "  %-9s  %-9s  %-16s %s <-> %s\n",
+		db_state_name(b->state), db_found_name(b->found_by), seen, s0,
+		s1);
 	return true;
 }
 
@@ -487,11 +496,11 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *progopt = tui_opt_value(cmd, a, "--program");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	bool fail_on = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
 	bool show = tui_opt_value(cmd, a, "--show-suppressed") != NULL;
-	tui_list l = {NULL, out, 0, NULL, show && !json};
+	tui_list l = {.out = out, .marks = show && !json};
 	tui_supp_list sl = {.list = &l, .show = show};
 	db_program p = {0};
+	uint32_t builds = 0;
 	const char *path;
 	tui_json j;
 	wasm_err e;
@@ -499,8 +508,10 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db *d;
 	int rc;
 
-	/* A bad rules file is bad input: refused before anything is read. */
-	if ((rc = tui_supp_open(cmd, a, &sl.supp, err)))
+	/* A bad gate or rules file is bad input: refused before anything
+	 * is read. */
+	if ((rc = tui_gate_parse(cmd, a, &sl.gate, err)) ||
+	    (rc = tui_supp_open(cmd, a, &sl.supp, err)))
 		return rc;
 	if ((rc = open_existing(cmd, a, &d, &path, err))) {
 		det_supp_free(sl.supp);
@@ -509,10 +520,15 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	sl.d = d;
 	sl.err = &e;
 	wasm_err_clear(&e);
-	if (progopt && (st = db_program_find(d, progopt, &p, &e))) {
-		rc = query_fail(cmd, st, &e, err);
+	/* A name stands for every build of that name; an id or a hash
+	 * for one build. */
+	if (progopt &&
+	    ((st = db_program_named(d, progopt, &p, &builds, &e)) ||
+	     (!builds && (st = db_program_find(d, progopt, &p, &e))))) {
+		rc = tui_query_fail(cmd, st, &e, err);
 		goto done;
 	}
+	l.builds = builds > 0;
 	if (json) {
 		l.j = &j;
 		tui_json_init(&j, out);
@@ -523,14 +539,19 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			tui_json_obj(&j, "program");
 			tui_json_u64(&j, "id", (uint64_t)p.id);
 			json_str_or_null(&j, "name", p.name);
-			json_hex64(&j, "hash", p.hash);
+			if (builds > 1)
+				tui_json_null(&j, "hash");
+			else
+				json_hex64(&j, "hash", p.hash);
+			tui_json_u64(&j, "builds", builds ? builds : 1);
 			tui_json_end(&j, '}');
 		} else {
 			tui_json_null(&j, "program");
 		}
 		tui_json_arr(&j, "bugs");
 	}
-	st = db_bug_list(d, p.id, tui_supp_bug_row, &sl, &e);
+	st = builds ? db_bug_list_builds(d, p.name, tui_supp_bug_row, &sl, &e)
+		    : db_bug_list(d, p.id, tui_supp_bug_row, &sl, &e);
 	if (!st)
 		st = sl.st;
 	if (json) {
@@ -547,9 +568,9 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			       show ? NULL : "--show-suppressed lists them");
 	}
 	if (st)
-		rc = query_fail(cmd, st, &e, err);
+		rc = tui_query_fail(cmd, st, &e, err);
 	else
-		rc = fail_on && sl.open ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
+		rc = sl.failing ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
 done:
 	db_program_clear(&p);
 	db_close(d);
@@ -754,6 +775,17 @@ void tui_report_race(FILE *out, const tui_report *s)
 	tui_race_print(out, &r);
 }
 
+/* Keep the newest decision's note (decisions come oldest first). */
+static bool last_note(void *vctx, const db_triage *t)
+{
+	tui_report *s = vctx;
+
+	wasm_free(s->note);
+	s->note = t->note ? dup_str(t->note) : NULL;
+	s->nomem |= t->note && !s->note;
+	return true;
+}
+
 wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 			    wasm_err *e)
 {
@@ -762,6 +794,7 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 	memset(s, 0, sizeof *s);
 	if ((st = db_bug_get(d, bug, &s->bug, e)) ||
 	    (st = db_program_get(d, s->bug.program_id, &s->prog, e)) ||
+	    (st = db_triage_list(d, bug, last_note, s, e)) ||
 	    (st = db_run_list(d, 0, bug, example_row, s, e)))
 		return st;
 	/* One run's bugs at a time, after the run list is done with. */
@@ -791,6 +824,7 @@ void tui_report_free(tui_report *s)
 	db_bug_clear(&s->bug);
 	db_stack_clear(&s->stack[0]);
 	db_stack_clear(&s->stack[1]);
+	wasm_free(s->note);
 	memset(s, 0, sizeof *s);
 }
 
@@ -936,6 +970,15 @@ static void show_text(FILE *out, const tui_report *s)
 		"\ndetected by %" PRIu64 " run%s, first seen %s (run %" PRIu64
 		")\n",
 		b->runs, b->runs == 1 ? "" : "s", seen, b->first_run);
+	fprintf(out, "signature %s, triage: %s", or_unknown(b->sig),
+		db_state_name(b->state));
+	if (b->triaged > 0) {
+		tui_fmt_time(b->triaged, seen, sizeof seen);
+		fprintf(out, " since %s", seen);
+	}
+	if (s->note)
+		fprintf(out, " (%s)", s->note);
+	fputc('\n', out);
 	fputc('\n', out);
 	tui_report_race(out, s);
 	for (int i = 0; i < 2; i++)
@@ -991,6 +1034,13 @@ static void show_json(FILE *out, const char *path, const tui_report *s)
 	tui_json_u64(&j, "first_run", b->first_run);
 	tui_json_u64(&j, "first_seen",
 		     b->first_seen > 0 ? (uint64_t)b->first_seen : 0);
+	json_str_or_null(&j, "signature", b->sig);
+	tui_json_str(&j, "state", db_state_name(b->state));
+	if (b->triaged > 0)
+		tui_json_u64(&j, "triaged", (uint64_t)b->triaged);
+	else
+		tui_json_null(&j, "triaged");
+	json_str_or_null(&j, "note", s->note);
 	tui_json_arr(&j, "sites");
 	for (int i = 0; i < 2; i++)
 		show_site_json(&j, s, i);
@@ -1063,7 +1113,7 @@ int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		return TUI_EXIT_INTERNAL;
 	}
 	if ((st = tui_report_load(d, bid, s, &e))) {
-		rc = query_fail(cmd, st, &e, err);
+		rc = tui_query_fail(cmd, st, &e, err);
 	} else if (json) {
 		show_json(out, path, s);
 	} else {

@@ -456,7 +456,8 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	const char *pv = tui_opt_value(cmd, a, "--profile");
 	const char *delv = tui_opt_value(cmd, a, "--delay");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	bool fail = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
+	tui_gate gate;
+	uint32_t failing;
 	det_prog *p = NULL;
 	uint8_t *mask = NULL;
 	uint32_t *dens = NULL, ndens = 0, delay = DET_DEFAULT_DELAY;
@@ -505,8 +506,10 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	}
 	if (dv && !sv)
 		seed = random_seed();
-	/* A bad rules file is bad input: refused before anything runs. */
-	if ((rc = tui_supp_open(cmd, a, &supp, err)))
+	/* A bad gate or rules file is bad input: refused before anything
+	 * runs. */
+	if ((rc = tui_gate_parse(cmd, a, &gate, err)) ||
+	    (rc = tui_supp_open(cmd, a, &supp, err)))
 		goto done;
 	if ((rc = load_prog(path, &p, err)))
 		goto done;
@@ -562,7 +565,10 @@ int tui_run_masked(const tui_cmd *cmd, const tui_args *a,
 	} else {
 		print_run(out, NULL, p, &r);
 	}
-	rc = run_exit(&res, res.nbugs - r.nsuppressed, fail);
+	if (!(rc = tui_gate_hits(cmd, gate, tui_opt_value(cmd, a, "--db"),
+				 p->name, r.hit, r.suppressed, r.nhit, &failing,
+				 err)))
+		rc = run_exit(&res, failing, gate != TUI_GATE_OFF);
 done:
 	det_run_result_free(&res);
 	wasm_free(mask);
@@ -1461,7 +1467,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *resume = tui_opt_value(cmd, a, "--resume");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	bool fail = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
+	tui_gate gate;
 	db *d = NULL;
 	det_prog *p = NULL;
 	db_campaign c = {0};
@@ -1482,7 +1488,8 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			cmd->usage);
 		return TUI_EXIT_USAGE;
 	}
-	if ((rc = progress_open(tui_opt_value(cmd, a, "--progress-fd"), &ui.po,
+	if ((rc = tui_gate_parse(cmd, a, &gate, err)) ||
+	    (rc = progress_open(tui_opt_value(cmd, a, "--progress-fd"), &ui.po,
 				err)))
 		return rc;
 	if (resume) {
@@ -1624,12 +1631,9 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	{
 		db_campaign now = {0};
-		tui_list l = {NULL, out, 0, NULL, false};
-		tui_supp_list sl = {.list = &l,
-				    .supp = supp,
-				    .d = d,
-				    .campaign = c.id,
-				    .err = &e};
+		tui_list l = {.out = out};
+		tui_supp_list sl = {
+		    .list = &l, .supp = supp, .d = d, .err = &e};
 		if ((st = db_campaign_get(d, c.id, &now, &e))) {
 			end_line(&ui, "error", ui.last.done, ui.last.bugs,
 				 e.msg);
@@ -1690,15 +1694,17 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				       "'heisen bugs --show-suppressed' lists "
 				       "them");
 		}
-		/* With suppressions, only the campaign's bugs that are not
-		 * suppressed count: the list's judgment of them. */
+		/* Only the campaign's bugs count, suppressed ones aside. */
+		uint64_t failing = 0;
+		if (!sl.st)
+			sl.st = tui_gate_campaign(d, c.id, supp, gate, &failing,
+						  &e);
 		if (sl.st)
 			fprintf(err, "heisen sweep: %s\n", e.msg);
 		rc = sl.st		   ? tui_exit_for(sl.st)
 		     : det_sweep_stopped() ? SWEEP_EXIT_INTERRUPTED
-		     : fail && (supp ? sl.open_in_campaign : now.bugs)
-			 ? TUI_EXIT_FINDINGS
-			 : TUI_EXIT_OK;
+		     : failing		   ? TUI_EXIT_FINDINGS
+					   : TUI_EXIT_OK;
 		db_campaign_clear(&now);
 	}
 done:

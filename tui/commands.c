@@ -71,9 +71,13 @@ static const tui_opt run_opts[] = {
 	 "50)"},
 	{"--profile", "NAME",
 	 "with --density/--mask: execution profile (see 'heisen profiles')"},
-	{"--fail-on-bugs", NULL,
+	{"--fail-on-bugs", "[new|any]",
 	 "with --density/--mask: exit 1 when a violation not suppressed is "
-	 "caught"},
+	 "caught (any, the default) or one whose bug is not triaged "
+	 "confirmed or not-a-bug in the workspace (new)"},
+	{"--db", "FILE",
+	 "with --fail-on-bugs new: the workspace whose triage counts "
+	 "(default $HEISEN_DB or ./heisen.db; none: every race is new)"},
 	{"--json", NULL,
 	 "with --density/--mask: report as JSON (schema heisen.run/1); the "
 	 "program's output goes to stderr"},
@@ -92,8 +96,9 @@ static const tui_opt check_opts[] = {
 	 "(default 10s)"},
 	{"--db", "FILE",
 	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
-	{"--fail-on-bugs", NULL,
-	 "exit 1 when a race was found that is not suppressed"},
+	{"--fail-on-bugs", "[new|any]",
+	 "exit 1 when a race was found that is not suppressed (any, the "
+	 "default) and, with new, not triaged confirmed or not-a-bug"},
 	{"--json", NULL, "print the races as JSON (schema heisen.check/1)"},
 	SUPP_OPT,
 	{NULL, NULL, NULL},
@@ -126,8 +131,9 @@ static const tui_opt sweep_opts[] = {
 	{"--resume", "CAMPAIGN", "continue a stopped campaign's plan"},
 	{"--db", "FILE",
 	 "workspace database (default $HEISEN_DB or ./heisen.db)"},
-	{"--fail-on-bugs", NULL,
-	 "exit 1 when the campaign found a bug that is not suppressed"},
+	{"--fail-on-bugs", "[new|any]",
+	 "exit 1 when the campaign found a bug that is not suppressed (any, "
+	 "the default) and, with new, not triaged confirmed or not-a-bug"},
 	{"--json", NULL, "print the summary as JSON (schema heisen.sweep/1)"},
 	SUPP_OPT,
 	{"--progress-fd", "FD",
@@ -284,16 +290,31 @@ static const tui_opt runs_opts[] = {
 
 static const tui_opt bugs_opts[] = {
 	{"--program", "P",
-	 "only the bugs of program P: its id, hash (hex) or file name"},
+	 "only the bugs of program P: its id or hash (hex), one build; or "
+	 "its file name, every build of that name, a row per signature"},
 	DB_OPT,
 	{"--json", NULL, "print the list as JSON (schema heisen.bugs/1)"},
-	{"--fail-on-bugs", NULL,
-	 "exit 1 when a bug is not suppressed (the list without "
-	 "--show-suppressed is not empty)"},
+	{"--fail-on-bugs", "[new|any]",
+	 "exit 1 when a listed bug is not suppressed (any, the default) "
+	 "and, with new, not triaged confirmed or not-a-bug"},
 	SUPP_OPT,
 	{"--show-suppressed", NULL,
 	 "list the suppressed bugs too, a first column naming the rule of "
 	 "each"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt triage_opts[] = {
+	{"--note", "TEXT", "why: kept with the decision (needs a STATE)"},
+	DB_OPT,
+	{"--json", NULL, "print the state and decisions as JSON (schema "
+			 "heisen.triage/1)"},
+	{NULL, NULL, NULL},
+};
+
+static const tui_opt diff_opts[] = {
+	DB_OPT,
+	{"--json", NULL, "print the comparison as JSON (schema heisen.diff/1)"},
 	{NULL, NULL, NULL},
 };
 
@@ -418,7 +439,7 @@ const tui_cmd tui_commands[] = {
 	 "FILE.wasm [--dir HOST[::GUEST]]... [--env K=V]... [--timeout TIME] "
 	 "[--max-threads N] [--max-memory SIZE] [--density PCT [--seed S] | "
 	 "--mask MASKFILE] [--delay UNITS] [--profile NAME] [--json] "
-	 "[--fail-on-bugs] [--suppressions FILE] [-- ARGS...]",
+	 "[--fail-on-bugs [new|any]] [--suppressions FILE] [-- ARGS...]",
 	 "run a WASI program in heisen's engine",
 	 "Runs FILE.wasm, a WASI preview1 command module (it exports "
 	 "_start), in heisen's interpreter, with wasi-threads: every thread "
@@ -454,7 +475,9 @@ const tui_cmd tui_commands[] = {
 	 "docs/suppressions.md) is left out of the report and counted in a "
 	 "line at its end, with the rules that matched.\n"
 	 "Exit status as above; with --fail-on-bugs, 1 when a violation not "
-	 "suppressed was caught and the program exited 0; 2 also for a "
+	 "suppressed was caught (with --fail-on-bugs new: one whose "
+	 "signature the workspace has not triaged confirmed or not-a-bug) "
+	 "and the program exited 0; 2 also for a bad --fail-on-bugs value, a "
 	 "suppressions file that cannot be read or has a bad line (the "
 	 "message names FILE:LINE), before the program runs.",
 	 1, TUI_MAX_OPERANDS, run_opts, tui_cmd_run},
@@ -512,7 +535,7 @@ const tui_cmd tui_commands[] = {
 	{"sweep",
 	 "FILE.wasm [--densities LIST] [--runs N | --budget TIME] "
 	 "[--profiles LIST] [--jobs J] [--seed S] [--delay UNITS] "
-	 "[--timeout TIME] [--prune] [--db FILE] [--json] [--fail-on-bugs] "
+	 "[--timeout TIME] [--prune] [--db FILE] [--json] [--fail-on-bugs [new|any]] "
 	 "[--suppressions FILE] [--progress-fd FD] [-- ARGS...]  |  --resume "
 	 "CAMPAIGN [--jobs J] [--db FILE] [--suppressions FILE] "
 	 "[--progress-fd FD]",
@@ -556,7 +579,8 @@ const tui_cmd tui_commands[] = {
 	 "lines leave them out too; --progress-fd's bug lines do not.\n"
 	 "Exit status: 0 when the plan or budget completed; 1 with "
 	 "--fail-on-bugs when the campaign found a bug that is not "
-	 "suppressed; 2 on bad usage (an FD that is not open for writing "
+	 "suppressed (with new: nor triaged confirmed or not-a-bug; a fixed "
+	 "bug that is back fails it); 2 on bad usage (an FD that is not open for writing "
 	 "included), an unreadable or invalid program, a suppressions file "
 	 "that cannot be read or has a bad line (the message names "
 	 "FILE:LINE), or a database that cannot be used; 3 on an internal "
@@ -564,7 +588,7 @@ const tui_cmd tui_commands[] = {
 	 0, TUI_MAX_OPERANDS, sweep_opts, tui_cmd_sweep},
 	{"check",
 	 "FILE.wasm [--runs N] [--profile NAME] [--jobs J] [--timeout TIME] "
-	 "[--db FILE] [--json] [--fail-on-bugs] [--suppressions FILE] [-- "
+	 "[--db FILE] [--json] [--fail-on-bugs [new|any]] [--suppressions FILE] [-- "
 	 "ARGS...]",
 	 "find every race of a run by happens-before, as ThreadSanitizer does",
 	 "Runs FILE.wasm (instrumented on the fly when it is not, cached by "
@@ -592,7 +616,8 @@ const tui_cmd tui_commands[] = {
 	 "line counting such races and the rules that matched; the runs "
 	 "are recorded all the same.\n"
 	 "Exit status: 0 on success; 1 with --fail-on-bugs when a race not "
-	 "suppressed was found; 2 on bad usage, an unreadable or invalid "
+	 "suppressed was found (with new: nor triaged confirmed or "
+	 "not-a-bug); 2 on bad usage, an unreadable or invalid "
 	 "program, a suppressions file that cannot be read or has a bad "
 	 "line (the message names FILE:LINE), or a database that cannot be "
 	 "used; 3 on an internal error; 130 when stopped by Ctrl-C.",
@@ -731,7 +756,7 @@ const tui_cmd tui_commands[] = {
 	 "be used; 3 on an internal error.",
 	 1, 1, runs_opts, tui_cmd_runs},
 	{"bugs",
-	 "[--program P] [--db FILE] [--json] [--fail-on-bugs] "
+	 "[--program P] [--db FILE] [--json] [--fail-on-bugs [new|any]] "
 	 "[--suppressions FILE] [--show-suppressed]",
 	 "list the races found, most often detected first",
 	 "Lists the bugs recorded in the workspace database, of every "
@@ -741,6 +766,13 @@ const tui_cmd tui_commands[] = {
 	 "that detected it, when it was first seen (local time), and both "
 	 "sites as 'function file:line' from DWARF ('?' for what is not "
 	 "known). 'heisen show BUG' tells more about one.\n"
+	 "The state column is the bug's triage ('heisen triage'): new until "
+	 "someone decides. With --program NAME (a file name rather than an "
+	 "id or hash) the list spans every build of that name: bugs of "
+	 "different builds with the same signature (their sites' functions, "
+	 "files, lines counted from the function's start, and columns) are "
+	 "one row, the newest build's bug, with a column of the builds that "
+	 "had it and runs summed over them.\n"
 	 "Suppressions (--suppressions FILE, else ./.heisen-suppressions "
 	 "when it exists; docs/suppressions.md): a bug is suppressed when a "
 	 "race: rule matches one of its sites (function, file, or "
@@ -750,8 +782,9 @@ const tui_cmd tui_commands[] = {
 	 "line at the end, with the rules that matched; --show-suppressed "
 	 "lists them too, in a first column 'suppressed' naming the rule "
 	 "('-' for the others).\n"
-	 "Exit status: 0 on success; 1 with --fail-on-bugs when a bug is "
-	 "not suppressed (for CI); 2 if P matches no program (or several), "
+	 "Exit status: 0 on success; 1 with --fail-on-bugs when a listed bug "
+	 "is not suppressed (for CI; with new: nor triaged confirmed or "
+	 "not-a-bug); 2 if P matches no program, "
 	 "the suppressions file cannot be read or has a bad line (the "
 	 "message names FILE:LINE), or the database does not exist or "
 	 "cannot be used; 3 on an internal error.",
@@ -773,6 +806,34 @@ const tui_cmd tui_commands[] = {
 	 "Exit status: 0 on success; 2 if BUG is not in the database or the "
 	 "database cannot be used; 3 on an internal error.",
 	 1, 1, show_opts, tui_cmd_show},
+	{"triage", "BUG [STATE] [--note TEXT] [--db FILE] [--json]",
+	 "mark a bug new, confirmed, fixed or not-a-bug",
+	 "Records a decision on bug BUG: STATE is new (nobody looked yet; "
+	 "every bug starts so), confirmed (a real race, to fix), fixed (the "
+	 "fix is in: a later detection is a regression) or not-a-bug "
+	 "(intended or harmless), with an optional note and the time. "
+	 "Without STATE, prints the bug's state and every decision so far. "
+	 "A decision belongs to the bug's signature within programs of its "
+	 "name, so it holds for the same race in every build, earlier and "
+	 "later: rebuild, sweep again, and the bug arrives triaged. "
+	 "'heisen bugs' shows the states; '--fail-on-bugs new' lets "
+	 "confirmed and not-a-bug bugs pass.\n"
+	 "Exit status: 0 on success; 2 if BUG is not in the database, STATE "
+	 "is not one of the four, or the database cannot be used; 3 on an "
+	 "internal error.",
+	 1, 2, triage_opts, tui_cmd_triage},
+	{"diff", "CAMPAIGN_A CAMPAIGN_B [--db FILE] [--json]",
+	 "compare the bugs of two campaigns: new, gone, persisting",
+	 "Compares the bugs that the runs of CAMPAIGN_A and CAMPAIGN_B "
+	 "detected (typically two builds of a program, A the older), "
+	 "matching them by signature, so the same race in a rebuilt "
+	 "program is the same bug. Three sections, each a list like "
+	 "'heisen bugs' prints: new (in B, not in A), gone (in A, not in "
+	 "B: fixed, or not detected this time: compare the run counts) and "
+	 "persisting (in both; listed with B's ids).\n"
+	 "Exit status: 0 on success; 2 if a campaign is not in the database "
+	 "or the database cannot be used; 3 on an internal error.",
+	 2, 2, diff_opts, tui_cmd_diff},
 	{"export", "[--since CURSOR] [--all-campaigns] [--db FILE] [-o FILE]",
 	 "write the workspace's runs as a stream another workspace imports",
 	 "Writes the runs of the workspace database with an id above CURSOR, "
@@ -1052,6 +1113,22 @@ static int opt_index(const tui_cmd *cmd, const char *name, size_t len)
 	return -1;
 }
 
+bool tui_opt_choice(const tui_opt *o, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	if (!o->arg || o->arg[0] != '[' || !n)
+		return false;
+	for (p = o->arg + 1; *p && *p != ']';) {
+		size_t len = strcspn(p, "|]");
+		if (len == n && !memcmp(p, word, n))
+			return true;
+		p += len + (p[len] == '|');
+	}
+	return false;
+}
+
 bool tui_parse_opts(const tui_cmd *cmd, int argc, char **argv, tui_args *a,
 		    FILE *err)
 {
@@ -1083,7 +1160,18 @@ bool tui_parse_opts(const tui_cmd *cmd, int argc, char **argv, tui_args *a,
 					cmd->name, (int)len, w, cmd->name);
 				return false;
 			}
-			if (!cmd->opts[k].arg) {
+			if (cmd->opts[k].arg && cmd->opts[k].arg[0] == '[') {
+				/* An optional value: after '=', or the next
+				 * word when it is one of the choices. */
+				if (eq)
+					a->values[k] = eq + 1;
+				else if (i + 1 < argc &&
+					 tui_opt_choice(&cmd->opts[k],
+							argv[i + 1]))
+					a->values[k] = argv[++i];
+				else
+					a->values[k] = "";
+			} else if (!cmd->opts[k].arg) {
 				if (eq) {
 					fprintf(err,
 						"heisen %s: option %s takes "

@@ -235,6 +235,21 @@ static const tui_opt *any_opt(const char *name)
 	return NULL;
 }
 
+/* The words of an optional value, "[new|any]". */
+static void add_choices(cands *c, const char *what)
+{
+	for (const char *p = what + 1; *p && *p != ']';) {
+		size_t len = strcspn(p, "|]");
+		char w[32];
+		if (len < sizeof w) {
+			memcpy(w, p, len);
+			w[len] = '\0';
+			add(c, w, "");
+		}
+		p += len + (p[len] == '|');
+	}
+}
+
 static void add_value(cands *c, const char *opt, const char *what,
 		      const char *dbopt)
 {
@@ -242,6 +257,8 @@ static void add_value(cands *c, const char *opt, const char *what,
 
 	if (opt && (!strcmp(opt, "--profile") || !strcmp(opt, "--profiles")))
 		add_profiles(c, !strcmp(opt, "--profiles"));
+	else if (what[0] == '[')
+		add_choices(c, what);
 	else if (!strcmp(what, "COMMAND"))
 		add_commands(c);
 	else if (!strcmp(what, "NAME"))
@@ -402,7 +419,9 @@ static void collect(cands *c, tui_session *s, const tui_words *w)
 		} else {
 			eq = strchr(a, '=');
 			o = find_opt(cmd, a, eq ? (size_t)(eq - a) : strlen(a));
-			if (o && o->arg && !eq)
+			/* The word after an optional value's option may
+			 * be an operand. */
+			if (o && o->arg && o->arg[0] != '[' && !eq)
 				pending = o;
 			else if (o && eq && !strcmp(o->name, "--db"))
 				dbopt = eq + 1;

@@ -25,17 +25,10 @@ int tui_supp_open(const tui_cmd *cmd, const tui_args *a, det_supp **out,
 	return TUI_EXIT_OK;
 }
 
-static bool any_run(void *ctx, const db_run *r)
-{
-	*(bool *)ctx = true;
-	return false;
-}
-
 bool tui_supp_bug_row(void *ctx, const db_bug *b)
 {
 	tui_supp_list *sl = ctx;
 	const det_supp_rule *rule;
-	bool in_campaign = false;
 
 	if ((sl->st =
 		 det_supp_match_bug(sl->supp, sl->d, b, 0, &rule, sl->err)))
@@ -45,15 +38,9 @@ bool tui_supp_bug_row(void *ctx, const db_bug *b)
 		sl->suppressed++;
 		if (!sl->show)
 			return true;
-	} else if (sl->campaign && sl->supp) {
-		/* Without rules the campaign's own bug count says as much:
-		 * no query per bug. */
-		if ((sl->st = db_run_list(sl->d, sl->campaign, b->id, any_run,
-					  &in_campaign, sl->err)))
-			return false;
-		sl->open_in_campaign += in_campaign;
 	}
 	sl->open += !rule;
+	sl->failing += !rule && tui_gate_fails(sl->gate, b->state);
 	sl->list->rule = rule;
 	return tui_bug_row(sl->list, b);
 }

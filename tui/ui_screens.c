@@ -1026,11 +1026,17 @@ static bool open_replay_form(tui_app *app, int64_t bug)
 /* ---- bugs ---------------------------------------------------------------- */
 
 static const tui_col bug_cols[] = {
-    {"BUG", 4, true, false},	 {"PROGRAM", 14, false, false},
-    {"KINDS", 5, false, false},	 {"RUNS", 5, true, false},
-    {"BY", 5, false, false},	 {"F", 5, true, false},
-    {"CLASS", 16, false, false}, {"SITE A", 18, false, true},
-    {"SITE B", 18, false, true}, {"FIRST SEEN", 16, false, false},
+    {"BUG", 4, true, false},
+    {"PROGRAM", 14, false, false},
+    {"KINDS", 5, false, false},
+    {"RUNS", 5, true, false},
+    {"BY", 5, false, false},
+    {"F", 5, true, false},
+    {"CLASS", 16, false, false},
+    {"STATE", 9, false, false},
+    {"SITE A", 18, false, true},
+    {"SITE B", 18, false, true},
+    {"FIRST SEEN", 16, false, false},
 };
 
 /* The bug list, with each bug's heisen factor and class once the
@@ -1048,6 +1054,7 @@ typedef struct bugs_view {
 
 static const tui_keydoc bug_keys[] = {
     {"Enter", "the bug: sites, source, detections per profile and density"},
+    {"t", "triage: new, confirmed, fixed, not-a-bug (in turn)"},
     {"/", "filter by any text (site, file, kind...)"},
     {"< > I", "sort by another column, invert"},
     {NULL, NULL},
@@ -1061,9 +1068,17 @@ static bool bug_row_cb(void *ctx, const db_bug *b)
 	char f[16] = "", cls[24] = "";
 	/* The detectors by what the user ran: the campaign kinds. */
 	static const char *const by[] = {"-", "sweep", "check", "both"};
-	const char *cell[10] = {
-	    id, b->program, kinds, runs, by[b->found_by & 3],
-	    f,	cls,	    sa,	   sb,	 seen};
+	const char *cell[11] = {id,
+				b->program,
+				kinds,
+				runs,
+				by[b->found_by & 3],
+				f,
+				cls,
+				db_state_name(b->state),
+				sa,
+				sb,
+				seen};
 	det_factor fa;
 	det_class c;
 
@@ -1132,8 +1147,51 @@ static void bugs_free(list *l)
 	free(v->runs);
 }
 
+/* Move bug id to the next triage state (docs/triage.md): what `heisen
+ * triage BUG STATE` records, without a note. */
+static void triage_next(tui_app *app, int64_t id)
+{
+	db *d = tui_app_db(app);
+	db_bug b;
+	db_state next;
+	wasm_err e;
+
+	wasm_err_clear(&e);
+	if (db_bug_get(d, id, &b, &e)) {
+		fail_msg(app, &e);
+		return;
+	}
+	next = (db_state)((b.state + 1) % DB_NSTATES);
+	if (db_triage_set(d, id, next, NULL, &e))
+		fail_msg(app, &e);
+	else
+		tui_msg(app, false,
+			"bug %" PRId64 ": %s (was %s; every build of %s with "
+			"its signature)",
+			id, db_state_name(next), db_state_name(b.state),
+			b.program ? b.program : "?");
+	db_bug_clear(&b);
+}
+
+static bool bugs_key(tui_screen *scr, tui_app *app, int ch)
+{
+	list *l = scr->st;
+	int64_t id = tui_table_selected(&l->t);
+
+	if (list_key(scr, app, ch))
+		return true;
+	if (ch == 't') {
+		if (id > 0) {
+			triage_next(app, id);
+			list_load(scr, app);
+		}
+		return true;
+	}
+	return false;
+}
+
 static const tui_screen_ops bugs_ops = {
-    "Bugs", bug_keys, list_load, list_draw, list_key, bugs_tick, list_free,
+    "Bugs", bug_keys, list_load, list_draw, bugs_key, bugs_tick, list_free,
 };
 
 bool tui_open_bugs(tui_app *app, int64_t program_id)
@@ -1180,6 +1238,7 @@ static const tui_keydoc bugv_keys[] = {
     {"o", "the runs that detected it"},
     {"p", "replay it: a form for the mode, then the rate live"},
     {"w", "write a repro file (replays it 100 times to measure the rate)"},
+    {"t", "triage: new, confirmed, fixed, not-a-bug (in turn)"},
     {NULL, NULL},
 };
 
@@ -1316,11 +1375,13 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 				"  %s race in %s (%s)",
 		    r->bug.id, kinds, r->prog.name ? r->prog.name : "?",
 		    r->prog.path ? r->prog.path : "?");
-	tui_doc_add(d,
-		    "  detected by %" PRIu64 " run%s, first seen %s (run "
-		    "%" PRIu64 ")\n ",
-		    r->bug.runs, r->bug.runs == 1 ? "" : "s", seen,
-		    r->bug.first_run);
+	tui_doc_add(
+	    d,
+	    "  detected by %" PRIu64 " run%s, first seen %s (run "
+	    "%" PRIu64 "); triage " TUI_M_KEY "%s" TUI_M_NORMAL "%s%s%s\n ",
+	    r->bug.runs, r->bug.runs == 1 ? "" : "s", seen, r->bug.first_run,
+	    db_state_name(r->bug.state), r->note ? " (" : "",
+	    r->note ? r->note : "", r->note ? ")" : "");
 	doc_site(d, r, 0);
 	doc_site(d, r, 1);
 	if (r->evidence >= 0) {
@@ -1434,6 +1495,11 @@ static bool bugv_key(tui_screen *scr, tui_app *app, int ch)
 	}
 	if (ch == 'p') {
 		open_replay_form(app, s->id);
+		return true;
+	}
+	if (ch == 't') {
+		triage_next(app, s->id);
+		bugv_load(scr, app);
 		return true;
 	}
 	if (ch == 'w') {

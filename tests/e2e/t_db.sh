@@ -157,7 +157,7 @@ q bugs bugs --db "$db"
 expect_rc bugs 0
 [ "$(grep -c . "$dir/bugs.out")" -eq 3 ] ||
 	bad "bugs: expected a header and 2 rows: $(snippet "$dir/bugs.out")"
-grep -Eq "^$bug_a +racy\.wasm +W/R +3 +collision +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} +counter_add racy\.c:5 <-> main racy\.c:12\$" "$dir/bugs.out" ||
+grep -Eq "^$bug_a +racy\.wasm +W/R +3 +new +collision +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} +counter_add racy\.c:5 <-> main racy\.c:12\$" "$dir/bugs.out" ||
 	bad "bugs: bug A row wrong: $(snippet "$dir/bugs.out")"
 grep -Eq "^$bug_b +racy\.wasm +A/W +1 .* \? \?:\? <-> worker racy\.c:8\$" "$dir/bugs.out" ||
 	bad "bugs: bug B row wrong (unknown parts as ?): $(snippet "$dir/bugs.out")"
@@ -185,6 +185,7 @@ q bugs_prog bugs --program racy.wasm --db "$db" --json
 expect_rc bugs_prog 0
 pycheck bugs_prog '
 assert d["program"]["name"] == "racy.wasm" and d["program"]["hash"] == "1122334455667788", d
+assert d["program"]["builds"] == 1, d
 assert len(d["bugs"]) == 2, d
 '
 q bugs_hash bugs --program 1122334455667788 --db "$db" --fail-on-bugs
@@ -232,6 +233,7 @@ expect_rc show_json 0
 pycheck show_json '
 assert d["schema"] == "heisen.bug/1" and d["id"] == ids["bugA"], d
 assert d["program"]["name"] == "racy.wasm" and d["program"]["hash"] == "1122334455667788", d
+assert d["state"] == "new" and d["triaged"] is None and d["note"] is None, d
 assert d["kinds"] == "W/R" and d["runs"] == 3, d
 s0, s1 = d["sites"]
 assert (s0["site"], s0["kind"], s0["function"], s0["line"]) == (3, "write", "counter_add", 5), s0

@@ -298,11 +298,11 @@ expect2 "rerun, other mask generator" "mask generator version 7" \
 expect2 "resume, other mask generator" "mask generator version 7" \
 	"$HEISEN" sweep --resume "$c" --db "$db"
 # A workspace of schema 1 (before the columns mask_version, owner, kind,
-# origin, stack_a, stack_b, value, width_a and width_b, and the tables remotes and stacks) opens, migrated to the newest schema, its
+# origin, stack_a, stack_b, value, width_a, width_b and sig, and the tables remotes, stacks and triage) opens, migrated to the newest schema, its
 # campaigns at version 1 and of kind sweep.
 latest=$(sqlite3 "$db" "PRAGMA user_version")
 cp "$db" "$dir/v1.db"
-sqlite3 "$dir/v1.db" "ALTER TABLE bugs DROP COLUMN width_a; ALTER TABLE bugs DROP COLUMN width_b; ALTER TABLE run_bugs DROP COLUMN value; ALTER TABLE run_bugs DROP COLUMN stack_a; ALTER TABLE run_bugs DROP COLUMN stack_b; DROP TABLE stacks; DROP TABLE remotes; DROP INDEX campaigns_origin; ALTER TABLE campaigns DROP COLUMN origin; ALTER TABLE campaigns DROP COLUMN kind; ALTER TABLE campaigns DROP COLUMN owner; ALTER TABLE campaigns DROP COLUMN mask_version; PRAGMA user_version=1" ||
+sqlite3 "$dir/v1.db" "DROP TABLE triage; DROP INDEX bugs_sig; ALTER TABLE bugs DROP COLUMN sig; ALTER TABLE bugs DROP COLUMN width_a; ALTER TABLE bugs DROP COLUMN width_b; ALTER TABLE run_bugs DROP COLUMN value; ALTER TABLE run_bugs DROP COLUMN stack_a; ALTER TABLE run_bugs DROP COLUMN stack_b; DROP TABLE stacks; DROP TABLE remotes; DROP INDEX campaigns_origin; ALTER TABLE campaigns DROP COLUMN origin; ALTER TABLE campaigns DROP COLUMN kind; ALTER TABLE campaigns DROP COLUMN owner; ALTER TABLE campaigns DROP COLUMN mask_version; PRAGMA user_version=1" ||
 	bad "could not make a schema-1 copy"
 "$HEISEN" campaigns --db "$dir/v1.db" --json >"$dir/v1.json" ||
 	bad "campaigns on a schema-1 workspace: exit $?"
@@ -314,5 +314,12 @@ sqlite3 "$dir/v1.db" "ALTER TABLE bugs DROP COLUMN width_a; ALTER TABLE bugs DRO
 [ "$(sqlite3 "$dir/v1.db" "SELECT count(*) FROM campaigns WHERE kind='sweep'")" = \
 	"$(sqlite3 "$dir/v1.db" "SELECT count(*) FROM campaigns")" ] ||
 	bad "migrated campaigns are not of kind sweep"
+# Its bugs have no signature: each is its own, "#ID".
+"$HEISEN" bugs --db "$dir/v1.db" --json >"$dir/v1bugs.json" ||
+	bad "bugs on a migrated schema-1 workspace: exit $?"
+python3 -c 'import json, sys
+for b in json.load(open(sys.argv[1]))["bugs"]:
+    assert b["signature"] == "#%d" % b["id"] and b["state"] == "new", b' \
+	"$dir/v1bugs.json" 2>"$dir/py.err" || bad "migrated bugs: $(snippet "$dir/py.err")"
 
 finish t_rerun

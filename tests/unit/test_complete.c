@@ -143,6 +143,13 @@ static void test_options(void **state)
 	/* An option's value is not an option. */
 	assert_string_equal(comp(NULL, "sweep x.wasm --jobs --"), "");
 	assert_string_equal(comp(NULL, "version --"), "");
+	/* An optional value: its words after '=', and the word after the
+	 * option is still an operand. */
+	assert_string_equal(comp(NULL, "bugs --fail-on-bugs="),
+			    "--fail-on-bugs=any --fail-on-bugs=new");
+	assert_string_equal(comp(NULL, "triage 1 --fail"), "");
+	assert_string_equal(comp(NULL, "sweep --fail-on-bugs --j"),
+			    "--jobs --json");
 }
 
 static void test_help_and_set(void **state)

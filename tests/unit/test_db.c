@@ -873,6 +873,117 @@ static void value_and_widths_follow_the_sites(void **state)
 	db_bug_clear(&b);
 }
 
+static bool keep_bug(void *ctx, const db_bug *b)
+{
+	db_bug *out = ctx;
+	int i = out[0].id ? out[1].id ? 2 : 1 : 0;
+
+	assert_true(i < 2);
+	out[i] = *b;
+	out[i].program = NULL;
+	out[i].sig = NULL;
+	memset(out[i].site, 0, sizeof out[i].site);
+	return true;
+}
+
+static bool count_triage(void *ctx, const db_triage *t)
+{
+	int *n = ctx;
+	assert_true(t->time > 0);
+	if (*n == 0)
+		assert_string_equal(t->note, "real");
+	else
+		assert_null(t->note);
+	++*n;
+	return true;
+}
+
+/* Two builds of one program: the same race (same site signatures, other
+ * site ids) is one signature; a triage decision on the old build's bug
+ * is the new one's state; bugs_list_builds lists it once over both. A
+ * hit without signatures gives a bug without one ("#ID"). */
+static void signatures_and_triage_span_builds(void **state)
+{
+	fixture *fx = *state;
+	db_hit h1 = hit(2, 9, 1), h2 = hit(5, 12, 1), bare = hit(3, 4, 1);
+	int64_t p1, p2, c1, c2;
+	db_bug b, rows[2] = {{0}};
+	db_state st;
+	char sig[DB_SIG_LEN + 1];
+	int n = 0;
+	wasm_err e;
+
+	open_ok(fx);
+	h1.site[0].sig = h2.site[0].sig = 0x1111;
+	h1.site[1].sig = h2.site[1].sig = 0x2222;
+	assert_int_equal(db_sig_pair(0x1111, 0x2222),
+			 db_sig_pair(0x2222, 0x1111));
+	assert_true(db_sig_pair(0x1111, 0x2222) != db_sig_pair(0x1111, 0x2223));
+	db_sig_format(db_sig_pair(0x1111, 0x2222), sig);
+	assert_int_equal(strlen(sig), DB_SIG_LEN);
+
+	p1 = add_program(fx->d, 0x1001, "app.wasm");
+	p2 = add_program(fx->d, 0x1002, "app.wasm");
+	c1 = add_campaign(fx->d, p1, "uniform");
+	c2 = add_campaign(fx->d, p2, "uniform");
+	add_run(fx->d, c1, 0, "uniform", 100, 1000.0, &h1, 1);
+	add_run(fx->d, c1, 1, "uniform", 100, 1001.0, &bare, 1);
+	add_run(fx->d, c2, 0, "uniform", 100, 2000.0, &h2, 1);
+	add_run(fx->d, c2, 1, "uniform", 100, 2001.0, &h2, 1);
+
+	/* Bug 1 is build 1's race, 2 the one without signatures, 3 build
+	 * 2's race. */
+	assert_int_equal(db_bug_get(fx->d, 1, &b, &e), WASM_OK);
+	assert_string_equal(b.sig, sig);
+	assert_int_equal(b.state, DB_STATE_NEW);
+	assert_true(b.triaged == 0);
+	assert_int_equal(b.builds, 1);
+	db_bug_clear(&b);
+	assert_int_equal(db_bug_get(fx->d, 2, &b, &e), WASM_OK);
+	assert_string_equal(b.sig, "#2");
+	db_bug_clear(&b);
+
+	assert_int_equal(
+	    db_triage_set(fx->d, 1, DB_STATE_CONFIRMED, "real", &e), WASM_OK);
+	assert_int_equal(db_triage_set(fx->d, 3, DB_STATE_FIXED, NULL, &e),
+			 WASM_OK);
+	assert_int_equal(db_triage_set(fx->d, 77, DB_STATE_FIXED, NULL, &e),
+			 WASM_INVALID);
+	assert_int_equal(db_bug_get(fx->d, 1, &b, &e), WASM_OK);
+	assert_int_equal(b.state, DB_STATE_FIXED);
+	assert_true(b.triaged > 0);
+	db_bug_clear(&b);
+	assert_int_equal(db_triage_list(fx->d, 1, count_triage, &n, &e),
+			 WASM_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(db_triage_state(fx->d, "app.wasm", sig, &st, &e),
+			 WASM_OK);
+	assert_int_equal(st, DB_STATE_FIXED);
+	assert_int_equal(db_triage_state(fx->d, "other.wasm", sig, &st, &e),
+			 WASM_OK);
+	assert_int_equal(st, DB_STATE_NEW);
+
+	/* Over both builds: the race once (build 2's bug, 3 runs), the bare
+	 * bug once. */
+	assert_int_equal(
+	    db_bug_list_builds(fx->d, "app.wasm", keep_bug, rows, &e), WASM_OK);
+	assert_int_equal(rows[0].id, 3);
+	assert_int_equal(rows[0].builds, 2);
+	assert_int_equal(rows[0].runs, 3);
+	assert_true(rows[0].first_seen == 1000.0);
+	assert_int_equal(rows[1].id, 2);
+	assert_int_equal(rows[1].builds, 1);
+	memset(rows, 0, sizeof rows);
+	assert_int_equal(db_bug_list_campaign(fx->d, c2, keep_bug, rows, &e),
+			 WASM_OK);
+	assert_int_equal(rows[0].id, 3);
+	assert_int_equal(rows[1].id, 0);
+	assert_true(db_state_parse("not-a-bug", &st) &&
+		    st == DB_STATE_NOT_A_BUG);
+	assert_false(db_state_parse("wontfix", &st));
+	assert_string_equal(db_state_name(DB_STATE_CONFIRMED), "confirmed");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -881,6 +992,7 @@ int main(void)
 	    cmocka_unit_test(value_text_round_trip),
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	    T(value_and_widths_follow_the_sites),
+	    T(signatures_and_triage_span_builds),
 	    T(create_then_reopen_keeps_schema),
 	    T(empty_file_is_initialised),
 	    T(garbage_file_is_refused_untouched),

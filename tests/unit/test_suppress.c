@@ -341,8 +341,8 @@ static void hit_without_stack_uses_its_site(void **state)
 			frame("worker", "/src/t.c", 5)};
 	db_hit h = {0};
 
-	h.site[0] = (db_site){1, 0, "store_left", "/src/t.c", 3, 4};
-	h.site[1] = (db_site){2, 0, "store_right", "/src/t.c", 9, 4};
+	h.site[0] = (db_site){1, 0, "store_left", "/src/t.c", 3, 4, 0};
+	h.site[1] = (db_site){2, 0, "store_right", "/src/t.c", 9, 4, 0};
 	assert_ptr_equal(det_supp_match_hit(s, &h), &s->rule[0]);
 	h.site[1].line = 10;
 	assert_null(det_supp_match_hit(s, &h));
@@ -502,7 +502,7 @@ static void add_run(fixture *fx, int64_t camp, uint64_t idx, uint32_t site,
 	wasm_err e;
 
 	for (int k = 0; k < 2; k++) {
-		h.site[k] = (db_site){site, 1, func, "/src/two.c", line, 4};
+		h.site[k] = (db_site){site, 1, func, "/src/two.c", line, 4, 0};
 		h.tid[k] = (uint32_t)k + 1;
 	}
 	h.count = 1;

@@ -127,8 +127,8 @@ static char *content(const char *path)
 	    " ON p.id = c.program_id LEFT JOIN nodes n ON n.id = r.node_id"
 	    " UNION ALL SELECT 'b', p.hash, b.site_a, b.kind_a, b.func_a,"
 	    " b.file_a, b.line_a, b.site_b, b.kind_b, b.func_b, b.file_b,"
-	    " b.line_b, fr.idx, b.first_seen, b.width_a, b.width_b, 0, 0, 0,"
-	    " 0 FROM bugs b"
+	    " b.line_b, fr.idx, b.first_seen, b.width_a, b.width_b, b.sig, 0,"
+	    " 0, 0 FROM bugs b"
 	    " JOIN programs p ON p.id = b.program_id LEFT JOIN runs fr"
 	    " ON fr.id = b.first_run UNION ALL SELECT 'l', c.created, r.idx,"
 	    " b.site_a, b.site_b, rb.tid_a, rb.tid_b, rb.addr_a, rb.addr_b,"
@@ -148,8 +148,11 @@ static db_frame frames[] = {{"writer", "race.c", 12, 0x120},
 static db_hit hit(uint32_t lo, uint32_t hi, uint32_t tid)
 {
 	db_hit h = {
-	    .site = {{lo, 1, "writer", "race.c", 10 + lo, 4},
-		     {hi, 2, NULL, NULL, 0, 2}},
+	    /* Signatures on every hit but those of site 3: a bug of an
+	     * older heisen has none. */
+	    .site = {{lo, 1, "writer", "race.c", 10 + lo, 4,
+		      lo == 3 ? 0 : 0x100 + lo},
+		     {hi, 2, NULL, NULL, 0, 2, 0x200 + hi}},
 	    .tid = {tid, tid + 1},
 	    .addr = {0x1000 + lo, 0x1000 + hi},
 	    .count = 3,
@@ -315,6 +318,8 @@ static void round_trip_keeps_records_and_nodes(void **state)
 	expect_query(fx->b,
 		     "SELECT count(*) FROM bugs WHERE width_a + width_b = 6",
 		     "3|\n");
+	/* Signatures came along, and their absence. */
+	expect_query(fx->b, "SELECT count(*), count(sig) FROM bugs", "3|2|\n");
 	/* The stacks came along, each stored once. */
 	expect_query(fx->b, "SELECT count(*), min(frames) FROM stacks",
 		     "1|writer\trace.c\t12\t288\ncaller\t\t0\t416\n...\n|\n");

@@ -476,9 +476,16 @@ typedef struct tui_context {
 	uint32_t first, n;
 	char text[2 * TUI_CONTEXT_LINES + 1][TUI_CONTEXT_COLS + 1];
 } tui_context;
-/* Find the site's source file (as recorded, then by base name here and
- * beside the program at progpath) and read the lines around its line;
- * false when not found or shorter than the line (it changed since). */
+/* Open a source file DWARF names: the path as recorded, then its base
+ * name in the current directory, then in the program's directory
+ * (progpath's; the recorded relative path, then the base name), as
+ * DWARF records paths as they were where the program was compiled.
+ * path (cap bytes) says where it was found; NULL when nowhere. */
+FILE *tui_find_source(const char *file, const char *progpath, char *path,
+		      size_t cap);
+/* Find the site's source file (tui_find_source) and read the lines
+ * around its line; false when not found or shorter than the line (it
+ * changed since). */
 bool tui_read_context(const struct db_bug_site *site, const char *progpath,
 		      tui_context *cx);
 

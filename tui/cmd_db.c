@@ -828,12 +828,8 @@ void tui_report_free(tui_report *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Find the file of a site: the path as recorded, then its base name in
- * the current directory, then in the program's directory (the recorded
- * relative path, then the base name): DWARF records paths as they were
- * on the machine and in the directory that compiled the program. */
-static FILE *find_source(const char *file, const char *progpath,
-			 tui_context *cx)
+FILE *tui_find_source(const char *file, const char *progpath, char *path,
+		      size_t cap)
 {
 	const char *base = strrchr(file, '/');
 	const char *slash = progpath ? strrchr(progpath, '/') : NULL;
@@ -842,20 +838,19 @@ static FILE *find_source(const char *file, const char *progpath,
 	FILE *f;
 
 	base = base ? base + 1 : file;
-	snprintf(cx->path, sizeof cx->path, "%s", file);
-	if ((f = fopen(cx->path, "r")))
+	snprintf(path, cap, "%s", file);
+	if ((f = fopen(path, "r")))
 		return f;
-	snprintf(cx->path, sizeof cx->path, "%s", base);
-	if (base != file && (f = fopen(cx->path, "r")))
+	snprintf(path, cap, "%s", base);
+	if (base != file && (f = fopen(path, "r")))
 		return f;
 	if (file[0] != '/') {
-		snprintf(cx->path, sizeof cx->path, "%.*s/%s", dirlen, dir,
-			 file);
-		if ((f = fopen(cx->path, "r")))
+		snprintf(path, cap, "%.*s/%s", dirlen, dir, file);
+		if ((f = fopen(path, "r")))
 			return f;
 	}
-	snprintf(cx->path, sizeof cx->path, "%.*s/%s", dirlen, dir, base);
-	return fopen(cx->path, "r");
+	snprintf(path, cap, "%.*s/%s", dirlen, dir, base);
+	return fopen(path, "r");
 }
 
 bool tui_read_context(const struct db_bug_site *site, const char *progpath,
@@ -869,7 +864,8 @@ bool tui_read_context(const struct db_bug_site *site, const char *progpath,
 	cx->n = 0;
 	if (!site->file || !*site->file || !site->line)
 		return false;
-	if (!(f = find_source(site->file, progpath, cx)))
+	if (!(f = tui_find_source(site->file, progpath, cx->path,
+				  sizeof cx->path)))
 		return false;
 	lo =
 	    site->line > TUI_CONTEXT_LINES ? site->line - TUI_CONTEXT_LINES : 1;

@@ -177,6 +177,11 @@ typedef struct tui_doc {
 	size_t n, cap;
 	size_t top;
 	int left;
+	/* A marked line (the selected stack or frame, the line a source
+	 * view opened at): drawn selected, and drawing scrolls to keep it
+	 * on screen. marked false: none. */
+	size_t mark;
+	bool marked;
 } tui_doc;
 
 void tui_doc_clear(tui_doc *d);

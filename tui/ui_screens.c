@@ -1026,16 +1026,11 @@ static bool open_replay_form(tui_app *app, int64_t bug)
 /* ---- bugs ---------------------------------------------------------------- */
 
 static const tui_col bug_cols[] = {
-    {"BUG", 4, true, false},
-    {"PROGRAM", 14, false, false},
-    {"KINDS", 5, false, false},
-    {"RUNS", 5, true, false},
-    {"BY", 5, false, false},
-    {"F", 5, true, false},
-    {"CLASS", 16, false, false},
-    {"STATE", 9, false, false},
-    {"SITE A", 18, false, true},
-    {"SITE B", 18, false, true},
+    {"BUG", 4, true, false},	      {"PROGRAM", 14, false, false},
+    {"KINDS", 5, false, false},	      {"RUNS", 5, true, false},
+    {"BY", 5, false, false},	      {"F", 5, true, false},
+    {"CLASS", 16, false, false},      {"STATE", 9, false, false},
+    {"SITE A", 18, false, true},      {"SITE B", 18, false, true},
     {"FIRST SEEN", 16, false, false},
 };
 
@@ -1224,11 +1219,26 @@ bool tui_open_bugs(tui_app *app, int64_t program_id)
 
 /* ---- one bug ------------------------------------------------------------- */
 
+/* What Tab selects on a bug's screen: a site's call stack (frame -1:
+ * Enter folds or unfolds it) or, unfolded, one of its frames (Enter
+ * opens its source), at doc line `line`. */
+#define BUGV_TARGETS (2 * ((int)DET_MAX_CALLERS + 2))
+typedef struct bugv_target {
+	size_t line;
+	int site, frame;
+	char file[512];
+	uint32_t lineno;
+} bugv_target;
+
 typedef struct bug_view {
 	int64_t id;
 	int64_t rerun; /* the first example run, for x */
 	tui_doc doc;
 	unsigned gen; /* of the factors last shown */
+	bool unfold[2];
+	bugv_target target[BUGV_TARGETS];
+	int ntarget, cur; /* cur: the selected target, -1 for none */
+	char progpath[4096];
 } bug_view;
 
 static const tui_keydoc bugv_keys[] = {
@@ -1239,11 +1249,29 @@ static const tui_keydoc bugv_keys[] = {
     {"p", "replay it: a form for the mode, then the rate live"},
     {"w", "write a repro file (replays it 100 times to measure the rate)"},
     {"t", "triage: new, confirmed, fixed, not-a-bug (in turn)"},
+    {"Tab S-Tab", "select a call stack, or a frame of an unfolded one"},
+    {"Enter", "unfold or fold the selected stack; open a frame's source"},
     {NULL, NULL},
 };
 
-static void doc_site(tui_doc *d, const tui_report *r, int i)
+/* Remember doc's next line as Tab's next stop. */
+static void bugv_target_add(bug_view *v, int site, int frame, const db_frame *f)
 {
+	bugv_target *t;
+
+	if (v->ntarget == BUGV_TARGETS)
+		return;
+	t = &v->target[v->ntarget++];
+	t->line = v->doc.n;
+	t->site = site;
+	t->frame = frame;
+	snprintf(t->file, sizeof t->file, "%s", f && f->file ? f->file : "");
+	t->lineno = f ? f->line : 0;
+}
+
+static void doc_site(bug_view *v, const tui_report *r, int i)
+{
+	tui_doc *d = &v->doc;
 	const struct db_bug_site *s = &r->bug.site[i];
 	const db_stack *st = &r->stack[i];
 	const char *progpath = r->prog.path;
@@ -1266,11 +1294,11 @@ static void doc_site(tui_doc *d, const tui_report *r, int i)
 				      "or shorter than %u lines)",
 			    s->file, s->line);
 	}
-	if (st->n > 1) {
-		/* The callers on one line (frame 0 is the site above), so
-		 * that the screen keeps its shape. */
+	if (st->n > 1 && !v->unfold[i]) {
+		/* Folded: the callers on one line (frame 0 is the site
+		 * above), so that the screen keeps its shape. */
 		char line[1024];
-		int n = snprintf(line, sizeof line, "  called from");
+		int n = snprintf(line, sizeof line, "  + called from");
 		for (uint32_t k = 1; k < st->n && n < 900; k++) {
 			const db_frame *f = &st->frame[k];
 			const char *base =
@@ -1282,8 +1310,30 @@ static void doc_site(tui_doc *d, const tui_report *r, int i)
 				    line + n, sizeof line - (size_t)n, " %s:%u",
 				    base ? base + 1 : f->file, f->line);
 		}
+		bugv_target_add(v, i, -1, NULL);
 		tui_doc_add(d, "%s%s " TUI_M_DIM "(run %" PRId64 ")", line,
 			    st->truncated ? " < ..." : "", r->stack_run[i]);
+	} else if (st->n > 1) {
+		bugv_target_add(v, i, -1, NULL);
+		tui_doc_add(
+		    d,
+		    "  - call stack of site %c, innermost first " TUI_M_DIM
+		    "(run %" PRId64 "; Enter on a frame: its source)",
+		    which, r->stack_run[i]);
+		for (uint32_t k = 0; k < st->n; k++) {
+			const db_frame *f = &st->frame[k];
+			char pos[600] = "";
+			if (f->file)
+				snprintf(pos, sizeof pos, " %s:%u", f->file,
+					 f->line);
+			bugv_target_add(v, i, (int)k, f);
+			tui_doc_add(d, "    #%-2u %s%s" TUI_M_DIM "%s", k,
+				    f->func, pos,
+				    f->file ? "" : "  (no source position)");
+		}
+		if (st->truncated)
+			tui_doc_add(d, TUI_M_DIM "    ... (deeper callers not "
+						 "kept)");
 	}
 	tui_doc_add(d, " ");
 }
@@ -1382,8 +1432,11 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 	    r->bug.runs, r->bug.runs == 1 ? "" : "s", seen, r->bug.first_run,
 	    db_state_name(r->bug.state), r->note ? " (" : "",
 	    r->note ? r->note : "", r->note ? ")" : "");
-	doc_site(d, r, 0);
-	doc_site(d, r, 1);
+	s->ntarget = 0;
+	snprintf(s->progpath, sizeof s->progpath, "%s",
+		 r->prog.path ? r->prog.path : "");
+	doc_site(s, r, 0);
+	doc_site(s, r, 1);
 	if (r->evidence >= 0) {
 		const tui_example *x = &r->ex[r->evidence];
 		char change[128];
@@ -1448,9 +1501,119 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 		}
 	}
 	d->top = top;
+	if (s->cur >= s->ntarget)
+		s->cur = s->ntarget - 1;
+	d->marked = s->cur >= 0;
+	d->mark = d->marked ? s->target[s->cur].line : 0;
 	tui_report_free(r);
 	free(r);
 	return true;
+}
+
+/* ---- a source file --------------------------------------------------------
+ */
+
+typedef struct src_view {
+	tui_doc doc;
+	char file[512], progpath[4096];
+	uint32_t line;
+} src_view;
+
+static const tui_keydoc srcv_keys[] = {
+    {"Up/Down PgUp/PgDn g G", "scroll"},
+    {"Left/Right", "scroll sideways (Left at the edge: back)"},
+    {NULL, NULL},
+};
+
+/* The whole file, numbered, the frame's line marked; control bytes as
+ * '?' like the context lines of a bug. */
+static bool srcv_load(tui_screen *scr, tui_app *app)
+{
+	src_view *v = scr->st;
+	char path[4096], buf[1024];
+	uint32_t no = 0;
+	bool at_start = true;
+	FILE *f = tui_find_source(v->file, v->progpath, path, sizeof path);
+
+	if (!f) {
+		tui_msg(app, true,
+			"%s: not found (tried as recorded, here, and beside "
+			"the program)",
+			v->file);
+		return false;
+	}
+	tui_doc_clear(&v->doc);
+	while (fgets(buf, sizeof buf, f)) {
+		size_t len = strlen(buf);
+		bool eol = len && buf[len - 1] == '\n';
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)buf[i] < 0x20 && buf[i] != '\t')
+				buf[i] = buf[i] == '\n' || buf[i] == '\r' ? '\0'
+									  : '?';
+		/* A line longer than buf is shown cut: the rest is skipped. */
+		no += at_start;
+		if (at_start &&
+		    !tui_doc_add(&v->doc, "%s%6u | %s",
+				 no == v->line ? "" : TUI_M_DIM, no, buf)) {
+			fclose(f);
+			tui_msg(app, true, "out of memory");
+			return false;
+		}
+		at_start = eol;
+	}
+	fclose(f);
+	v->doc.marked = v->line > 0 && v->line <= v->doc.n;
+	v->doc.mark = v->doc.marked ? v->line - 1 : 0;
+	return true;
+}
+
+static void srcv_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
+{
+	src_view *v = scr->st;
+
+	/* Open with the line a third down the screen, not at the bottom. */
+	if (v->doc.marked && !v->doc.top && v->doc.mark >= (size_t)rows / 3)
+		v->doc.top = v->doc.mark - (size_t)rows / 3;
+	tui_doc_draw(&v->doc, y, rows, cols);
+}
+
+static bool srcv_key(tui_screen *scr, tui_app *app, int ch)
+{
+	src_view *v = scr->st;
+
+	/* Scrolling moves away from the frame's line: no mark pulls the
+	 * view back. */
+	if (tui_doc_key(&v->doc, app, ch)) {
+		v->doc.marked = false;
+		return true;
+	}
+	return false;
+}
+
+static void srcv_free(tui_screen *scr)
+{
+	src_view *v = scr->st;
+	tui_doc_clear(&v->doc);
+	free(v);
+}
+
+static const tui_screen_ops srcv_ops = {
+    "Source", srcv_keys, srcv_load, srcv_draw, srcv_key, NULL, srcv_free,
+};
+
+static bool open_source(tui_app *app, const char *file, uint32_t line,
+			const char *progpath)
+{
+	src_view *v = calloc(1, sizeof *v);
+	char title[600];
+
+	if (!v)
+		return false;
+	snprintf(v->file, sizeof v->file, "%s", file);
+	snprintf(v->progpath, sizeof v->progpath, "%s", progpath);
+	v->line = line;
+	snprintf(title, sizeof title, "%s:%u", file, line);
+	return tui_push(app, &srcv_ops, v, title, false);
 }
 
 static void bugv_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
@@ -1500,6 +1663,30 @@ static bool bugv_key(tui_screen *scr, tui_app *app, int ch)
 	if (ch == 't') {
 		triage_next(app, s->id);
 		bugv_load(scr, app);
+		return true;
+	}
+	if ((ch == '\t' || ch == KEY_BTAB) && s->ntarget) {
+		s->cur = ch == '\t' ? (s->cur + 1) % s->ntarget
+				    : (s->cur <= 0 ? s->ntarget : s->cur) - 1;
+		s->doc.marked = true;
+		s->doc.mark = s->target[s->cur].line;
+		tui_dirty(app);
+		return true;
+	}
+	if ((ch == '\n' || ch == '\r' || ch == KEY_ENTER) && s->cur >= 0) {
+		const bugv_target *t = &s->target[s->cur];
+		if (t->frame < 0) {
+			s->unfold[t->site] = !s->unfold[t->site];
+			bugv_load(scr, app);
+			tui_dirty(app);
+		} else if (!t->file[0]) {
+			tui_msg(app, true,
+				"frame #%d has no source position (no DWARF "
+				"for its code)",
+				t->frame);
+		} else {
+			open_source(app, t->file, t->lineno, s->progpath);
+		}
 		return true;
 	}
 	if (ch == 'w') {
@@ -1552,6 +1739,7 @@ bool tui_open_bug(tui_app *app, int64_t bug_id)
 	if (!s)
 		return false;
 	s->id = bug_id;
+	s->cur = -1;
 	snprintf(title, sizeof title, "Bug %" PRId64, bug_id);
 	return tui_push(app, &bugv_ops, s, title, true);
 }

@@ -398,15 +398,18 @@ bool tui_doc_add(tui_doc *d, const char *fmt, ...)
 
 /* Draw one line from column d->left: the role markers switch the
  * attribute, and skipped columns count like drawn ones. */
-static void doc_draw_line(const tui_doc *d, const char *s, int y, int cols)
+static void doc_draw_line(const tui_doc *d, const char *s, int y, int cols,
+			  bool sel)
 {
-	int attr = tui_attr(TUI_NORMAL), x = 0, skip = d->left;
+	int attr = tui_attr(sel ? TUI_SELECTED : TUI_NORMAL), x = 0,
+	    skip = d->left;
 	char seg[1024];
 
 	while (*s && x < cols) {
 		size_t n = 0;
 		if (*s == '\x01' && s[1] >= 'A' && s[1] < 'A' + TUI_NROLES) {
-			attr = tui_attr((tui_role)(s[1] - 'A'));
+			if (!sel)
+				attr = tui_attr((tui_role)(s[1] - 'A'));
 			s += 2;
 			continue;
 		}
@@ -427,14 +430,27 @@ static void doc_draw_line(const tui_doc *d, const char *s, int y, int cols)
 			x += tui_put(y, x, t, cols - x, attr);
 		}
 	}
+	/* A selected line is a bar across the screen. */
+	if (sel) {
+		attrset(attr);
+		for (; x < cols; x++)
+			mvaddch(y, x, ' ');
+	}
 }
 
 void tui_doc_draw(tui_doc *d, int y, int rows, int cols)
 {
+	if (d->marked && rows > 0) {
+		if (d->mark < d->top)
+			d->top = d->mark;
+		else if (d->mark >= d->top + (size_t)rows)
+			d->top = d->mark - (size_t)rows + 1;
+	}
 	if (d->n && d->top >= d->n)
 		d->top = d->n - 1;
 	for (int i = 0; i < rows && d->top + (size_t)i < d->n; i++)
-		doc_draw_line(d, d->line[d->top + (size_t)i], y + i, cols);
+		doc_draw_line(d, d->line[d->top + (size_t)i], y + i, cols,
+			      d->marked && d->mark == d->top + (size_t)i);
 }
 
 bool tui_doc_key(tui_doc *d, tui_app *app, int ch)

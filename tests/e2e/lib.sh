@@ -13,6 +13,12 @@
 #   make_flags     make's flags for the build $HEISEN comes from (SANITIZE=1
 #                  for build-asan/heisen), as an array
 #   need_demos     build demos/ with the heisen under test (plain or ASan)
+#   tmux_session NAME
+#                  for tests that drive the TUI: tmux and the demos
+#                  checked, $heisen (absolute), a private tmux server
+#                  killed on exit, tm (tmux on it), and wait_for ERE WHAT
+#                  (poll the pane "tui" until a line matches, the screen
+#                  then in $scr; after 60 s a failure showing the screen)
 #   skip MSG       give up without failing: what this machine lacks (run.sh
 #                  counts the test as skipped, not passed)
 #   finish NAME    report the failed checks and exit 1, or exit 0
@@ -45,6 +51,32 @@ need_demos() {
 		sed 's/^/    /' "$dir/make.log" | tail -20
 		exit 1
 	fi
+}
+
+tmux_session() {
+	command -v tmux >/dev/null ||
+		{ echo "  FAIL: tmux is missing (make deps installs it)"; exit 1; }
+	need_demos
+	heisen=$(cd "$(dirname "$HEISEN")" && pwd)/$(basename "$HEISEN")
+	export TMUX_TMPDIR=$dir XDG_CACHE_HOME="$dir/cache" XDG_STATE_HOME="$dir/state"
+	unset TMUX
+	sock=heisen-$1-$$
+	trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$dir"' EXIT
+	scr=
+}
+tm() { tmux -L "$sock" "$@"; }
+wait_for() {
+	local deadline=$((SECONDS + 60))
+	while :; do
+		scr=$(tm capture-pane -p -t tui 2>/dev/null)
+		grep -qE -- "$1" <<<"$scr" && return 0
+		if [ $SECONDS -ge $deadline ]; then
+			bad "$2: no /$1/ on the screen:"
+			sed 's/^/      | /' <<<"$scr"
+			return 1
+		fi
+		sleep 0.1
+	done
 }
 
 # 77 is the automake convention for a skipped test. Checks that already

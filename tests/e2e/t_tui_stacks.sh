@@ -7,33 +7,13 @@
 # (the screen and `heisen triage` agree), and in the bug list t moves
 # the selected bug's state on.
 . "$(dirname "$0")/lib.sh"
-command -v tmux >/dev/null || { echo "  FAIL: tmux is missing (make deps installs it)"; exit 1; }
-need_demos
-heisen=$(cd "$(dirname "$HEISEN")" && pwd)/$(basename "$HEISEN")
-export TMUX_TMPDIR=$dir XDG_CACHE_HOME="$dir/cache" XDG_STATE_HOME="$dir/state"
-unset TMUX HEISEN_DB
-sock=heisen-tuistk-$$
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$dir"' EXIT
-tm() { tmux -L "$sock" "$@"; }
+tmux_session tuistk
+unset HEISEN_DB
 cd "$dir" || exit 3
 "$HEISEN" check "$root/demos/build/helper-race.wasm" --runs 1 >/dev/null 2>&1
 [ "$("$HEISEN" bugs --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["bugs"]))')" -ge 1 ] ||
 	{ bad "check recorded no bug"; finish t_tui_stacks; }
 
-scr=
-wait_for() { # ERE WHAT: poll the pane (60 s at most) until a line matches
-	local deadline=$((SECONDS + 60))
-	while :; do
-		scr=$(tm capture-pane -p -t tui 2>/dev/null)
-		grep -qE -- "$1" <<<"$scr" && return 0
-		if [ $SECONDS -ge $deadline ]; then
-			bad "$2: no /$1/ on the screen:"
-			sed 's/^/      | /' <<<"$scr"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
 
 tm new-session -d -s tui -x 80 -y 24 -c "$dir" "$heisen tui; sleep 30" || bad "tmux failed"
 wait_for 'Campaigns' "the TUI did not open" || finish t_tui_stacks

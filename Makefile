@@ -49,7 +49,7 @@ CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) $(LINE_FLAGS) -MMD
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
 CORE_SRC := $(wildcard core/*.c rewriter/*.c detector/*.c db/*.c replay/*.c remote/*.c)
-TUI_SRC := $(wildcard tui/*.c)
+TUI_SRC := $(wildcard tui/*.c tui/cmd/*.c tui/screen/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ := $(TUI_SRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libheisen.a
@@ -221,7 +221,7 @@ DEMO_WASM := $(patsubst demos/%.c,demos/build/%.wasm,$(DEMO_SRC)) $(DEMO_COMP:%=
 WASI_CLANG := clang --target=wasm32-wasi --sysroot=/usr -matomics -mbulk-memory -g -O1
 # The guest library (demos/guest/: pthreads on wasi-threads, locked malloc
 # and stdio) and the demos, built with `heisen cc`, which holds the compile
-# and link flags (tui/cmd_cc.c). Native builds of the same sources, whose
+# and link flags (tui/cmd/cmd_cc.c). Native builds of the same sources, whose
 # output the wasm builds must reproduce, go to demos/build/native/.
 GUEST_CFLAGS := -pthread -ftls-model=local-exec -O2 -Wall -Wextra -Wno-unused-parameter -Werror -isystem demos/guest/include
 DEMO_NATIVE := $(patsubst demos/%.c,demos/build/native/%,$(DEMO_SRC)) $(DEMO_COMP:%=demos/build/native/%)
@@ -237,7 +237,7 @@ $(GUEST_DIR)/thread_start.o: demos/guest/thread_start.s
 $(GUEST_DIR)/libheisen-guest.a: $(GUEST_OBJ)
 	@rm -f $@
 	$(WASI_AR) rcs $@ $^
-demos/build/%.wasm: demos/%.c $(GUEST_FILES) tui/cmd_cc.c | $(HEISEN)
+demos/build/%.wasm: demos/%.c $(GUEST_FILES) tui/cmd/cmd_cc.c | $(HEISEN)
 	@mkdir -p $(dir $@)
 	$(HEISEN) cc -g -O1 -Wall -o $@ $<
 demos/build/native/%: demos/%.c
@@ -245,16 +245,16 @@ demos/build/native/%: demos/%.c
 	$(CC) -O1 -g -pthread -Wall -o $@ $<
 demos/build/comp-opt-bug.wasm demos/build/native/comp-opt-bug: COMP_OPT := -O2
 demos/build/comp-unopt-bug.wasm demos/build/native/comp-unopt-bug: COMP_OPT := -O0
-$(DEMO_COMP:%=demos/build/%.wasm): demos/comp-bug.c $(GUEST_FILES) tui/cmd_cc.c | $(HEISEN)
+$(DEMO_COMP:%=demos/build/%.wasm): demos/comp-bug.c $(GUEST_FILES) tui/cmd/cmd_cc.c | $(HEISEN)
 	@mkdir -p $(dir $@)
 	$(HEISEN) cc -g $(COMP_OPT) -Wall -o $@ $<
 $(DEMO_COMP:%=demos/build/native/%): demos/comp-bug.c
 	@mkdir -p $(dir $@)
 	$(CC) $(COMP_OPT) -g -pthread -Wall -o $@ $<
-demos/build/guests/%.wasm: tests/e2e/guests/%.c $(GUEST_FILES) tui/cmd_cc.c | $(HEISEN)
+demos/build/guests/%.wasm: tests/e2e/guests/%.c $(GUEST_FILES) tui/cmd/cmd_cc.c | $(HEISEN)
 	@mkdir -p $(dir $@)
 	$(HEISEN) cc -g -O1 -Wall -o $@ $<
-$(BUILD)/tui/cmd_cc.o: CFLAGS_ALL += -DHEISEN_GUEST_LIBDIR='"$(PREFIX)/lib/heisen/guest"' \
+$(BUILD)/tui/cmd/cmd_cc.o: CFLAGS_ALL += -DHEISEN_GUEST_LIBDIR='"$(PREFIX)/lib/heisen/guest"' \
 	-DHEISEN_GUEST_INCDIR='"$(PREFIX)/include/heisen/guest"'
 
 # The workspace is ./heisen.db: a first `make run` sweeps the fibonacci
@@ -277,7 +277,7 @@ install: all
 	install -m 644 demos/guest/include/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest
 
 format:
-	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*.h replay/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true
+	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*.h tui/screen/*.h replay/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true
 
 clean:
 	rm -rf build build-asan build-fuzz build-switch build-asan-switch \

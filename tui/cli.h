@@ -238,7 +238,7 @@ bool tui_parse_duration(const char *v, double *out);
 void tui_print_usage(FILE *f);
 void tui_print_cmd_help(const tui_cmd *cmd, FILE *f);
 /* The manual page heisen(1) in roff, from the command table
- * (tui/cmd_doc.c; `heisen help --man`). */
+ * (tui/cmd/cmd_doc.c; `heisen help --man`). */
 void tui_print_man(FILE *f);
 
 /* Shared by the handlers that read a module. tui_load_module reads,
@@ -270,7 +270,7 @@ int tui_open_existing_db(const char *dbopt, struct db **out,
 int tui_query_fail(const tui_cmd *cmd, wasm_status st, const wasm_err *e,
 		   FILE *err);
 /* The registered node `name` of the workspace dbopt names, and its URL
- * parsed (tui/cmd_node.c); an exit code, with the error printed as "heisen
+ * parsed (tui/cmd/cmd_node.c); an exit code, with the error printed as "heisen
  * WHO: ..." (free *r with db_remote_clear on TUI_EXIT_OK). */
 struct db_remote;
 struct db_node_url;
@@ -281,7 +281,7 @@ int tui_node_find(const char *dbopt, const char *name, const char *who,
 int tui_node_url(const char *who, const char *path, const struct db_remote *r,
 		 struct db_node_url *u, FILE *err);
 
-/* Rows of `heisen bugs` (cmd_db.c), also printed by `heisen sweep`:
+/* Rows of `heisen bugs` (tui/cmd/cmd_db.c), also printed by `heisen sweep`:
  * plain text with a header before the first row, or with j set one JSON
  * object per bug (heisen.bugs/1's rows) into j's open array. A db list
  * callback: ctx is a tui_list. */
@@ -372,7 +372,7 @@ void tui_supp_json_row(struct tui_json *j, const struct det_supp_rule *rule);
 /* What a site does, in one letter: R read, W write, A atomic. */
 char tui_kind_letter(uint8_t kind);
 
-/* Formatting shared by the listings and the TUI (cmd_db.c), each into
+/* Formatting shared by the listings and the TUI (tui/cmd/cmd_db.c), each into
  * buf of cap bytes: local time to the minute ("-" when unknown); a
  * density in basis points as "5%" or "12.5%"; a site as "func file:line"
  * with "?" for what is unknown; a bug's kinds as "W/R". */
@@ -384,7 +384,7 @@ void tui_fmt_kinds(const struct db_bug *b, char *buf, size_t cap);
 /* A site's JSON fields into j's open object: site, kind, function,
  * file, line (heisen.bug/1's). */
 void tui_json_site(struct tui_json *j, const struct db_bug_site *s);
-/* The same two for site `site` of a loaded program (cmd_detect.c):
+/* The same two for site `site` of a loaded program (tui/cmd/cmd_detect.c):
  * `func file:line` into buf, and the JSON fields. */
 struct det_prog;
 void tui_prog_site_text(const struct det_prog *p, uint32_t site, char *buf,
@@ -400,7 +400,7 @@ void tui_json_prog_access(struct tui_json *j, const struct det_prog *p,
  * "stack_truncated". */
 void tui_json_stack(struct tui_json *j, const char *key, const db_stack *s);
 
-/* ---- a bug's report (cmd_db.c): what `heisen show` prints and the TUI's
+/* ---- a bug's report (tui/cmd/cmd_db.c): what `heisen show` prints and the TUI's
  * bug screen draws, read from the database in one go. */
 #define TUI_REPORT_EXAMPLES 5
 #define TUI_CONTEXT_LINES 2 /* on each side of the racing line */
@@ -461,7 +461,7 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *r,
 			    wasm_err *e);
 void tui_report_free(tui_report *r);
 const tui_cell *tui_report_cell(const tui_report *r, size_t row, size_t col);
-/* The report's detections grid as text (tui/cmd_analysis.c): a row per
+/* The report's detections grid as text (tui/cmd/cmd_analysis.c): a row per
  * (node, profile), a K/N column per density, in blocks of the densities
  * that fit in `width` columns (0: one block); with colour, each cell's
  * background shows its K/N against the bug's best cell (ANSI). */
@@ -513,7 +513,7 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out,
  * c->args (NUL-separated, malloc'd) and c->nargs; false when out of
  * memory. Then tui_campaign_add records p's program (by hash, its path
  * made absolute), this node and the campaign c (setting its ids). Shared
- * by sweep and check (cmd_detect.c). */
+ * by sweep and check (tui/cmd/cmd_detect.c). */
 struct db_campaign;
 bool tui_campaign_args(const tui_args *a, struct db_campaign *c);
 /* --jobs (1 to 256, default the CPUs online) and --timeout (default 10 s)
@@ -527,12 +527,12 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		  FILE *err);
 int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
-/* Moving records between workspaces (cmd_sync.c). */
+/* Moving records between workspaces (tui/cmd/cmd_sync.c). */
 int tui_cmd_export(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_import(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
-/* Remote nodes: add, list, remove, check, self (cmd_node.c); status,
+/* Remote nodes: add, list, remove, check, self (tui/cmd/cmd_node.c); status,
  * and receive and start (the node's side of dispatch), fetch and
- * dispatch (cmd_remote.c). */
+ * dispatch (tui/cmd/cmd_remote.c). */
 int tui_cmd_node(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		    FILE *err);
@@ -549,7 +549,7 @@ int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
-/* Triage and comparing builds (cmd_triage.c). */
+/* Triage and comparing builds (tui/cmd/cmd_triage.c). */
 int tui_cmd_triage(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
 int tui_cmd_diff(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
@@ -557,25 +557,25 @@ int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
-/* `heisen replay` and `heisen mask save` (tui/cmd_replay.c). */
+/* `heisen replay` and `heisen mask save` (tui/cmd/cmd_replay.c). */
 int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
 int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		 FILE *err);
 int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
-/* `heisen factor`, `grid`, `simulate` and `plot` (tui/cmd_analysis.c). */
+/* `heisen factor`, `grid`, `simulate` and `plot` (tui/cmd/cmd_analysis.c). */
 int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		   FILE *err);
 int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_simulate(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
 int tui_cmd_plot(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
-/* `heisen completion` (tui/cmd_doc.c): the bash script, and the
+/* `heisen completion` (tui/cmd/cmd_doc.c): the bash script, and the
  * candidates it asks for. */
 int tui_cmd_completion(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		       FILE *err);
-/* `heisen tui`: the ncurses front end (tui/ui.c). */
+/* `heisen tui`: the ncurses front end (tui/screen/ui.c). */
 int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* `heisen shell` (tui/line.c): the interactive command line. */
 int tui_cmd_shell(const tui_cmd *cmd, const tui_args *a, FILE *out,

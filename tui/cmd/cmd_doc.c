@@ -10,7 +10,7 @@
  * runs, campaigns) come from the workspace that way, never from a list
  * frozen into the script.
  */
-#include "cli.h"
+#include "tui/cli.h"
 
 #include <string.h>
 

@@ -2,8 +2,8 @@
  * cmd_rewrite.c - `heisen instrument` and `heisen sites`: the rewriter's
  * commands. The work is in rewriter/; this file reads options and prints.
  */
-#include "cli.h"
-#include "jsonw.h"
+#include "tui/cli.h"
+#include "tui/jsonw.h"
 
 #include "core/wasm.h"
 #include "detector/race.h"

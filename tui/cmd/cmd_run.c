@@ -3,7 +3,7 @@
  * The WASI host is core/wasi.c; this file turns options into a
  * wasi_config and the run's outcome into an exit code.
  */
-#include "cli.h"
+#include "tui/cli.h"
 
 #include "core/wasi.h"
 

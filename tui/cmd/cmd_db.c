@@ -3,9 +3,9 @@
  * `runs`, `bugs`, `show` and `profiles`, plus tui_open_db. The SQL is in
  * db/; this file picks options, formats rows and reads source lines.
  */
-#include "cli.h"
-#include "jsonw.h"
-#include "race.h"
+#include "tui/cli.h"
+#include "tui/jsonw.h"
+#include "tui/race.h"
 
 #include "db/db.h"
 #include "detector/race.h"

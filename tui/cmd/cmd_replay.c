@@ -4,8 +4,8 @@
  * save` (the exact mask of a recorded run, as a mask file) and `heisen
  * minimize` (the delay sites that elicit a failure).
  */
-#include "cli.h"
-#include "jsonw.h"
+#include "tui/cli.h"
+#include "tui/jsonw.h"
 #include "replay/minimize.h"
 #include "replay/replay.h"
 

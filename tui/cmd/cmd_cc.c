@@ -44,7 +44,7 @@
  * bad: compile or link errors, which clang has printed); 3 when clang
  * cannot be run at all or the toolchain or guest library is missing.
  */
-#include "cli.h"
+#include "tui/cli.h"
 
 #include <errno.h>
 #include <limits.h>

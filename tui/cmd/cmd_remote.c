@@ -10,8 +10,8 @@
  * stream is checked whole before anything is imported (db/sync.h), and
  * text shown from a node has its control bytes replaced.
  */
-#include "cli.h"
-#include "jsonw.h"
+#include "tui/cli.h"
+#include "tui/jsonw.h"
 
 #include "db/nodes.h"
 #include "db/sync.h"

@@ -4,7 +4,7 @@
  * status lines, the bottom-line editor (':' commands, '/' filters, form
  * fields), '?' help, and the live sweep.
  */
-#include "ui.h"
+#include "tui/screen/ui.h"
 
 #include <curses.h>
 #include <errno.h>

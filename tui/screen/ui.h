@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cli.h"
+#include "tui/cli.h"
 #include "db/db.h"
 #include "detector/stats.h"
 

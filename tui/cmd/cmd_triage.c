@@ -5,8 +5,8 @@
  * later builds) and `diff` (the bugs two campaigns found, matched by
  * signature: new, gone, persisting).
  */
-#include "cli.h"
-#include "jsonw.h"
+#include "tui/cli.h"
+#include "tui/jsonw.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -3,9 +3,9 @@
  * (--density / --mask), `heisen sweep` and `heisen shared`. The work is
  * in detector/; this file turns options into a campaign and prints.
  */
-#include "cli.h"
-#include "jsonw.h"
-#include "race.h"
+#include "tui/cli.h"
+#include "tui/jsonw.h"
+#include "tui/race.h"
 
 #include "db/db.h"
 #include "detector/campaign.h"

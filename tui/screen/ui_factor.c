@@ -5,7 +5,7 @@
  * thread of its own, and screens pick the results up when a tick says
  * they are ready.
  */
-#include "ui.h"
+#include "tui/screen/ui.h"
 
 #include "detector/stats.h"
 

@@ -2,7 +2,7 @@
  * ui_widgets.c - what the TUI's screens are made of: clipped wide-char
  * text, the sortable and filterable table, the scrolling document.
  */
-#include "ui.h"
+#include "tui/screen/ui.h"
 
 #include <ctype.h>
 #include <curses.h>

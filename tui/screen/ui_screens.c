@@ -6,8 +6,8 @@
  * a tui_screen_ops row over the widgets of ui.h; the data comes from db/
  * through the same calls the listing commands use.
  */
-#include "race.h"
-#include "ui.h"
+#include "tui/race.h"
+#include "tui/screen/ui.h"
 
 #include "db/nodes.h"
 #include "detector/race.h"

@@ -2,8 +2,8 @@
  * cmd_wasm.c - `heisen inspect` and `heisen validate`: reports on one
  * module. The analysis lives in core/; this file only prints.
  */
-#include "cli.h"
-#include "jsonw.h"
+#include "tui/cli.h"
+#include "tui/jsonw.h"
 
 #include "core/wasm.h"
 

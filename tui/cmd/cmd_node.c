@@ -9,8 +9,8 @@
  * (host, user, port) was checked by db_node_url_parse to hold nothing a
  * shell or ssh's option parser could misread.
  */
-#include "cli.h"
-#include "jsonw.h"
+#include "tui/cli.h"
+#include "tui/jsonw.h"
 
 #include "db/nodes.h"
 #include "remote/transport.h"

@@ -6,9 +6,9 @@
  * `heisen plot` (the three as standalone SVG), and the grid printer
  * `heisen show` shares.
  */
-#include "cli.h"
+#include "tui/cli.h"
 #include "detector/stats.h"
-#include "jsonw.h"
+#include "tui/jsonw.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -3,8 +3,8 @@
  * as a stream (db/sync.h, docs/sync.md), so that runs made on another
  * machine can join this workspace.
  */
-#include "cli.h"
-#include "jsonw.h"
+#include "tui/cli.h"
+#include "tui/jsonw.h"
 
 #include "db/sync.h"
 

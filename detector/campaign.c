@@ -1302,6 +1302,8 @@ static bool sweep_done(void *ctx, const job *j, double started,
 	}
 	if (db_run_add(s->d, &r, hv, nh, err))
 		goto fail;
+	if (s->hooks && s->hooks->run)
+		s->hooks->run(s->hooks->ctx, &r, hv, nh);
 	s->pr.done++;
 	s->pr.by_status[o->h.status]++;
 	for (uint32_t i = 0; i < nh; i++)

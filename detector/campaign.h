@@ -136,6 +136,11 @@ typedef struct det_sweep_hooks {
 	void (*progress)(void *ctx, const det_progress *pr);
 	/* A new bug appeared (first detection in this campaign). */
 	void (*bug)(void *ctx, const db_hit *hit);
+	/* A run was recorded (r->id set), with the hits stored for it: its
+	 * insert is in the open batch, which d's connection already sees.
+	 * Called before bug for the run's new bugs. NULL: not wanted. */
+	void (*run)(void *ctx, const db_run *r, const db_hit *hits,
+		    uint32_t nhits);
 	void *ctx;
 } det_sweep_hooks;
 

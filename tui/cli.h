@@ -45,7 +45,7 @@ bool tui_opt_choice(const tui_opt *o, const char *word);
  * the remaining words in order. seen[] lists every option given, in
  * order, so that repeatable options (--dir, --env) keep each value: read
  * them with tui_opt_values. Storage points into argv; nothing to free. */
-#define TUI_MAX_OPTS 16
+#define TUI_MAX_OPTS 20
 #define TUI_MAX_OPERANDS 64
 #define TUI_MAX_SEEN 64
 typedef struct tui_args {
@@ -298,6 +298,9 @@ typedef struct tui_list {
 	const struct det_supp_rule *rule;
 	bool marks;
 	bool builds; /* text rows have a column of builds (bugs --program) */
+	/* Not NULL: each row goes to this machine report (--format,
+	 * tui/report_fmt.h) instead of text or j. */
+	struct tui_emit *em;
 } tui_list;
 bool tui_bug_row(void *ctx, const struct db_bug *b);
 

@@ -17,6 +17,17 @@ static const tui_opt no_opts[] = {{NULL, NULL, NULL}};
 	"./.heisen-suppressions when it exists"
 #define SUPP_OPT {"--suppressions", "FILE", SUPP_HELP}
 
+/* Machine output of the commands that report bugs (tui/report_fmt.h,
+ * docs/triage.md). */
+#define FORMAT_OPTS                                                            \
+	{"--format", "sarif|junit|jsonl",                                      \
+	 "print the bugs for CI tools instead of text: SARIF 2.1.0 (code "     \
+	 "scanning), JUnit XML, or JSON lines (heisen.event/1); not with "     \
+	 "--json"},                                                            \
+	    {"--source-root", "DIR",                                           \
+	     "with --format sarif: source files under DIR get URIs relative "  \
+	     "to it (uriBaseId SRCROOT)"}
+
 static const tui_opt help_opts[] = {
 	{"--man", NULL,
 	 "print the manual page (roff, for man -l) made from this table"},
@@ -100,6 +111,7 @@ static const tui_opt check_opts[] = {
 	 "exit 1 when a race was found that is not suppressed (any, the "
 	 "default) and, with new, not triaged confirmed or not-a-bug"},
 	{"--json", NULL, "print the races as JSON (schema heisen.check/1)"},
+	FORMAT_OPTS,
 	SUPP_OPT,
 	{NULL, NULL, NULL},
 };
@@ -135,6 +147,7 @@ static const tui_opt sweep_opts[] = {
 	 "exit 1 when the campaign found a bug that is not suppressed (any, "
 	 "the default) and, with new, not triaged confirmed or not-a-bug"},
 	{"--json", NULL, "print the summary as JSON (schema heisen.sweep/1)"},
+	FORMAT_OPTS,
 	SUPP_OPT,
 	{"--progress-fd", "FD",
 	 "also write progress as JSON lines (schema heisen.progress/1) to "
@@ -294,6 +307,7 @@ static const tui_opt bugs_opts[] = {
 	 "its file name, every build of that name, a row per signature"},
 	DB_OPT,
 	{"--json", NULL, "print the list as JSON (schema heisen.bugs/1)"},
+	FORMAT_OPTS,
 	{"--fail-on-bugs", "[new|any]",
 	 "exit 1 when a listed bug is not suppressed (any, the default) "
 	 "and, with new, not triaged confirmed or not-a-bug"},
@@ -536,9 +550,10 @@ const tui_cmd tui_commands[] = {
 	 "FILE.wasm [--densities LIST] [--runs N | --budget TIME] "
 	 "[--profiles LIST] [--jobs J] [--seed S] [--delay UNITS] "
 	 "[--timeout TIME] [--prune] [--db FILE] [--json] [--fail-on-bugs [new|any]] "
+	 "[--format sarif|junit|jsonl [--source-root DIR]] "
 	 "[--suppressions FILE] [--progress-fd FD] [-- ARGS...]  |  --resume "
-	 "CAMPAIGN [--jobs J] [--db FILE] [--suppressions FILE] "
-	 "[--progress-fd FD]",
+	 "CAMPAIGN [--jobs J] [--db FILE] [--format sarif|junit|jsonl] "
+	 "[--suppressions FILE] [--progress-fd FD]",
 	 "run a program many times under random probe masks, record races",
 	 "A campaign: FILE.wasm (instrumented on the fly when it is not, "
 	 "cached by hash) runs once per plan entry, each run in its own "
@@ -577,18 +592,26 @@ const tui_cmd tui_commands[] = {
 	 "judges them, docs/suppressions.md) and ends with a line counting "
 	 "them; their runs are recorded all the same. The terminal's new-bug "
 	 "lines leave them out too; --progress-fd's bug lines do not.\n"
+	 "With --format (sarif, junit or jsonl, as 'heisen help bugs' "
+	 "describes) stdout carries the bugs the campaign's runs detected, "
+	 "suppressed ones left out, for CI tools, instead of the summary; "
+	 "with jsonl a run line goes out (flushed) as each run is recorded, "
+	 "while the sweep goes on, then a bug line per bug and a summary "
+	 "line.\n"
 	 "Exit status: 0 when the plan or budget completed; 1 with "
 	 "--fail-on-bugs when the campaign found a bug that is not "
 	 "suppressed (with new: nor triaged confirmed or not-a-bug; a fixed "
-	 "bug that is back fails it); 2 on bad usage (an FD that is not open for writing "
-	 "included), an unreadable or invalid program, a suppressions file "
+	 "bug that is back fails it); 2 on bad usage (an FD that is not "
+	 "open for writing or --format with --json included), an "
+	 "unreadable or invalid program, a suppressions file "
 	 "that cannot be read or has a bad line (the message names "
 	 "FILE:LINE), or a database that cannot be used; 3 on an internal "
 	 "error; 130 when stopped by Ctrl-C.",
 	 0, TUI_MAX_OPERANDS, sweep_opts, tui_cmd_sweep},
 	{"check",
 	 "FILE.wasm [--runs N] [--profile NAME] [--jobs J] [--timeout TIME] "
-	 "[--db FILE] [--json] [--fail-on-bugs [new|any]] [--suppressions FILE] [-- "
+	 "[--db FILE] [--json] [--fail-on-bugs [new|any]] [--format "
+	 "sarif|junit|jsonl [--source-root DIR]] [--suppressions FILE] [-- "
 	 "ARGS...]",
 	 "find every race of a run by happens-before, as ThreadSanitizer does",
 	 "Runs FILE.wasm (instrumented on the fly when it is not, cached by "
@@ -615,9 +638,15 @@ const tui_cmd tui_commands[] = {
 	 "run of the check that kept stacks for it. The report ends with a "
 	 "line counting such races and the rules that matched; the runs "
 	 "are recorded all the same.\n"
+	 "With --format (sarif, junit or jsonl, as 'heisen help bugs' "
+	 "describes) stdout carries the races not suppressed, as the bugs "
+	 "they are recorded as, for CI tools, instead of the reports; with "
+	 "jsonl a run line goes out as each run is recorded, then a bug line "
+	 "per race and a summary line.\n"
 	 "Exit status: 0 on success; 1 with --fail-on-bugs when a race not "
 	 "suppressed was found (with new: nor triaged confirmed or "
-	 "not-a-bug); 2 on bad usage, an unreadable or invalid "
+	 "not-a-bug); 2 on bad usage (--format with --json included), an "
+	 "unreadable or invalid "
 	 "program, a suppressions file that cannot be read or has a bad "
 	 "line (the message names FILE:LINE), or a database that cannot be "
 	 "used; 3 on an internal error; 130 when stopped by Ctrl-C.",
@@ -756,7 +785,8 @@ const tui_cmd tui_commands[] = {
 	 "be used; 3 on an internal error.",
 	 1, 1, runs_opts, tui_cmd_runs},
 	{"bugs",
-	 "[--program P] [--db FILE] [--json] [--fail-on-bugs [new|any]] "
+	 "[--program P] [--db FILE] [--json | --format sarif|junit|jsonl "
+	 "[--source-root DIR]] [--fail-on-bugs [new|any]] "
 	 "[--suppressions FILE] [--show-suppressed]",
 	 "list the races found, most often detected first",
 	 "Lists the bugs recorded in the workspace database, of every "
@@ -782,9 +812,23 @@ const tui_cmd tui_commands[] = {
 	 "line at the end, with the rules that matched; --show-suppressed "
 	 "lists them too, in a first column 'suppressed' naming the rule "
 	 "('-' for the others).\n"
+	 "--format writes the list for CI tools instead (docs/triage.md, "
+	 "'Machine output for CI'): sarif, a SARIF 2.1.0 log of one run with "
+	 "a result per bug (error; note when triaged not-a-bug): the first "
+	 "access as its location, the other as related location, both call "
+	 "stacks as thread flows, the signature as partial fingerprint "
+	 "heisenSignature/v1; source files as absolute file: URIs, or under "
+	 "--source-root DIR relative to it (uriBaseId SRCROOT). junit, JUnit "
+	 "XML: a test case per program (each program that ran a campaign, "
+	 "or P), a failure per bug with its race report; a program without "
+	 "bugs passes. jsonl, a heisen.event/1 line per bug and a summary "
+	 "line (docs/json.md). Suppressed bugs are left out and counted (the "
+	 "SARIF run's and the JUnit suite's properties, the summary line); "
+	 "--show-suppressed does not combine with --format.\n"
 	 "Exit status: 0 on success; 1 with --fail-on-bugs when a listed bug "
 	 "is not suppressed (for CI; with new: nor triaged confirmed or "
-	 "not-a-bug); 2 if P matches no program, "
+	 "not-a-bug); 2 on bad usage (--format with --json or "
+	 "--show-suppressed), if P matches no program, "
 	 "the suppressions file cannot be read or has a bad line (the "
 	 "message names FILE:LINE), or the database does not exist or "
 	 "cannot be used; 3 on an internal error.",

@@ -235,10 +235,11 @@ static const tui_opt *any_opt(const char *name)
 	return NULL;
 }
 
-/* The words of an optional value, "[new|any]". */
+/* The words of a value, "sarif|junit|jsonl", or of an optional one,
+ * "[new|any]". */
 static void add_choices(cands *c, const char *what)
 {
-	for (const char *p = what + 1; *p && *p != ']';) {
+	for (const char *p = what + (what[0] == '['); *p && *p != ']';) {
 		size_t len = strcspn(p, "|]");
 		char w[32];
 		if (len < sizeof w) {
@@ -257,7 +258,7 @@ static void add_value(cands *c, const char *opt, const char *what,
 
 	if (opt && (!strcmp(opt, "--profile") || !strcmp(opt, "--profiles")))
 		add_profiles(c, !strcmp(opt, "--profiles"));
-	else if (what[0] == '[')
+	else if (what[0] == '[' || strchr(what, '|'))
 		add_choices(c, what);
 	else if (!strcmp(what, "COMMAND"))
 		add_commands(c);

@@ -80,6 +80,14 @@ void tui_json_str(tui_json *j, const char *key, const char *s)
 	tui_json_strn(j, key, s, strlen(s));
 }
 
+void tui_json_str_or_null(tui_json *j, const char *key, const char *s)
+{
+	if (s && *s)
+		tui_json_str(j, key, s);
+	else
+		tui_json_null(j, key);
+}
+
 void tui_json_u64(tui_json *j, const char *key, uint64_t v)
 {
 	member(j, key);

@@ -29,6 +29,8 @@ void tui_json_arr(tui_json *j, const char *key); /* [ */
 void tui_json_end(tui_json *j, char close);	 /* } or ] */
 void tui_json_str(tui_json *j, const char *key, const char *s);
 void tui_json_strn(tui_json *j, const char *key, const char *s, size_t n);
+/* s, or null when s is NULL or empty. */
+void tui_json_str_or_null(tui_json *j, const char *key, const char *s);
 void tui_json_u64(tui_json *j, const char *key, uint64_t v);
 void tui_json_i64(tui_json *j, const char *key, int64_t v);
 void tui_json_f64(tui_json *j, const char *key, double v); /* null if not finite */

@@ -10,6 +10,7 @@
 #include "detector/suppress.h"
 #include "tui/jsonw.h"
 #include "tui/race.h"
+#include "tui/report_fmt.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -34,11 +35,18 @@ typedef struct check_ui {
 	size_t n, cap;
 	bool nomem;
 	det_progress last;
+	tui_emit em; /* --format's report; its run lines stream */
 } check_ui;
 
 static void on_progress(void *ctx, const det_progress *pr)
 {
 	((check_ui *)ctx)->last = *pr;
+}
+
+static void on_run(void *ctx, const db_run *r, const db_hit *hits,
+		   uint32_t nhits)
+{
+	tui_emit_run(&((check_ui *)ctx)->em, r, hits, nhits);
 }
 
 static void on_race(void *ctx, const db_hit *h)
@@ -232,7 +240,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db *d = NULL;
 	db_campaign c = {0};
 	check_ui ui = {0};
-	det_sweep_hooks hooks = {on_progress, on_race, &ui};
+	det_sweep_hooks hooks = {
+	    .progress = on_progress, .bug = on_race, .run = on_run, .ctx = &ui};
 	det_supp *supp = NULL;
 	size_t nsupp = 0;
 	struct sigaction sa = {0}, old;
@@ -249,11 +258,19 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	/* Bad options and a bad rules file are bad input: refused before
 	 * anything runs. */
-	if ((rc = tui_gate_parse(cmd, a, &gate, err)) ||
-	    (rc = tui_supp_open(cmd, a, &supp, err)))
+	if ((rc = tui_gate_parse(cmd, a, &gate, err)))
 		return rc;
+	tui_emit_init(&ui.em, TUI_FORMAT_TEXT, cmd->name, out, NULL, gate,
+		      NULL);
+	if ((rc = tui_format_parse(cmd, a, &ui.em.fmt, &ui.em.root, err)))
+		return rc;
+	if ((rc = tui_supp_open(cmd, a, &supp, err))) {
+		tui_emit_fini(&ui.em);
+		return rc;
+	}
 	if ((st = det_prog_load(a->operands[0], &p, &e))) {
 		det_supp_free(supp);
+		tui_emit_fini(&ui.em);
 		tui_print_err(err, a->operands[0], &e);
 		return tui_exit_for(st);
 	}
@@ -267,6 +284,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = tui_exit_for(st);
 		goto done;
 	}
+	ui.em.d = d;
+	ui.em.program_id = c.program_id;
 	sa.sa_handler = on_sigint;
 	sa.sa_flags = SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
@@ -294,7 +313,29 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = tui_exit_for(st);
 		goto done;
 	}
-	if (json) {
+	if (ui.em.fmt) {
+		tui_emit_end end = {.campaign = c.id,
+				    .status = det_sweep_stopped() ? "stopped"
+								  : "done",
+				    .suppressed = nsupp,
+				    .ran = true};
+		tui_emit_program(&ui.em, p->name);
+		for (size_t i = 0; i < ui.n && !st; i++) {
+			db_bug b;
+			if (ui.v[i].rule ||
+			    (st = db_bug_get(d, ui.v[i].bug, &b, &e)))
+				continue;
+			tui_emit_bug(&ui.em, &b);
+			db_bug_clear(&b);
+		}
+		if (!st)
+			st = tui_emit_close(&ui.em, &end, &e);
+		if (st) {
+			fprintf(err, "heisen check: %s\n", e.msg);
+			rc = tui_exit_for(st);
+			goto done;
+		}
+	} else if (json) {
 		tui_json j;
 		tui_json_init(&j, out);
 		tui_json_obj(&j, NULL);
@@ -350,6 +391,7 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			       : TUI_EXIT_OK;
 	}
 done:
+	tui_emit_fini(&ui.em);
 	for (size_t i = 0; i < ui.n; i++)
 		for (int k = 0; k < 2; k++)
 			db_stack_clear(&ui.v[i].hit.stack[k]);

@@ -6,6 +6,7 @@
 #include "tui/cli.h"
 #include "tui/jsonw.h"
 #include "tui/race.h"
+#include "tui/report_fmt.h"
 
 #include "db/db.h"
 #include "detector/race.h"
@@ -159,14 +160,6 @@ void tui_fmt_site(const struct db_bug_site *s, char *buf, size_t cap)
 		 line);
 }
 
-static void json_str_or_null(tui_json *j, const char *key, const char *s)
-{
-	if (s && *s)
-		tui_json_str(j, key, s);
-	else
-		tui_json_null(j, key);
-}
-
 static void json_hex64(tui_json *j, const char *key, uint64_t v)
 {
 	char hex[24];
@@ -179,8 +172,8 @@ void tui_json_site(tui_json *j, const struct db_bug_site *s)
 {
 	tui_json_u64(j, "site", s->id);
 	tui_json_str(j, "kind", rw_kind_name((rw_kind)s->kind));
-	json_str_or_null(j, "function", s->func);
-	json_str_or_null(j, "file", s->file);
+	tui_json_str_or_null(j, "function", s->func);
+	tui_json_str_or_null(j, "file", s->file);
 	if (s->line)
 		tui_json_u64(j, "line", s->line);
 	else
@@ -201,7 +194,7 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 		tui_json_obj(j, NULL);
 		tui_json_u64(j, "id", (uint64_t)c->id);
 		tui_json_u64(j, "program_id", (uint64_t)c->program_id);
-		json_str_or_null(j, "program", c->program);
+		tui_json_str_or_null(j, "program", c->program);
 		tui_json_u64(j, "node_id", (uint64_t)c->node_id);
 		tui_json_u64(j, "created",
 			     c->created > 0 ? (uint64_t)c->created : 0);
@@ -340,7 +333,7 @@ static bool run_row(void *ctx, const db_run *r)
 			tui_json_u64(j, "exit_code", (uint64_t)r->exit_code);
 		else
 			tui_json_null(j, "exit_code");
-		json_str_or_null(j, "message", r->msg);
+		tui_json_str_or_null(j, "message", r->msg);
 		tui_json_u64(j, "bugs", r->nbugs);
 		tui_json_end(j, '}');
 		return true;
@@ -402,7 +395,7 @@ int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		tui_json_str(&j, "schema", "heisen.runs/1");
 		tui_json_str(&j, "db", path);
 		tui_json_u64(&j, "campaign", (uint64_t)cid);
-		json_str_or_null(&j, "program", c.program);
+		tui_json_str_or_null(&j, "program", c.program);
 		if (bid)
 			tui_json_u64(&j, "bug", (uint64_t)bid);
 		else
@@ -440,13 +433,15 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 	char kinds[8], seen[32], s0[320], s1[320];
 
 	l->n++;
+	if (l->em)
+		return tui_emit_bug(l->em, b);
 	tui_fmt_kinds(b, kinds, sizeof kinds);
 	if (l->j) {
 		tui_json *j = l->j;
 		tui_json_obj(j, NULL);
 		tui_json_u64(j, "id", (uint64_t)b->id);
 		tui_json_u64(j, "program_id", (uint64_t)b->program_id);
-		json_str_or_null(j, "program", b->program);
+		tui_json_str_or_null(j, "program", b->program);
 		tui_json_str(j, "kinds", kinds);
 		tui_json_arr(j, "sites");
 		for (int i = 0; i < 2; i++) {
@@ -460,7 +455,7 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 		tui_json_u64(j, "first_run", b->first_run);
 		tui_json_u64(j, "first_seen",
 			     b->first_seen > 0 ? (uint64_t)b->first_seen : 0);
-		json_str_or_null(j, "signature", b->sig);
+		tui_json_str_or_null(j, "signature", b->sig);
 		tui_json_str(j, "state", db_state_name(b->state));
 		if (b->triaged > 0)
 			tui_json_u64(j, "triaged", (uint64_t)b->triaged);
@@ -503,20 +498,39 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	uint32_t builds = 0;
 	const char *path;
 	tui_json j;
+	tui_emit em;
 	wasm_err e;
 	wasm_status st;
 	db *d;
 	int rc;
 
-	/* A bad gate or rules file is bad input: refused before anything
-	 * is read. */
+	/* A bad gate, format or rules file is bad input: refused before
+	 * anything is read. */
+	tui_emit_init(&em, TUI_FORMAT_TEXT, cmd->name, out, NULL, TUI_GATE_OFF,
+		      NULL);
 	if ((rc = tui_gate_parse(cmd, a, &sl.gate, err)) ||
-	    (rc = tui_supp_open(cmd, a, &sl.supp, err)))
+	    (rc = tui_format_parse(cmd, a, &em.fmt, &em.root, err)))
 		return rc;
-	if ((rc = open_existing(cmd, a, &d, &path, err))) {
-		det_supp_free(sl.supp);
+	if (show && em.fmt) {
+		fprintf(err, "heisen bugs: --show-suppressed is for the text "
+			     "list; --format leaves suppressed bugs out and "
+			     "counts them\n");
+		tui_emit_fini(&em);
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = tui_supp_open(cmd, a, &sl.supp, err))) {
+		tui_emit_fini(&em);
 		return rc;
 	}
+	if ((rc = open_existing(cmd, a, &d, &path, err))) {
+		det_supp_free(sl.supp);
+		tui_emit_fini(&em);
+		return rc;
+	}
+	em.d = d;
+	em.gate = sl.gate;
+	if (em.fmt)
+		l.em = &em;
 	sl.d = d;
 	sl.err = &e;
 	wasm_err_clear(&e);
@@ -538,7 +552,7 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		if (progopt) {
 			tui_json_obj(&j, "program");
 			tui_json_u64(&j, "id", (uint64_t)p.id);
-			json_str_or_null(&j, "name", p.name);
+			tui_json_str_or_null(&j, "name", p.name);
 			if (builds > 1)
 				tui_json_null(&j, "hash");
 			else
@@ -554,7 +568,15 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		    : db_bug_list(d, p.id, tui_supp_bug_row, &sl, &e);
 	if (!st)
 		st = sl.st;
-	if (json) {
+	if (em.fmt && !st) {
+		tui_emit_end end = {.suppressed = sl.suppressed};
+		if (progopt)
+			tui_emit_program(&em, p.name);
+		else
+			st = tui_emit_programs(&em, &e);
+		if (!st)
+			st = tui_emit_close(&em, &end, &e);
+	} else if (json) {
 		tui_json_end(&j, ']');
 		tui_supp_json(&j, sl.supp, sl.suppressed);
 		tui_json_end(&j, '}');
@@ -572,6 +594,7 @@ int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	else
 		rc = sl.failing ? TUI_EXIT_FINDINGS : TUI_EXIT_OK;
 done:
+	tui_emit_fini(&em);
 	db_program_clear(&p);
 	db_close(d);
 	det_supp_free(sl.supp);
@@ -1021,8 +1044,8 @@ static void show_json(FILE *out, const char *path, const tui_report *s)
 	tui_json_u64(&j, "id", (uint64_t)b->id);
 	tui_json_obj(&j, "program");
 	tui_json_u64(&j, "id", (uint64_t)p->id);
-	json_str_or_null(&j, "name", p->name);
-	json_str_or_null(&j, "path", p->path);
+	tui_json_str_or_null(&j, "name", p->name);
+	tui_json_str_or_null(&j, "path", p->path);
 	json_hex64(&j, "hash", p->hash);
 	tui_json_end(&j, '}');
 	tui_json_str(&j, "kinds", kinds);
@@ -1030,13 +1053,13 @@ static void show_json(FILE *out, const char *path, const tui_report *s)
 	tui_json_u64(&j, "first_run", b->first_run);
 	tui_json_u64(&j, "first_seen",
 		     b->first_seen > 0 ? (uint64_t)b->first_seen : 0);
-	json_str_or_null(&j, "signature", b->sig);
+	tui_json_str_or_null(&j, "signature", b->sig);
 	tui_json_str(&j, "state", db_state_name(b->state));
 	if (b->triaged > 0)
 		tui_json_u64(&j, "triaged", (uint64_t)b->triaged);
 	else
 		tui_json_null(&j, "triaged");
-	json_str_or_null(&j, "note", s->note);
+	tui_json_str_or_null(&j, "note", s->note);
 	tui_json_arr(&j, "sites");
 	for (int i = 0; i < 2; i++)
 		show_site_json(&j, s, i);

@@ -6,6 +6,7 @@
 #include "tui/cli.h"
 #include "tui/jsonw.h"
 #include "tui/race.h"
+#include "tui/report_fmt.h"
 
 #include "db/db.h"
 #include "detector/campaign.h"
@@ -1175,6 +1176,7 @@ typedef struct sweep_ui {
 	db *d; /* to name new bugs in progress lines */
 	int64_t program_id;
 	const det_supp *supp; /* new bugs it suppresses are not shown */
+	tui_emit em;	      /* --format's report; its run lines stream */
 } sweep_ui;
 
 static void fmt_hms(double s, char *buf, size_t cap)
@@ -1302,6 +1304,12 @@ static void on_bug(void *ctx, const db_hit *h)
 	fprintf(u->err, "\r\033[Knew bug: %c/%c %s <-> %s\n",
 		tui_kind_letter(h->site[0].kind),
 		tui_kind_letter(h->site[1].kind), s0, s1);
+}
+
+static void on_run(void *ctx, const db_run *r, const db_hit *hits,
+		   uint32_t nhits)
+{
+	tui_emit_run(&((sweep_ui *)ctx)->em, r, hits, nhits);
 }
 
 static void start_line(sweep_ui *u, const db_campaign *c, bool resumed,
@@ -1477,7 +1485,8 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	struct sigaction sa = {0}, old, pipe_old;
 	bool pipe_set = false;
 	sweep_ui ui = {.out = out, .err = err};
-	det_sweep_hooks hooks = {on_progress, on_bug, &ui};
+	det_sweep_hooks hooks = {
+	    .progress = on_progress, .bug = on_bug, .run = on_run, .ctx = &ui};
 	det_supp *supp = NULL;
 	wasm_status st;
 
@@ -1511,9 +1520,16 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			return TUI_EXIT_USAGE;
 		}
 	}
-	/* A bad rules file is bad input: refused before anything runs. */
-	if ((rc = tui_supp_open(cmd, a, &supp, err)))
+	/* A bad format or rules file is bad input: refused before anything
+	 * runs. */
+	tui_emit_init(&ui.em, TUI_FORMAT_TEXT, cmd->name, out, NULL, gate,
+		      NULL);
+	if ((rc = tui_format_parse(cmd, a, &ui.em.fmt, &ui.em.root, err)))
 		return rc;
+	if ((rc = tui_supp_open(cmd, a, &supp, err))) {
+		tui_emit_fini(&ui.em);
+		return rc;
+	}
 	if (resume) {
 		uint64_t id;
 		if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
@@ -1599,9 +1615,11 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		}
 	}
 	ui.prog = p;
-	ui.tty = !json && isatty(fileno(err));
+	ui.tty = !json && !ui.em.fmt && isatty(fileno(err));
 	ui.d = d;
 	ui.program_id = c.program_id;
+	ui.em.d = d;
+	ui.em.program_id = c.program_id;
 	ui.supp = supp;
 	if (ui.po.fd >= 0) {
 		/* A progress reader that goes away must cost its lines, not
@@ -1642,7 +1660,21 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			goto done;
 		}
 		end_line(&ui, now.status, now.done, now.bugs, NULL);
-		if (json) {
+		if (ui.em.fmt) {
+			/* The campaign's bugs: those the gate judges. */
+			tui_emit_end end = {.campaign = now.id,
+					    .status = now.status,
+					    .ran = true};
+			l.em = &ui.em;
+			tui_emit_program(&ui.em, p->name);
+			if (!(st = db_bug_list_campaign(
+				  d, now.id, tui_supp_bug_row, &sl, &e)) &&
+			    !(st = sl.st)) {
+				end.suppressed = sl.suppressed;
+				st = tui_emit_close(&ui.em, &end, &e);
+			}
+			sl.st = st;
+		} else if (json) {
 			tui_json j;
 			char hex[20];
 			tui_json_init(&j, out);
@@ -1708,6 +1740,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		db_campaign_clear(&now);
 	}
 done:
+	tui_emit_fini(&ui.em);
 	progress_finish(&ui.po);
 	if (pipe_set)
 		sigaction(SIGPIPE, &pipe_old, NULL);

@@ -132,10 +132,12 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDFLAGS_ALL) -lcmocka -lsqlite3 -lm -lpthread
 
-# Completion reads the command table, which names every handler: this
-# test links the objects of heisen but main.o, and heisen's libraries.
+# Completion and --format's option checks read the command table, which
+# names every handler: these tests link the objects of heisen but main.o,
+# and heisen's libraries.
 TUI_LIB_OBJ := $(filter-out $(BUILD)/tui/main.o,$(TUI_OBJ))
-$(BUILD)/tests/unit/test_complete: tests/unit/test_complete.c $(TUI_LIB_OBJ) $(LIB)
+TUI_UNIT_BIN := $(BUILD)/tests/unit/test_complete $(BUILD)/tests/unit/test_report_fmt
+$(TUI_UNIT_BIN): $(BUILD)/tests/unit/%: tests/unit/%.c $(TUI_LIB_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(TUI_LIB_OBJ) $(LIB) $(LDFLAGS_ALL) -lcmocka $(HEISEN_LIBS)
 

@@ -804,17 +804,18 @@ static void junit_classname(FILE *out, const char *prog)
 }
 
 /* A failure of the open test case: the message, the race report with
- * both stacks in the body. */
-static wasm_status junit_failure(tui_emit *em, const db_bug *b,
-				 const tui_report *r)
+ * both stacks in the body (out of memory: em->st says so). */
+static void junit_failure(tui_emit *em, const db_bug *b, const tui_report *r)
 {
 	char msg[1024], kinds[8];
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
 
-	if (!mem)
-		return emit_nomem(em);
+	if (!mem) {
+		emit_nomem(em);
+		return;
+	}
 	tui_fmt_kinds(b, kinds, sizeof kinds);
 	fprintf(mem,
 		"bug %" PRId64 " of %s: %s, detected by %" PRIu64
@@ -826,7 +827,8 @@ static wasm_status junit_failure(tui_emit *em, const db_bug *b,
 	fprintf(mem, "'heisen show %" PRId64 "' tells more.\n", b->id);
 	if (fclose(mem)) {
 		free(text);
-		return emit_nomem(em);
+		emit_nomem(em);
+		return;
 	}
 	bug_message(b, msg, sizeof msg);
 	fputs("      <failure", em->out);
@@ -836,7 +838,6 @@ static wasm_status junit_failure(tui_emit *em, const db_bug *b,
 	tui_xml_text(em->out, text, len, false);
 	fputs("</failure>\n", em->out);
 	free(text);
-	return WASM_OK;
 }
 
 /* ---- close --------------------------------------------------------------- */
@@ -904,17 +905,19 @@ wasm_status tui_emit_close(tui_emit *em, const tui_emit_end *end, wasm_err *e)
 		goto done;
 	}
 	/* Test cases and summaries in one order, whatever order the
-	 * programs were met in. */
+	 * programs were met in. After an error the document is left
+	 * unfinished (no closing brackets, tags or summary line): a reader
+	 * must not take it for a whole report. */
 	qsort(em->prog, em->nprog, sizeof *em->prog, cmp_name);
 	switch (em->fmt) {
 	case TUI_FORMAT_SARIF:
 		sarif_begin(em, &j);
-		st = write_bugs(em, &j, NULL, e);
-		sarif_end(em, &j, end);
+		if (!(st = write_bugs(em, &j, NULL, e)) && !em->st)
+			sarif_end(em, &j, end);
 		break;
 	case TUI_FORMAT_JUNIT:
 		junit_begin(em, end);
-		for (size_t i = 0; !st && i < em->nprog; i++) {
+		for (size_t i = 0; !st && !em->st && i < em->nprog; i++) {
 			fputs("    <testcase", em->out);
 			junit_classname(em->out, em->prog[i]);
 			xml_attr(em->out, "name", em->prog[i]);
@@ -923,14 +926,15 @@ wasm_status tui_emit_close(tui_emit *em, const tui_emit_end *end, wasm_err *e)
 				continue;
 			}
 			fputs(">\n", em->out);
-			st = write_bugs(em, NULL, em->prog[i], e);
-			fputs("    </testcase>\n", em->out);
+			if (!(st = write_bugs(em, NULL, em->prog[i], e)))
+				fputs("    </testcase>\n", em->out);
 		}
-		fputs("  </testsuite>\n</testsuites>\n", em->out);
+		if (!st && !em->st)
+			fputs("  </testsuite>\n</testsuites>\n", em->out);
 		break;
 	case TUI_FORMAT_JSONL:
-		st = write_bugs(em, NULL, NULL, e);
-		jsonl_end(em, end);
+		if (!(st = write_bugs(em, NULL, NULL, e)) && !em->st)
+			jsonl_end(em, end);
 		break;
 	case TUI_FORMAT_TEXT: break;
 	}

@@ -439,6 +439,14 @@ static void bug_message(const db_bug *b, char *buf, size_t cap)
 
 /* ---- SARIF --------------------------------------------------------------- */
 
+/* SARIF's message and description objects: {"text": text} under key. */
+static void sarif_text(tui_json *j, const char *key, const char *text)
+{
+	tui_json_obj(j, key);
+	tui_json_str(j, "text", text);
+	tui_json_end(j, '}');
+}
+
 /* A SARIF location object under key: the file and line when known, the
  * function as a logical location and as the message. */
 static void sarif_location(tui_emit *em, tui_json *j, const char *key,
@@ -473,9 +481,7 @@ static void sarif_location(tui_emit *em, tui_json *j, const char *key,
 	tui_json_str(j, "kind", "function");
 	tui_json_end(j, '}');
 	tui_json_end(j, ']');
-	tui_json_obj(j, "message");
-	tui_json_str(j, "text", msg ? msg : func ? func : "?");
-	tui_json_end(j, '}');
+	sarif_text(j, "message", msg ? msg : func ? func : "?");
 	tui_json_end(j, '}');
 }
 
@@ -505,9 +511,7 @@ static void sarif_thread_flow(tui_emit *em, tui_json *j, const tui_report *r,
 			 ", by thread %u at 0x%08x (run %" PRId64 ")",
 			 x->tid[i], x->addr[i], x->run);
 	tui_json_obj(j, NULL);
-	tui_json_obj(j, "message");
-	tui_json_str(j, "text", text);
-	tui_json_end(j, '}');
+	sarif_text(j, "message", text);
 	tui_json_arr(j, "locations");
 	if (!st->n) {
 		tui_json_obj(j, NULL);
@@ -541,9 +545,7 @@ static void sarif_result(tui_emit *em, tui_json *j, const db_bug *b,
 	 * scanning gates on. */
 	tui_json_str(j, "level",
 		     b->state == DB_STATE_NOT_A_BUG ? "note" : "error");
-	tui_json_obj(j, "message");
-	tui_json_str(j, "text", msg);
-	tui_json_end(j, '}');
+	sarif_text(j, "message", msg);
 	tui_json_arr(j, "locations");
 	sarif_site(em, j, &b->site[f], "This access");
 	tui_json_end(j, ']');
@@ -592,15 +594,9 @@ static void sarif_begin(tui_emit *em, tui_json *j)
 		tui_json_obj(j, NULL);
 		tui_json_str(j, "id", r->id);
 		tui_json_str(j, "name", r->name);
-		tui_json_obj(j, "shortDescription");
-		tui_json_str(j, "text", r->brief);
-		tui_json_end(j, '}');
-		tui_json_obj(j, "fullDescription");
-		tui_json_str(j, "text", r->full);
-		tui_json_end(j, '}');
-		tui_json_obj(j, "help");
-		tui_json_str(j, "text", r->help);
-		tui_json_end(j, '}');
+		sarif_text(j, "shortDescription", r->brief);
+		sarif_text(j, "fullDescription", r->full);
+		sarif_text(j, "help", r->help);
 		tui_json_obj(j, "defaultConfiguration");
 		tui_json_str(j, "level", "error");
 		tui_json_end(j, '}');

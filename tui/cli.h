@@ -184,10 +184,12 @@ int tui_cmd_unset(const tui_cmd *cmd, const tui_args *a, FILE *out,
  * a ';' too), the command's option names for a word starting with '-',
  * for an option's value or an operand what its name in the command table
  * says (FILE/MASKFILE/FILE.wasm..., a program's ARGS... and cc's
- * words: file names, directories end with '/'; HOST of --dir:
- * directories; BUG, RUN, CAMPAIGN: ids from the workspace database
- * (--db on the line, else s's db setting, else $HEISEN_DB or
- * ./heisen.db), never creating it, RUN the runs of the newest campaign;
+ * words: file names, directories end with '/'; HOST of --dir and DIR:
+ * directories; words joined by '|' (sarif|junit|jsonl) or an optional
+ * value's ([new|any]): those words; BUG, RUN, CAMPAIGN: ids from the
+ * workspace database (--db on the line, else s's db setting, else
+ * $HEISEN_DB or ./heisen.db), never creating it, RUN the runs of the
+ * newest campaign;
  * NAME of set/unset: the settable names, and VALUE what that setting's
  * option takes; COMMAND of help: command names; PROFILE/LIST of
  * --profile(s): profile names). Each candidate that starts with the word

@@ -270,7 +270,7 @@ static void add_value(cands *c, const char *opt, const char *what,
 		add_ids(c, dbopt, IDS_CAMPAIGN);
 	else if (!strcmp(what, "RUN"))
 		add_ids(c, dbopt, IDS_RUN);
-	else if (!strncmp(what, "HOST", 4))
+	else if (!strncmp(what, "HOST", 4) || !strcmp(what, "DIR"))
 		add_files(c, true);
 	else if (strstr(what, "FILE") || !strcmp(what, "ARGS...") ||
 		 (n > 5 && !strcmp(what + n - 5, ".wasm")))

@@ -150,6 +150,10 @@ static void test_options(void **state)
 	assert_string_equal(comp(NULL, "triage 1 --fail"), "");
 	assert_string_equal(comp(NULL, "sweep --fail-on-bugs --j"),
 			    "--jobs --json");
+	/* A value of words joined by '|'. */
+	assert_string_equal(comp(NULL, "bugs --format "), "jsonl junit sarif");
+	assert_string_equal(comp(NULL, "check x.wasm --format j"),
+			    "jsonl junit");
 }
 
 static void test_help_and_set(void **state)

@@ -37,12 +37,12 @@ struct run {
 	const wasi_config *cfg;
 	eng_proc *p;
 	wasi_ctx ctx;
-	eng_memory *memory;  /* env.memory, created once per run, or NULL */
+	eng_memory *memory;   /* env.memory, created once per run, or NULL */
 	pthread_mutex_t lock; /* guards cache and cached */
-	eng_extern *cache;   /* per import index: what WASI resolved */
+	eng_extern *cache;    /* per import index: what WASI resolved */
 	bool *cached;
-	binding *bind;       /* per import index */
-	uint64_t start_ns;   /* when the run started, CLOCK_MONOTONIC */
+	binding *bind;	   /* per import index */
+	uint64_t start_ns; /* when the run started, CLOCK_MONOTONIC */
 };
 
 /* A spawned thread's start: freed by the thread. */
@@ -65,7 +65,7 @@ static uint64_t now_ns(void)
 }
 
 static void set_trap(eng_trap *t, eng_trap_kind k, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void set_trap(eng_trap *t, eng_trap_kind k, const char *fmt, ...)
 {
 	va_list ap;
@@ -157,6 +157,13 @@ static eng_trap_kind host_nosys(eng_thread *t, void *ctx, const eng_val *args,
 		results[i] = 0;
 	if (ft->nresults == 1 && ft->types[ft->nparams] == WASM_I32)
 		results[0] = WASI_ENOSYS;
+	return ENG_OK;
+}
+
+/* A hint nobody listens to (wasi.h). */
+static eng_trap_kind host_hint(eng_thread *t, void *ctx, const eng_val *args,
+			       eng_val *results, eng_trap *trap)
+{
 	return ENG_OK;
 }
 
@@ -261,7 +268,7 @@ static void sig_type(const char *sig, wasm_functype *ft, uint8_t *types)
 			continue;
 		}
 		types[ft->nparams + ft->nresults] =
-			*c == 'I' ? WASM_I64 : WASM_I32;
+		    *c == 'I' ? WASM_I64 : WASM_I32;
 		if (res)
 			ft->nresults++;
 		else
@@ -269,8 +276,8 @@ static void sig_type(const char *sig, wasm_functype *ft, uint8_t *types)
 	}
 }
 
-static eng_func *host_func(run *r, const char *sig, eng_host_fn fn,
-			   void *ctx, const char *name)
+static eng_func *host_func(run *r, const char *sig, eng_host_fn fn, void *ctx,
+			   const char *name)
 {
 	uint8_t types[16];
 	wasm_functype ft;
@@ -287,8 +294,8 @@ static bool resolve_wasi(run *r, const wasm_import *imp, uint32_t idx,
 	eng_func *fn = NULL;
 
 	if (imp->kind == WASM_EXTERN_MEMORY) {
-		if (!str_is(imp->module, "env") || !str_is(imp->name, "memory") ||
-		    !r->memory)
+		if (!str_is(imp->module, "env") ||
+		    !str_is(imp->name, "memory") || !r->memory)
 			return false;
 		out->kind = WASM_EXTERN_MEMORY;
 		out->u.memory = r->memory;
@@ -297,8 +304,7 @@ static bool resolve_wasi(run *r, const wasm_import *imp, uint32_t idx,
 	if (imp->kind != WASM_EXTERN_FUNC)
 		return false;
 	if (str_is(imp->module, "wasi_snapshot_preview1")) {
-		const wasi_func *f =
-			wasi_func_find(imp->name.p, imp->name.len);
+		const wasi_func *f = wasi_func_find(imp->name.p, imp->name.len);
 		if (str_is(imp->name, "proc_exit")) {
 			fn = host_func(r, "i>", host_proc_exit, r, "proc_exit");
 		} else if (f) {
@@ -307,15 +313,20 @@ static bool resolve_wasi(run *r, const wasm_import *imp, uint32_t idx,
 			fn = host_func(r, f->sig, host_wasi, &r->bind[idx],
 				       f->name);
 		} else if (imp->u.func_type < r->m->ntypes) {
-			fn = eng_host_func_new(r->p,
-					       &r->m->types[imp->u.func_type],
-					       host_nosys,
-					       &r->m->types[imp->u.func_type],
-					       "wasi (not implemented)");
+			fn = eng_host_func_new(
+			    r->p, &r->m->types[imp->u.func_type], host_nosys,
+			    &r->m->types[imp->u.func_type],
+			    "wasi (not implemented)");
 		}
 	} else if (str_is(imp->module, "wasi") &&
 		   str_is(imp->name, "thread-spawn")) {
 		fn = host_func(r, "i>i", host_thread_spawn, r, "thread-spawn");
+	} else if (str_is(imp->module, WASI_HINT_MODULE) &&
+		   imp->u.func_type < r->m->ntypes &&
+		   !r->m->types[imp->u.func_type].nresults) {
+		fn =
+		    eng_host_func_new(r->p, &r->m->types[imp->u.func_type],
+				      host_hint, NULL, "hint (nobody listens)");
 	}
 	if (!fn)
 		return false;
@@ -355,7 +366,8 @@ static const wasm_export *find_export(const wasm_module *m, const char *name,
 				      wasm_extern kind)
 {
 	for (uint32_t i = 0; i < m->nexports; i++)
-		if (m->exports[i].kind == kind && str_is(m->exports[i].name, name))
+		if (m->exports[i].kind == kind &&
+		    str_is(m->exports[i].name, name))
 			return &m->exports[i];
 	return NULL;
 }
@@ -388,7 +400,8 @@ wasm_status wasi_check_command(const wasm_module *m, wasm_err *err)
 				    "_start must have type () -> ()");
 	for (uint32_t i = 0; i < m->nimports; i++) {
 		const wasm_import *im = &m->imports[i];
-		if (im->kind == WASM_EXTERN_FUNC && str_is(im->module, "wasi") &&
+		if (im->kind == WASM_EXTERN_FUNC &&
+		    str_is(im->module, "wasi") &&
 		    str_is(im->name, "thread-spawn"))
 			threads = true;
 		if (im->kind == WASM_EXTERN_MEMORY &&
@@ -397,7 +410,7 @@ wasm_status wasi_check_command(const wasm_module *m, wasm_err *err)
 	}
 	if (threads) {
 		const wasm_export *ts =
-			find_export(m, "wasi_thread_start", WASM_EXTERN_FUNC);
+		    find_export(m, "wasi_thread_start", WASM_EXTERN_FUNC);
 		if (!ts || !is_i32_void(m, ts->index, 2))
 			return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 					    "imports wasi.thread-spawn but "
@@ -506,8 +519,8 @@ wasm_status wasi_run(eng_module *cm, const wasi_config *cfg, eng_trap *trap,
 	 * limits the module declares (capped by the proc's limit). */
 	for (uint32_t i = 0; i < m->nimports; i++) {
 		const wasm_import *im = &m->imports[i];
-		if (im->kind != WASM_EXTERN_MEMORY || !str_is(im->module, "env") ||
-		    !str_is(im->name, "memory"))
+		if (im->kind != WASM_EXTERN_MEMORY ||
+		    !str_is(im->module, "env") || !str_is(im->name, "memory"))
 			continue;
 		if (!(r->memory = eng_memory_new(r->p, &im->u.memory, err))) {
 			if (err->status != WASM_LIMIT)

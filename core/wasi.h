@@ -34,6 +34,12 @@
  * instance's memory 0; a bad one returns EFAULT. Functions this host does
  * not implement (sockets, proc_raise…) link and return ENOSYS.
  *
+ * Hints: a function import of module WASI_HINT_MODULE with no results
+ * that the embedder's resolver does not provide links to a function that
+ * does nothing. A program tells a watching host what only it knows
+ * through them (heisen's guest library: heap blocks and thread stacks,
+ * for the detector's race reports) and still runs where nobody watches.
+ *
  * wasi-threads thread-spawn returns the new thread id (> 0), or -6
  * (-EAGAIN in WASI's numbering, what wasi-libc's pthread_create expects)
  * when the thread limit is reached or the OS refuses a thread.
@@ -42,6 +48,8 @@
 #define HEISEN_CORE_WASI_H
 
 #include "engine.h"
+
+#define WASI_HINT_MODULE "heisen.hint"
 
 /* A directory granted to the guest: `host` is opened when the run starts;
  * the guest sees it as the preopened directory `guest` (what wasi-libc
@@ -56,15 +64,15 @@ typedef struct wasi_dir {
 typedef struct wasi_config {
 	const char *const *argv; /* argc strings; argv[0] = program name */
 	uint32_t argc;
-	const char *const *env;  /* nenv "KEY=VALUE" strings; the host's own
-				    environment is not passed on */
+	const char *const *env; /* nenv "KEY=VALUE" strings; the host's own
+				   environment is not passed on */
 	uint32_t nenv;
-	const wasi_dir *dirs;    /* ndirs grants, preopened as fd 3, 4… */
+	const wasi_dir *dirs; /* ndirs grants, preopened as fd 3, 4… */
 	uint32_t ndirs;
-	int stdio[3];            /* host fds behind guest fds 0, 1, 2
-				    (default 0, 1, 2; -1 = not open). Never
-				    closed by the host. */
-	eng_limits limits;       /* threads, memory, timeout… (0 = default) */
+	int stdio[3];	   /* host fds behind guest fds 0, 1, 2
+			      (default 0, 1, 2; -1 = not open). Never
+			      closed by the host. */
+	eng_limits limits; /* threads, memory, timeout… (0 = default) */
 
 	/* Imports the embedder provides (heisen.probe, heisen.mask…),
 	 * consulted before WASI's own for every instance of the run, thread

@@ -122,6 +122,15 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     " sig TEXT NOT NULL, state TEXT NOT NULL, note TEXT,"
     " time REAL NOT NULL);"
     "CREATE INDEX triage_key ON triage(program, sig, id);",
+    /* 9 -> 10: where a race's bytes were (db_loc_format's text) with the
+     * heap block's allocation stack, and who created each access's
+     * thread ("PARENT_A PARENT_B") with the stacks of those spawns. */
+    "ALTER TABLE run_bugs ADD COLUMN location TEXT;"
+    "ALTER TABLE run_bugs ADD COLUMN loc_stack INTEGER"
+    " REFERENCES stacks(id);"
+    "ALTER TABLE run_bugs ADD COLUMN parents TEXT;"
+    "ALTER TABLE run_bugs ADD COLUMN spawn_a INTEGER REFERENCES stacks(id);"
+    "ALTER TABLE run_bugs ADD COLUMN spawn_b INTEGER REFERENCES stacks(id);",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -220,12 +229,18 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)")                   \
 	X(RUN_BUG_ADD,                                                         \
 	  "INSERT INTO run_bugs(run_id, bug_id, tid_a, tid_b, addr_a, addr_b," \
-	  " count, stack_a, stack_b, value) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
-	  " ?7, ?8, ?9, ?10) ON CONFLICT(run_id, bug_id) DO UPDATE SET"        \
-	  " count = count + excluded.count,"                                   \
+	  " count, stack_a, stack_b, value, location, loc_stack, parents,"     \
+	  " spawn_a, spawn_b) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10," \
+	  " ?11, ?12, ?13, ?14, ?15) ON CONFLICT(run_id, bug_id) DO UPDATE"    \
+	  " SET count = count + excluded.count,"                               \
 	  " stack_a = coalesce(stack_a, excluded.stack_a),"                    \
 	  " stack_b = coalesce(stack_b, excluded.stack_b),"                    \
-	  " value = coalesce(value, excluded.value)")                          \
+	  " value = coalesce(value, excluded.value),"                          \
+	  " location = coalesce(location, excluded.location),"                 \
+	  " loc_stack = coalesce(loc_stack, excluded.loc_stack),"              \
+	  " parents = coalesce(parents, excluded.parents),"                    \
+	  " spawn_a = coalesce(spawn_a, excluded.spawn_a),"                    \
+	  " spawn_b = coalesce(spawn_b, excluded.spawn_b)")                    \
 	X(STACK_ADD, "INSERT INTO stacks(frames) VALUES(?1)"                   \
 		     " ON CONFLICT(frames) DO UPDATE SET frames = frames"      \
 		     " RETURNING id")                                          \
@@ -233,6 +248,12 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 			  " LEFT JOIN stacks sa ON sa.id = rb.stack_a"         \
 			  " LEFT JOIN stacks sb ON sb.id = rb.stack_b"         \
 			  " WHERE rb.run_id = ?1 AND rb.bug_id = ?2")          \
+	X(RUN_BUG_WHERE, "SELECT rb.location, sl.frames, rb.parents,"          \
+			 " s1.frames, s2.frames FROM run_bugs rb"              \
+			 " LEFT JOIN stacks sl ON sl.id = rb.loc_stack"        \
+			 " LEFT JOIN stacks s1 ON s1.id = rb.spawn_a"          \
+			 " LEFT JOIN stacks s2 ON s2.id = rb.spawn_b"          \
+			 " WHERE rb.run_id = ?1 AND rb.bug_id = ?2")           \
 	X(BUG_GET, "SELECT " BUG_COLS " WHERE b.id = ?1")                      \
 	X(BUG_LIST, "SELECT " BUG_COLS " WHERE ?1 = 0 OR b.program_id = ?1"    \
 		    " ORDER BY nruns DESC, b.id")                              \
@@ -378,15 +399,9 @@ wasm_status db_sql_fail(db *d, wasm_err *err, int rc, const char *what)
 	return sql_fail(d, err, rc, what);
 }
 
-struct sqlite3 *db_sqlite(db *d)
-{
-	return d->h;
-}
+struct sqlite3 *db_sqlite(db *d) { return d->h; }
 
-const char *db_file(db *d)
-{
-	return d->path;
-}
+const char *db_file(db *d) { return d->path; }
 
 static wasm_status oom(db *d, wasm_err *err)
 {
@@ -1856,6 +1871,102 @@ bad:
 			    text);
 }
 
+static const char *const loc_kinds[] = {
+    [DB_LOC_NONE] = "",		  [DB_LOC_GLOBAL] = "global",
+    [DB_LOC_SEGMENT] = "segment", [DB_LOC_HEAP] = "heap",
+    [DB_LOC_STACK] = "stack",
+};
+
+const char *db_loc_kind_name(uint8_t kind)
+{
+	return kind < sizeof loc_kinds / sizeof *loc_kinds ? loc_kinds[kind]
+							   : "";
+}
+
+char *db_loc_format(const db_loc *l)
+{
+	wasm_buf b = {0};
+	char num[48];
+
+	if (!l->kind || l->kind >= sizeof loc_kinds / sizeof *loc_kinds)
+		return NULL;
+	wasm_buf_put(&b, loc_kinds[l->kind], strlen(loc_kinds[l->kind]));
+	snprintf(num, sizeof num, " %" PRIu32 " %" PRIu32 " ", l->offset,
+		 l->size);
+	wasm_buf_put(&b, num, strlen(num));
+	if (l->kind == DB_LOC_HEAP || l->kind == DB_LOC_STACK)
+		snprintf(num, sizeof num, "%" PRIu32, l->tid);
+	else
+		snprintf(num, sizeof num, "-");
+	wasm_buf_put(&b, num, strlen(num));
+	if (l->name) {
+		wasm_buf_byte(&b, ' ');
+		put_field(&b, l->name);
+	}
+	wasm_buf_byte(&b, 0);
+	if (b.oom) {
+		wasm_free(b.data);
+		return NULL;
+	}
+	return (char *)b.data;
+}
+
+void db_loc_clear(db_loc *l)
+{
+	if (!l)
+		return;
+	wasm_free(l->name);
+	db_stack_clear(&l->stack);
+	memset(l, 0, sizeof *l);
+}
+
+wasm_status db_loc_parse(const char *text, db_loc *out, wasm_err *err)
+{
+	char kind[16], tid[16];
+	unsigned long long off, size;
+	int n = 0;
+
+	memset(out, 0, sizeof *out);
+	if (sscanf(text, "%15s %llu %llu %15s%n", kind, &off, &size, tid, &n) <
+		4 ||
+	    off > UINT32_MAX || size > UINT32_MAX)
+		goto bad;
+	for (uint8_t k = DB_LOC_GLOBAL;
+	     k < sizeof loc_kinds / sizeof *loc_kinds; k++)
+		if (!strcmp(kind, loc_kinds[k]))
+			out->kind = k;
+	if (!out->kind)
+		goto bad;
+	if (strcmp(tid, "-")) {
+		char *end;
+		unsigned long t = strtoul(tid, &end, 10);
+		if (*end || t > UINT32_MAX)
+			goto bad;
+		out->tid = (uint32_t)t;
+	}
+	out->offset = (uint32_t)off;
+	out->size = (uint32_t)size;
+	if (text[n] == ' ' && text[n + 1] &&
+	    !(out->name = wasm_strdup(text + n + 1)))
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	return WASM_OK;
+bad:
+	memset(out, 0, sizeof *out);
+	return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+			    "location '%.60s': not KIND OFFSET SIZE TID [NAME]",
+			    text);
+}
+
+void db_hit_clear(db_hit *h)
+{
+	for (int k = 0; k < 2; k++) {
+		db_stack_clear(&h->stack[k]);
+		db_stack_clear(&h->spawn[k].stack);
+	}
+	db_loc_clear(&h->loc);
+}
+
 /* The id of stack s in the stacks table, added on first sight. */
 static wasm_status stack_id(db *d, const db_stack *s, int64_t *id,
 			    wasm_err *err)
@@ -1876,6 +1987,66 @@ static wasm_status stack_id(db *d, const db_stack *s, int64_t *id,
 	}
 	*id = sqlite3_column_int64(q, 0);
 	sqlite3_reset(q);
+	return WASM_OK;
+}
+
+/* Bind stack st to parameter i of s (its id, or NULL for none); on an
+ * error s is reset. */
+static wasm_status bind_stack(db *d, sqlite3_stmt *s, int i, const db_stack *st,
+			      wasm_err *err)
+{
+	int64_t sid = 0;
+
+	if (!st->n) {
+		sqlite3_bind_null(s, i);
+		return WASM_OK;
+	}
+	if (stack_id(d, st, &sid, err)) {
+		sqlite3_reset(s);
+		return err->status;
+	}
+	sqlite3_bind_int64(s, i, sid);
+	return WASM_OK;
+}
+
+/* "PARENT_A PARENT_B" of a hit's spawns, sides as the bug's sites (lo
+ * first), '-' for one not known. */
+static void parents_text(const db_hit *h, int lo, char *buf, size_t cap)
+{
+	char p[2][16];
+
+	for (int k = 0; k < 2; k++) {
+		const db_spawn *sp = &h->spawn[k ? 1 - lo : lo];
+		if (sp->known)
+			snprintf(p[k], sizeof p[k], "%" PRIu32, sp->parent);
+		else
+			snprintf(p[k], sizeof p[k], "-");
+	}
+	snprintf(buf, cap, "%s %s", p[0], p[1]);
+}
+
+/* RUN_BUG_ADD's location (11) and parents (13). */
+static wasm_status bind_where(db *d, sqlite3_stmt *s, const db_hit *h, int lo,
+			      wasm_err *err)
+{
+	char parents[40];
+	char *loc = db_loc_format(&h->loc);
+
+	if (h->loc.kind && !loc) {
+		sqlite3_reset(s);
+		return oom(d, err);
+	}
+	if (loc)
+		sqlite3_bind_text(s, 11, loc, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, 11);
+	wasm_free(loc);
+	if (h->spawn[0].known || h->spawn[1].known) {
+		parents_text(h, lo, parents, sizeof parents);
+		sqlite3_bind_text(s, 13, parents, -1, SQLITE_TRANSIENT);
+	} else {
+		sqlite3_bind_null(s, 13);
+	}
 	return WASM_OK;
 }
 
@@ -1916,19 +2087,15 @@ static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 		sqlite3_bind_int64(s, 5, h->addr[lo]);
 		sqlite3_bind_int64(s, 6, h->addr[1 - lo]);
 		sqlite3_bind_int64(s, 7, (sqlite3_int64)h->count);
-		for (int k = 0; k < 2; k++) {
-			int64_t sid = 0;
-			const db_stack *hs = &h->stack[k ? 1 - lo : lo];
-			if (!hs->n) {
-				sqlite3_bind_null(s, 8 + k);
-				continue;
-			}
-			if (stack_id(d, hs, &sid, err)) {
-				sqlite3_reset(s);
+		for (int k = 0; k < 2; k++)
+			if (bind_stack(d, s, 8 + k, &h->stack[k ? 1 - lo : lo],
+				       err) ||
+			    bind_stack(d, s, 14 + k,
+				       &h->spawn[k ? 1 - lo : lo].stack, err))
 				return err->status;
-			}
-			sqlite3_bind_int64(s, 8 + k, sid);
-		}
+		if (bind_stack(d, s, 12, &h->loc.stack, err) ||
+		    bind_where(d, s, h, lo, err))
+			return err->status;
 		if (h->value.width) {
 			char vt[80];
 			db_value v = h->value;
@@ -2104,6 +2271,73 @@ wasm_status db_run_bug_stacks(db *d, int64_t run_id, int64_t bug_id,
 	if (st) {
 		db_stack_clear(&out[0]);
 		db_stack_clear(&out[1]);
+	}
+	return st;
+}
+
+bool db_parents_parse(const char *t, db_spawn spawn[2])
+{
+	for (int k = 0; k < 2; k++) {
+		char *end;
+		unsigned long v;
+		while (*t == ' ')
+			t++;
+		if (*t == '-') {
+			t++;
+			continue;
+		}
+		v = strtoul(t, &end, 10);
+		if (end == t || v > UINT32_MAX)
+			return false;
+		spawn[k].known = true;
+		spawn[k].parent = (uint32_t)v;
+		t = end;
+	}
+	return !*t;
+}
+
+wasm_status db_run_bug_where(db *d, int64_t run_id, int64_t bug_id, db_loc *loc,
+			     db_spawn spawn[2], wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_RUN_BUG_WHERE, err);
+	wasm_status st = WASM_OK;
+	const char *t;
+	int rc;
+
+	memset(loc, 0, sizeof *loc);
+	memset(spawn, 0, 2 * sizeof *spawn);
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, bug_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		if ((t = (const char *)sqlite3_column_text(s, 0)))
+			st = db_loc_parse(t, loc, err);
+		if (!st && (t = (const char *)sqlite3_column_text(s, 1)))
+			st = db_stack_parse(t, &loc->stack, err);
+		if (!st && (t = (const char *)sqlite3_column_text(s, 2)) &&
+		    !db_parents_parse(t, spawn))
+			st = wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+					  "threads' parents '%.40s': not "
+					  "PARENT PARENT",
+					  t);
+		for (int k = 0; k < 2 && !st; k++)
+			if ((t = (const char *)sqlite3_column_text(s, 3 + k)))
+				st = db_stack_parse(t, &spawn[k].stack, err);
+		if (st)
+			wasm_err_set(err, st, WASM_NO_OFFSET,
+				     "%s: run %" PRId64 ", bug %" PRId64 ": %s",
+				     d->path, run_id, bug_id, err->msg);
+	} else if (rc != SQLITE_DONE) {
+		st = sql_fail(d, err, rc, "reading a race's location");
+	}
+	done(s);
+	if (st) {
+		db_loc_clear(loc);
+		for (int k = 0; k < 2; k++)
+			db_stack_clear(&spawn[k].stack);
+		memset(spawn, 0, 2 * sizeof *spawn);
 	}
 	return st;
 }
@@ -2431,7 +2665,8 @@ wasm_status db_program_runs(db *d, int64_t program_id,
 				break;
 			if (r.nbugs == cap) {
 				size_t nc = cap ? 2 * cap : 16;
-				int64_t *nb = wasm_realloc(bugs, nc * sizeof *nb);
+				int64_t *nb =
+				    wasm_realloc(bugs, nc * sizeof *nb);
 				if (!nb) {
 					st = oom(d, err);
 					goto out;

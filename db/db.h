@@ -13,6 +13,8 @@
  * each distinct stack stored once. Schema 8: a collision's value evidence
  * (run_bugs.value) and each bug site's width (bugs.width_a/width_b).
  * Schema 9: bug signatures (bugs.sig) and triage decisions (triage).
+ * Schema 10: a race's location (run_bugs.location, loc_stack) and who
+ * created its threads (run_bugs.parents, spawn_a/spawn_b).
  *
  * Writes: db_run_add inserts one run with its bugs. Callers batch many
  * runs in one transaction with db_begin/db_commit (a campaign commits
@@ -42,7 +44,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 9
+#define DB_SCHEMA_VERSION 10
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -229,6 +231,52 @@ typedef struct db_value {
 void db_value_format(const db_value *v, char *buf, size_t cap);
 wasm_status db_value_parse(const char *text, db_value *out, wasm_err *err);
 
+/* Where the racing bytes are (ThreadSanitizer's "Location is"). */
+typedef enum db_loc_kind {
+	DB_LOC_NONE,	/* not known */
+	DB_LOC_GLOBAL,	/* a variable (DWARF): name, offset, size */
+	DB_LOC_SEGMENT, /* a data segment (name section): name, offset, size */
+	DB_LOC_HEAP,	/* heap memory; with size > 0 a block the program's
+			   allocator reported: offset, size, tid and stack
+			   of the allocation; size 0: the block is unknown */
+	DB_LOC_STACK,	/* a thread's stack: tid, offset, size */
+} db_loc_kind;
+
+typedef struct db_loc {
+	uint8_t kind;	 /* db_loc_kind */
+	uint32_t offset; /* of the racing address into the object */
+	uint32_t size;	 /* of the object; 0 when unknown */
+	uint32_t tid;	 /* HEAP: the allocating thread; STACK: whose */
+	char *name;	 /* GLOBAL, SEGMENT; NULL otherwise */
+	db_stack stack;	 /* HEAP: the allocation's stack (n = 0: none) */
+} db_loc;
+
+/* "global", "segment", "heap", "stack", or "" for none. */
+const char *db_loc_kind_name(uint8_t kind);
+/* The text form the workspace and export streams keep: "KIND OFFSET
+ * SIZE TID NAME" (TID "-" for none, NAME last and may hold spaces;
+ * absent for none). The stack is kept apart, as every stack is.
+ * db_loc_format returns a malloc'd string, NULL for DB_LOC_NONE or out
+ * of memory; db_loc_parse fills out (db_loc_clear) and gives
+ * WASM_MALFORMED for text not of this form. */
+char *db_loc_format(const db_loc *l);
+wasm_status db_loc_parse(const char *text, db_loc *out, wasm_err *err);
+void db_loc_clear(db_loc *l);
+
+/* Who created a thread: the parent thread and its stack at the spawn
+ * (frame 0 the spawn call). known false: not known (the main thread). */
+typedef struct db_spawn {
+	bool known;
+	uint32_t parent;
+	db_stack stack;
+} db_spawn;
+
+/* The workspace's and export streams' text of both threads' parents,
+ * "PARENT_A PARENT_B", each a thread id or '-' when not known: into
+ * spawn[i].parent and .known (the stacks untouched). False for text not
+ * of this form. */
+bool db_parents_parse(const char *text, db_spawn spawn[2]);
+
 /* One bug seen in a run (det_violation plus source positions). */
 typedef struct db_hit {
 	db_site site[2];   /* site[0].id <= site[1].id */
@@ -238,7 +286,12 @@ typedef struct db_hit {
 	 * happens-before race keeps only its finder's). */
 	db_stack stack[2];
 	db_value value;
+	db_loc loc;	   /* at the finder's address */
+	db_spawn spawn[2]; /* who created each side's thread */
 } db_hit;
+
+/* Release what a hit owns: its stacks, location and spawns. */
+void db_hit_clear(db_hit *h);
 
 typedef struct db_run {
 	int64_t id, campaign_id, node_id;
@@ -367,6 +420,14 @@ wasm_status db_run_bugs(db *d, int64_t run_id,
  * that does not parse. */
 wasm_status db_run_bug_stacks(db *d, int64_t run_id, int64_t bug_id,
 			      db_stack out[2], wasm_err *err);
+
+/* Where run_id's race of bug_id was (loc, db_loc_clear) and who created
+ * its two threads (spawn[i] as the bug's site i; db_stack_clear each
+ * stack), as far as the run knew: kind DB_LOC_NONE and spawns not known
+ * for a run recorded before schema 10. WASM_MALFORMED for stored text
+ * that does not parse. */
+wasm_status db_run_bug_where(db *d, int64_t run_id, int64_t bug_id, db_loc *loc,
+			     db_spawn spawn[2], wasm_err *err);
 
 /* Detections of a bug per cell: for each (node, profile, density) where
  * the bug's program ran, K runs that detected it out of N. */

@@ -230,12 +230,18 @@ static const struct export_query {
      " FROM bugs WHERE id IN (SELECT bug_id FROM run_bugs WHERE run_id IN"
      " " RUNS_AFTER ") ORDER BY id"},
     /* Version 2 added the two call stacks (db_stack_format's text),
-     * version 3 the value evidence (db_value_format's). */
-    {R_RUN_BUG, "uu4444usss",
+     * version 3 the value evidence (db_value_format's), version 5 the
+     * location (db_loc_format's) with its stack, the threads' parents
+     * (db_parents_parse's) and the stacks of their spawns. */
+    {R_RUN_BUG, "uu4444ussssssss",
      "SELECT rb.run_id, rb.bug_id, rb.tid_a, rb.tid_b, rb.addr_a,"
-     " rb.addr_b, rb.count, sa.frames, sb.frames, rb.value FROM run_bugs rb"
+     " rb.addr_b, rb.count, sa.frames, sb.frames, rb.value, rb.location,"
+     " sl.frames, rb.parents, s1.frames, s2.frames FROM run_bugs rb"
      " LEFT JOIN stacks sa ON sa.id = rb.stack_a"
      " LEFT JOIN stacks sb ON sb.id = rb.stack_b"
+     " LEFT JOIN stacks sl ON sl.id = rb.loc_stack"
+     " LEFT JOIN stacks s1 ON s1.id = rb.spawn_a"
+     " LEFT JOIN stacks s2 ON s2.id = rb.spawn_b"
      " WHERE rb.run_id > ?1 ORDER BY rb.run_id, rb.bug_id"},
 };
 
@@ -741,8 +747,10 @@ static const char *const import_sql[Q_COUNT] = {
 		  " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
 		  " ?15, ?16)",
     [Q_RUN_BUG_ADD] = "INSERT OR IGNORE INTO run_bugs(run_id, bug_id, tid_a,"
-		      " tid_b, addr_a, addr_b, count, stack_a, stack_b, value)"
-		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		      " tid_b, addr_a, addr_b, count, stack_a, stack_b, value,"
+		      " location, loc_stack, parents, spawn_a, spawn_b)"
+		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+		      " ?12, ?13, ?14, ?15)",
     [Q_STACK_ADD] = "INSERT INTO stacks(frames) VALUES(?1)"
 		    " ON CONFLICT(frames) DO UPDATE SET frames = frames"
 		    " RETURNING id",
@@ -1069,16 +1077,42 @@ static bool imp_bug(importer *im, size_t at)
 	return map_add(im, M_BUG, sid, at, e);
 }
 
-/* Whether sp is a call stack in db_stack_format's text. */
-static bool stack_ok(span sp)
+/* Whether t is a call stack in db_stack_format's text. */
+static bool stack_ok(const char *t)
 {
-	char *t = wasm_strndup((const char *)sp.p, sp.n);
 	db_stack st;
 	wasm_err e;
-	bool ok = t && !db_stack_parse(t, &st, &e);
+	bool ok = !db_stack_parse(t, &st, &e);
 
 	if (ok)
 		db_stack_clear(&st);
+	return ok;
+}
+
+/* Whether t is a location in db_loc_format's text. */
+static bool loc_ok(const char *t)
+{
+	db_loc l;
+	wasm_err e;
+	bool ok = !db_loc_parse(t, &l, &e);
+
+	if (ok)
+		db_loc_clear(&l);
+	return ok;
+}
+
+static bool parents_ok(const char *t)
+{
+	db_spawn sp[2];
+	return db_parents_parse(t, sp);
+}
+
+/* Whether sp's text passes check (a NUL-terminated copy of it). */
+static bool text_ok(span sp, bool (*check)(const char *))
+{
+	char *t = wasm_strndup((const char *)sp.p, sp.n);
+	bool ok = t && check(t);
+
 	wasm_free(t);
 	return ok;
 }
@@ -1095,7 +1129,9 @@ static bool imp_run_bug(importer *im, size_t at)
 	    ref(im, M_BUG, rd_u64(r, "run_bug bug"), bat, false, "run_bug bug");
 	uint32_t v[4];
 	int64_t count;
-	span stk[2], val = {NULL, 0};
+	/* The accesses' stacks, the location's, the spawns'. */
+	span stk[5] = {{NULL, 0}}, val = {NULL, 0}, loc = {NULL, 0},
+	     par = {NULL, 0};
 	char vt[80];
 
 	for (int i = 0; i < 4; i++)
@@ -1105,7 +1141,7 @@ static bool imp_run_bug(importer *im, size_t at)
 		size_t sat = r->off;
 		stk[i] = r->ver >= 2 ? rd_nstr(r, "run_bug call stack")
 				     : (span){NULL, 0};
-		if (stk[i].p && !stack_ok(stk[i]))
+		if (stk[i].p && !text_ok(stk[i], stack_ok))
 			return rd_fail(r, sat, "malformed",
 				       "run_bug call stack");
 	}
@@ -1122,6 +1158,23 @@ static bool imp_run_bug(importer *im, size_t at)
 		    (val.n >= sizeof vt || db_value_parse(vt, &dv, &e)))
 			return rd_fail(r, vat, "malformed", "run_bug value");
 	}
+	if (r->ver >= 5) {
+		size_t lat = r->off, pat;
+		loc = rd_nstr(r, "run_bug location");
+		if (loc.p && !text_ok(loc, loc_ok))
+			return rd_fail(r, lat, "malformed", "run_bug location");
+		stk[2] = rd_nstr(r, "run_bug call stack");
+		pat = r->off;
+		par = rd_nstr(r, "run_bug parents");
+		if (par.p && !text_ok(par, parents_ok))
+			return rd_fail(r, pat, "malformed", "run_bug parents");
+		stk[3] = rd_nstr(r, "run_bug call stack");
+		stk[4] = rd_nstr(r, "run_bug call stack");
+		for (int i = 2; i < 5; i++)
+			if (stk[i].p && !text_ok(stk[i], stack_ok))
+				return rd_fail(r, lat, "malformed",
+					       "run_bug call stack");
+	}
 	if (r->bad || !run || !bug)
 		return false;
 	if (run->program != bug->program)
@@ -1134,23 +1187,28 @@ static bool imp_run_bug(importer *im, size_t at)
 	for (int i = 0; i < 4; i++)
 		sqlite3_bind_int64(s, 3 + i, v[i]);
 	sqlite3_bind_int64(s, 7, count);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 5; i++) {
+		/* Parameters of the accesses', the location's and the
+		 * spawns' stacks. */
+		static const int param[5] = {8, 9, 12, 14, 15};
 		int64_t id = 0;
 		sqlite3_stmt *q = im->st[Q_STACK_ADD];
 		if (!stk[i].p || !stk[i].n) {
-			sqlite3_bind_null(s, 8 + i);
+			sqlite3_bind_null(s, param[i]);
 			continue;
 		}
 		sqlite3_bind_text(q, 1, (const char *)stk[i].p, (int)stk[i].n,
 				  SQLITE_STATIC);
 		if (!step(im, q, &id, true, "adding a call stack"))
 			return false;
-		sqlite3_bind_int64(s, 8 + i, id);
+		sqlite3_bind_int64(s, param[i], id);
 	}
 	if (val.p)
 		sqlite3_bind_text(s, 10, vt, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(s, 10);
+	bind_span(s, 11, loc, true);
+	bind_span(s, 13, par, true);
 	return step(im, s, NULL, false, "linking a run to a bug");
 }
 

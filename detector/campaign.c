@@ -29,15 +29,9 @@
 
 static volatile sig_atomic_t stop_requested;
 
-void det_sweep_stop(void)
-{
-	stop_requested = 1;
-}
+void det_sweep_stop(void) { stop_requested = 1; }
 
-bool det_sweep_stopped(void)
-{
-	return stop_requested != 0;
-}
+bool det_sweep_stopped(void) { return stop_requested != 0; }
 
 static uint64_t now_ns(void)
 {
@@ -168,13 +162,14 @@ wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err)
 				/* rw_instrument's hint names an option of
 				 * `heisen instrument`, not ours. */
 				if (strstr(err->msg, "no shared memory"))
-					wasm_err_set(err, st, WASM_NO_OFFSET,
-						     "no shared memory: threads "
-						     "of this program share "
-						     "nothing to race on (to "
-						     "probe it anyway: 'heisen "
-						     "instrument --all-memories "
-						     "IN -o OUT', then use OUT)");
+					wasm_err_set(
+					    err, st, WASM_NO_OFFSET,
+					    "no shared memory: threads "
+					    "of this program share "
+					    "nothing to race on (to "
+					    "probe it anyway: 'heisen "
+					    "instrument --all-memories "
+					    "IN -o OUT', then use OUT)");
 				goto fail;
 			}
 			rw_sites_free(&p->sites);
@@ -197,6 +192,9 @@ wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err)
 	p->mem_span = det_mem_span(m);
 	if (rw_srcmap_new(m, &p->srcmap, err))
 		p->srcmap = NULL;
+	/* Without symbols a report only has no "Location" line. */
+	if (rw_symbols_new(m, &p->symbols, err))
+		p->symbols = NULL;
 	wasm_err_clear(err);
 	/* eng_compile owns m from here, also on failure. */
 	st = eng_compile(m, &p->cm, err);
@@ -220,6 +218,7 @@ void det_prog_free(det_prog *p)
 	if (!p)
 		return;
 	rw_srcmap_free(p->srcmap);
+	rw_symbols_free(p->symbols);
 	if (p->cm)
 		eng_module_free(p->cm);
 	rw_sites_free(&p->sites);
@@ -421,8 +420,46 @@ static bool put_frame(db_frame *f, const char *func, const rw_srcpos *pos,
 	return f->func && (!pos->file || f->file);
 }
 
-wasm_status det_prog_stack(const det_prog *p, const det_violation *v,
-			   int side, db_stack *out, wasm_err *err)
+/* Name frames w[0..n) into out->frame from index out->n on (room for
+ * them is there). False when out of memory. */
+static bool name_frames(const det_prog *p, const eng_where *w, uint32_t n,
+			db_stack *out)
+{
+	char fn[256];
+	rw_srcpos pos;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t off = det_prog_frame(p, &w[i], fn, sizeof fn, &pos);
+		out->n++;
+		if (!put_frame(&out->frame[out->n - 1], fn, &pos, off))
+			return false;
+	}
+	return true;
+}
+
+/* A stack of whole frames (an allocation's, a spawn's) as the workspace
+ * keeps it. */
+static wasm_status prog_frames(const det_prog *p, const det_stack *st,
+			       db_stack *out, wasm_err *err)
+{
+	/* A record from a worker: never trust a count past the array. */
+	uint32_t n = st->n < DET_MAX_CALLERS ? st->n : DET_MAX_CALLERS;
+
+	memset(out, 0, sizeof *out);
+	if (!n)
+		return WASM_OK;
+	if (!(out->frame = wasm_calloc(n, sizeof *out->frame)) ||
+	    !name_frames(p, st->caller, n, out)) {
+		db_stack_clear(out);
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	}
+	out->truncated = st->truncated;
+	return WASM_OK;
+}
+
+wasm_status det_prog_stack(const det_prog *p, const det_violation *v, int side,
+			   db_stack *out, wasm_err *err)
 {
 	char fn[256];
 	rw_srcpos pos;
@@ -441,15 +478,9 @@ wasm_status det_prog_stack(const det_prog *p, const det_violation *v,
 	out->n = 1;
 	if (!put_frame(&out->frame[0], fn, &pos,
 		       site < p->sites.nsites ? p->sites.sites[site].offset
-					      : 0))
+					      : 0) ||
+	    !name_frames(p, v->stack[side].caller, n, out))
 		goto oom;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t off = det_prog_frame(p, &v->stack[side].caller[i], fn,
-					      sizeof fn, &pos);
-		out->n++;
-		if (!put_frame(&out->frame[i + 1], fn, &pos, off))
-			goto oom;
-	}
 	out->truncated = v->stack[side].truncated;
 	return WASM_OK;
 oom:
@@ -457,8 +488,51 @@ oom:
 	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET, "out of memory");
 }
 
-wasm_status det_prog_hit(const det_prog *p, const det_violation *v,
-			 db_hit *h, char (*func)[128], wasm_err *err)
+/* Where v's finder's address is: the run's hints first (a heap block, a
+ * thread's stack), then the module's symbols. */
+static wasm_status prog_loc(const det_prog *p, const det_violation *v,
+			    db_loc *out, wasm_err *err)
+{
+	uint32_t addr = v->addr[v->cur < 2 ? v->cur : 1];
+	const det_loc *l = &v->loc;
+	rw_symbol sym;
+
+	memset(out, 0, sizeof *out);
+	if ((l->kind == DET_LOC_HEAP || l->kind == DET_LOC_STACK) &&
+	    addr - l->base < (l->size ? l->size : 1)) {
+		out->kind =
+		    l->kind == DET_LOC_HEAP ? DB_LOC_HEAP : DB_LOC_STACK;
+		out->offset = addr - l->base;
+		out->size = l->size;
+		out->tid = l->tid;
+		return l->kind == DET_LOC_HEAP
+			   ? prog_frames(p, &l->stack, &out->stack, err)
+			   : WASM_OK;
+	}
+	if (!rw_symbols_lookup(p->symbols, addr, &sym))
+		return WASM_OK;
+	out->offset = sym.offset;
+	out->size = sym.size;
+	switch (sym.region) {
+	case RW_REGION_GLOBAL: out->kind = DB_LOC_GLOBAL; break;
+	case RW_REGION_SEGMENT: out->kind = DB_LOC_SEGMENT; break;
+	case RW_REGION_STACK: out->kind = DB_LOC_STACK; break; /* thread 0 */
+	case RW_REGION_HEAP:
+		out->kind = DB_LOC_HEAP;
+		out->size = 0; /* which block is not known */
+		break;
+	default: return WASM_OK;
+	}
+	if (sym.name && !(out->name = wasm_strdup(sym.name))) {
+		memset(out, 0, sizeof *out);
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	}
+	return WASM_OK;
+}
+
+wasm_status det_prog_hit(const det_prog *p, const det_violation *v, db_hit *h,
+			 char (*func)[128], wasm_err *err)
 {
 	memset(h, 0, sizeof *h);
 	for (int k = 0; k < 2; k++) {
@@ -483,15 +557,23 @@ wasm_status det_prog_hit(const det_prog *p, const det_violation *v,
 		memcpy(h->value.before, v->before, v->vwidth);
 		memcpy(h->value.after, v->after, v->vwidth);
 	}
-	for (int k = 0; k < 2; k++)
-		if (det_prog_stack(p, v, k, &h->stack[k], err)) {
-			db_stack_clear(&h->stack[0]);
-			return err->status;
-		}
+	for (int k = 0; k < 2; k++) {
+		h->spawn[k].known = v->spawn[k].known;
+		h->spawn[k].parent = v->spawn[k].parent;
+		if (det_prog_stack(p, v, k, &h->stack[k], err) ||
+		    prog_frames(p, &v->spawn[k].stack, &h->spawn[k].stack, err))
+			goto fail;
+	}
+	if (prog_loc(p, v, &h->loc, err))
+		goto fail;
 	return WASM_OK;
+fail:
+	db_hit_clear(h);
+	return err->status;
 }
 
-/* ---- option parsing -------------------------------------------------------- */
+/* ---- option parsing --------------------------------------------------------
+ */
 
 /* "12.5" -> 1250 basis points; at most two decimals, in (0, 100]. */
 static bool parse_percent(const char *s, size_t n, uint32_t *bp)
@@ -611,7 +693,8 @@ wasm_status det_parse_profiles(const char *s, const det_profile ***out,
 			return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 					    "unknown profile '%.*s' (profiles: "
 					    "%s; see 'heisen profiles')",
-					    (int)(len > 64 ? 64 : len), c, names);
+					    (int)(len > 64 ? 64 : len), c,
+					    names);
 		}
 		bool dup = false;
 		for (uint32_t i = 0; i < k; i++)
@@ -627,7 +710,8 @@ wasm_status det_parse_profiles(const char *s, const det_profile ***out,
 	return WASM_OK;
 }
 
-/* ---- workers ----------------------------------------------------------------- */
+/* ---- workers
+ * ----------------------------------------------------------------- */
 
 /* What a worker is asked to do. */
 typedef struct job {
@@ -661,10 +745,10 @@ typedef struct wire_head {
 #define WORKER_GRACE_S 10.0
 
 typedef struct worker {
-	pid_t pid;     /* 0: no process */
-	int job_fd;    /* parent -> worker */
-	int res_fd;    /* worker -> parent */
-	bool busy;     /* a job is out */
+	pid_t pid;  /* 0: no process */
+	int job_fd; /* parent -> worker */
+	int res_fd; /* worker -> parent */
+	bool busy;  /* a job is out */
 	job j;
 	uint64_t started_ns;
 	double started_wall;
@@ -723,7 +807,7 @@ typedef struct worker_io {
 	int devnull;
 	int out_fd; /* -1: output to devnull */
 	regex_t re;
-	char *out;  /* WORKER_OUT_MAX + 1 bytes */
+	char *out; /* WORKER_OUT_MAX + 1 bytes */
 } worker_io;
 
 /* The output of a run that a stdout failure pattern sees: the first
@@ -776,9 +860,8 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 	o.trigger = pl->trigger;
 	if (pl->masks)
 		memcpy(mask, pl->masks + (size_t)(j->idx % pl->nmasks) * n, n);
-	if ((!pl->masks &&
-	     det_mask_make(j->seed, j->density_bp, pl->pool_sites, pl->npool,
-			   mask, n, &e)) ||
+	if ((!pl->masks && det_mask_make(j->seed, j->density_bp, pl->pool_sites,
+					 pl->npool, mask, n, &e)) ||
 	    det_run(p->cm, &p->sites, &o, &res, &e)) {
 		h.status = DET_ERROR;
 		h.exit_code = -1;
@@ -825,7 +908,8 @@ static void worker_main(const pool *pl, int job_fd, int res_fd)
 	if (pl->failure && pl->failure->kind == DET_FAIL_STDOUT &&
 	    ((io.out_fd = memfd_create("heisen-stdout", MFD_CLOEXEC)) < 0 ||
 	     !(io.out = wasm_malloc(WORKER_OUT_MAX + 1)) ||
-	     regcomp(&io.re, pl->failure->pattern, REG_EXTENDED | REG_NOSUB | REG_NEWLINE)))
+	     regcomp(&io.re, pl->failure->pattern,
+		     REG_EXTENDED | REG_NOSUB | REG_NEWLINE)))
 		_exit(3);
 	while (xfer_all(job_fd, &j, sizeof j, false))
 		if (!worker_job(pl, &j, &io, res_fd))
@@ -998,8 +1082,8 @@ static bool worker_assign(pool *pl, worker *w, next_fn next, void *ctx,
 /* Run jobs from next() on up to pl->jobs workers until next() has no
  * more and every worker is done, or a stop is requested (workers are
  * then killed and their jobs dropped). */
-static wasm_status pool_run(pool *pl, next_fn next, done_fn done,
-			    tick_fn tick, void *ctx, wasm_err *err)
+static wasm_status pool_run(pool *pl, next_fn next, done_fn done, tick_fn tick,
+			    void *ctx, wasm_err *err)
 {
 	struct pollfd *pfd = wasm_calloc(pl->jobs, sizeof *pfd);
 	uint32_t *map = wasm_calloc(pl->jobs, sizeof *map);
@@ -1072,7 +1156,8 @@ static wasm_status pool_run(pool *pl, next_fn next, done_fn done,
 				outcome_of_record(w, &o);
 				w->busy = false;
 				if (!done(ctx, &w->j, w->started_wall, &o, err))
-					st = err->status ? err->status : WASM_IO;
+					st =
+					    err->status ? err->status : WASM_IO;
 				w->in.len = 0;
 				continue;
 			}
@@ -1104,7 +1189,8 @@ static wasm_status pool_run(pool *pl, next_fn next, done_fn done,
 	return st;
 }
 
-/* ---- sweeps ------------------------------------------------------------------- */
+/* ---- sweeps
+ * ------------------------------------------------------------------- */
 
 typedef struct pair_set {
 	uint64_t *keys; /* (site_a + 1) << 32 | site_b, 0 = empty */
@@ -1156,7 +1242,7 @@ typedef struct sweep {
 	uint64_t next_idx;
 	uint64_t *done_idx; /* recorded before this call, ascending */
 	size_t ndone, done_pos;
-	uint32_t *perm;       /* cell order of round perm_round */
+	uint32_t *perm; /* cell order of round perm_round */
 	uint64_t perm_round;
 	uint64_t t0;
 	/* progress */
@@ -1187,9 +1273,9 @@ static uint32_t plan_cell(sweep *s, uint64_t idx)
 
 	if (round != s->perm_round) {
 		det_rng r;
-		det_rng_seed(&r, det_seed_mix(s->c->seed ^
-					      det_seed_mix(round + 1) ^
-					      0x636f6c6cULL));
+		det_rng_seed(&r,
+			     det_seed_mix(s->c->seed ^ det_seed_mix(round + 1) ^
+					  0x636f6c6cULL));
 		for (uint32_t i = 0; i < s->ncells; i++)
 			s->perm[i] = i;
 		for (uint32_t i = s->ncells; i > 1; i--) {
@@ -1216,8 +1302,7 @@ static bool sweep_next(void *ctx, job *j)
 		    (double)(now_ns() - s->t0) / 1e9 >= c->budget_s)
 			return false;
 		s->next_idx++;
-		while (s->done_pos < s->ndone &&
-		       s->done_idx[s->done_pos] < idx)
+		while (s->done_pos < s->ndone && s->done_idx[s->done_pos] < idx)
 			s->done_pos++;
 		if (s->done_pos < s->ndone && s->done_idx[s->done_pos] == idx)
 			continue;
@@ -1235,10 +1320,10 @@ static void sweep_tick(void *ctx)
 {
 	sweep *s = ctx;
 	s->pr.elapsed_s = (double)(now_ns() - s->t0) / 1e9;
-	s->pr.runs_per_s = s->pr.elapsed_s > 0
-			       ? (double)(s->pr.done - s->ndone) /
-				     s->pr.elapsed_s
-			       : 0;
+	s->pr.runs_per_s =
+	    s->pr.elapsed_s > 0
+		? (double)(s->pr.done - s->ndone) / s->pr.elapsed_s
+		: 0;
 	if (s->hooks && s->hooks->progress)
 		s->hooks->progress(s->hooks->ctx, &s->pr);
 }
@@ -1277,8 +1362,7 @@ static bool sweep_done(void *ctx, const job *j, double started,
 			goto fail;
 		if (det_runtime_source(h->site[0].file) &&
 		    det_runtime_source(h->site[1].file)) {
-			db_stack_clear(&h->stack[0]);
-			db_stack_clear(&h->stack[1]);
+			db_hit_clear(h);
 			continue;
 		}
 		hv[nh++] = *h;
@@ -1325,8 +1409,7 @@ fail:
 	ok = false;
 out:
 	for (uint32_t i = 0; i < nh; i++)
-		for (int k = 0; k < 2; k++)
-			db_stack_clear(&nv[i].h.stack[k]);
+		db_hit_clear(&nv[i].h);
 	if (nv != local)
 		wasm_free(nv);
 	wasm_free(hv);
@@ -1414,8 +1497,8 @@ wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 				(!c->planned || s.pr.done >= c->planned);
 		wasm_err serr;
 		const char *status = complete ? "done" : "stopped";
-		wasm_status st2 = db_campaign_set_status(d, c->id, status,
-							 &serr);
+		wasm_status st2 =
+		    db_campaign_set_status(d, c->id, status, &serr);
 		free(c->status);
 		c->status = strdup(status);
 		if (!st && st2) {

@@ -36,6 +36,7 @@
 #include "db/db.h"
 #include "race.h"
 #include "rewriter/srcmap.h"
+#include "rewriter/symbols.h"
 
 typedef struct det_prog {
 	char *path;	  /* as given */
@@ -43,6 +44,7 @@ typedef struct det_prog {
 	eng_module *cm;	  /* compiled instrumented module */
 	rw_sites sites;
 	rw_srcmap *srcmap; /* NULL when the DWARF could not be read */
+	rw_symbols *symbols; /* NULL when .debug_info could not be read */
 	uint64_t mem_span; /* det_mem_span of the module */
 	bool cached;	   /* the instrumented binary came from the cache */
 	uint64_t *sig;	   /* per site: det_prog_sig's answers */
@@ -98,8 +100,10 @@ wasm_status det_prog_stack(const det_prog *p, const det_violation *v, int side,
 
 /* v as the workspace keeps a hit: both sites with their positions (the
  * function names written into func[k], cap bytes each, which h points
- * to), threads, addresses, count, both stacks (db_stack_clear each) and
- * the value evidence. WASM_NOMEM. */
+ * to), threads, addresses, count, both stacks, the value evidence, the
+ * location (the run's heap block or thread stack, else what the module's
+ * symbols say of the finder's address) and who created both threads.
+ * Release with db_hit_clear. WASM_NOMEM. */
 wasm_status det_prog_hit(const det_prog *p, const det_violation *v, db_hit *h,
 			 char (*func)[128], wasm_err *err);
 

@@ -138,6 +138,25 @@ struct det_probe {
 	uint32_t met; /* atomic: a meeting happened */
 	uint64_t holds;
 	uint8_t held[NSHARDS]; /* waits per thread (tid % NSHARDS) */
+
+	/* The program's hints (det_probe_alloc), under lock. */
+	pthread_mutex_t hint_lock; /* everything below */
+	/* Live heap blocks, open addressing by base address (mix()). */
+	struct block {
+		uint8_t state; /* SLOT_* */
+		uint32_t base, size, tid;
+		uint8_t n;
+		bool truncated;
+		eng_where *frames; /* n, wasm_malloc'd */
+	} * blocks;
+	uint32_t bcap, bcount, btombs;
+	/* Per thread id: its creator and its stack, when hinted. */
+	struct thread_info {
+		det_spawn spawn;
+		bool has_stack;
+		uint32_t lo, hi;
+	} * threads;
+	uint32_t nthreads;
 };
 
 static inline void cpu_relax(void)
@@ -186,6 +205,7 @@ wasm_status det_probe_new(det_algo algo, const rw_sites *sites,
 	p->mem_bytes = mem_bytes;
 	p->ncells = (mem_bytes + 3) / 4;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->hint_lock, NULL);
 	if (algo == DET_HB) {
 		wasm_status st =
 		    det_hb_new(sites, mem_bytes, hb_found, p, &p->hb, err);
@@ -248,6 +268,11 @@ void det_probe_free(det_probe *p)
 		munmap(p->table, p->table_bytes);
 	}
 	det_hb_free(p->hb);
+	for (uint32_t i = 0; i < p->bcap; i++)
+		wasm_free(p->blocks[i].frames);
+	wasm_free(p->blocks);
+	wasm_free(p->threads);
+	pthread_mutex_destroy(&p->hint_lock);
 	pthread_mutex_destroy(&p->lock);
 	wasm_free(p->hist_cells);
 	wasm_free(p->shared);
@@ -310,24 +335,28 @@ static uint32_t pair_slot(const det_probe *p, uint64_t key)
  * det_probe_access): record() takes a new bug's call stack from it. */
 static _Thread_local const eng_thread *probe_thread;
 
-/* The callers of the access whose probe call is running on this thread
- * into st. */
-static void take_stack(det_stack *st)
+/* The stack of engine thread t, in a host call, into st: its frames
+ * without the first `skip`, at most DET_MAX_CALLERS of them. */
+static void stack_of(const eng_thread *t, uint32_t skip, det_stack *st)
 {
-	/* The probe call's own frame, the callers, and one to tell that
-	 * there were more. */
+	/* The skipped frames, the kept ones, and one to tell that there
+	 * were more. */
 	eng_where w[DET_MAX_CALLERS + 2];
 	uint32_t n;
 
-	if (!probe_thread)
+	if (!t)
 		return;
-	n = eng_thread_backtrace(probe_thread, w, DET_MAX_CALLERS + 2);
-	if (n < 2)
+	n = eng_thread_backtrace(t, w, skip + DET_MAX_CALLERS + 1);
+	if (n <= skip)
 		return;
-	st->truncated = n - 1 > DET_MAX_CALLERS;
-	st->n = (uint8_t)(st->truncated ? DET_MAX_CALLERS : n - 1);
-	memcpy(st->caller, w + 1, st->n * sizeof *w);
+	st->truncated = n - skip > DET_MAX_CALLERS;
+	st->n = (uint8_t)(st->truncated ? DET_MAX_CALLERS : n - skip);
+	memcpy(st->caller, w + skip, st->n * sizeof *w);
 }
+
+/* The callers of the access whose probe call is running on this thread
+ * (the probe call's own frame is the site) into st. */
+static void take_stack(det_stack *st) { stack_of(probe_thread, 1, st); }
 
 /* The linear memory bytes [addr, addr + width) of site's memory, as the
  * thread in its probe call sees them, or NULL when they are not all
@@ -355,6 +384,193 @@ static void copy_racy(uint8_t *dst, const uint8_t *src, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+/* ---- the program's hints ------------------------------------------------ */
+
+/* Slot states of the block table. */
+enum { SLOT_EMPTY, SLOT_LIVE, SLOT_FREED };
+
+/* The slot of the live block at base, or the free slot where it goes.
+ * Under hint_lock; bcap > 0. */
+static uint32_t block_slot(const det_probe *p, uint32_t base)
+{
+	uint32_t j = (uint32_t)mix(base) & (p->bcap - 1), spot = UINT32_MAX;
+
+	for (;; j = (j + 1) & (p->bcap - 1)) {
+		const struct block *b = &p->blocks[j];
+		if (b->state == SLOT_EMPTY)
+			return spot != UINT32_MAX ? spot : j;
+		if (b->state == SLOT_FREED) {
+			if (spot == UINT32_MAX)
+				spot = j;
+		} else if (b->base == base) {
+			return j;
+		}
+	}
+}
+
+/* Room for one more block (live and freed slots at most half the
+ * table): false when out of memory. Under hint_lock. */
+static bool blocks_room(det_probe *p)
+{
+	uint32_t cap = 64, old = p->bcap;
+	struct block *was = p->blocks;
+
+	if ((p->bcount + p->btombs + 1) * 2 <= p->bcap)
+		return true;
+	while (cap < (p->bcount + 1) * 4)
+		cap *= 2;
+	if (!(p->blocks = wasm_calloc(cap, sizeof *p->blocks))) {
+		p->blocks = was;
+		return false;
+	}
+	p->bcap = cap;
+	p->btombs = 0;
+	for (uint32_t i = 0; i < old; i++)
+		if (was[i].state == SLOT_LIVE)
+			p->blocks[block_slot(p, was[i].base)] = was[i];
+	wasm_free(was);
+	return true;
+}
+
+/* The record of thread tid, created on first use; NULL when out of
+ * memory or for an id no run reaches. Under hint_lock. */
+static struct thread_info *thread_info(det_probe *p, uint32_t tid)
+{
+	if (tid >= 1u << 20)
+		return NULL;
+	if (tid >= p->nthreads) {
+		uint32_t n = p->nthreads ? p->nthreads : 16;
+		struct thread_info *v;
+		while (n <= tid)
+			n *= 2;
+		if (!(v = wasm_realloc(p->threads, n * sizeof *v)))
+			return NULL;
+		memset(v + p->nthreads, 0, (n - p->nthreads) * sizeof *v);
+		p->threads = v;
+		p->nthreads = n;
+	}
+	return &p->threads[tid];
+}
+
+void det_probe_alloc(det_probe *p, const eng_thread *t, uint32_t tid,
+		     uint32_t addr, uint32_t size)
+{
+	det_stack st = {.n = 0};
+	eng_where *frames = NULL;
+	struct block *b;
+
+	if (p->algo == DET_SHARED || !addr)
+		return;
+	stack_of(t, 0, &st);
+	if (st.n && !(frames = wasm_malloc(st.n * sizeof *frames)))
+		return;
+	memcpy(frames, st.caller, st.n * sizeof *frames);
+	pthread_mutex_lock(&p->hint_lock);
+	if (!blocks_room(p)) {
+		wasm_free(frames);
+		goto done;
+	}
+	b = &p->blocks[block_slot(p, addr)];
+	/* A block allocated again without a free (an allocator that does
+	 * not hint every path) is the new one. */
+	if (b->state == SLOT_LIVE)
+		wasm_free(b->frames);
+	else if (b->state == SLOT_FREED)
+		p->btombs--, p->bcount++;
+	else
+		p->bcount++;
+	*b = (struct block){
+	    .state = SLOT_LIVE,
+	    .base = addr,
+	    .size = size,
+	    .tid = tid,
+	    .n = st.n,
+	    .truncated = st.truncated,
+	    .frames = frames,
+	};
+done:
+	pthread_mutex_unlock(&p->hint_lock);
+}
+
+void det_probe_release(det_probe *p, uint32_t addr)
+{
+	struct block *b;
+
+	if (p->algo == DET_SHARED)
+		return;
+	pthread_mutex_lock(&p->hint_lock);
+	if (p->bcap &&
+	    (b = &p->blocks[block_slot(p, addr)])->state == SLOT_LIVE) {
+		/* A thread's stack lives in a block its creator frees. */
+		for (uint32_t i = 0; i < p->nthreads; i++) {
+			struct thread_info *ti = &p->threads[i];
+			if (ti->has_stack && ti->lo >= b->base &&
+			    ti->lo - b->base < b->size)
+				ti->has_stack = false;
+		}
+		wasm_free(b->frames);
+		*b = (struct block){.state = SLOT_FREED};
+		p->bcount--;
+		p->btombs++;
+	}
+	pthread_mutex_unlock(&p->hint_lock);
+}
+
+void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi)
+{
+	struct thread_info *ti;
+
+	if (p->algo == DET_SHARED || lo >= hi)
+		return;
+	pthread_mutex_lock(&p->hint_lock);
+	if ((ti = thread_info(p, tid))) {
+		ti->has_stack = true;
+		ti->lo = lo;
+		ti->hi = hi;
+	}
+	pthread_mutex_unlock(&p->hint_lock);
+}
+
+/* v's location (the finder's address) and who created its threads,
+ * from the hints so far. A heap lookup walks the whole block table: it
+ * runs once per new bug, and keeps malloc and free O(1). */
+static void where(det_probe *p, det_violation *v)
+{
+	uint32_t addr = v->addr[v->cur];
+
+	pthread_mutex_lock(&p->hint_lock);
+	for (int k = 0; k < 2; k++)
+		if (v->tid[k] < p->nthreads)
+			v->spawn[k] = p->threads[v->tid[k]].spawn;
+	for (uint32_t i = 0; i < p->nthreads; i++) {
+		const struct thread_info *ti = &p->threads[i];
+		if (ti->has_stack && addr >= ti->lo && addr < ti->hi) {
+			v->loc = (det_loc){.kind = DET_LOC_STACK,
+					   .base = ti->lo,
+					   .size = ti->hi - ti->lo,
+					   .tid = i};
+			goto done;
+		}
+	}
+	for (uint32_t i = 0; i < p->bcap; i++) {
+		const struct block *b = &p->blocks[i];
+		if (b->state != SLOT_LIVE || addr < b->base ||
+		    addr - b->base >= (b->size ? b->size : 1))
+			continue;
+		v->loc = (det_loc){.kind = DET_LOC_HEAP,
+				   .base = b->base,
+				   .size = b->size,
+				   .tid = b->tid};
+		v->loc.stack.n = b->n;
+		v->loc.stack.truncated = b->truncated;
+		memcpy(v->loc.stack.caller, b->frames,
+		       b->n * sizeof *b->frames);
+		break;
+	}
+done:
+	pthread_mutex_unlock(&p->hint_lock);
 }
 
 /* Record v, whose side 1 is the current access; armed, when non-NULL,
@@ -408,8 +624,10 @@ static void record(det_probe *p, det_violation *v, const armed_ref *armed)
 			__atomic_store_n(&p->nreq_live, p->nreqs,
 					 __ATOMIC_RELEASE);
 		}
-		if (p->stacks)
+		if (p->stacks) {
 			take_stack(&v->stack[v->cur]);
+			where(p, v);
+		}
 		p->bugs[p->nbugs] = *v;
 		p->vals[j] = p->nbugs;
 		/* Published last: det_probe_violations may run meanwhile. */
@@ -604,7 +822,8 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 			       width);
 }
 
-/* ---- concurrent breakpoint ------------------------------------------------ */
+/* ---- concurrent breakpoint ------------------------------------------------
+ */
 
 void det_probe_set_stacks(det_probe *p, bool on) { p->stacks = on; }
 
@@ -842,11 +1061,10 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 	 * one writer and needs no locked add (a locked add was a third of
 	 * the probe's cost here); beyond, threads share shards. */
 	if (tid < NSHARDS)
-		__atomic_store_n(&p->calls[tid].n,
-				 __atomic_load_n(&p->calls[tid].n,
-						 __ATOMIC_RELAXED) +
-				     1,
-				 __ATOMIC_RELAXED);
+		__atomic_store_n(
+		    &p->calls[tid].n,
+		    __atomic_load_n(&p->calls[tid].n, __ATOMIC_RELAXED) + 1,
+		    __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1,
 				   __ATOMIC_RELAXED);
@@ -877,19 +1095,53 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 		__atomic_store_n(probed, 1, __ATOMIC_RELEASE);
 }
 
-void *det_probe_spawn(det_probe *p, uint32_t parent)
+/* What a spawn hands its child: the parent's clock (DET_HB) and who
+ * created it. */
+typedef struct spawn_token {
+	void *hb;
+	det_spawn spawn;
+} spawn_token;
+
+void *det_probe_spawn(det_probe *p, const eng_thread *t, uint32_t parent)
 {
-	return p->algo == DET_HB ? det_hb_spawn(p->hb, parent) : NULL;
+	spawn_token *tok;
+	void *hb = p->algo == DET_HB ? det_hb_spawn(p->hb, parent) : NULL;
+
+	if (p->algo == DET_SHARED)
+		return NULL;
+	if (!(tok = wasm_calloc(1, sizeof *tok))) {
+		/* As an out-of-memory clock copy: the child is not ordered. */
+		det_hb_drop(hb);
+		return NULL;
+	}
+	tok->hb = hb;
+	tok->spawn.known = true;
+	tok->spawn.parent = parent;
+	if (p->stacks)
+		stack_of(t, 0, &tok->spawn.stack);
+	return tok;
 }
 
 void det_probe_start(det_probe *p, const uint32_t *child, void *token)
 {
-	if (p->algo != DET_HB)
+	spawn_token *tok = token;
+	struct thread_info *ti;
+
+	if (!tok)
 		return;
-	if (child)
-		det_hb_start(p->hb, *child, token);
-	else
-		det_hb_drop(token);
+	if (p->algo == DET_HB) {
+		if (child)
+			det_hb_start(p->hb, *child, tok->hb);
+		else
+			det_hb_drop(tok->hb);
+	}
+	if (child) {
+		pthread_mutex_lock(&p->hint_lock);
+		if ((ti = thread_info(p, *child)))
+			ti->spawn = tok->spawn;
+		pthread_mutex_unlock(&p->hint_lock);
+	}
+	wasm_free(tok);
 }
 
 void det_probe_end(det_probe *p, uint32_t tid)
@@ -919,8 +1171,7 @@ const det_violation *det_probe_violations(const det_probe *p, uint32_t *n,
 
 const uint8_t *det_probe_shared(const det_probe *p) { return p->shared; }
 
-void det_probe_hb_bytes(const det_probe *p, uint64_t *shadow,
-			uint64_t *touched)
+void det_probe_hb_bytes(const det_probe *p, uint64_t *shadow, uint64_t *touched)
 {
 	*shadow = p->hb ? det_hb_shadow_bytes(p->hb) : 0;
 	*touched = p->hb ? det_hb_touched_bytes(p->hb) : 0;

@@ -137,6 +137,35 @@ typedef struct det_stack {
 	eng_where caller[DET_MAX_CALLERS];
 } det_stack;
 
+/* Where the racing bytes are, when only the run can tell (the program's
+ * hints: heap blocks its allocator reported, stacks of its threads; the
+ * module's globals and main stack are rewriter/symbols.h's). Taken when
+ * a new bug is recorded, at the finder's address. */
+typedef enum det_loc_kind {
+	DET_LOC_NONE,  /* no hint covers the address */
+	DET_LOC_HEAP,  /* a live heap block */
+	DET_LOC_STACK, /* a spawned thread's stack */
+} det_loc_kind;
+
+typedef struct det_loc {
+	uint8_t kind;	     /* det_loc_kind */
+	uint32_t base, size; /* the block or the stack */
+	uint32_t tid;	     /* HEAP: the allocating thread; STACK: its owner */
+	/* HEAP: the allocating thread's stack at the allocation, innermost
+	 * first, frame 0 the allocator's call to its hint (det_prog_frames
+	 * names them). */
+	det_stack stack;
+} det_loc;
+
+/* Who created a thread: its parent and the parent's stack in the
+ * thread-spawn call, innermost first (frame 0 the call). known false:
+ * the main thread, or a thread started before the probe watched. */
+typedef struct det_spawn {
+	bool known;
+	uint32_t parent;
+	det_stack stack;
+} det_spawn;
+
 /* Bytes of value evidence kept per violation (the widest access). */
 #define DET_VALUE_BYTES 16u
 
@@ -163,6 +192,10 @@ typedef struct det_violation {
 	 * before its delay window and just after it. vwidth 0: none. */
 	uint8_t vwidth, vside;
 	uint8_t before[DET_VALUE_BYTES], after[DET_VALUE_BYTES];
+	/* The heap block or thread stack the finder's address is in, and
+	 * who created each side's thread (DET_RACE and DET_HB). */
+	det_loc loc;
+	det_spawn spawn[2];
 } det_violation;
 
 typedef struct det_probe det_probe;
@@ -214,11 +247,23 @@ void det_probe_set_trigger(det_probe *p, const det_trigger *t);
 /* Times a thread waited at the breakpoint, and whether two met. */
 void det_probe_trigger_stats(const det_probe *p, uint64_t *holds, bool *met);
 
-/* DET_HB: thread parent spawns a thread; the token goes to the new
- * thread's det_probe_start (child NULL: the spawn failed). No-ops for the
- * other algorithms. */
-void *det_probe_spawn(det_probe *p, uint32_t parent);
+/* Thread parent (engine thread t, in its thread-spawn call) spawns a
+ * thread; the token goes to the new thread's det_probe_start (child
+ * NULL: the spawn failed). DET_RACE and DET_HB keep who created each
+ * thread for its reports; DET_HB also orders the child after its
+ * parent. NULL and a no-op under DET_SHARED. */
+void *det_probe_spawn(det_probe *p, const eng_thread *t, uint32_t parent);
 void det_probe_start(det_probe *p, const uint32_t *child, void *token);
+/* The program's hints (core/wasi.h; DET_RACE and DET_HB, no-ops under
+ * DET_SHARED): thread tid (engine thread t, whose stack is taken)
+ * allocated [addr, addr + size); the block at addr is freed; thread
+ * tid's stack is [lo, hi). A block or stack that cannot be kept (out of
+ * memory) is left out of reports, never an error. */
+void det_probe_alloc(det_probe *p, const eng_thread *t, uint32_t tid,
+		     uint32_t addr, uint32_t size);
+void det_probe_release(det_probe *p, uint32_t addr);
+void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi);
+
 /* DET_HB: thread tid has returned. */
 void det_probe_end(det_probe *p, uint32_t tid);
 /* DET_HB: a notify or a wake by thread tid at addr (the engine's sync

@@ -168,7 +168,8 @@ typedef struct run_ctx {
 	eng_proc *proc;
 	eng_memory *mask;
 	eng_func *probe_fn;
-	bool failed; /* err says why an import could not be provided */
+	eng_func *hint_fn[3]; /* heisen.hint: alloc, free, stack */
+	bool failed;	      /* err says why an import could not be provided */
 	wasm_err err;
 } run_ctx;
 
@@ -178,6 +179,56 @@ static eng_trap_kind probe_call(eng_thread *t, void *ctx, const eng_val *args,
 	det_probe_access(ctx, t, eng_thread_id(t), (uint32_t)args[0],
 			 (uint32_t)args[1]);
 	return ENG_OK;
+}
+
+/* The guest library's hints (core/wasi.h), in hint_names' order. */
+static const char *const hint_names[3] = {"alloc", "free", "stack"};
+static const char *const hint_sigs[3] = {"ii", "i", "ii"};
+
+static eng_trap_kind hint_alloc(eng_thread *t, void *ctx, const eng_val *args,
+				eng_val *results, eng_trap *trap)
+{
+	det_probe_alloc(ctx, t, eng_thread_id(t), (uint32_t)args[0],
+			(uint32_t)args[1]);
+	return ENG_OK;
+}
+
+static eng_trap_kind hint_free(eng_thread *t, void *ctx, const eng_val *args,
+			       eng_val *results, eng_trap *trap)
+{
+	det_probe_release(ctx, (uint32_t)args[0]);
+	return ENG_OK;
+}
+
+static eng_trap_kind hint_stack(eng_thread *t, void *ctx, const eng_val *args,
+				eng_val *results, eng_trap *trap)
+{
+	det_probe_stack(ctx, eng_thread_id(t), (uint32_t)args[0],
+			(uint32_t)args[1]);
+	return ENG_OK;
+}
+
+static const eng_host_fn hint_fns[3] = {hint_alloc, hint_free, hint_stack};
+
+/* One of the hints, when imp asks for it with its signature. */
+static bool resolve_hint(run_ctx *r, const wasm_import *imp, eng_extern *out)
+{
+	static uint8_t i32s[2] = {WASM_I32, WASM_I32};
+
+	if (imp->kind != WASM_EXTERN_FUNC || r->opts->algo == DET_SHARED)
+		return false;
+	for (int i = 0; i < 3; i++) {
+		wasm_functype ft = {(uint32_t)strlen(hint_sigs[i]), 0, i32s};
+		if (!is_name(&imp->name, hint_names[i]))
+			continue;
+		if (!r->hint_fn[i])
+			r->hint_fn[i] = eng_host_func_new(
+			    r->proc, &ft, hint_fns[i], r->probe, hint_names[i]);
+		out->kind = WASM_EXTERN_FUNC;
+		out->u.func = r->hint_fn[i];
+		return r->hint_fn[i] != NULL;
+	}
+	return false;
 }
 
 static void on_sync(void *ctx, eng_thread *t, eng_sync_event ev, uint64_t addr)
@@ -196,7 +247,7 @@ static void on_proc(void *ctx, eng_proc *p)
 static void *on_spawn(void *ctx, eng_thread *parent)
 {
 	run_ctx *r = ctx;
-	return det_probe_spawn(r->probe, eng_thread_id(parent));
+	return det_probe_spawn(r->probe, parent, eng_thread_id(parent));
 }
 
 static void on_start(void *ctx, eng_thread *child, void *token)
@@ -240,6 +291,12 @@ static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out)
 	run_ctx *r = ctx;
 	bool ok = false;
 
+	if (is_name(&imp->module, WASI_HINT_MODULE)) {
+		pthread_mutex_lock(&r->lock);
+		ok = resolve_hint(r, imp, out);
+		pthread_mutex_unlock(&r->lock);
+		return ok;
+	}
 	if (!is_name(&imp->module, "heisen"))
 		return false;
 	pthread_mutex_lock(&r->lock);
@@ -429,11 +486,12 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	cfg.resolve = resolve;
 	cfg.resolve_ctx = &r;
 	cfg.on_proc = on_proc;
-	if (opts->algo == DET_HB) {
+	if (opts->algo != DET_SHARED) {
 		cfg.on_spawn = on_spawn;
 		cfg.on_start = on_start;
-		cfg.on_end = on_end;
 	}
+	if (opts->algo == DET_HB)
+		cfg.on_end = on_end;
 	cfg.hook_ctx = &r;
 
 	regime_enter(&g, pr);

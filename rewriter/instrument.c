@@ -594,7 +594,7 @@ static wasm_status do_func(rw_ctx *c, uint32_t i, wasm_err *err)
 				break;
 			if (!c->is_static || (id < c->slen && c->smask[id])) {
 				buf_put(&c->body, m->bytes + run,
-					     in.offset - run);
+					in.offset - run);
 				run = in.offset;
 				put_site(c, &in, id, off);
 				if ((st = add_map(c, i, c->body.len, run, err)))
@@ -1052,8 +1052,8 @@ wasm_status rw_instrument(const wasm_module *m, const rw_options *opt,
 	h.section = hook_section;
 	h.custom = hook_custom;
 	h.after = hook_after;
-	h.size_hint = m->size - m->section_size[10] + 4096 +
-		      (size_t)sites->nsites * 12;
+	h.size_hint =
+	    m->size - m->section_size[10] + 4096 + (size_t)sites->nsites * 12;
 	st = wasm_encode_with(m, &h, out, len, err);
 	if (!st && m->section_present[10])
 		st = splice_code(&c, gap, out, len, err);

@@ -59,6 +59,8 @@
  */
 #include "rewriter/srcmap.h"
 
+#include "rewriter/dwarf.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,216 +82,6 @@ struct rw_srcmap {
 	bool has_lines;
 };
 
-/* A bounds-checked reader over one section. `bad` is sticky: after the
- * first overrun every read returns 0 and pos sits at end, so callers check
- * once after a group of reads. `at` is where the first problem was. */
-typedef struct dcur {
-	const uint8_t *p; /* section start */
-	size_t pos, end;  /* end: the current limit (unit or section) */
-	bool bad;
-	size_t at;
-	const char *why;
-} dcur;
-
-static void dc_fail(dcur *c, size_t at, const char *why)
-{
-	if (!c->bad) {
-		c->bad = true;
-		c->at = at;
-		c->why = why;
-	}
-	c->pos = c->end;
-}
-
-static bool dc_need(dcur *c, size_t n)
-{
-	if (c->bad)
-		return false;
-	if (n > c->end - c->pos) {
-		dc_fail(c, c->pos, "unexpected end of data");
-		return false;
-	}
-	return true;
-}
-
-static uint64_t dc_uint(dcur *c, size_t n) /* little-endian, n <= 8 */
-{
-	uint64_t v = 0;
-	if (!dc_need(c, n))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)c->p[c->pos + i] << (8 * i);
-	c->pos += n;
-	return v;
-}
-
-static uint8_t dc_u8(dcur *c) { return (uint8_t)dc_uint(c, 1); }
-
-/* LEB128, up to 10 bytes; higher bits of an over-long value are dropped
- * (DWARF allows padding; the value is what we can hold). */
-static uint64_t dc_leb(dcur *c, bool sign)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	size_t start = c->pos;
-	uint8_t b;
-	do {
-		if (c->bad)
-			return 0;
-		if (c->pos >= c->end) {
-			dc_fail(c, start, "unterminated LEB128");
-			return 0;
-		}
-		b = c->p[c->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (shift > 70) {
-			dc_fail(c, start, "LEB128 too long");
-			return 0;
-		}
-	} while (b & 0x80);
-	if (sign && shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return v;
-}
-
-static uint64_t dc_uleb(dcur *c) { return dc_leb(c, false); }
-static int64_t dc_sleb(dcur *c) { return (int64_t)dc_leb(c, true); }
-
-static void dc_skip(dcur *c, uint64_t n)
-{
-	if (n > SIZE_MAX || !dc_need(c, (size_t)n))
-		dc_fail(c, c->pos, "length out of bounds");
-	else
-		c->pos += (size_t)n;
-}
-
-/* A NUL-terminated string inside the cursor's range. */
-static const char *dc_str(dcur *c)
-{
-	const uint8_t *s, *z;
-	if (c->bad)
-		return NULL;
-	s = c->p + c->pos;
-	z = memchr(s, 0, c->end - c->pos);
-	if (!z) {
-		dc_fail(c, c->pos, "unterminated string");
-		return NULL;
-	}
-	c->pos += (size_t)(z - s) + 1;
-	return (const char *)s;
-}
-
-/* A string at offset `off` of a string section (.debug_str or
- * .debug_line_str); NULL if out of range or unterminated. */
-static const char *sec_str(const uint8_t *sec, size_t len, uint64_t off)
-{
-	if (!sec || off >= len)
-		return NULL;
-	if (!memchr(sec + off, 0, len - (size_t)off))
-		return NULL;
-	return (const char *)sec + off;
-}
-
-/* The sections one parse needs. */
-typedef struct dsecs {
-	const uint8_t *line, *line_str, *str, *info, *abbrev;
-	size_t line_len, line_str_len, str_len, info_len, abbrev_len;
-} dsecs;
-
-/* Attribute form values (DWARF 5 table 7.6; the v2..v4 ones are the
- * same numbers). */
-enum {
-	F_ADDR = 0x01, F_BLOCK2 = 0x03, F_BLOCK4 = 0x04, F_DATA2 = 0x05,
-	F_DATA4 = 0x06, F_DATA8 = 0x07, F_STRING = 0x08, F_BLOCK = 0x09,
-	F_BLOCK1 = 0x0a, F_DATA1 = 0x0b, F_FLAG = 0x0c, F_SDATA = 0x0d,
-	F_STRP = 0x0e, F_UDATA = 0x0f, F_REF_ADDR = 0x10, F_REF1 = 0x11,
-	F_REF2 = 0x12, F_REF4 = 0x13, F_REF8 = 0x14, F_REF_UDATA = 0x15,
-	F_INDIRECT = 0x16, F_SEC_OFFSET = 0x17, F_EXPRLOC = 0x18,
-	F_FLAG_PRESENT = 0x19, F_STRX = 0x1a, F_ADDRX = 0x1b,
-	F_REF_SUP4 = 0x1c, F_STRP_SUP = 0x1d, F_DATA16 = 0x1e,
-	F_LINE_STRP = 0x1f, F_REF_SIG8 = 0x20, F_IMPLICIT_CONST = 0x21,
-	F_LOCLISTX = 0x22, F_RNGLISTX = 0x23, F_REF_SUP8 = 0x24,
-	F_STRX1 = 0x25, F_STRX2 = 0x26, F_STRX3 = 0x27, F_STRX4 = 0x28,
-	F_ADDRX1 = 0x29, F_ADDRX2 = 0x2a, F_ADDRX3 = 0x2b, F_ADDRX4 = 0x2c,
-};
-
-/* Read one attribute value of `form`: an integer into *val, or a string
- * into *str (NULL when the string lives where we cannot reach it).
- * offsz is 4 or 8 (DWARF32/64), addrsz the unit's address size, version
- * the unit's DWARF version (DW_FORM_ref_addr changed size in v3).
- * Unknown forms fail the cursor: we cannot know their size. */
-static void form_read(dcur *c, uint64_t form, unsigned offsz, unsigned addrsz,
-		      unsigned version, const dsecs *s, uint64_t *val,
-		      const char **str)
-{
-	size_t at = c->pos;
-	uint64_t n;
-	*val = 0;
-	*str = NULL;
-	switch (form) {
-	case F_ADDR: *val = dc_uint(c, addrsz); break;
-	case F_DATA1: case F_REF1: case F_FLAG: case F_STRX1: case F_ADDRX1:
-		*val = dc_uint(c, 1);
-		break;
-	case F_DATA2: case F_REF2: case F_STRX2: case F_ADDRX2:
-		*val = dc_uint(c, 2);
-		break;
-	case F_STRX3: case F_ADDRX3: *val = dc_uint(c, 3); break;
-	case F_DATA4: case F_REF4: case F_REF_SUP4: case F_STRX4:
-	case F_ADDRX4:
-		*val = dc_uint(c, 4);
-		break;
-	case F_DATA8: case F_REF8: case F_REF_SIG8: case F_REF_SUP8:
-		*val = dc_uint(c, 8);
-		break;
-	case F_DATA16: dc_skip(c, 16); break; /* MD5: not needed */
-	case F_SDATA: *val = (uint64_t)dc_sleb(c); break;
-	case F_UDATA: case F_REF_UDATA: case F_STRX: case F_ADDRX:
-	case F_LOCLISTX: case F_RNGLISTX:
-		*val = dc_uleb(c);
-		break;
-	case F_STRING: *str = dc_str(c); break;
-	case F_STRP:
-		*val = dc_uint(c, offsz);
-		*str = sec_str(s->str, s->str_len, *val);
-		break;
-	case F_LINE_STRP:
-		*val = dc_uint(c, offsz);
-		*str = sec_str(s->line_str, s->line_str_len, *val);
-		break;
-	case F_REF_ADDR: *val = dc_uint(c, version <= 2 ? addrsz : offsz); break;
-	case F_SEC_OFFSET: case F_STRP_SUP: *val = dc_uint(c, offsz); break;
-	case F_BLOCK1: dc_skip(c, dc_uint(c, 1)); break;
-	case F_BLOCK2: dc_skip(c, dc_uint(c, 2)); break;
-	case F_BLOCK4: dc_skip(c, dc_uint(c, 4)); break;
-	case F_BLOCK: case F_EXPRLOC:
-		n = dc_uleb(c);
-		dc_skip(c, n);
-		break;
-	case F_FLAG_PRESENT: *val = 1; break;
-	case F_IMPLICIT_CONST: break; /* the value is in the abbreviation */
-	default: dc_fail(c, at, "unsupported attribute form"); break;
-	}
-}
-
-/* A unit's initial length: sets *offsz to 4 or 8; returns the length,
- * or fails the cursor for the reserved values 0xfffffff0..0xfffffffe. */
-static uint64_t unit_length(dcur *c, unsigned *offsz)
-{
-	size_t at = c->pos;
-	uint64_t len = dc_uint(c, 4);
-	*offsz = 4;
-	if (len == 0xffffffff) {
-		len = dc_uint(c, 8);
-		*offsz = 8;
-	} else if (len >= 0xfffffff0) {
-		dc_fail(c, at, "reserved unit length");
-	}
-	return len;
-}
-
 /* Comp dirs by line-table offset, from .debug_info. */
 typedef struct compdir {
 	uint64_t stmt_list;
@@ -301,90 +93,39 @@ typedef struct compdirs {
 	size_t n, cap;
 } compdirs;
 
-/* Find the attributes of abbreviation `code` in the table at `off` of
- * .debug_abbrev: leaves *a positioned at its attribute specs. */
-static bool abbrev_find(const dsecs *s, uint64_t off, uint64_t code, dcur *a)
-{
-	*a = (dcur){.p = s->abbrev, .end = s->abbrev_len};
-	if (off >= s->abbrev_len)
-		return false;
-	a->pos = (size_t)off;
-	while (!a->bad && a->pos < a->end) {
-		uint64_t c = dc_uleb(a), attr, form;
-		if (c == 0)
-			return false; /* end of this unit's table */
-		dc_uleb(a);	      /* tag */
-		dc_u8(a);	      /* has children */
-		if (c == code)
-			return !a->bad;
-		do {
-			attr = dc_uleb(a);
-			form = dc_uleb(a);
-			if (form == F_IMPLICIT_CONST)
-				dc_sleb(a);
-		} while (!a->bad && (attr || form));
-	}
-	return false;
-}
-
 /* Record the stmt_list and comp_dir of each compile unit. Best effort:
  * returns false only when out of memory. */
-static bool scan_info(const dsecs *s, compdirs *out)
+static bool scan_info(const rw_dsecs *s, compdirs *out)
 {
-	dcur c = {.p = s->info, .end = s->info_len};
+	rw_dcur c = {.p = s->info, .end = s->info_len};
 	while (s->info && c.pos < s->info_len && !c.bad) {
-		unsigned offsz, version, addrsz, unit_type = 1;
-		uint64_t len, abbrev_off, code, stmt = UINT64_MAX;
+		rw_dw_unit u;
+		uint64_t len, code, attr, form, stmt = UINT64_MAX;
 		const char *dir = NULL;
 		size_t next;
-		dcur a;
+		rw_dcur a;
+		rw_dw_val val;
 
 		c.end = s->info_len;
-		len = unit_length(&c, &offsz);
+		len = rw_dw_unit_length(&c, &u.offsz);
 		if (c.bad || len > c.end - c.pos)
 			break;
 		next = c.pos + (size_t)len;
 		c.end = next;
-		version = (unsigned)dc_uint(&c, 2);
-		if (version >= 5) {
-			unit_type = dc_u8(&c);
-			addrsz = dc_u8(&c);
-			abbrev_off = dc_uint(&c, offsz);
-		} else {
-			abbrev_off = dc_uint(&c, offsz);
-			addrsz = dc_u8(&c);
-		}
+		rw_dw_unit_header(&c, &u);
 		/* Only full and partial compile units name a comp dir. */
-		if (c.bad || version < 2 || version > 5 ||
-		    (unit_type != 1 && unit_type != 3))
+		if (c.bad || u.version < 2 || u.version > 5 ||
+		    (u.type != 1 && u.type != 3))
 			goto next_unit;
-		code = dc_uleb(&c);
-		if (c.bad || !abbrev_find(s, abbrev_off, code, &a))
+		code = rw_dc_uleb(&c);
+		if (c.bad ||
+		    !rw_dw_abbrev_find(s, u.abbrev_off, code, &a, NULL, NULL))
 			goto next_unit;
-		for (;;) {
-			uint64_t attr = dc_uleb(&a), form = dc_uleb(&a), val;
-			const char *str;
-			int depth = 0;
-			if (a.bad || (!attr && !form))
-				break;
-			if (form == F_IMPLICIT_CONST) {
-				val = (uint64_t)dc_sleb(&a);
-				if (attr == 0x10)
-					stmt = val;
-				continue;
-			}
-			/* indirect: the form is in the DIE; bounded so a
-			 * chain of indirects cannot run long. */
-			while (form == F_INDIRECT && depth++ < 4)
-				form = dc_uleb(&c);
-			form_read(&c, form, offsz, addrsz, version, s, &val,
-				  &str);
-			if (c.bad)
-				break;
+		while (rw_dw_attr(&a, &c, &u, s, &attr, &form, &val)) {
 			if (attr == 0x10) /* DW_AT_stmt_list */
-				stmt = val;
+				stmt = val.u;
 			else if (attr == 0x1b) /* DW_AT_comp_dir */
-				dir = str;
+				dir = val.str;
 		}
 		if (stmt != UINT64_MAX && dir) {
 			if (out->n == out->cap) {
@@ -425,7 +166,8 @@ typedef struct lfile {
 typedef struct lunit {
 	unsigned version, offsz;
 	const char *compdir;
-	const char **dirs; /* v5: index 0 = comp dir; v4: 1-based, [0] = comp dir */
+	const char *
+	    *dirs; /* v5: index 0 = comp dir; v4: 1-based, [0] = comp dir */
 	uint64_t ndirs;
 	lfile *files;
 	uint64_t nfiles, files_cap;
@@ -515,28 +257,29 @@ enum {
 };
 
 /* Read one v5 entry table into dirs (is_dir) or files. */
-static wasm_status read_v5_table(dcur *c, rw_srcmap *s, lunit *u,
-				 const dsecs *ds, unsigned addrsz, bool is_dir)
+static wasm_status read_v5_table(rw_dcur *c, rw_srcmap *s, lunit *u,
+				 const rw_dsecs *ds, unsigned addrsz,
+				 bool is_dir)
 {
 	lformat fmt[16];
-	unsigned nfmt = dc_u8(c);
+	unsigned nfmt = rw_dc_u8(c);
 	uint64_t count;
 	if (nfmt > 16) {
-		dc_fail(c, c->pos - 1, "too many entry formats");
+		rw_dc_fail(c, c->pos - 1, "too many entry formats");
 		return WASM_MALFORMED;
 	}
 	for (unsigned i = 0; i < nfmt; i++) {
-		fmt[i].content = dc_uleb(c);
-		fmt[i].form = dc_uleb(c);
+		fmt[i].content = rw_dc_uleb(c);
+		fmt[i].form = rw_dc_uleb(c);
 	}
-	count = dc_uleb(c);
+	count = rw_dc_uleb(c);
 	if (c->bad)
 		return WASM_MALFORMED;
 	/* Each entry takes at least one byte unless every form is empty:
 	 * bound the count by the bytes left so a huge count cannot make us
 	 * allocate or loop for nothing. */
 	if (count > c->end - c->pos && nfmt) {
-		dc_fail(c, c->pos, "entry count exceeds the header");
+		rw_dc_fail(c, c->pos, "entry count exceeds the header");
 		return WASM_MALFORMED;
 	}
 	if (is_dir) {
@@ -549,14 +292,12 @@ static wasm_status read_v5_table(dcur *c, rw_srcmap *s, lunit *u,
 		const char *name = NULL;
 		uint64_t dir = 0;
 		for (unsigned f = 0; f < nfmt; f++) {
-			uint64_t val;
-			const char *str;
-			form_read(c, fmt[f].form, u->offsz, addrsz, 5, ds, &val,
-				  &str);
+			rw_dw_val v;
+			rw_dw_form(c, fmt[f].form, u->offsz, addrsz, 5, ds, &v);
 			if (fmt[f].content == LNCT_PATH)
-				name = str;
+				name = v.str;
 			else if (fmt[f].content == LNCT_DIRECTORY_INDEX)
-				dir = val;
+				dir = v.u;
 		}
 		if (c->bad)
 			break;
@@ -574,13 +315,13 @@ static wasm_status read_v5_table(dcur *c, rw_srcmap *s, lunit *u,
 }
 
 /* v2..v4 include_directories and file_names. */
-static wasm_status read_v4_tables(dcur *c, rw_srcmap *s, lunit *u)
+static wasm_status read_v4_tables(rw_dcur *c, rw_srcmap *s, lunit *u)
 {
 	size_t start = c->pos;
 	uint64_t n = 0;
 	const char *d;
 	/* Count first, so dirs is one allocation. */
-	while ((d = dc_str(c)) && *d)
+	while ((d = rw_dc_str(c)) && *d)
 		n++;
 	if (c->bad)
 		return WASM_MALFORMED;
@@ -591,16 +332,16 @@ static wasm_status read_v4_tables(dcur *c, rw_srcmap *s, lunit *u)
 	u->dirs[0] = u->compdir;
 	c->pos = start;
 	for (uint64_t i = 1; i <= n; i++)
-		u->dirs[i] = dc_str(c);
-	dc_u8(c); /* the empty string ending the list */
+		u->dirs[i] = rw_dc_str(c);
+	rw_dc_u8(c); /* the empty string ending the list */
 	for (;;) {
-		const char *name = dc_str(c);
+		const char *name = rw_dc_str(c);
 		uint64_t dir;
 		if (!name || !*name)
 			break;
-		dir = dc_uleb(c);
-		dc_uleb(c); /* modification time */
-		dc_uleb(c); /* length */
+		dir = rw_dc_uleb(c);
+		rw_dc_uleb(c); /* modification time */
+		rw_dc_uleb(c); /* length */
 		if (c->bad)
 			break;
 		if (!add_file(s, u, name, dir))
@@ -625,14 +366,24 @@ static bool push_row(rw_srcmap *s, const srow *r)
 
 /* Standard opcodes (DWARF 5 table 7.25). */
 enum {
-	LNS_copy = 1, LNS_advance_pc, LNS_advance_line, LNS_set_file,
-	LNS_set_column, LNS_negate_stmt, LNS_set_basic_block,
-	LNS_const_add_pc, LNS_fixed_advance_pc, LNS_set_prologue_end,
-	LNS_set_epilogue_begin, LNS_set_isa,
+	LNS_copy = 1,
+	LNS_advance_pc,
+	LNS_advance_line,
+	LNS_set_file,
+	LNS_set_column,
+	LNS_negate_stmt,
+	LNS_set_basic_block,
+	LNS_const_add_pc,
+	LNS_fixed_advance_pc,
+	LNS_set_prologue_end,
+	LNS_set_epilogue_begin,
+	LNS_set_isa,
 };
 /* Extended opcodes. */
 enum {
-	LNE_end_sequence = 1, LNE_set_address, LNE_define_file,
+	LNE_end_sequence = 1,
+	LNE_set_address,
+	LNE_define_file,
 	LNE_set_discriminator,
 };
 
@@ -685,7 +436,7 @@ static bool seq_fits(const codespan *code, uint64_t lo, uint64_t hi)
 }
 
 /* Run one unit's line-number program over [c->pos, c->end). */
-static wasm_status run_program(dcur *c, rw_srcmap *s, lunit *u,
+static wasm_status run_program(rw_dcur *c, rw_srcmap *s, lunit *u,
 			       const codespan *code, uint8_t min_inst,
 			       uint8_t max_ops, bool default_stmt,
 			       int8_t line_base, uint8_t line_range,
@@ -709,78 +460,80 @@ static wasm_status run_program(dcur *c, rw_srcmap *s, lunit *u,
 
 	while (c->pos < c->end && !c->bad) {
 		size_t at = c->pos;
-		uint8_t op = dc_u8(c);
+		uint8_t op = rw_dc_u8(c);
 		bool emit = false, end = false;
 		if (op >= opcode_base) {
 			unsigned adj = op - opcode_base;
 			ADVANCE(adj / line_range);
-			line += (uint64_t)(int64_t)(line_base + (int)(adj % line_range));
+			line += (uint64_t)(int64_t)(line_base +
+						    (int)(adj % line_range));
 			emit = true;
 		} else if (op == 0) {
-			uint64_t len = dc_uleb(c);
+			uint64_t len = rw_dc_uleb(c);
 			size_t body;
 			uint8_t sub;
 			if (c->bad)
 				break;
 			if (len == 0 || len > c->end - c->pos) {
-				dc_fail(c, at, "bad extended opcode length");
+				rw_dc_fail(c, at, "bad extended opcode length");
 				break;
 			}
 			body = c->pos;
-			sub = dc_u8(c);
+			sub = rw_dc_u8(c);
 			switch (sub) {
-			case LNE_end_sequence:
-				emit = end = true;
-				break;
+			case LNE_end_sequence: emit = end = true; break;
 			case LNE_set_address:
 				if (len - 1 == 0 || len - 1 > 8) {
-					dc_fail(c, at, "bad set_address size");
+					rw_dc_fail(c, at,
+						   "bad set_address size");
 					break;
 				}
-				addr = dc_uint(c, (size_t)len - 1);
+				addr = rw_dc_uint(c, (size_t)len - 1);
 				op_index = 0;
 				break;
 			case LNE_define_file: {
-				const char *name = dc_str(c);
-				uint64_t dir = dc_uleb(c);
+				const char *name = rw_dc_str(c);
+				uint64_t dir = rw_dc_uleb(c);
 				if (!c->bad && !add_file(s, u, name, dir))
 					return WASM_NOMEM;
 				break;
 			}
-			default: /* set_discriminator and vendor ones */
-				break;
+			default: /* set_discriminator and vendor ones */ break;
 			}
 			if (c->bad)
 				break;
 			/* Trust the length, not our reading of the body. */
 			if (c->pos - body > len) {
-				dc_fail(c, at, "extended opcode overruns "
-					       "its length");
+				rw_dc_fail(c, at,
+					   "extended opcode overruns "
+					   "its length");
 				break;
 			}
 			c->pos = body + (size_t)len;
 		} else {
 			switch (op) {
 			case LNS_copy: emit = true; break;
-			case LNS_advance_pc: ADVANCE(dc_uleb(c)); break;
-			case LNS_advance_line: line += (uint64_t)dc_sleb(c); break;
-			case LNS_set_file: file = dc_uleb(c); break;
-			case LNS_set_column: column = dc_uleb(c); break;
+			case LNS_advance_pc: ADVANCE(rw_dc_uleb(c)); break;
+			case LNS_advance_line:
+				line += (uint64_t)rw_dc_sleb(c);
+				break;
+			case LNS_set_file: file = rw_dc_uleb(c); break;
+			case LNS_set_column: column = rw_dc_uleb(c); break;
 			case LNS_negate_stmt: stmt = !stmt; break;
 			case LNS_set_basic_block: break;
 			case LNS_const_add_pc:
 				ADVANCE((255u - opcode_base) / line_range);
 				break;
 			case LNS_fixed_advance_pc:
-				addr += dc_uint(c, 2);
+				addr += rw_dc_uint(c, 2);
 				op_index = 0;
 				break;
 			case LNS_set_prologue_end: break;
 			case LNS_set_epilogue_begin: break;
-			case LNS_set_isa: dc_uleb(c); break;
+			case LNS_set_isa: rw_dc_uleb(c); break;
 			default: /* unknown standard opcode: skip its args */
 				for (unsigned i = 0; i < std_lens[op - 1]; i++)
-					dc_uleb(c);
+					rw_dc_uleb(c);
 				break;
 			}
 		}
@@ -822,7 +575,7 @@ static wasm_status run_program(dcur *c, rw_srcmap *s, lunit *u,
 }
 
 /* Parse the unit of .debug_line at c->pos; leaves c->pos at the next. */
-static wasm_status read_unit(dcur *c, rw_srcmap *s, const dsecs *ds,
+static wasm_status read_unit(rw_dcur *c, rw_srcmap *s, const rw_dsecs *ds,
 			     const compdirs *cd, const codespan *code)
 {
 	lunit u = {0};
@@ -836,52 +589,53 @@ static wasm_status read_unit(dcur *c, rw_srcmap *s, const dsecs *ds,
 	wasm_status st = WASM_OK;
 
 	c->end = ds->line_len;
-	len = unit_length(c, &u.offsz);
+	len = rw_dw_unit_length(c, &u.offsz);
 	if (c->bad)
 		return WASM_MALFORMED;
 	if (len > c->end - c->pos) {
-		dc_fail(c, unit_off, "unit length exceeds the section");
+		rw_dc_fail(c, unit_off, "unit length exceeds the section");
 		return WASM_MALFORMED;
 	}
 	next = c->pos + (size_t)len;
 	c->end = next;
-	u.version = (unsigned)dc_uint(c, 2);
+	u.version = (unsigned)rw_dc_uint(c, 2);
 	if (!c->bad && (u.version < 2 || u.version > 5)) {
-		dc_fail(c, c->pos - 2, "unsupported line table version");
+		rw_dc_fail(c, c->pos - 2, "unsupported line table version");
 		return WASM_MALFORMED;
 	}
 	if (u.version >= 5) {
-		addrsz = dc_u8(c);
-		dc_u8(c); /* segment selector size */
+		addrsz = rw_dc_u8(c);
+		rw_dc_u8(c); /* segment selector size */
 	}
-	hlen = dc_uint(c, u.offsz);
+	hlen = rw_dc_uint(c, u.offsz);
 	if (c->bad)
 		return WASM_MALFORMED;
 	if (hlen > c->end - c->pos) {
-		dc_fail(c, c->pos - u.offsz, "header length exceeds the unit");
+		rw_dc_fail(c, c->pos - u.offsz,
+			   "header length exceeds the unit");
 		return WASM_MALFORMED;
 	}
 	prog = c->pos + (size_t)hlen;
 	c->end = prog; /* the header may not read into the program */
-	min_inst = dc_u8(c);
+	min_inst = rw_dc_u8(c);
 	if (u.version >= 4)
-		max_ops = dc_u8(c);
-	default_stmt = dc_u8(c) != 0;
-	line_base = (int8_t)dc_u8(c);
-	line_range = dc_u8(c);
-	opcode_base = dc_u8(c);
+		max_ops = rw_dc_u8(c);
+	default_stmt = rw_dc_u8(c) != 0;
+	line_base = (int8_t)rw_dc_u8(c);
+	line_range = rw_dc_u8(c);
+	opcode_base = rw_dc_u8(c);
 	if (c->bad)
 		return WASM_MALFORMED;
 	if (line_range == 0) {
-		dc_fail(c, c->pos - 2, "line_range is 0");
+		rw_dc_fail(c, c->pos - 2, "line_range is 0");
 		return WASM_MALFORMED;
 	}
 	if (opcode_base == 0) {
-		dc_fail(c, c->pos - 1, "opcode_base is 0");
+		rw_dc_fail(c, c->pos - 1, "opcode_base is 0");
 		return WASM_MALFORMED;
 	}
 	std_lens = c->p + c->pos;
-	dc_skip(c, opcode_base - 1u);
+	rw_dc_skip(c, opcode_base - 1u);
 	if (c->bad)
 		return WASM_MALFORMED;
 	u.compdir = compdir_for(cd, unit_off);
@@ -919,38 +673,14 @@ static int srow_cmp(const void *a, const void *b)
 	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
-static const wasm_custom *find_custom(const wasm_module *m, const char *name,
-				      size_t *len)
-{
-	size_t n = strlen(name);
-	for (uint32_t i = 0; i < m->ncustoms; i++) {
-		const wasm_custom *cs = &m->customs[i];
-		if (cs->name.len == n && !memcmp(cs->name.p, name, n)) {
-			*len = cs->len;
-			return cs;
-		}
-	}
-	*len = 0;
-	return NULL;
-}
-
-static const uint8_t *section_bytes(const wasm_module *m, const char *name,
-				    size_t *len)
-{
-	const wasm_custom *cs = find_custom(m, name, len);
-	return cs ? m->bytes + cs->start : NULL;
-}
-
-wasm_status rw_srcmap_new(const wasm_module *m, rw_srcmap **out,
-			  wasm_err *err)
+wasm_status rw_srcmap_new(const wasm_module *m, rw_srcmap **out, wasm_err *err)
 {
 	rw_srcmap *s;
-	dsecs ds;
+	rw_dsecs ds;
 	compdirs cd = {0};
 	size_t sites_len;
-	codespan code = {m->section_start[10], m->section_size[10], m,
-			 false};
-	dcur c;
+	codespan code = {m->section_start[10], m->section_size[10], m, false};
+	rw_dcur c;
 	wasm_status st = WASM_OK;
 
 	*out = NULL;
@@ -958,19 +688,15 @@ wasm_status rw_srcmap_new(const wasm_module *m, rw_srcmap **out,
 	if (!s)
 		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				    "out of memory");
-	ds.line = section_bytes(m, ".debug_line", &ds.line_len);
-	ds.line_str = section_bytes(m, ".debug_line_str", &ds.line_str_len);
-	ds.str = section_bytes(m, ".debug_str", &ds.str_len);
-	ds.info = section_bytes(m, ".debug_info", &ds.info_len);
-	ds.abbrev = section_bytes(m, ".debug_abbrev", &ds.abbrev_len);
+	rw_dw_sections(m, &ds);
 	if (!ds.line || !m->section_present[10])
 		goto done;
-	code.moved = section_bytes(m, "heisen.sites", &sites_len) != NULL;
+	code.moved = rw_custom_bytes(m, "heisen.sites", &sites_len) != NULL;
 	if (!scan_info(&ds, &cd)) {
 		st = WASM_NOMEM;
 		goto done;
 	}
-	c = (dcur){.p = ds.line, .end = ds.line_len};
+	c = (rw_dcur){.p = ds.line, .end = ds.line_len};
 	while (c.pos < ds.line_len && !st)
 		st = read_unit(&c, s, &ds, &cd, &code);
 	if (st == WASM_MALFORMED) {

@@ -458,6 +458,10 @@ typedef struct tui_report {
 	db_stack stack[2];
 	int64_t stack_run[2];
 	int evidence;
+	/* The evidence run's location of the race and who created its
+	 * threads (kind DB_LOC_NONE, spawns unknown: not recorded). */
+	db_loc loc;
+	db_spawn spawn[2];
 } tui_report;
 
 /* Load bug `bug`: WASM_INVALID when there is no such bug (the message

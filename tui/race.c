@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rewriter/instrument.h"
+#include "tui/cli.h"
 
 const char *tui_access_name(uint8_t kind, bool cap)
 {
@@ -22,17 +23,10 @@ const char *tui_access_name(uint8_t kind, bool cap)
 	}
 }
 
-static void print_frames(FILE *out, const tui_access *a)
+/* Frames of s, frame 0 marked with its site unless site is NO_SITE. */
+#define NO_SITE UINT32_MAX
+static void print_stack(FILE *out, const db_stack *s, uint32_t site)
 {
-	const db_stack *s = a->stack;
-
-	if (!s || !s->n) {
-		fprintf(out, "    #0 %s", a->func ? a->func : "?");
-		if (a->file)
-			fprintf(out, " %s:%u", a->file, a->line);
-		fprintf(out, " (site %u)\n", a->site);
-		return;
-	}
 	for (uint32_t i = 0; i < s->n; i++) {
 		const db_frame *f = &s->frame[i];
 		fprintf(out, "    #%u %s", i, f->func);
@@ -40,12 +34,86 @@ static void print_frames(FILE *out, const tui_access *a)
 			fprintf(out, " %s:%u", f->file, f->line);
 		else if (f->offset)
 			fprintf(out, " (offset 0x%x)", f->offset);
-		if (!i)
-			fprintf(out, " (site %u)", a->site);
+		if (!i && site != NO_SITE)
+			fprintf(out, " (site %u)", site);
 		fputc('\n', out);
 	}
 	if (s->truncated)
 		fprintf(out, "    ... (deeper callers not kept)\n");
+}
+
+static void print_frames(FILE *out, const tui_access *a)
+{
+	if (!a->stack || !a->stack->n) {
+		fprintf(out, "    #0 %s", a->func ? a->func : "?");
+		if (a->file)
+			fprintf(out, " %s:%u", a->file, a->line);
+		fprintf(out, " (site %u)\n", a->site);
+		return;
+	}
+	print_stack(out, a->stack, a->site);
+}
+
+bool tui_loc_text(const db_loc *l, char *buf, size_t cap)
+{
+	const char *name = l->name ? l->name : "?";
+	char off[24] = "";
+	int n = -1;
+
+	if (l->offset)
+		snprintf(off, sizeof off,
+			 l->kind == DB_LOC_SEGMENT ? " + 0x%x" : " + %u",
+			 l->offset);
+	switch (l->kind) {
+	case DB_LOC_GLOBAL:
+		n = snprintf(buf, cap, "global '%s'%s", name, off);
+		if (l->size && n >= 0 && (size_t)n < cap)
+			snprintf(buf + n, cap - (size_t)n, " (size %u)",
+				 l->size);
+		break;
+	case DB_LOC_SEGMENT:
+		n = snprintf(buf, cap, "in data segment %s%s", name, off);
+		break;
+	case DB_LOC_STACK:
+		n = snprintf(buf, cap, "stack of thread %u", l->tid);
+		break;
+	case DB_LOC_HEAP:
+		if (!l->size)
+			n = snprintf(buf, cap,
+				     "heap (allocation site unknown)");
+		else
+			n = snprintf(buf, cap,
+				     "heap block%s (size %u) allocated by "
+				     "thread %u",
+				     off, l->size, l->tid);
+		break;
+	}
+	if (n < 0 && cap)
+		buf[0] = '\0';
+	return n >= 0;
+}
+
+static void print_loc(FILE *out, const db_loc *l)
+{
+	char text[300];
+
+	if (!tui_loc_text(l, text, sizeof text))
+		return;
+	fprintf(out, "  Location is %s%s\n", text, l->stack.n ? " at:" : "");
+	print_stack(out, &l->stack, NO_SITE);
+}
+
+static void print_spawns(FILE *out, const tui_race *r)
+{
+	for (int i = 0; i < 2; i++) {
+		const tui_access *a = &r->acc[i];
+		if (!a->spawn || !a->spawn->known ||
+		    (i && a->tid == r->acc[0].tid))
+			continue;
+		fprintf(out, "  Thread %u created by thread %u%s\n", a->tid,
+			a->spawn->parent, a->spawn->stack.n ? " at:" : "");
+		print_stack(out, &a->spawn->stack, NO_SITE);
+	}
 }
 
 /* Bytes as one little-endian number when they are the width of one (the
@@ -108,6 +176,9 @@ void tui_race_print(FILE *out, const tui_race *r)
 	if (v && v->side < 2 && tui_value_change(v, change, sizeof change))
 		fprintf(out, "  Value changed while thread %u waited: %s\n",
 			r->acc[v->side].tid, change);
+	if (r->loc)
+		print_loc(out, r->loc);
+	print_spawns(out, r);
 	if (top->stack && top->stack->n)
 		fprintf(out, "SUMMARY: heisen: data race %s:%u in %s\n",
 			top->stack->frame[0].file ? top->stack->frame[0].file
@@ -137,5 +208,36 @@ void tui_json_value(tui_json *j, const char *key, const db_value *v)
 		tui_json_str(j, k ? "after" : "before", hex);
 	}
 	tui_json_bool(j, "changed", memcmp(v->before, v->after, v->width) != 0);
+	tui_json_end(j, '}');
+}
+
+void tui_json_loc(tui_json *j, const char *key, const db_loc *l)
+{
+	if (!l || !l->kind) {
+		tui_json_null(j, key);
+		return;
+	}
+	tui_json_obj(j, key);
+	tui_json_str(j, "kind", db_loc_kind_name(l->kind));
+	tui_json_u64(j, "offset", l->offset);
+	tui_json_u64(j, "size", l->size);
+	if (l->name)
+		tui_json_str(j, "name", l->name);
+	if (l->kind == DB_LOC_HEAP || l->kind == DB_LOC_STACK)
+		tui_json_u64(j, "thread", l->tid);
+	if (l->kind == DB_LOC_HEAP)
+		tui_json_stack(j, "stack", &l->stack);
+	tui_json_end(j, '}');
+}
+
+void tui_json_spawn(tui_json *j, const char *key, const db_spawn *s)
+{
+	if (!s || !s->known) {
+		tui_json_null(j, key);
+		return;
+	}
+	tui_json_obj(j, key);
+	tui_json_u64(j, "thread", s->parent);
+	tui_json_stack(j, "stack", &s->stack);
 	tui_json_end(j, '}');
 }

@@ -14,6 +14,12 @@
  *     Concurrent write of size 4 at 0x00000e08 by thread 1:
  *       #0 step demos/fibonacci.c:41 (site 119)
  *     Value changed while thread 1 waited: 0x000001fc -> 0x000003e8
+ *     Location is heap block + 8 (size 24) allocated by thread 0 at:
+ *       #0 __wrap_calloc demos/guest/malloc.c:61
+ *       #1 main demos/fibonacci.c:60
+ *     Thread 2 created by thread 0 at:
+ *       #0 pthread_create demos/guest/pthread.c:214
+ *       #1 main demos/fibonacci.c:64
  *   SUMMARY: heisen: data race demos/fibonacci.c:41 in step
  *   ==================
  *
@@ -38,6 +44,7 @@ typedef struct tui_access {
 	const db_stack *stack;
 	const char *func, *file;
 	uint32_t line;
+	const db_spawn *spawn; /* who created its thread, or NULL */
 } tui_access;
 
 typedef struct tui_race {
@@ -49,6 +56,7 @@ typedef struct tui_race {
 	 * "Unordered"). */
 	bool concurrent;
 	const db_value *value; /* NULL or width 0: none; side indexes acc */
+	const db_loc *loc;     /* NULL or DB_LOC_NONE: no Location line */
 } tui_race;
 
 /* The report, from the ===== line to the closing one. */
@@ -62,6 +70,20 @@ const char *tui_access_name(uint8_t kind, bool cap);
  * little-endian), bytes in memory order otherwise. False, and buf empty,
  * when v has no value or its bytes did not change. */
 bool tui_value_change(const db_value *v, char *buf, size_t cap);
+
+/* What follows "Location is " for l into buf (cap bytes, 300 enough):
+ * "global 'ledger' + 4 (size 8)", "heap block + 16 (size 20) allocated
+ * by thread 0", ... False, and buf empty, when l has no location. */
+bool tui_loc_text(const db_loc *l, char *buf, size_t cap);
+
+/* The location as JSON under key: {"kind", "offset", "size", and
+ * "name" (global, segment), "thread" (heap, stack), "stack" (heap: the
+ * allocation's frames)}, or null when none is known. */
+void tui_json_loc(tui_json *j, const char *key, const db_loc *l);
+
+/* Who created a thread as JSON under key: {"thread" (the parent),
+ * "stack"}, or null when not known. */
+void tui_json_spawn(tui_json *j, const char *key, const db_spawn *s);
 
 /* Value evidence as JSON under key: {"access": 0 or 1, "before",
  * "after" (hex bytes in memory order), "changed"}, or null. */

@@ -26,11 +26,25 @@ struct __pthread {
 	void *result; /* set before `exited`, read after it */
 	int detached; /* on the reap list; freed by a later create */
 	struct __pthread *reap_next;  /* reap list link, under reap_lock */
+	void *stack_lo;		      /* lowest byte of the thread's stack */
 	void *keys[PTHREAD_KEYS_MAX]; /* pthread_setspecific values */
 };
 
 _Static_assert(offsetof(struct __pthread, tls) == 4, "thread_start.s");
 _Static_assert(offsetof(struct __pthread, exited) == 8, "thread_start.s");
+
+/* Hints for a host that watches the program (heisen's detector, which
+ * names the heap block or thread stack a race is on): a block was
+ * allocated or is about to be freed; the calling thread's stack is
+ * [lo, hi). Imports of module "heisen.hint": heisen links them as no-ops
+ * when nothing listens; another runtime must provide them (empty
+ * functions will do). */
+__attribute__((import_module("heisen.hint"), import_name("alloc"))) void
+__heisen_hint_alloc(void *p, size_t size);
+__attribute__((import_module("heisen.hint"), import_name("free"))) void
+__heisen_hint_free(void *p);
+__attribute__((import_module("heisen.hint"), import_name("stack"))) void
+__heisen_hint_stack(void *lo, void *hi);
 
 /* memory.atomic.wait32: 0 woken, 1 value differed, 2 timed out.
  * timeout_ns < 0 waits forever. */

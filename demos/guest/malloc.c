@@ -7,7 +7,12 @@
  * one lock and call the original (__real_). dlmalloc's internal calls
  * between its own functions stay inside the lock.
  *
- * Cost: one uncontended atomic compare-and-swap and exchange per call.
+ * Each allocation and free is also told to the host (internal.h's
+ * hints, inside the lock so that the host sees them in the heap's own
+ * order): a race on a heap block can then say where it was allocated.
+ *
+ * Cost: one uncontended atomic compare-and-swap and exchange per call,
+ * and a host call per hint.
  * Limitation: one lock for the whole heap, so allocation-heavy threads
  * serialise.
  */
@@ -31,6 +36,8 @@ void *__wrap_malloc(size_t n)
 
 	__heisen_lock_word(&heap_lock, NULL);
 	p = __real_malloc(n);
+	if (p)
+		__heisen_hint_alloc(p, n);
 	__heisen_unlock_word(&heap_lock);
 	return p;
 }
@@ -40,6 +47,7 @@ void __wrap_free(void *p)
 	if (!p)
 		return;
 	__heisen_lock_word(&heap_lock, NULL);
+	__heisen_hint_free(p);
 	__real_free(p);
 	__heisen_unlock_word(&heap_lock);
 }
@@ -50,6 +58,8 @@ void *__wrap_calloc(size_t n, size_t size)
 
 	__heisen_lock_word(&heap_lock, NULL);
 	p = __real_calloc(n, size);
+	if (p) /* n * size did not overflow: calloc checked */
+		__heisen_hint_alloc(p, n * size);
 	__heisen_unlock_word(&heap_lock);
 	return p;
 }
@@ -60,6 +70,11 @@ void *__wrap_realloc(void *old, size_t n)
 
 	__heisen_lock_word(&heap_lock, NULL);
 	p = __real_realloc(old, n);
+	/* NULL with n > 0: old stays; with n == 0: old was freed. */
+	if (old && (p || !n))
+		__heisen_hint_free(old);
+	if (p)
+		__heisen_hint_alloc(p, n);
 	__heisen_unlock_word(&heap_lock);
 	return p;
 }
@@ -70,6 +85,8 @@ int __wrap_posix_memalign(void **out, size_t align, size_t n)
 
 	__heisen_lock_word(&heap_lock, NULL);
 	rc = __real_posix_memalign(out, align, n);
+	if (!rc)
+		__heisen_hint_alloc(*out, n);
 	__heisen_unlock_word(&heap_lock);
 	return rc;
 }
@@ -80,6 +97,8 @@ void *__wrap_aligned_alloc(size_t align, size_t n)
 
 	__heisen_lock_word(&heap_lock, NULL);
 	p = __real_aligned_alloc(align, n);
+	if (p)
+		__heisen_hint_alloc(p, n);
 	__heisen_unlock_word(&heap_lock);
 	return p;
 }

@@ -165,6 +165,7 @@ void __heisen_thread_entry(int tid, struct __pthread *t)
 {
 	self = t;
 	t->tid = tid;
+	__heisen_hint_stack(t->stack_lo, (void *)t->stack_top);
 	finish(t, t->fn(t->arg));
 }
 
@@ -202,6 +203,7 @@ int pthread_create(pthread_t *restrict out, const pthread_attr_t *restrict attr,
 	memset(t, 0, sizeof *t);
 	t->tls = (char *)block + rec;
 	t->stack_top = ((uintptr_t)block + total) & ~(uintptr_t)15;
+	t->stack_lo = (char *)t->tls + round_up(tls_size, 16);
 	t->fn = fn;
 	t->arg = arg;
 	t->detached = detached;

@@ -19,6 +19,8 @@
 #                  killed on exit, tm (tmux on it), and wait_for ERE WHAT
 #                  (poll the pane "tui" until a line matches, the screen
 #                  then in $scr; after 60 s a failure showing the screen)
+#   show_bugs DB   every bug of workspace DB, `heisen show` as JSON into
+#                  $dir/show.N.json and as text into $dir/show.N.txt
 #   skip MSG       give up without failing: what this machine lacks (run.sh
 #                  counts the test as skipped, not passed)
 #   finish NAME    report the failed checks and exit 1, or exit 0
@@ -32,6 +34,20 @@ failures=0
 bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
 
 snippet() { head -c 400 "$1" | tr '\n' ' '; }
+
+show_bugs() {
+	local ids
+	ids=$("$HEISEN" bugs --db "$1" --json | python3 -c '
+import json, sys
+print(" ".join(str(b["id"]) for b in json.load(sys.stdin)["bugs"]))')
+	rm -f "$dir"/show.*
+	for b in $ids; do
+		"$HEISEN" show "$b" --db "$1" --json >"$dir/show.$b.json" ||
+			bad "show $b --json: exit $?"
+		"$HEISEN" show "$b" --db "$1" >"$dir/show.$b.txt" ||
+			bad "show $b: exit $?"
+	done
+}
 
 expect() {
 	local want=$1 what=$2

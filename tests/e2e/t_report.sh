@@ -23,26 +23,11 @@ sweep() { # DB PROGRAM
 		bad "$2: sweep exit $?: $(snippet "$dir/sweep.err")"
 }
 
-# shows DB: every bug's heisen.bug/1 document into $dir/show.N.json, its
-# text into $dir/show.N.txt
-shows() {
-	local ids
-	ids=$("$HEISEN" bugs --db "$1" --json | python3 -c '
-import json, sys
-print(" ".join(str(b["id"]) for b in json.load(sys.stdin)["bugs"]))')
-	rm -f "$dir"/show.*
-	for b in $ids; do
-		"$HEISEN" show "$b" --db "$1" --json >"$dir/show.$b.json" ||
-			bad "show $b --json: exit $?"
-		"$HEISEN" show "$b" --db "$1" >"$dir/show.$b.txt" ||
-			bad "show $b: exit $?"
-	done
-}
 
 # ---- (a), (b) helper-race -----------------------------------------------------
 
 sweep "$dir/h.db" helper-race
-shows "$dir/h.db"
+show_bugs "$dir/h.db"
 python3 - "$dir" <<'EOF' || bad "helper-race: the reports' stacks or values are wrong"
 import glob, json, os, re, sys
 docs = [json.load(open(p)) for p in sorted(glob.glob(sys.argv[1] + "/show.*.json"))]
@@ -83,7 +68,7 @@ EOF
 for name in fibonacci lost-update lock-free-queue; do
 	rm -f "$dir/d.db"*
 	sweep "$dir/d.db" "$name"
-	shows "$dir/d.db"
+	show_bugs "$dir/d.db"
 	python3 - "$dir" "$name" <<'EOF' || bad "$name: the reports' stacks are wrong"
 import glob, json, sys
 docs = [json.load(open(p)) for p in glob.glob(sys.argv[1] + "/show.*.json")]

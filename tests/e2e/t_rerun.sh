@@ -302,7 +302,7 @@ expect2 "resume, other mask generator" "mask generator version 7" \
 # campaigns at version 1 and of kind sweep.
 latest=$(sqlite3 "$db" "PRAGMA user_version")
 cp "$db" "$dir/v1.db"
-sqlite3 "$dir/v1.db" "DROP TABLE triage; DROP INDEX bugs_sig; ALTER TABLE bugs DROP COLUMN sig; ALTER TABLE bugs DROP COLUMN width_a; ALTER TABLE bugs DROP COLUMN width_b; ALTER TABLE run_bugs DROP COLUMN value; ALTER TABLE run_bugs DROP COLUMN stack_a; ALTER TABLE run_bugs DROP COLUMN stack_b; DROP TABLE stacks; DROP TABLE remotes; DROP INDEX campaigns_origin; ALTER TABLE campaigns DROP COLUMN origin; ALTER TABLE campaigns DROP COLUMN kind; ALTER TABLE campaigns DROP COLUMN owner; ALTER TABLE campaigns DROP COLUMN mask_version; PRAGMA user_version=1" ||
+sqlite3 "$dir/v1.db" "ALTER TABLE run_bugs DROP COLUMN location; ALTER TABLE run_bugs DROP COLUMN loc_stack; ALTER TABLE run_bugs DROP COLUMN parents; ALTER TABLE run_bugs DROP COLUMN spawn_a; ALTER TABLE run_bugs DROP COLUMN spawn_b; DROP TABLE triage; DROP INDEX bugs_sig; ALTER TABLE bugs DROP COLUMN sig; ALTER TABLE bugs DROP COLUMN width_a; ALTER TABLE bugs DROP COLUMN width_b; ALTER TABLE run_bugs DROP COLUMN value; ALTER TABLE run_bugs DROP COLUMN stack_a; ALTER TABLE run_bugs DROP COLUMN stack_b; DROP TABLE stacks; DROP TABLE remotes; DROP INDEX campaigns_origin; ALTER TABLE campaigns DROP COLUMN origin; ALTER TABLE campaigns DROP COLUMN kind; ALTER TABLE campaigns DROP COLUMN owner; ALTER TABLE campaigns DROP COLUMN mask_version; PRAGMA user_version=1" ||
 	bad "could not make a schema-1 copy"
 "$HEISEN" campaigns --db "$dir/v1.db" --json >"$dir/v1.json" ||
 	bad "campaigns on a schema-1 workspace: exit $?"

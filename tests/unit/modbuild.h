@@ -25,6 +25,25 @@ static inline void mb_section(wasm_buf *b, uint8_t id, const void *payload,
 	wasm_buf_put(b, payload, n);
 }
 
+/* Little-endian fixed-width integers and NUL-terminated strings, as
+ * DWARF sections hold them. */
+static inline void mb_u16(wasm_buf *b, uint16_t v)
+{
+	wasm_buf_byte(b, (uint8_t)v);
+	wasm_buf_byte(b, (uint8_t)(v >> 8));
+}
+
+static inline void mb_u32(wasm_buf *b, uint32_t v)
+{
+	mb_u16(b, (uint16_t)v);
+	mb_u16(b, (uint16_t)(v >> 16));
+}
+
+static inline void mb_cstr(wasm_buf *b, const char *s)
+{
+	wasm_buf_put(b, s, strlen(s) + 1);
+}
+
 /* Decode and validate; returns the first failing status. */
 static inline wasm_status mb_check(const wasm_buf *b, wasm_err *e)
 {

@@ -52,23 +52,6 @@ static void build_module(wasm_buf *b, const sect *extra)
 	}
 }
 
-static void put_u16(wasm_buf *b, uint16_t v)
-{
-	wasm_buf_byte(b, (uint8_t)v);
-	wasm_buf_byte(b, (uint8_t)(v >> 8));
-}
-
-static void put_u32(wasm_buf *b, uint32_t v)
-{
-	put_u16(b, (uint16_t)v);
-	put_u16(b, (uint16_t)(v >> 16));
-}
-
-static void put_str(wasm_buf *b, const char *s)
-{
-	wasm_buf_put(b, s, strlen(s) + 1);
-}
-
 /* The header fields both versions share after header_length:
  * min_inst 1, (max_ops 1), default_is_stmt 1, line_base -5,
  * line_range 14, opcode_base 13 and the standard lengths. */
@@ -84,7 +67,7 @@ static void set_address(wasm_buf *b, uint32_t a)
 	wasm_buf_byte(b, 0);
 	wasm_buf_byte(b, 5);
 	wasm_buf_byte(b, 2);
-	put_u32(b, a);
+	mb_u32(b, a);
 }
 
 static void end_sequence(wasm_buf *b)
@@ -126,10 +109,10 @@ static void put_program(wasm_buf *b, unsigned first)
 	wasm_buf_byte(b, 3); /* advance_line -20: line 0 */
 	wasm_buf_s32(b, -20);
 	wasm_buf_byte(b, 9); /* fixed_advance_pc 2 */
-	put_u16(b, 2);
+	mb_u16(b, 2);
 	wasm_buf_byte(b, 1);
 	wasm_buf_byte(b, 9);
-	put_u16(b, F1_HI - 9);
+	mb_u16(b, F1_HI - 9);
 	end_sequence(b);
 }
 
@@ -138,13 +121,13 @@ static void put_unit(wasm_buf *out, unsigned version, const wasm_buf *hdr,
 		     const wasm_buf *prog)
 {
 	size_t pre = version >= 5 ? 2 + 2 + 4 : 2 + 4;
-	put_u32(out, (uint32_t)(pre + hdr->len + prog->len));
-	put_u16(out, (uint16_t)version);
+	mb_u32(out, (uint32_t)(pre + hdr->len + prog->len));
+	mb_u16(out, (uint16_t)version);
 	if (version >= 5) {
 		wasm_buf_byte(out, 4); /* address_size */
 		wasm_buf_byte(out, 0); /* segment selector size */
 	}
-	put_u32(out, (uint32_t)hdr->len);
+	mb_u32(out, (uint32_t)hdr->len);
 	wasm_buf_put(out, hdr->data, hdr->len);
 	wasm_buf_put(out, prog->data, prog->len);
 }
@@ -155,12 +138,12 @@ static void build_v4(wasm_buf *line)
 {
 	wasm_buf hdr = {0}, prog = {0};
 	put_params(&hdr);
-	put_str(&hdr, "src");
-	put_str(&hdr, "/abs/inc");
+	mb_cstr(&hdr, "src");
+	mb_cstr(&hdr, "/abs/inc");
 	wasm_buf_byte(&hdr, 0);
-	put_str(&hdr, "a.c");
+	mb_cstr(&hdr, "a.c");
 	wasm_buf_put(&hdr, "\1\0\0", 3);
-	put_str(&hdr, "b.h");
+	mb_cstr(&hdr, "b.h");
 	wasm_buf_put(&hdr, "\2\0\0", 3);
 	wasm_buf_byte(&hdr, 0);
 	put_program(&prog, 1);
@@ -181,15 +164,15 @@ static void build_v5(wasm_buf *line, wasm_buf *line_str)
 	wasm_buf_byte(&hdr, 1);	   /* directory formats */
 	wasm_buf_put(&hdr, "\1\x1f", 2); /* PATH line_strp */
 	wasm_buf_byte(&hdr, 2);
-	put_u32(&hdr, 0);
-	put_u32(&hdr, 6);
+	mb_u32(&hdr, 0);
+	mb_u32(&hdr, 6);
 	wasm_buf_byte(&hdr, 3); /* file formats */
 	wasm_buf_put(&hdr, "\1\x08\2\x0f\5\x1e", 6);
 	wasm_buf_byte(&hdr, 2);
-	put_str(&hdr, "a.c");
+	mb_cstr(&hdr, "a.c");
 	wasm_buf_byte(&hdr, 0);
 	wasm_buf_put(&hdr, "0123456789abcdef", 16);
-	put_str(&hdr, "b.h");
+	mb_cstr(&hdr, "b.h");
 	wasm_buf_byte(&hdr, 1);
 	wasm_buf_put(&hdr, "0123456789abcdef", 16);
 	put_program(&prog, 0);
@@ -212,13 +195,13 @@ static void build_info(wasm_buf *info, wasm_buf *abbrev)
 	memset(info, 0, sizeof *info);
 	memset(abbrev, 0, sizeof *abbrev);
 	wasm_buf_put(abbrev, ab, sizeof ab);
-	put_u16(&die, 4);
-	put_u32(&die, 0); /* abbrev offset */
+	mb_u16(&die, 4);
+	mb_u32(&die, 0); /* abbrev offset */
 	wasm_buf_byte(&die, 4);
 	wasm_buf_byte(&die, 1); /* abbrev code */
-	put_u32(&die, 0);	/* stmt_list */
-	put_str(&die, "/comp");
-	put_u32(info, (uint32_t)die.len);
+	mb_u32(&die, 0);	/* stmt_list */
+	mb_cstr(&die, "/comp");
+	mb_u32(info, (uint32_t)die.len);
 	wasm_buf_put(info, die.data, die.len);
 	wasm_buf_fini(&die);
 }
@@ -371,7 +354,7 @@ static void linker_leftovers_are_dropped(void **state)
 	wasm_err e;
 	put_params(&hdr);
 	wasm_buf_byte(&hdr, 0);
-	put_str(&hdr, "/a.c");
+	mb_cstr(&hdr, "/a.c");
 	wasm_buf_put(&hdr, "\0\0\0", 3);
 	wasm_buf_byte(&hdr, 0);
 	put_program(&prog, 1);

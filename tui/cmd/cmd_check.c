@@ -66,6 +66,8 @@ static void on_race(void *ctx, const db_hit *h)
 	u->v[u->n] = (race){*h, 0, 0, 0, NULL};
 	/* Borrowed for the call only: read back from the run instead. */
 	memset(u->v[u->n].hit.stack, 0, sizeof h->stack);
+	memset(&u->v[u->n].hit.loc, 0, sizeof h->loc);
+	memset(u->v[u->n].hit.spawn, 0, sizeof h->spawn);
 	u->n++;
 }
 
@@ -186,8 +188,10 @@ static void print_race(FILE *out, const det_prog *p, const race *r,
 		    .func = fn[i],
 		    .file = pos[i].file,
 		    .line = pos[i].line,
+		    .spawn = &r->hit.spawn[k],
 		};
 	}
+	tr.loc = &r->hit.loc;
 	tui_race_print(out, &tr);
 }
 
@@ -214,9 +218,11 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 					 ? p->sites.sites[site].width
 					 : 1);
 			tui_json_stack(j, "stack", &r->hit.stack[k]);
+			tui_json_spawn(j, "created_by", &r->hit.spawn[k]);
 			tui_json_end(j, '}');
 		}
 		tui_json_end(j, ']');
+		tui_json_loc(j, "location", &r->hit.loc);
 		tui_json_obj(j, "first");
 		tui_json_arr(j, "tid");
 		tui_json_u64(j, NULL, r->hit.tid[0]);
@@ -304,6 +310,9 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		if (!st)
 			st = db_run_bug_stacks(d, r->first, r->bug,
 					       r->hit.stack, &e);
+		if (!st)
+			st = db_run_bug_where(d, r->first, r->bug, &r->hit.loc,
+					      r->hit.spawn, &e);
 	}
 	if (!st)
 		st = judge_races(d, c.id, supp, &ui, &nsupp, &e);
@@ -393,8 +402,7 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 done:
 	tui_emit_fini(&ui.em);
 	for (size_t i = 0; i < ui.n; i++)
-		for (int k = 0; k < 2; k++)
-			db_stack_clear(&ui.v[i].hit.stack[k]);
+		db_hit_clear(&ui.v[i].hit);
 	free(ui.v);
 	db_campaign_clear(&c);
 	if (d)

@@ -788,7 +788,9 @@ void tui_report_race(FILE *out, const tui_report *s)
 		    .func = b->site[i].func,
 		    .file = b->site[i].file,
 		    .line = b->site[i].line,
+		    .spawn = &s->spawn[i],
 		};
+	r.loc = &s->loc;
 	/* A pair of stacks or a value is a collision's; so is a bug that only
 	 * sweeps saw. */
 	r.concurrent =
@@ -826,6 +828,10 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 			return st;
 	if ((st = pick_stacks(d, s, e)))
 		return st;
+	if (s->evidence >= 0 &&
+	    (st = db_run_bug_where(d, s->ex[s->evidence].run, bug, &s->loc,
+				   s->spawn, e)))
+		return st;
 	if ((st = db_bug_cells(d, bug, cell_row, s, e)))
 		return st;
 	if (s->nomem || !build_grid(s))
@@ -848,6 +854,9 @@ void tui_report_free(tui_report *s)
 	db_stack_clear(&s->stack[0]);
 	db_stack_clear(&s->stack[1]);
 	wasm_free(s->note);
+	db_loc_clear(&s->loc);
+	db_stack_clear(&s->spawn[0].stack);
+	db_stack_clear(&s->spawn[1].stack);
 	memset(s, 0, sizeof *s);
 }
 
@@ -969,6 +978,7 @@ static void show_site_json(tui_json *j, const tui_report *r, int i)
 	tui_json_u64(j, "width", s->width);
 	tui_json_stack(j, "stack", &r->stack[i]);
 	tui_json_u64(j, "stack_run", (uint64_t)r->stack_run[i]);
+	tui_json_spawn(j, "created_by", &r->spawn[i]);
 	tui_json_end(j, '}');
 	wasm_free(cx);
 }
@@ -1064,6 +1074,7 @@ static void show_json(FILE *out, const char *path, const tui_report *s)
 	for (int i = 0; i < 2; i++)
 		show_site_json(&j, s, i);
 	tui_json_end(&j, ']');
+	tui_json_loc(&j, "location", &s->loc);
 	tui_json_arr(&j, "examples");
 	for (int i = 0; i < s->nex; i++) {
 		const tui_example *x = &s->ex[i];

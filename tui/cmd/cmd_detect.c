@@ -265,10 +265,8 @@ static bool run_report_name(run_report *r, const det_prog *p)
 
 static void run_report_clear(run_report *r)
 {
-	for (uint32_t i = 0; i < r->nhit; i++) {
-		db_stack_clear(&r->hit[i].stack[0]);
-		db_stack_clear(&r->hit[i].stack[1]);
-	}
+	for (uint32_t i = 0; i < r->nhit; i++)
+		db_hit_clear(&r->hit[i]);
 	wasm_free(r->hit);
 	wasm_free(r->func);
 	wasm_free(r->suppressed);
@@ -322,8 +320,10 @@ static void print_violation(FILE *out, const det_violation *v, const db_hit *h,
 		    .func = h->site[x].func,
 		    .file = h->site[x].file,
 		    .line = h->site[x].line,
+		    .spawn = &h->spawn[x],
 		};
 	}
+	r.loc = &h->loc;
 	if (value.width)
 		value.side = value.side == first ? 0 : 1;
 	tui_race_print(out, &r);
@@ -376,10 +376,13 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 				tui_json_u64(j, "thread", v->tid[k]);
 				tui_json_u64(j, "address", v->addr[k]);
 				tui_json_stack(j, "stack", &r->hit[i].stack[k]);
+				tui_json_spawn(j, "created_by",
+					       &r->hit[i].spawn[k]);
 				tui_json_end(j, '}');
 			}
 			tui_json_end(j, ']');
 			tui_json_value(j, "value", &r->hit[i].value);
+			tui_json_loc(j, "location", &r->hit[i].loc);
 			tui_json_end(j, '}');
 		}
 		tui_json_end(j, ']');

@@ -1254,6 +1254,59 @@ static const tui_keydoc bugv_keys[] = {
     {NULL, NULL},
 };
 
+/* "FUNC FILE:LINE < FUNC FILE:LINE ..." of frames [from, st->n) into
+ * line (cap bytes). */
+static void doc_frames(const db_stack *st, uint32_t from, char *line,
+		       size_t cap)
+{
+	int n = 0;
+
+	line[0] = '\0';
+	for (uint32_t k = from; k < st->n && n >= 0 && (size_t)n + 100 < cap;
+	     k++) {
+		const db_frame *f = &st->frame[k];
+		const char *base = f->file ? strrchr(f->file, '/') : NULL;
+		n += snprintf(line + n, cap - (size_t)n, "%s %s",
+			      k > from ? " <" : "", f->func);
+		if (f->file)
+			n += snprintf(line + n, cap - (size_t)n, " %s:%u",
+				      base ? base + 1 : f->file, f->line);
+	}
+	if (st->truncated && n >= 0 && (size_t)n + 8 < cap)
+		snprintf(line + n, cap - (size_t)n, " < ...");
+}
+
+/* The evidence run's location and who created the threads, a line each,
+ * their stacks on the same line so that the screen keeps its shape. */
+static void doc_location(tui_doc *d, const tui_report *r)
+{
+	char text[300], frames[1024];
+	int64_t run = r->evidence >= 0 ? r->ex[r->evidence].run : 0;
+
+	if (tui_loc_text(&r->loc, text, sizeof text)) {
+		doc_frames(&r->loc.stack, 0, frames, sizeof frames);
+		tui_doc_add(d,
+			    TUI_M_HEADER "Location" TUI_M_NORMAL
+					 " is %s%s%s " TUI_M_DIM "(run %" PRId64
+					 ")",
+			    text, r->loc.stack.n ? " at" : "", frames, run);
+	}
+	for (int i = 0; i < 2; i++) {
+		const db_spawn *sp = &r->spawn[i];
+		const tui_example *x = run ? &r->ex[r->evidence] : NULL;
+		if (!sp->known || !x || (i && x->tid[1] == x->tid[0]))
+			continue;
+		doc_frames(&sp->stack, 0, frames, sizeof frames);
+		tui_doc_add(d,
+			    TUI_M_HEADER "Thread %u" TUI_M_NORMAL
+					 " created by thread %u%s%s",
+			    x->tid[i], sp->parent, sp->stack.n ? " at" : "",
+			    frames);
+	}
+	if (r->loc.kind || r->spawn[0].known || r->spawn[1].known)
+		tui_doc_add(d, " ");
+}
+
 /* Remember doc's next line as Tab's next stop. */
 static void bugv_target_add(bug_view *v, int site, int frame, const db_frame *f)
 {
@@ -1298,21 +1351,11 @@ static void doc_site(bug_view *v, const tui_report *r, int i)
 		/* Folded: the callers on one line (frame 0 is the site
 		 * above), so that the screen keeps its shape. */
 		char line[1024];
-		int n = snprintf(line, sizeof line, "  + called from");
-		for (uint32_t k = 1; k < st->n && n < 900; k++) {
-			const db_frame *f = &st->frame[k];
-			const char *base =
-			    f->file ? strrchr(f->file, '/') : NULL;
-			n += snprintf(line + n, sizeof line - (size_t)n,
-				      "%s %s", k > 1 ? " <" : "", f->func);
-			if (f->file)
-				n += snprintf(
-				    line + n, sizeof line - (size_t)n, " %s:%u",
-				    base ? base + 1 : f->file, f->line);
-		}
+		doc_frames(st, 1, line, sizeof line);
 		bugv_target_add(v, i, -1, NULL);
-		tui_doc_add(d, "%s%s " TUI_M_DIM "(run %" PRId64 ")", line,
-			    st->truncated ? " < ..." : "", r->stack_run[i]);
+		tui_doc_add(d,
+			    "  + called from%s " TUI_M_DIM "(run %" PRId64 ")",
+			    line, r->stack_run[i]);
 	} else if (st->n > 1) {
 		bugv_target_add(v, i, -1, NULL);
 		tui_doc_add(
@@ -1437,6 +1480,7 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 		 r->prog.path ? r->prog.path : "");
 	doc_site(s, r, 0);
 	doc_site(s, r, 1);
+	doc_location(&s->doc, r);
 	if (r->evidence >= 0) {
 		const tui_example *x = &r->ex[r->evidence];
 		char change[128];

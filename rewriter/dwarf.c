@@ -1,0 +1,339 @@
+/*
+ * dwarf.c - the bounds-checked DWARF reader of dwarf.h.
+ */
+#include "rewriter/dwarf.h"
+
+#include <string.h>
+
+void rw_dc_fail(rw_dcur *c, size_t at, const char *why)
+{
+	if (!c->bad) {
+		c->bad = true;
+		c->at = at;
+		c->why = why;
+	}
+	c->pos = c->end;
+}
+
+bool rw_dc_need(rw_dcur *c, size_t n)
+{
+	if (c->bad)
+		return false;
+	if (n > c->end - c->pos) {
+		rw_dc_fail(c, c->pos, "unexpected end of data");
+		return false;
+	}
+	return true;
+}
+
+uint64_t rw_dc_uint(rw_dcur *c, size_t n) /* little-endian, n <= 8 */
+{
+	uint64_t v = 0;
+	if (!rw_dc_need(c, n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)c->p[c->pos + i] << (8 * i);
+	c->pos += n;
+	return v;
+}
+
+uint8_t rw_dc_u8(rw_dcur *c) { return (uint8_t)rw_dc_uint(c, 1); }
+
+/* LEB128, up to 10 bytes; higher bits of an over-long value are dropped
+ * (DWARF allows padding; the value is what we can hold). */
+static uint64_t dc_leb(rw_dcur *c, bool sign)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	size_t start = c->pos;
+	uint8_t b;
+	do {
+		if (c->bad)
+			return 0;
+		if (c->pos >= c->end) {
+			rw_dc_fail(c, start, "unterminated LEB128");
+			return 0;
+		}
+		b = c->p[c->pos++];
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (shift > 70) {
+			rw_dc_fail(c, start, "LEB128 too long");
+			return 0;
+		}
+	} while (b & 0x80);
+	if (sign && shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return v;
+}
+
+uint64_t rw_dc_uleb(rw_dcur *c) { return dc_leb(c, false); }
+int64_t rw_dc_sleb(rw_dcur *c) { return (int64_t)dc_leb(c, true); }
+
+void rw_dc_skip(rw_dcur *c, uint64_t n)
+{
+	if (n > SIZE_MAX || !rw_dc_need(c, (size_t)n))
+		rw_dc_fail(c, c->pos, "length out of bounds");
+	else
+		c->pos += (size_t)n;
+}
+
+/* A NUL-terminated string inside the cursor's range. */
+const char *rw_dc_str(rw_dcur *c)
+{
+	const uint8_t *s, *z;
+	if (c->bad)
+		return NULL;
+	s = c->p + c->pos;
+	z = memchr(s, 0, c->end - c->pos);
+	if (!z) {
+		rw_dc_fail(c, c->pos, "unterminated string");
+		return NULL;
+	}
+	c->pos += (size_t)(z - s) + 1;
+	return (const char *)s;
+}
+
+/* A string at offset `off` of a string section (.debug_str or
+ * .debug_line_str); NULL if out of range or unterminated. */
+static const char *sec_str(const uint8_t *sec, size_t len, uint64_t off)
+{
+	if (!sec || off >= len)
+		return NULL;
+	if (!memchr(sec + off, 0, len - (size_t)off))
+		return NULL;
+	return (const char *)sec + off;
+}
+
+/* Attribute form values (DWARF 5 table 7.6; the v2..v4 ones are the
+ * same numbers). */
+enum {
+	F_ADDR = 0x01,
+	F_BLOCK2 = 0x03,
+	F_BLOCK4 = 0x04,
+	F_DATA2 = 0x05,
+	F_DATA4 = 0x06,
+	F_DATA8 = 0x07,
+	F_STRING = 0x08,
+	F_BLOCK = 0x09,
+	F_BLOCK1 = 0x0a,
+	F_DATA1 = 0x0b,
+	F_FLAG = 0x0c,
+	F_SDATA = 0x0d,
+	F_STRP = 0x0e,
+	F_UDATA = 0x0f,
+	F_REF_ADDR = 0x10,
+	F_REF1 = 0x11,
+	F_REF2 = 0x12,
+	F_REF4 = 0x13,
+	F_REF8 = 0x14,
+	F_REF_UDATA = 0x15,
+	F_INDIRECT = 0x16,
+	F_SEC_OFFSET = 0x17,
+	F_EXPRLOC = 0x18,
+	F_FLAG_PRESENT = 0x19,
+	F_STRX = 0x1a,
+	F_ADDRX = 0x1b,
+	F_REF_SUP4 = 0x1c,
+	F_STRP_SUP = 0x1d,
+	F_DATA16 = 0x1e,
+	F_LINE_STRP = 0x1f,
+	F_REF_SIG8 = 0x20,
+	F_IMPLICIT_CONST = 0x21,
+	F_LOCLISTX = 0x22,
+	F_RNGLISTX = 0x23,
+	F_REF_SUP8 = 0x24,
+	F_STRX1 = 0x25,
+	F_STRX2 = 0x26,
+	F_STRX3 = 0x27,
+	F_STRX4 = 0x28,
+	F_ADDRX1 = 0x29,
+	F_ADDRX2 = 0x2a,
+	F_ADDRX3 = 0x2b,
+	F_ADDRX4 = 0x2c,
+};
+
+/* A block of n bytes at the cursor: its bytes and length into v. */
+static void block(rw_dcur *c, uint64_t n, rw_dw_val *v)
+{
+	const uint8_t *p = c->p + c->pos;
+
+	rw_dc_skip(c, n);
+	if (!c->bad) {
+		v->u = n;
+		v->block = p;
+	}
+}
+
+void rw_dw_form(rw_dcur *c, uint64_t form, unsigned offsz, unsigned addrsz,
+		unsigned version, const rw_dsecs *s, rw_dw_val *v)
+{
+	size_t at = c->pos;
+	memset(v, 0, sizeof *v);
+	switch (form) {
+	case F_ADDR: v->u = rw_dc_uint(c, addrsz); break;
+	case F_DATA1:
+	case F_REF1:
+	case F_FLAG:
+	case F_STRX1:
+	case F_ADDRX1: v->u = rw_dc_uint(c, 1); break;
+	case F_DATA2:
+	case F_REF2:
+	case F_STRX2:
+	case F_ADDRX2: v->u = rw_dc_uint(c, 2); break;
+	case F_STRX3:
+	case F_ADDRX3: v->u = rw_dc_uint(c, 3); break;
+	case F_DATA4:
+	case F_REF4:
+	case F_REF_SUP4:
+	case F_STRX4:
+	case F_ADDRX4: v->u = rw_dc_uint(c, 4); break;
+	case F_DATA8:
+	case F_REF8:
+	case F_REF_SIG8:
+	case F_REF_SUP8: v->u = rw_dc_uint(c, 8); break;
+	case F_DATA16: rw_dc_skip(c, 16); break; /* MD5: not needed */
+	case F_SDATA: v->u = (uint64_t)rw_dc_sleb(c); break;
+	case F_UDATA:
+	case F_REF_UDATA:
+	case F_STRX:
+	case F_ADDRX:
+	case F_LOCLISTX:
+	case F_RNGLISTX: v->u = rw_dc_uleb(c); break;
+	case F_STRING: v->str = rw_dc_str(c); break;
+	case F_STRP:
+		v->u = rw_dc_uint(c, offsz);
+		v->str = sec_str(s->str, s->str_len, v->u);
+		break;
+	case F_LINE_STRP:
+		v->u = rw_dc_uint(c, offsz);
+		v->str = sec_str(s->line_str, s->line_str_len, v->u);
+		break;
+	case F_REF_ADDR:
+		v->u = rw_dc_uint(c, version <= 2 ? addrsz : offsz);
+		break;
+	case F_SEC_OFFSET:
+	case F_STRP_SUP: v->u = rw_dc_uint(c, offsz); break;
+	case F_BLOCK1: block(c, rw_dc_uint(c, 1), v); break;
+	case F_BLOCK2: block(c, rw_dc_uint(c, 2), v); break;
+	case F_BLOCK4: block(c, rw_dc_uint(c, 4), v); break;
+	case F_BLOCK:
+	case F_EXPRLOC: block(c, rw_dc_uleb(c), v); break;
+	case F_FLAG_PRESENT: v->u = 1; break;
+	case F_IMPLICIT_CONST: break; /* the value is in the abbreviation */
+	default: rw_dc_fail(c, at, "unsupported attribute form"); break;
+	}
+}
+
+uint64_t rw_dw_unit_length(rw_dcur *c, unsigned *offsz)
+{
+	size_t at = c->pos;
+	uint64_t len = rw_dc_uint(c, 4);
+	*offsz = 4;
+	if (len == 0xffffffff) {
+		len = rw_dc_uint(c, 8);
+		*offsz = 8;
+	} else if (len >= 0xfffffff0) {
+		rw_dc_fail(c, at, "reserved unit length");
+	}
+	return len;
+}
+
+void rw_dw_unit_header(rw_dcur *c, rw_dw_unit *u)
+{
+	u->version = (unsigned)rw_dc_uint(c, 2);
+	u->type = 1;
+	if (u->version >= 5) {
+		u->type = rw_dc_u8(c);
+		u->addrsz = rw_dc_u8(c);
+		u->abbrev_off = rw_dc_uint(c, u->offsz);
+	} else {
+		u->abbrev_off = rw_dc_uint(c, u->offsz);
+		u->addrsz = rw_dc_u8(c);
+	}
+}
+
+bool rw_dw_attr(rw_dcur *a, rw_dcur *c, const rw_dw_unit *u, const rw_dsecs *s,
+		uint64_t *attr, uint64_t *form, rw_dw_val *v)
+{
+	int depth = 0;
+
+	*attr = rw_dc_uleb(a);
+	*form = rw_dc_uleb(a);
+	memset(v, 0, sizeof *v);
+	if (a->bad || c->bad || (!*attr && !*form))
+		return false;
+	if (*form == RW_DW_FORM_IMPLICIT_CONST) {
+		v->u = (uint64_t)rw_dc_sleb(a);
+		return !a->bad;
+	}
+	/* indirect: the form is in the DIE; bounded so that a chain of
+	 * indirects cannot run long. */
+	while (*form == RW_DW_FORM_INDIRECT && depth++ < 4)
+		*form = rw_dc_uleb(c);
+	rw_dw_form(c, *form, u->offsz, u->addrsz, u->version, s, v);
+	return !c->bad;
+}
+
+bool rw_dw_abbrev_find(const rw_dsecs *s, uint64_t off, uint64_t code,
+		       rw_dcur *a, uint64_t *tag, bool *children)
+{
+	*a = (rw_dcur){.p = s->abbrev, .end = s->abbrev_len};
+	if (off >= s->abbrev_len)
+		return false;
+	a->pos = (size_t)off;
+	while (!a->bad && a->pos < a->end) {
+		uint64_t c = rw_dc_uleb(a), attr, form, t;
+		bool ch;
+		if (c == 0)
+			return false; /* end of this unit's table */
+		t = rw_dc_uleb(a);
+		ch = rw_dc_u8(a) != 0;
+		if (c == code) {
+			if (tag)
+				*tag = t;
+			if (children)
+				*children = ch;
+			return !a->bad;
+		}
+		do {
+			attr = rw_dc_uleb(a);
+			form = rw_dc_uleb(a);
+			if (form == F_IMPLICIT_CONST)
+				rw_dc_sleb(a);
+		} while (!a->bad && (attr || form));
+	}
+	return false;
+}
+
+static const wasm_custom *find_custom(const wasm_module *m, const char *name,
+				      size_t *len)
+{
+	size_t n = strlen(name);
+	for (uint32_t i = 0; i < m->ncustoms; i++) {
+		const wasm_custom *cs = &m->customs[i];
+		if (cs->name.len == n && !memcmp(cs->name.p, name, n)) {
+			*len = cs->len;
+			return cs;
+		}
+	}
+	*len = 0;
+	return NULL;
+}
+
+const uint8_t *rw_custom_bytes(const wasm_module *m, const char *name,
+			       size_t *len)
+{
+	const wasm_custom *cs = find_custom(m, name, len);
+	return cs ? m->bytes + cs->start : NULL;
+}
+
+void rw_dw_sections(const wasm_module *m, rw_dsecs *ds)
+{
+	ds->line = rw_custom_bytes(m, ".debug_line", &ds->line_len);
+	ds->line_str = rw_custom_bytes(m, ".debug_line_str", &ds->line_str_len);
+	ds->str = rw_custom_bytes(m, ".debug_str", &ds->str_len);
+	ds->info = rw_custom_bytes(m, ".debug_info", &ds->info_len);
+	ds->abbrev = rw_custom_bytes(m, ".debug_abbrev", &ds->abbrev_len);
+}

@@ -370,11 +370,13 @@ static void truncated_and_hostile_units_are_malformed(void **state)
 	assert_int_equal(symbols_of(&info, &abbrev, &e), WASM_MALFORMED);
 	wasm_buf_fini(&info);
 	/* A DIE whose abbreviation does not exist. */
+	wasm_buf_fini(&abbrev);
 	build_dwarf(&info, &abbrev);
 	info.data[11] = 0x7f;
 	assert_int_equal(symbols_of(&info, &abbrev, &e), WASM_MALFORMED);
 	wasm_buf_fini(&info);
 	/* An abbreviation table cut short. */
+	wasm_buf_fini(&abbrev);
 	build_dwarf(&info, &abbrev);
 	cut = (wasm_buf){0};
 	wasm_buf_put(&cut, abbrev.data, 12);

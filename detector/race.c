@@ -573,25 +573,25 @@ done:
 	pthread_mutex_unlock(&p->hint_lock);
 }
 
-/* Record v, whose side 1 is the current access; armed, when non-NULL,
- * is side 0's access, still armed, which a new bug asks for its stack. */
-static void record(det_probe *p, det_violation *v, const armed_ref *armed)
+/* Two accesses as the one that found the other sees them: side 1 is the
+ * finder. A det_violation is built only for a new bug, so that a pair
+ * already seen costs no more than its count. */
+typedef struct pair {
+	uint32_t site[2], tid[2], addr[2];
+	uint8_t kind[2];
+} pair;
+
+/* Record x; armed, when non-NULL, is side 0's access, still armed, which
+ * a new bug asks for its stack. */
+static void record(det_probe *p, const pair *x, const armed_ref *armed)
 {
+	/* The violation's sides are ordered by site: the finder's is cur. */
+	int cur = x->site[0] > x->site[1] ? 0 : 1;
 	uint64_t key;
 	uint32_t j;
+	det_violation *v;
 
-	v->cur = 1;
-	if (v->site[0] > v->site[1]) {
-		det_violation w = *v;
-		for (int i = 0; i < 2; i++) {
-			v->site[i] = w.site[1 - i];
-			v->tid[i] = w.tid[1 - i];
-			v->addr[i] = w.addr[1 - i];
-			v->kind[i] = w.kind[1 - i];
-		}
-		v->cur = 0;
-	}
-	key = ((uint64_t)v->site[0] << 32 | v->site[1]) + 1;
+	key = ((uint64_t)x->site[1 - cur] << 32 | x->site[cur]) + 1;
 	pthread_mutex_lock(&p->lock);
 	j = pair_slot(p, key);
 	if (p->keys[j]) {
@@ -611,6 +611,17 @@ static void record(det_probe *p, det_violation *v, const armed_ref *armed)
 	p->keys[j] = key;
 	p->hcount++;
 	if (p->nbugs < DET_MAX_BUGS) {
+		/* Not visible to det_probe_violations until nbugs moves. */
+		v = &p->bugs[p->nbugs];
+		memset(v, 0, sizeof *v);
+		for (int k = 0; k < 2; k++) {
+			int from = cur ? k : 1 - k;
+			v->site[k] = x->site[from];
+			v->tid[k] = x->tid[from];
+			v->addr[k] = x->addr[from];
+			v->kind[k] = x->kind[from];
+		}
+		v->cur = (uint8_t)cur;
 		v->count = 1;
 		/* Ask first: the armed access may be about to go. */
 		if (p->stacks && armed && p->nreqs < MAX_REQS) {
@@ -618,17 +629,16 @@ static void record(det_probe *p, det_violation *v, const armed_ref *armed)
 			    .tid = armed->tid,
 			    .seq = armed->seq,
 			    .bug = p->nbugs,
-			    .side = (uint8_t)(1 - v->cur),
+			    .side = (uint8_t)(1 - cur),
 			    .cell = armed->cell,
 			};
 			__atomic_store_n(&p->nreq_live, p->nreqs,
 					 __ATOMIC_RELEASE);
 		}
 		if (p->stacks) {
-			take_stack(&v->stack[v->cur]);
+			take_stack(&v->stack[cur]);
 			where(p, v);
 		}
-		p->bugs[p->nbugs] = *v;
 		p->vals[j] = p->nbugs;
 		/* Published last: det_probe_violations may run meanwhile. */
 		__atomic_store_n(&p->nbugs, p->nbugs + 1, __ATOMIC_RELEASE);
@@ -644,14 +654,14 @@ done:
 static void hb_found(void *ctx, const det_hb_race *r)
 {
 	det_probe *p = ctx;
-	det_violation v = {
+	pair x = {
 	    .site = {r->site[0], r->site[1]},
 	    .tid = {r->tid[0], r->tid[1]},
 	    .addr = {r->addr[0], r->addr[1]},
 	    .kind = {r->kind[0], r->kind[1]},
 	};
 
-	record(p, &v, NULL);
+	record(p, &x, NULL);
 }
 
 /* A consistent copy of the access armed on e, whose word was s. False
@@ -791,14 +801,14 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 			continue;
 		last = o;
 		have_last = true;
-		det_violation v = {
+		pair x = {
 		    .site = {o.site, site},
 		    .tid = {o.tid, tid},
 		    .addr = {o.addr, addr},
 		    .kind = {os->kind, kind},
 		};
 		armed_ref ref = {o.tid, o.seq, c};
-		record(p, &v, &ref);
+		record(p, &x, &ref);
 	}
 	if (!narmed)
 		return;

@@ -223,9 +223,10 @@ void tui_json_loc(tui_json *j, const char *key, const db_loc *l)
 	tui_json_u64(j, "size", l->size);
 	if (l->name)
 		tui_json_str(j, "name", l->name);
-	if (l->kind == DB_LOC_HEAP || l->kind == DB_LOC_STACK)
+	/* A heap address in no known block has no allocation. */
+	if (l->kind == DB_LOC_STACK || (l->kind == DB_LOC_HEAP && l->size))
 		tui_json_u64(j, "thread", l->tid);
-	if (l->kind == DB_LOC_HEAP)
+	if (l->kind == DB_LOC_HEAP && l->size)
 		tui_json_stack(j, "stack", &l->stack);
 	tui_json_end(j, '}');
 }

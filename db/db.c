@@ -244,6 +244,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(STACK_ADD, "INSERT INTO stacks(frames) VALUES(?1)"                   \
 		     " ON CONFLICT(frames) DO UPDATE SET frames = frames"      \
 		     " RETURNING id")                                          \
+	X(BUG_PAIR_RUN, "SELECT min(run_id) FROM run_bugs WHERE bug_id = ?1"   \
+			" AND stack_a IS NOT NULL AND stack_b IS NOT NULL")    \
 	X(RUN_BUG_STACKS, "SELECT sa.frames, sb.frames FROM run_bugs rb"       \
 			  " LEFT JOIN stacks sa ON sa.id = rb.stack_a"         \
 			  " LEFT JOIN stacks sb ON sb.id = rb.stack_b"         \
@@ -2243,6 +2245,25 @@ wasm_status db_run_bugs(db *d, int64_t run_id,
 		st = sql_fail(d, err, rc, "listing a run's bugs");
 	done(s);
 	return st;
+}
+
+wasm_status db_bug_pair_run(db *d, int64_t bug_id, int64_t *run_id,
+			   wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_BUG_PAIR_RUN, err);
+	int rc;
+
+	*run_id = 0;
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, bug_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*run_id = sqlite3_column_int64(s, 0);
+	done(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sql_fail(d, err, rc, "finding a run with both stacks");
+	return WASM_OK;
 }
 
 wasm_status db_run_bug_stacks(db *d, int64_t run_id, int64_t bug_id,

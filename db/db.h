@@ -414,6 +414,10 @@ wasm_status db_run_bugs(db *d, int64_t run_id,
 			bool (*cb)(void *ctx, const db_run_bug *rb),
 			void *ctx, wasm_err *err);
 
+/* The first run that kept both call stacks of bug_id (a collision's
+ * pair), 0 in *run_id when none did. */
+wasm_status db_bug_pair_run(db *d, int64_t bug_id, int64_t *run_id,
+			   wasm_err *err);
 /* The call stacks run_id kept for bug_id, side by side as the bug's sites
  * (out[i].n = 0 where it kept none, and for a run that did not see the
  * bug). Free each with db_stack_clear. WASM_MALFORMED for a stored stack

@@ -536,9 +536,11 @@ void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi)
 /* v's location (the finder's address) and who created its threads,
  * from the hints so far. A heap lookup walks the whole block table: it
  * runs once per new bug, and keeps malloc and free O(1). */
-static void where(det_probe *p, det_violation *v)
+/* Where addr is, and each thread's creation, for violation v (its tids
+ * set), from the hints so far: under hint_lock only, so that p->lock,
+ * which every finder of a collision waits for, is not held meanwhile. */
+static void where(det_probe *p, det_violation *v, uint32_t addr)
 {
-	uint32_t addr = v->addr[v->cur];
 
 	pthread_mutex_lock(&p->hint_lock);
 	for (int k = 0; k < 2; k++)
@@ -635,17 +637,34 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed)
 			__atomic_store_n(&p->nreq_live, p->nreqs,
 					 __ATOMIC_RELEASE);
 		}
-		if (p->stacks) {
+		if (p->stacks)
 			take_stack(&v->stack[cur]);
-			where(p, v);
-		}
 		p->vals[j] = p->nbugs;
 		/* Published last: det_probe_violations may run meanwhile. */
 		__atomic_store_n(&p->nbugs, p->nbugs + 1, __ATOMIC_RELEASE);
 	} else {
 		p->vals[j] = PAIR_DROPPED;
 		__atomic_store_n(&p->dropped, p->dropped + 1, __ATOMIC_RELAXED);
+		v = NULL;
 	}
+	pthread_mutex_unlock(&p->lock);
+	/* The location after p->lock: other finders must post their stack
+	 * requests before their armed accesses' windows close. The armed
+	 * side's stack arrives the same way, after publication. */
+	if (v && p->stacks) {
+		det_violation w;
+		w.tid[0] = x->tid[0];
+		w.tid[1] = x->tid[1];
+		memset(&w.loc, 0, sizeof w.loc);
+		memset(w.spawn, 0, sizeof w.spawn);
+		where(p, &w, x->addr[1]);
+		pthread_mutex_lock(&p->lock);
+		v->loc = w.loc;
+		for (int k = 0; k < 2; k++)
+			v->spawn[k] = w.spawn[cur ? k : 1 - k];
+		pthread_mutex_unlock(&p->lock);
+	}
+	return;
 done:
 	pthread_mutex_unlock(&p->lock);
 }

@@ -17,9 +17,9 @@ cd "$dir" || exit 1
 unset HEISEN_DB
 build=$root/demos/build
 
-sweep() { # DB PROGRAM
+sweep() { # DB PROGRAM [SEED]
 	"$HEISEN" sweep "$build/$2.wasm" --db "$1" --densities 100 --runs 8 \
-		--profiles default --seed 7 --timeout 60 >"$dir/sweep.out" 2>"$dir/sweep.err" ||
+		--profiles default --seed "${3:-7}" --timeout 60 >"$dir/sweep.out" 2>"$dir/sweep.err" ||
 		bad "$2: sweep exit $?: $(snippet "$dir/sweep.err")"
 }
 
@@ -67,7 +67,13 @@ EOF
 
 for name in fibonacci lost-update lock-free-queue; do
 	rm -f "$dir/d.db"*
-	sweep "$dir/d.db" "$name"
+	# Another campaign while no run kept both stacks of a collision (the
+	# armed thread must be asked before its window closes: a loaded
+	# machine makes that rarer, not wrong).
+	for seed in 7 8 9 10; do
+		sweep "$dir/d.db" "$name" "$seed"
+		[ "$(sqlite3 "$dir/d.db" "SELECT count(*) FROM run_bugs WHERE stack_a IS NOT NULL AND stack_b IS NOT NULL")" -gt 0 ] && break
+	done
 	show_bugs "$dir/d.db"
 	python3 - "$dir" "$name" <<'EOF' || bad "$name: the reports' stacks are wrong"
 import glob, json, sys
@@ -92,20 +98,29 @@ grep -q '^WARNING: heisen: data race (violation 1 of ' "$dir/run.txt" ||
 	bad "run --density: no race text: $(snippet "$dir/run.txt")"
 grep -Eq '^    #1 pay_(rent|wages) ' "$dir/run.txt" ||
 	bad "run --density: no caller frame: $(snippet "$dir/run.txt")"
-"$HEISEN" run "$build/helper-race.wasm" --density 100 --seed 3 --json >"$dir/run.json" 2>/dev/null ||
-	bad "run --density --json: exit $?"
-python3 - "$dir/run.json" <<'EOF' || bad "run --density --json: no stacks or values"
+# One run catches the armed access's stack only when its thread is asked
+# before its delay window closes: on a loaded machine (an ASan build
+# beside other jobs) a given seed may not; some seed of a few does.
+got=0
+for seed in 3 4 5 6 7 8 9 10; do
+	"$HEISEN" run "$build/helper-race.wasm" --density 100 --seed $seed --json >"$dir/run.json" 2>/dev/null ||
+		bad "run --density --json: exit $?"
+	python3 - "$dir/run.json" <<'EOF' || bad "run --density --json: no stacks or values"
 import json, sys
 d = json.load(open(sys.argv[1]))
 vs = d["violations"]
 assert vs, "no violation"
-both = [v for v in vs if all(s["stack"] for s in v["sites"])]
-assert both, "no violation with both stacks"
 for v in vs:
     assert "value" in v
     for s in v["sites"]:
         if s["stack"]:
             assert s["stack"][0]["line"] == s["line"], s
 EOF
+	python3 -c 'import json, sys
+vs = json.load(open(sys.argv[1]))["violations"]
+sys.exit(0 if [v for v in vs if all(s["stack"] for s in v["sites"])] else 1)' "$dir/run.json" &&
+		{ got=1; break; }
+done
+[ "$got" -eq 1 ] || bad "run --density --json: no violation with both stacks in 8 runs"
 
 finish t_report

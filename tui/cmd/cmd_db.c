@@ -616,6 +616,30 @@ static bool example_row(void *vctx, const db_run *r)
 	return s->nex < TUI_REPORT_EXAMPLES;
 }
 
+/* The first runs may have kept only the finder's stack (the armed
+ * access's thread answers when its delay window closes, if it was asked
+ * in time): a run that kept both, when there is one, is an example too,
+ * in the last place. */
+static wasm_status pair_example(struct db *d, tui_report *s, wasm_err *e)
+{
+	int64_t run;
+	db_run r;
+	wasm_status st;
+
+	if ((st = db_bug_pair_run(d, s->bug.id, &run, e)) || !run)
+		return st;
+	for (int i = 0; i < s->nex; i++)
+		if (s->ex[i].run == run)
+			return WASM_OK;
+	if ((st = db_run_get(d, run, &r, e)))
+		return st;
+	if (s->nex == TUI_REPORT_EXAMPLES)
+		s->nex--;
+	example_row(s, &r);
+	db_run_clear(&r);
+	return WASM_OK;
+}
+
 static bool example_bug(void *vctx, const db_run_bug *rb)
 {
 	tui_report *s = vctx;
@@ -820,7 +844,8 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 	if ((st = db_bug_get(d, bug, &s->bug, e)) ||
 	    (st = db_program_get(d, s->bug.program_id, &s->prog, e)) ||
 	    (st = db_triage_list(d, bug, last_note, s, e)) ||
-	    (st = db_run_list(d, 0, bug, example_row, s, e)))
+	    (st = db_run_list(d, 0, bug, example_row, s, e)) ||
+	    (st = pair_example(d, s, e)))
 		return st;
 	/* One run's bugs at a time, after the run list is done with. */
 	for (s->cur = 0; s->cur < s->nex; s->cur++)

@@ -37,6 +37,8 @@ import json, re, sys
 b = json.load(sys.stdin)["bugs"][0]
 t = "%.2f (90 %%: %.2f-%.2f" % (b["factor"], *b["interval"])
 print(re.sub(r"([.()])", r"\\\1", t))')
+# Below the sites, the location and who created the threads: scroll.
+tm send-keys -t tui j j j j j j j j
 wait_for "^Heisen factor $want" "the bug screen's F equals heisen factor's"
 tm send-keys -t tui p
 wait_for 'Mode +trigger' "the replay form" || finish t_tui_replay

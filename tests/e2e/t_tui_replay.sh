@@ -51,7 +51,7 @@ wait_for '^reproduced in [0-9]+ of 100 runs' "the rate"
 wait_for '^mode pinned: ' "the pinned mode's line"
 wait_for '^\[exit [01]\]' "the replay's end"
 tm send-keys -t tui q
-wait_for 'Bug [0-9]+ ' "back on the bug"
+wait_for '(Bug [0-9]+ |› Bug [0-9]+$)' "back on the bug"
 tm send-keys -t tui w
 wait_for "Write repro file: bug-$shown\.repro" "w asks for the file name"
 tm send-keys -t tui Enter

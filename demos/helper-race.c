@@ -29,8 +29,13 @@ static __attribute__((noinline)) void pay_rent(void) { credit(3); }
 
 static __attribute__((noinline)) void pay_wages(void) { credit(5); }
 
+/* Both threads start paying together: a thread that finished before its
+ * partner began would leave nothing to race with in that run. */
+static pthread_barrier_t start;
+
 static void *landlord(void *arg)
 {
+	pthread_barrier_wait(&start);
 	for (int i = 0; i < PAYMENTS; i++)
 		pay_rent();
 	return arg;
@@ -38,6 +43,7 @@ static void *landlord(void *arg)
 
 static void *employer(void *arg)
 {
+	pthread_barrier_wait(&start);
 	for (int i = 0; i < PAYMENTS; i++)
 		pay_wages();
 	return arg;
@@ -47,6 +53,7 @@ int main(void)
 {
 	pthread_t a, b;
 
+	pthread_barrier_init(&start, NULL, 2);
 	if (pthread_create(&a, NULL, landlord, NULL) ||
 	    pthread_create(&b, NULL, employer, NULL))
 		return 1;

@@ -1716,6 +1716,9 @@ void db_stack_clear(db_stack *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* The 5th field of an inlined frame's line. */
+#define DB_INLINED "inlined"
+
 /* A name with its tabs and line breaks as spaces: the text form's
  * separators. */
 static void put_field(wasm_buf *b, const char *p)
@@ -1736,7 +1739,8 @@ char *db_stack_format(const db_stack *s)
 		put_field(&b, f->func);
 		wasm_buf_byte(&b, '\t');
 		put_field(&b, f->file);
-		snprintf(num, sizeof num, "\t%u\t%u\n", f->line, f->offset);
+		snprintf(num, sizeof num, "\t%u\t%u%s\n", f->line, f->offset,
+			 f->inlined ? "\t" DB_INLINED : "");
 		wasm_buf_put(&b, num, strlen(num));
 	}
 	if (s->truncated)
@@ -1785,13 +1789,19 @@ wasm_status db_stack_parse(const char *text, db_stack *out, wasm_err *err)
 		}
 		t1 = eol ? memchr(p, '\t', (size_t)(eol - p)) : NULL;
 		t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(eol - t1 - 1)) : NULL;
+		/* Stacks written before inlined frames have no 5th
+		 * field. */
+		f->inlined = eol && eol - p > (ptrdiff_t)sizeof DB_INLINED &&
+			     !memcmp(eol - sizeof DB_INLINED, "\t" DB_INLINED,
+				     sizeof DB_INLINED);
 		if (!t2 || t1 == p || !parse_u32(t2 + 1, '\t', &q, &f->line) ||
-		    !parse_u32(q, '\n', &q, &f->offset) || q != eol + 1) {
+		    !parse_u32(q, f->inlined ? '\t' : '\n', &q, &f->offset) ||
+		    q != (f->inlined ? eol - sizeof DB_INLINED + 1 : eol + 1)) {
 			db_stack_clear(out);
 			return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
 					    "call stack, line %u: not "
 					    "FUNCTION<tab>FILE<tab>LINE<tab>"
-					    "OFFSET",
+					    "OFFSET[<tab>inlined]",
 					    line + 1);
 		}
 		f->func = wasm_strndup(p, (size_t)(t1 - p));

@@ -186,12 +186,15 @@ typedef struct db_site {
 } db_site;
 
 /* One frame of a call stack: a function, its source position and the
- * code offset in the original binary (0: unknown). */
+ * code offset in the original binary (0: unknown). An inlined frame is a
+ * function the compiler inlined into the next frame: it has the same
+ * offset as that frame, which is where the code physically is. */
 typedef struct db_frame {
 	char *func;     /* never NULL */
 	char *file;     /* NULL when unknown */
 	uint32_t line;  /* 0 when unknown */
 	uint32_t offset;
+	bool inlined;
 } db_frame;
 
 /* A call stack, innermost frame first: frame 0 is the access itself, the
@@ -208,8 +211,8 @@ void db_stack_clear(db_stack *s);
 
 /* The text form of a stack, as the workspace and export streams keep it:
  * a line per frame, "FUNC\tFILE\tLINE\tOFFSET" (FILE empty when unknown;
- * tabs and line breaks in names become spaces), then "...\n" when
- * truncated. db_stack_format returns a malloc'd string (NULL: out of
+ * tabs and line breaks in names become spaces), "\tinlined" before the
+ * line break of an inlined frame, then "...\n" when truncated. db_stack_format returns a malloc'd string (NULL: out of
  * memory); db_stack_parse fills *out (free with db_stack_clear) and gives
  * WASM_MALFORMED with the line for text that is not of this form. */
 char *db_stack_format(const db_stack *s);

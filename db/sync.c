@@ -232,7 +232,8 @@ static const struct export_query {
     /* Version 2 added the two call stacks (db_stack_format's text),
      * version 3 the value evidence (db_value_format's), version 5 the
      * location (db_loc_format's) with its stack, the threads' parents
-     * (db_parents_parse's) and the stacks of their spawns. */
+     * (db_parents_parse's) and the stacks of their spawns, version 6
+     * inlined frames in the stacks. */
     {R_RUN_BUG, "uu4444ussssssss",
      "SELECT rb.run_id, rb.bug_id, rb.tid_a, rb.tid_b, rb.addr_a,"
      " rb.addr_b, rb.count, sa.frames, sb.frames, rb.value, rb.location,"

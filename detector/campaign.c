@@ -192,6 +192,9 @@ wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err)
 	p->mem_span = det_mem_span(m);
 	if (rw_srcmap_new(m, &p->srcmap, err))
 		p->srcmap = NULL;
+	/* Without it a stack has its physical frames only. */
+	if (rw_inline_new(m, p->srcmap, &p->inl, err))
+		p->inl = NULL;
 	/* Without symbols a report only has no "Location" line. */
 	if (rw_symbols_new(m, &p->symbols, err))
 		p->symbols = NULL;
@@ -217,6 +220,7 @@ void det_prog_free(det_prog *p)
 {
 	if (!p)
 		return;
+	rw_inline_free(p->inl); /* points into srcmap */
 	rw_srcmap_free(p->srcmap);
 	rw_symbols_free(p->symbols);
 	if (p->cm)
@@ -258,6 +262,18 @@ bool det_runtime_source(const char *file)
 	return false;
 }
 
+/* orig, a file offset in the original, as the DWARF tables of the
+ * instrumented module take it: the DWARF counts from the original code
+ * section, which moved. */
+static size_t dwarf_off(const det_prog *p, uint32_t orig)
+{
+	const wasm_module *m = eng_module_wasm(p->cm);
+	int64_t shift =
+	    (int64_t)m->section_start[10] - (int64_t)p->sites.code_start;
+
+	return (size_t)((int64_t)orig + shift);
+}
+
 /* The name of function f of the instrumented module (func[N] with its
  * index in the original when it has none) and the source position of
  * orig, a file offset in the original (0: unknown). */
@@ -273,14 +289,8 @@ static void prog_where(const det_prog *p, uint32_t f, uint32_t orig, char *func,
 	else
 		snprintf(func, cap, "func[%u]",
 			 f > p->sites.probe_func ? f - 1 : f);
-	if (p->srcmap && orig) {
-		/* Offsets are in the original; the DWARF counts from the
-		 * original code section, which moved. */
-		int64_t shift = (int64_t)m->section_start[10] -
-				(int64_t)p->sites.code_start;
-		rw_srcmap_lookup(p->srcmap, (size_t)((int64_t)orig + shift),
-				 pos);
-	}
+	if (p->srcmap && orig)
+		rw_srcmap_lookup(p->srcmap, dwarf_off(p, orig), pos);
 }
 
 void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
@@ -409,29 +419,70 @@ uint32_t det_prog_frame(const det_prog *p, const eng_where *w, char *func,
 	return orig;
 }
 
-/* One frame of a stack being built: its strings copied. */
-static bool put_frame(db_frame *f, const char *func, const rw_srcpos *pos,
-		      uint32_t offset)
+/* A stack being built: room for cap frames. */
+typedef struct stack_build {
+	db_stack *out;
+	uint32_t cap;
+} stack_build;
+
+/* One frame more, its strings copied. False when out of memory. */
+static bool put_frame(stack_build *b, const char *func, const char *file,
+		      uint32_t line, uint32_t offset, bool inlined)
 {
+	db_frame *f;
+
+	if (b->out->n == b->cap) {
+		uint32_t cap = b->cap ? 2 * b->cap : 8;
+		db_frame *v =
+		    wasm_realloc(b->out->frame, cap * sizeof *b->out->frame);
+		if (!v)
+			return false;
+		b->out->frame = v;
+		b->cap = cap;
+	}
+	f = &b->out->frame[b->out->n++];
+	memset(f, 0, sizeof *f);
 	f->func = wasm_strdup(func);
-	f->file = wasm_strdup(pos->file);
-	f->line = pos->line;
+	f->file = wasm_strdup(file);
+	f->line = line;
 	f->offset = offset;
-	return f->func && (!pos->file || f->file);
+	f->inlined = inlined;
+	return f->func && (!file || f->file);
 }
 
-/* Name frames w[0..n) into out->frame from index out->n on (room for
- * them is there). False when out of memory. */
+/* The physical frame (func, pos) at orig, a file offset in the original
+ * (0: unknown), as frames: the functions inlined there, innermost first,
+ * each at the line where the one before it was inlined (the first at
+ * pos), then func at the line of the outermost inlined call. Costs a
+ * table lookup per frame, paid when a report is built, not when the
+ * stack is taken. */
+static bool put_frames(const det_prog *p, stack_build *b, const char *func,
+		       const rw_srcpos *pos, uint32_t orig)
+{
+	rw_inframe in[RW_INLINE_MAX];
+	uint32_t k = orig ? rw_inline_lookup(p->inl, dwarf_off(p, orig), in,
+					     RW_INLINE_MAX)
+			  : 0;
+
+	for (uint32_t i = 0; i < k; i++)
+		if (!put_frame(b, in[i].name ? in[i].name : "?",
+			       i ? in[i - 1].call_file : pos->file,
+			       i ? in[i - 1].call_line : pos->line, orig, true))
+			return false;
+	return put_frame(b, func, k ? in[k - 1].call_file : pos->file,
+			 k ? in[k - 1].call_line : pos->line, orig, false);
+}
+
+/* Name frames w[0..n) into b. False when out of memory. */
 static bool name_frames(const det_prog *p, const eng_where *w, uint32_t n,
-			db_stack *out)
+			stack_build *b)
 {
 	char fn[256];
 	rw_srcpos pos;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t off = det_prog_frame(p, &w[i], fn, sizeof fn, &pos);
-		out->n++;
-		if (!put_frame(&out->frame[out->n - 1], fn, &pos, off))
+		if (!put_frames(p, b, fn, &pos, off))
 			return false;
 	}
 	return true;
@@ -444,12 +495,12 @@ static wasm_status prog_frames(const det_prog *p, const det_stack *st,
 {
 	/* A record from a worker: never trust a count past the array. */
 	uint32_t n = st->n < DET_MAX_CALLERS ? st->n : DET_MAX_CALLERS;
+	stack_build b = {out, 0};
 
 	memset(out, 0, sizeof *out);
 	if (!n)
 		return WASM_OK;
-	if (!(out->frame = wasm_calloc(n, sizeof *out->frame)) ||
-	    !name_frames(p, st->caller, n, out)) {
+	if (!name_frames(p, st->caller, n, &b)) {
 		db_stack_clear(out);
 		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				    "out of memory");
@@ -467,25 +518,22 @@ wasm_status det_prog_stack(const det_prog *p, const det_violation *v, int side,
 	/* A record from a worker: never trust a count past the array. */
 	uint32_t n = v->stack[side].n < DET_MAX_CALLERS ? v->stack[side].n
 							: DET_MAX_CALLERS;
+	stack_build b = {out, 0};
 
 	memset(out, 0, sizeof *out);
 	if (!n)
 		return WASM_OK;
-	out->frame = wasm_calloc(n + 1u, sizeof *out->frame);
-	if (!out->frame)
-		goto oom;
 	det_prog_site(p, site, fn, sizeof fn, &pos);
-	out->n = 1;
-	if (!put_frame(&out->frame[0], fn, &pos,
-		       site < p->sites.nsites ? p->sites.sites[site].offset
-					      : 0) ||
-	    !name_frames(p, v->stack[side].caller, n, out))
-		goto oom;
+	if (!put_frames(p, &b, fn, &pos,
+			site < p->sites.nsites ? p->sites.sites[site].offset
+					       : 0) ||
+	    !name_frames(p, v->stack[side].caller, n, &b)) {
+		db_stack_clear(out);
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	}
 	out->truncated = v->stack[side].truncated;
 	return WASM_OK;
-oom:
-	db_stack_clear(out);
-	return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET, "out of memory");
 }
 
 /* Where v's finder's address is: the run's hints first (a heap block, a

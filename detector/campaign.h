@@ -35,6 +35,7 @@
 
 #include "db/db.h"
 #include "race.h"
+#include "rewriter/inline.h"
 #include "rewriter/srcmap.h"
 #include "rewriter/symbols.h"
 
@@ -45,6 +46,7 @@ typedef struct det_prog {
 	rw_sites sites;
 	rw_srcmap *srcmap; /* NULL when the DWARF could not be read */
 	rw_symbols *symbols; /* NULL when .debug_info could not be read */
+	rw_inline *inl;	     /* NULL when .debug_info could not be read */
 	uint64_t mem_span; /* det_mem_span of the module */
 	bool cached;	   /* the instrumented binary came from the cache */
 	uint64_t *sig;	   /* per site: det_prog_sig's answers */
@@ -92,9 +94,12 @@ uint32_t det_prog_frame(const det_prog *p, const eng_where *w, char *func,
 			size_t cap, rw_srcpos *pos);
 
 /* The call stack v kept for its access `side` (0 or 1) as the workspace
- * stores it: the site as frame 0, then the callers, named. out->n = 0
- * when v has none for that side. Strings are out's (db_stack_clear).
- * WASM_NOMEM. */
+ * stores it: the site as frame 0, then the callers, named. Each of these
+ * physical frames whose code the compiler inlined (DWARF says so)
+ * becomes the inlined functions, innermost first and marked inlined,
+ * then the function it lives in at the line of the outermost inlined
+ * call. out->n = 0 when v has none for that side. Strings are out's
+ * (db_stack_clear). WASM_NOMEM. */
 wasm_status det_prog_stack(const det_prog *p, const det_violation *v, int side,
 			   db_stack *out, wasm_err *err);
 

@@ -3,6 +3,7 @@
  */
 #include "rewriter/dwarf.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void rw_dc_fail(rw_dcur *c, size_t at, const char *why)
@@ -166,6 +167,40 @@ static void block(rw_dcur *c, uint64_t n, rw_dw_val *v)
 	}
 }
 
+bool rw_dw_form_is_addr(uint64_t form)
+{
+	return form == F_ADDR || form == F_ADDRX ||
+	       (form >= F_ADDRX1 && form <= F_ADDRX4);
+}
+
+static bool form_is_strx(uint64_t form)
+{
+	return form == F_STRX || (form >= F_STRX1 && form <= F_STRX4);
+}
+
+/* Entry idx (of size n bytes) of a table at base in section sec, as DWARF
+ * 5's str_offsets and addr tables lay them out; false when outside. */
+static bool table_entry(const uint8_t *sec, size_t len, uint64_t base,
+			uint64_t idx, unsigned n, uint64_t *out)
+{
+	rw_dcur c = {.p = sec, .end = len};
+
+	if (!sec || base >= len || idx > (len - base) / n)
+		return false;
+	c.pos = (size_t)(base + idx * n);
+	*out = rw_dc_uint(&c, n);
+	return !c.bad;
+}
+
+/* An address by its index in .debug_addr (unit u); false if unreadable. */
+static bool addrx(const rw_dsecs *s, const rw_dw_unit *u, uint64_t idx,
+		  uint64_t *out)
+{
+	return u->addr_base && u->addrsz && u->addrsz <= 8 &&
+	       table_entry(s->addr, s->addr_len, u->addr_base, idx, u->addrsz,
+			   out);
+}
+
 void rw_dw_form(rw_dcur *c, uint64_t form, unsigned offsz, unsigned addrsz,
 		unsigned version, const rw_dsecs *s, rw_dw_val *v)
 {
@@ -242,6 +277,7 @@ uint64_t rw_dw_unit_length(rw_dcur *c, unsigned *offsz)
 
 void rw_dw_unit_header(rw_dcur *c, rw_dw_unit *u)
 {
+	u->str_offsets_base = u->addr_base = u->rnglists_base = 0;
 	u->version = (unsigned)rw_dc_uint(c, 2);
 	u->type = 1;
 	if (u->version >= 5) {
@@ -273,7 +309,21 @@ bool rw_dw_attr(rw_dcur *a, rw_dcur *c, const rw_dw_unit *u, const rw_dsecs *s,
 	while (*form == RW_DW_FORM_INDIRECT && depth++ < 4)
 		*form = rw_dc_uleb(c);
 	rw_dw_form(c, *form, u->offsz, u->addrsz, u->version, s, v);
-	return !c->bad;
+	if (c->bad)
+		return false;
+	if (form_is_strx(*form)) {
+		uint64_t off;
+		v->index = true;
+		if (u->str_offsets_base &&
+		    table_entry(s->str_offsets, s->str_offsets_len,
+				u->str_offsets_base, v->u, u->offsz, &off)) {
+			v->str = sec_str(s->str, s->str_len, off);
+			v->index = false;
+		}
+	} else if (rw_dw_form_is_addr(*form) && *form != F_ADDR) {
+		v->index = !addrx(s, u, v->u, &v->u);
+	}
+	return true;
 }
 
 bool rw_dw_abbrev_find(const rw_dsecs *s, uint64_t off, uint64_t code,
@@ -307,6 +357,186 @@ bool rw_dw_abbrev_find(const rw_dsecs *s, uint64_t off, uint64_t code,
 	return false;
 }
 
+static int abbrev_cmp(const void *a, const void *b)
+{
+	const rw_dw_abbrev *x = a, *y = b;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+bool rw_dw_abbrevs_read(const rw_dsecs *s, uint64_t off, rw_dw_abbrevs *out,
+			rw_dcur *c)
+{
+	rw_dcur a = {.p = s->abbrev, .end = s->abbrev_len};
+
+	out->n = 0;
+	if (off >= s->abbrev_len) {
+		rw_dc_fail(c, c->pos, "abbreviation table out of bounds");
+		return true;
+	}
+	a.pos = (size_t)off;
+	while (!a.bad && a.pos < a.end) {
+		rw_dw_abbrev ab = {.code = rw_dc_uleb(&a)};
+		uint64_t attr, form;
+		if (!ab.code)
+			break;
+		ab.tag = rw_dc_uleb(&a);
+		ab.children = rw_dc_u8(&a) != 0;
+		ab.specs = a.pos;
+		do {
+			attr = rw_dc_uleb(&a);
+			form = rw_dc_uleb(&a);
+			if (form == RW_DW_FORM_IMPLICIT_CONST)
+				rw_dc_sleb(&a);
+		} while (!a.bad && (attr || form));
+		if (out->n == out->cap) {
+			size_t cap = out->cap ? 2 * out->cap : 64;
+			rw_dw_abbrev *v = wasm_realloc(out->v, cap * sizeof *v);
+			if (!v)
+				return false;
+			out->v = v;
+			out->cap = cap;
+		}
+		out->v[out->n++] = ab;
+	}
+	if (a.bad)
+		rw_dc_fail(c, c->pos, "malformed abbreviation table");
+	else if (out->n)
+		qsort(out->v, out->n, sizeof *out->v, abbrev_cmp);
+	return true;
+}
+
+const rw_dw_abbrev *rw_dw_abbrevs_get(const rw_dw_abbrevs *t, uint64_t code)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid].code < code)
+			lo = mid + 1;
+		else if (t->v[mid].code > code)
+			hi = mid;
+		else
+			return &t->v[mid];
+	}
+	return NULL;
+}
+
+uint64_t rw_dw_ref(uint64_t form, uint64_t val, uint64_t unit)
+{
+	switch (form) {
+	case F_REF1:
+	case F_REF2:
+	case F_REF4:
+	case F_REF8:
+	case F_REF_UDATA: return unit + val;
+	case F_REF_ADDR: return val;
+	}
+	return 0;
+}
+
+/* DWARF 5 range list entries (table 7.30). */
+enum {
+	RLE_END = 0,
+	RLE_BASE_ADDRESSX,
+	RLE_STARTX_ENDX,
+	RLE_STARTX_LENGTH,
+	RLE_OFFSET_PAIR,
+	RLE_BASE_ADDRESS,
+	RLE_START_END,
+	RLE_START_LENGTH,
+};
+
+/* A DWARF 5 list at offset off of .debug_rnglists. */
+static bool rnglist(const rw_dsecs *s, const rw_dw_unit *u, uint64_t off,
+		    uint64_t base, bool (*fn)(void *, uint64_t, uint64_t),
+		    void *ctx)
+{
+	rw_dcur c = {.p = s->rnglists, .end = s->rnglists_len};
+
+	if (!s->rnglists || off >= s->rnglists_len)
+		return false;
+	c.pos = (size_t)off;
+	for (unsigned n = 0; n < RW_DW_MAX_RANGES; n++) {
+		uint64_t lo = 0, hi = 0, a, b;
+		bool ok = true;
+		switch (rw_dc_u8(&c)) {
+		case RLE_END: return !c.bad;
+		case RLE_BASE_ADDRESSX:
+			ok = addrx(s, u, rw_dc_uleb(&c), &base);
+			break;
+		case RLE_STARTX_ENDX:
+			a = rw_dc_uleb(&c);
+			b = rw_dc_uleb(&c);
+			ok = addrx(s, u, a, &lo) && addrx(s, u, b, &hi);
+			break;
+		case RLE_STARTX_LENGTH:
+			a = rw_dc_uleb(&c);
+			ok = addrx(s, u, a, &lo);
+			hi = lo + rw_dc_uleb(&c);
+			break;
+		case RLE_OFFSET_PAIR:
+			lo = base + rw_dc_uleb(&c);
+			hi = base + rw_dc_uleb(&c);
+			break;
+		case RLE_BASE_ADDRESS: base = rw_dc_uint(&c, u->addrsz); break;
+		case RLE_START_END:
+			lo = rw_dc_uint(&c, u->addrsz);
+			hi = rw_dc_uint(&c, u->addrsz);
+			break;
+		case RLE_START_LENGTH:
+			lo = rw_dc_uint(&c, u->addrsz);
+			hi = lo + rw_dc_uleb(&c);
+			break;
+		default: return false;
+		}
+		if (c.bad || !ok)
+			return false;
+		if (lo < hi && !fn(ctx, lo, hi))
+			return false;
+	}
+	return false;
+}
+
+bool rw_dw_ranges(const rw_dsecs *s, const rw_dw_unit *u, uint64_t form,
+		  uint64_t val, uint64_t base,
+		  bool (*fn)(void *ctx, uint64_t lo, uint64_t hi), void *ctx)
+{
+	rw_dcur c = {.p = s->ranges, .end = s->ranges_len};
+	uint64_t max;
+
+	if (u->addrsz == 0 || u->addrsz > 8)
+		return false;
+	if (u->version >= 5) {
+		uint64_t off = val;
+		if (form == F_RNGLISTX &&
+		    (!u->rnglists_base ||
+		     !table_entry(s->rnglists, s->rnglists_len,
+				  u->rnglists_base, val, u->offsz, &off) ||
+		     (off += u->rnglists_base) < u->rnglists_base))
+			return false;
+		return rnglist(s, u, off, base, fn, ctx);
+	}
+	/* DWARF 2..4: pairs of addresses, (0, 0) ends the list, a pair
+	 * whose first is the largest address sets the base. */
+	if (!s->ranges || val >= s->ranges_len)
+		return false;
+	max = u->addrsz == 8 ? UINT64_MAX : (1ull << (8 * u->addrsz)) - 1;
+	c.pos = (size_t)val;
+	for (unsigned n = 0; n < RW_DW_MAX_RANGES; n++) {
+		uint64_t a = rw_dc_uint(&c, u->addrsz);
+		uint64_t b = rw_dc_uint(&c, u->addrsz);
+		if (c.bad)
+			return false;
+		if (!a && !b)
+			return true;
+		if (a == max)
+			base = b;
+		else if (a < b && !fn(ctx, base + a, base + b))
+			return false;
+	}
+	return false;
+}
+
 static const wasm_custom *find_custom(const wasm_module *m, const char *name,
 				      size_t *len)
 {
@@ -336,4 +566,9 @@ void rw_dw_sections(const wasm_module *m, rw_dsecs *ds)
 	ds->str = rw_custom_bytes(m, ".debug_str", &ds->str_len);
 	ds->info = rw_custom_bytes(m, ".debug_info", &ds->info_len);
 	ds->abbrev = rw_custom_bytes(m, ".debug_abbrev", &ds->abbrev_len);
+	ds->str_offsets =
+	    rw_custom_bytes(m, ".debug_str_offsets", &ds->str_offsets_len);
+	ds->addr = rw_custom_bytes(m, ".debug_addr", &ds->addr_len);
+	ds->ranges = rw_custom_bytes(m, ".debug_ranges", &ds->ranges_len);
+	ds->rnglists = rw_custom_bytes(m, ".debug_rnglists", &ds->rnglists_len);
 }

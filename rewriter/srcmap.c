@@ -74,11 +74,20 @@ typedef struct srow {
 	bool end;	 /* end_sequence marker: no position from here */
 } srow;
 
+/* The file table of one line-table unit: files[first .. first + n) of
+ * the map, numbered from base (1 before DWARF 5, 0 in 5). */
+typedef struct sunit {
+	uint64_t off; /* the unit's offset in .debug_line */
+	uint32_t first, n, base;
+} sunit;
+
 struct rw_srcmap {
 	srow *rows; /* sorted by srow_cmp */
 	size_t nrows, cap;
 	char **files; /* joined paths, owned */
 	uint32_t nfiles, files_cap;
+	sunit *units; /* in .debug_line order, which is offset order */
+	size_t nunits, units_cap;
 	bool has_lines;
 };
 
@@ -574,6 +583,26 @@ static wasm_status run_program(rw_dcur *c, rw_srcmap *s, lunit *u,
 	return c->bad ? WASM_MALFORMED : WASM_OK;
 }
 
+/* Keep the file table of unit u (at off) for rw_srcmap_file. Its
+ * files are the map's last u->nfiles: add_file appends to both. */
+static bool push_unit(rw_srcmap *s, size_t off, const lunit *u)
+{
+	if (!u->nfiles)
+		return true;
+	if (s->nunits == s->units_cap) {
+		size_t cap = s->units_cap ? 2 * s->units_cap : 8;
+		sunit *v = wasm_realloc(s->units, cap * sizeof *v);
+		if (!v)
+			return false;
+		s->units = v;
+		s->units_cap = cap;
+	}
+	s->units[s->nunits++] =
+	    (sunit){off, u->files[0].global, (uint32_t)u->nfiles,
+		    (uint32_t)u->file_base};
+	return true;
+}
+
 /* Parse the unit of .debug_line at c->pos; leaves c->pos at the next. */
 static wasm_status read_unit(rw_dcur *c, rw_srcmap *s, const rw_dsecs *ds,
 			     const compdirs *cd, const codespan *code)
@@ -655,6 +684,8 @@ static wasm_status read_unit(rw_dcur *c, rw_srcmap *s, const rw_dsecs *ds,
 	c->end = next;
 	st = run_program(c, s, &u, code, min_inst, max_ops, default_stmt,
 			 line_base, line_range, opcode_base, std_lens);
+	if (!st && !push_unit(s, unit_off, &u))
+		st = WASM_NOMEM;
 	if (!st)
 		c->pos = next;
 done:
@@ -734,8 +765,33 @@ void rw_srcmap_free(rw_srcmap *s)
 	for (uint32_t i = 0; i < s->nfiles; i++)
 		wasm_free(s->files[i]);
 	wasm_free(s->files);
+	wasm_free(s->units);
 	wasm_free(s->rows);
 	wasm_free(s);
+}
+
+const char *rw_srcmap_file(const rw_srcmap *s, uint64_t stmt_list,
+			   uint64_t index)
+{
+	size_t lo = 0, hi;
+	const sunit *u;
+
+	if (!s)
+		return NULL;
+	hi = s->nunits;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->units[mid].off < stmt_list)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->nunits || s->units[lo].off != stmt_list)
+		return NULL;
+	u = &s->units[lo];
+	if (index < u->base || index - u->base >= u->n)
+		return NULL;
+	return s->files[u->first + (index - u->base)];
 }
 
 bool rw_srcmap_has_lines(const rw_srcmap *s) { return s && s->has_lines; }

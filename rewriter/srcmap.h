@@ -23,7 +23,7 @@ typedef struct rw_srcmap rw_srcmap;
 typedef struct rw_srcpos {
 	const char *file; /* NUL-terminated path as the compiler recorded it
 			     (directory joined), or NULL if unknown */
-	uint32_t line;    /* 0 if unknown, or a DWARF line 0 row:
+	uint32_t line;	  /* 0 if unknown, or a DWARF line 0 row:
 			     compiler-generated code with no line */
 	uint32_t column;  /* 0 if unknown */
 } rw_srcpos;
@@ -32,8 +32,7 @@ typedef struct rw_srcpos {
  * lookup unknown), not an error; a broken .debug_line gives WASM_MALFORMED
  * with the offset inside that section, so callers can warn and go on
  * without line information. */
-wasm_status rw_srcmap_new(const wasm_module *m, rw_srcmap **out,
-			  wasm_err *err);
+wasm_status rw_srcmap_new(const wasm_module *m, rw_srcmap **out, wasm_err *err);
 void rw_srcmap_free(rw_srcmap *s);
 
 /* Whether the module had a usable line table. */
@@ -47,5 +46,13 @@ bool rw_srcmap_has_lines(const rw_srcmap *s);
  * that cannot describe the module's code (wasm-ld tombstones, --wrap
  * leftovers: see srcmap.c) are not used. O(log rows). */
 bool rw_srcmap_lookup(const rw_srcmap *s, size_t offset, rw_srcpos *pos);
+
+/* File `index` of the line table at offset stmt_list of .debug_line (a
+ * compile unit's DW_AT_stmt_list; DW_AT_call_file and DW_AT_decl_file
+ * number its files, from 1 before DWARF 5, from 0 in 5), joined as
+ * rw_srcpos.file is; NULL when there is no such file (s may be NULL).
+ * Valid until rw_srcmap_free. O(log units). */
+const char *rw_srcmap_file(const rw_srcmap *s, uint64_t stmt_list,
+			   uint64_t index);
 
 #endif

@@ -56,15 +56,6 @@ enum {
 	AT_TYPE = 0x49,
 };
 
-enum {
-	FORM_REF1 = 0x11,
-	FORM_REF2 = 0x12,
-	FORM_REF4 = 0x13,
-	FORM_REF8 = 0x14,
-	FORM_REF_UDATA = 0x15,
-	FORM_REF_ADDR = 0x10,
-};
-
 #define OP_ADDR	 0x03
 #define OP_PIECE 0x93
 
@@ -196,17 +187,6 @@ typedef struct dies {
 	size_t n, cap;
 } dies;
 
-typedef struct abbrev {
-	uint64_t code, tag;
-	size_t specs; /* offset of its attribute specs in .debug_abbrev */
-	bool children;
-} abbrev;
-
-typedef struct abbrevs {
-	abbrev *v;
-	size_t n, cap;
-} abbrevs;
-
 static bool kept_tag(uint64_t tag)
 {
 	switch (tag) {
@@ -230,88 +210,8 @@ static bool kept_tag(uint64_t tag)
 	return false;
 }
 
-static int abbrev_cmp(const void *a, const void *b)
-{
-	const abbrev *x = a, *y = b;
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
-/* Index the abbreviation table at off. False only when out of memory; a
- * damaged table fails cursor c (the unit's) at the unit. */
-static bool abbrevs_read(const rw_dsecs *s, uint64_t off, abbrevs *out,
-			 rw_dcur *c)
-{
-	rw_dcur a = {.p = s->abbrev, .end = s->abbrev_len};
-
-	out->n = 0;
-	if (off >= s->abbrev_len) {
-		rw_dc_fail(c, c->pos, "abbreviation table out of bounds");
-		return true;
-	}
-	a.pos = (size_t)off;
-	while (!a.bad && a.pos < a.end) {
-		abbrev ab = {.code = rw_dc_uleb(&a)};
-		uint64_t attr, form;
-		if (!ab.code)
-			break;
-		ab.tag = rw_dc_uleb(&a);
-		ab.children = rw_dc_u8(&a) != 0;
-		ab.specs = a.pos;
-		do {
-			attr = rw_dc_uleb(&a);
-			form = rw_dc_uleb(&a);
-			if (form == RW_DW_FORM_IMPLICIT_CONST)
-				rw_dc_sleb(&a);
-		} while (!a.bad && (attr || form));
-		if (out->n == out->cap) {
-			size_t cap = out->cap ? 2 * out->cap : 64;
-			abbrev *v = wasm_realloc(out->v, cap * sizeof *v);
-			if (!v)
-				return false;
-			out->v = v;
-			out->cap = cap;
-		}
-		out->v[out->n++] = ab;
-	}
-	if (a.bad)
-		rw_dc_fail(c, c->pos, "malformed abbreviation table");
-	else if (out->n)
-		qsort(out->v, out->n, sizeof *out->v, abbrev_cmp);
-	return true;
-}
-
-static const abbrev *abbrev_get(const abbrevs *t, uint64_t code)
-{
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].code < code)
-			lo = mid + 1;
-		else if (t->v[mid].code > code)
-			hi = mid;
-		else
-			return &t->v[mid];
-	}
-	return NULL;
-}
-
-/* A reference attribute as a section offset (0: none we can follow). */
-static uint64_t ref_of(uint64_t form, uint64_t val, uint64_t unit)
-{
-	switch (form) {
-	case FORM_REF1:
-	case FORM_REF2:
-	case FORM_REF4:
-	case FORM_REF8:
-	case FORM_REF_UDATA: return unit + val;
-	case FORM_REF_ADDR: return val;
-	}
-	return 0;
-}
-
 /* Read the attributes of one DIE (abbreviation ab) at cursor c into d. */
-static void read_attrs(rw_dcur *c, const rw_dsecs *s, const abbrev *ab,
+static void read_attrs(rw_dcur *c, const rw_dsecs *s, const rw_dw_abbrev *ab,
 		       const rw_dw_unit *u, uint64_t unit, die *d)
 {
 	rw_dcur a = {.p = s->abbrev, .pos = ab->specs, .end = s->abbrev_len};
@@ -322,11 +222,13 @@ static void read_attrs(rw_dcur *c, const rw_dsecs *s, const abbrev *ab,
 		bool is_const;
 		/* A size or bound can also be a reference or an expression
 		 * (a variable-length array): unknown to us. */
-		is_const = !v.block && !v.str && !ref_of(form, 1, 0);
+		is_const = !v.block && !v.str && !rw_dw_ref(form, 1, 0);
 		switch (attr) {
 		case AT_NAME: d->name = v.str; break;
-		case AT_TYPE: d->type = ref_of(form, v.u, unit); break;
-		case AT_SPECIFICATION: d->spec = ref_of(form, v.u, unit); break;
+		case AT_TYPE: d->type = rw_dw_ref(form, v.u, unit); break;
+		case AT_SPECIFICATION:
+			d->spec = rw_dw_ref(form, v.u, unit);
+			break;
 		case AT_BYTE_SIZE:
 			d->size = v.u;
 			d->has_size = is_const;
@@ -368,7 +270,7 @@ static bool dies_push(dies *t, const die *d)
 /* Every kept DIE of the unit at c (positioned after its length), up to
  * c->end. False only when out of memory. */
 static bool read_unit(rw_dcur *c, const rw_dsecs *s, uint64_t unit,
-		      unsigned offsz, abbrevs *ab, dies *out)
+		      unsigned offsz, rw_dw_abbrevs *ab, dies *out)
 {
 	rw_dw_unit u = {.offsz = offsz};
 	uint64_t parents[MAX_DEPTH];
@@ -381,18 +283,18 @@ static bool read_unit(rw_dcur *c, const rw_dsecs *s, uint64_t unit,
 	 * reached by signature, which we do not follow. */
 	if (u.type != 1 && u.type != 3)
 		return true;
-	if (!abbrevs_read(s, u.abbrev_off, ab, c))
+	if (!rw_dw_abbrevs_read(s, u.abbrev_off, ab, c))
 		return false;
 	while (!c->bad && c->pos < c->end) {
 		uint64_t off = c->pos, code = rw_dc_uleb(c);
-		const abbrev *a;
+		const rw_dw_abbrev *a;
 		die d = {.off = off, .addrsz = (uint8_t)u.addrsz};
 		if (!code) {
 			if (depth > 0)
 				depth--;
 			continue;
 		}
-		if (!(a = abbrev_get(ab, code))) {
+		if (!(a = rw_dw_abbrevs_get(ab, code))) {
 			rw_dc_fail(c, off, "DIE with an unknown abbreviation");
 			break;
 		}
@@ -543,7 +445,7 @@ static wasm_status read_info(const wasm_module *m, table *vars, wasm_err *err)
 {
 	rw_dsecs s;
 	rw_dcur c;
-	abbrevs ab = {0};
+	rw_dw_abbrevs ab = {0};
 	dies t = {0};
 	wasm_status st = WASM_OK;
 

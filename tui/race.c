@@ -34,6 +34,8 @@ static void print_stack(FILE *out, const db_stack *s, uint32_t site)
 			fprintf(out, " %s:%u", f->file, f->line);
 		else if (f->offset)
 			fprintf(out, " (offset 0x%x)", f->offset);
+		if (f->inlined)
+			fprintf(out, " (inlined)");
 		if (!i && site != NO_SITE)
 			fprintf(out, " (site %u)", site);
 		fputc('\n', out);

@@ -144,6 +144,7 @@ void tui_json_stack(tui_json *j, const char *key, const db_stack *s)
 			tui_json_null(j, "line");
 		}
 		tui_json_u64(j, "offset", f->offset);
+		tui_json_bool(j, "inlined", f->inlined);
 		tui_json_end(j, '}');
 	}
 	tui_json_end(j, ']');

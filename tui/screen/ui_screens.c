@@ -1271,6 +1271,8 @@ static void doc_frames(const db_stack *st, uint32_t from, char *line,
 		if (f->file)
 			n += snprintf(line + n, cap - (size_t)n, " %s:%u",
 				      base ? base + 1 : f->file, f->line);
+		if (f->inlined)
+			n += snprintf(line + n, cap - (size_t)n, " (inlined)");
 	}
 	if (st->truncated && n >= 0 && (size_t)n + 8 < cap)
 		snprintf(line + n, cap - (size_t)n, " < ...");
@@ -1370,8 +1372,9 @@ static void doc_site(bug_view *v, const tui_report *r, int i)
 				snprintf(pos, sizeof pos, " %s:%u", f->file,
 					 f->line);
 			bugv_target_add(v, i, (int)k, f);
-			tui_doc_add(d, "    #%-2u %s%s" TUI_M_DIM "%s", k,
+			tui_doc_add(d, "    #%-2u %s%s" TUI_M_DIM "%s%s", k,
 				    f->func, pos,
+				    f->inlined ? " (inlined)" : "",
 				    f->file ? "" : "  (no source position)");
 		}
 		if (st->truncated)

@@ -348,8 +348,19 @@ static bool rule_matches(const det_supp_rule *r, const access *a)
 	if (r->file)
 		return a->file && a->line == r->file_line &&
 		       path_ends(a->file, r->file);
-	return det_supp_template_match(r->pattern, a->func) ||
-	       det_supp_template_match(r->pattern, a->file);
+	if (det_supp_template_match(r->pattern, a->func) ||
+	    det_supp_template_match(r->pattern, a->file))
+		return true;
+	/* Code inlined into frame #0's function is that function's too:
+	 * the functions down to the first frame not inlined share the
+	 * access (a rule naming the function a helper was inlined into
+	 * keeps matching, as TSan's does). */
+	for (uint32_t i = 0;
+	     a->stack && i + 1 < a->stack->n && a->stack->frame[i].inlined; i++)
+		if (det_supp_template_match(r->pattern,
+					    a->stack->frame[i + 1].func))
+			return true;
+	return false;
 }
 
 static const det_supp_rule *match2(const det_supp *s, const access acc[2])

@@ -10,7 +10,10 @@
  * are trimmed. Types:
  *
  *   race:PATTERN        the racing access itself (frame #0 of either
- *                       access): its function name or its source file path
+ *                       access): its function name or its source file
+ *                       path; when frame #0 is inlined, also the
+ *                       functions it was inlined into, down to the first
+ *                       frame not inlined
  *   race:FILE:LINE      the racing access is at LINE of a file whose path
  *                       is FILE or ends with '/' FILE (FILE literal)
  *   race_top:...        TSan's name for the same (TSan's own race: looks

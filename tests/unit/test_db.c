@@ -759,32 +759,42 @@ static void programs_found_by_id_hash_and_name(void **state)
 }
 
 /* A stack's text form reads back as written; names lose their tabs and
- * line breaks; text of another shape names its line. */
+ * line breaks; an inlined frame has a 5th field, and text written before
+ * there was one still reads; text of another shape names its line. */
 static void stack_text_round_trip(void **state)
 {
-	db_frame f[] = {{"work\ter", "a.c", 7, 99}, {"main", NULL, 0, 0}};
-	db_stack s = {f, 2, true}, back;
+	db_frame f[] = {{"bump", "a.c", 3, 99, true},
+			{"work\ter", "a.c", 7, 99, false},
+			{"main", NULL, 0, 0, false}};
+	db_stack s = {f, 3, true}, back;
 	char *t = db_stack_format(&s);
 	wasm_err e;
 	static const char *const bad[] = {
-	    "f\ta.c\t1\n",	     /* no offset */
-	    "f\ta.c\tx\t1\n",	     /* line not a number */
-	    "f\ta.c\t1\t2",	     /* no line end */
-	    "\ta.c\t1\t2\n",	     /* no function */
-	    "f\t\t1\t99999999999\n", /* offset over 32 bits */
-	    "...\nf\t\t1\t2\n",	     /* frames after the cut */
+	    "f\ta.c\t1\n",	      /* no offset */
+	    "f\ta.c\tx\t1\n",	      /* line not a number */
+	    "f\ta.c\t1\t2",	      /* no line end */
+	    "\ta.c\t1\t2\n",	      /* no function */
+	    "f\t\t1\t99999999999\n",  /* offset over 32 bits */
+	    "...\nf\t\t1\t2\n",	      /* frames after the cut */
+	    "f\ta.c\t1\t2\tinline\n", /* an unknown 5th field */
+	    "f\ta.c\t1\tinlined\n",   /* the mark instead of the offset */
 	};
 	(void)state;
 
-	assert_string_equal(t, "work er\ta.c\t7\t99\nmain\t\t0\t0\n...\n");
+	assert_string_equal(t, "bump\ta.c\t3\t99\tinlined\n"
+			       "work er\ta.c\t7\t99\nmain\t\t0\t0\n...\n");
 	assert_int_equal(db_stack_parse(t, &back, &e), WASM_OK);
-	assert_int_equal(back.n, 2);
+	assert_int_equal(back.n, 3);
 	assert_true(back.truncated);
-	assert_string_equal(back.frame[0].func, "work er");
-	assert_string_equal(back.frame[0].file, "a.c");
-	assert_int_equal(back.frame[0].line, 7);
+	assert_string_equal(back.frame[0].func, "bump");
 	assert_int_equal(back.frame[0].offset, 99);
-	assert_null(back.frame[1].file);
+	assert_true(back.frame[0].inlined);
+	assert_string_equal(back.frame[1].func, "work er");
+	assert_string_equal(back.frame[1].file, "a.c");
+	assert_int_equal(back.frame[1].line, 7);
+	assert_int_equal(back.frame[1].offset, 99);
+	assert_false(back.frame[1].inlined);
+	assert_null(back.frame[2].file);
 	db_stack_clear(&back);
 	wasm_free(t);
 	assert_int_equal(db_stack_parse("", &back, &e), WASM_OK);

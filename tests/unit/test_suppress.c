@@ -202,7 +202,7 @@ static void template_matching_as_tsan(void **state)
 
 static db_frame frame(const char *func, const char *file, uint32_t line)
 {
-	return (db_frame){(char *)func, (char *)file, line, 0};
+	return (db_frame){(char *)func, (char *)file, line, 0, false};
 }
 
 /* race: looks at frame #0 of either access only, by function or file. */
@@ -231,6 +231,44 @@ static void race_matches_the_access_itself(void **state)
 	/* No stack: nothing to match. */
 	assert_null(det_supp_match(s, none));
 	assert_null(det_supp_match(NULL, left));
+	det_supp_free(s);
+}
+
+/* An access inside an inlined helper: race: matches the helper and the
+ * functions it was inlined into (down to the first frame not inlined),
+ * not that function's callers; called_from: sees every frame from #1. */
+static void race_matches_through_inlined_frames(void **state)
+{
+	db_frame f[] = {frame("bump", "/src/t.c", 20),
+			frame("add_twice", "/src/t.c", 24),
+			frame("late_path", "/src/t.c", 27),
+			frame("second", "/src/t.c", 40)};
+	db_stack acc[2] = {{f, 4, false}, {NULL, 0, false}};
+	static const struct {
+		const char *rule;
+		bool match;
+	} cases[] = {
+	    {"race:^bump$", true},
+	    {"race:^add_twice$", true}, /* inlined too */
+	    {"race:^late_path$", true}, /* where both live */
+	    {"race:^second$", false},	/* a caller */
+	    {"race:t.c:24", false},	/* FILE:LINE is frame #0's */
+	    {"called_from:^add_twice$", true},
+	};
+	det_supp *s;
+
+	f[0].inlined = f[1].inlined = true;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		s = parse_ok(cases[i].rule);
+		if ((det_supp_match(s, acc) != NULL) != cases[i].match)
+			fail_msg("%s: %s", cases[i].rule,
+				 cases[i].match ? "no match" : "matched");
+		det_supp_free(s);
+	}
+	/* Without the marks the access is bump's alone. */
+	f[0].inlined = f[1].inlined = false;
+	s = parse_ok("race:^late_path$");
+	assert_null(det_supp_match(s, acc));
 	det_supp_free(s);
 }
 
@@ -636,6 +674,7 @@ int main(void)
 	    cmocka_unit_test(malformed_lines_name_their_line),
 	    cmocka_unit_test(template_matching_as_tsan),
 	    cmocka_unit_test(race_matches_the_access_itself),
+	    cmocka_unit_test(race_matches_through_inlined_frames),
 	    cmocka_unit_test(file_line_on_a_path_boundary),
 	    cmocka_unit_test(called_from_matches_callers_only),
 	    cmocka_unit_test(first_rule_wins_and_hits_count),

@@ -140,10 +140,11 @@ static char *content(const char *path)
 	    " ORDER BY 1, 2, 3, 4, 5, 6, 7");
 }
 
-/* The second access's call stack, for every hit: a frame without a file
- * and a cut stack must travel too. */
-static db_frame frames[] = {{"writer", "race.c", 12, 0x120},
-			    {"caller", NULL, 0, 0x1a0}};
+/* The second access's call stack, for every hit: an inlined frame, a
+ * frame without a file and a cut stack must travel too. */
+static db_frame frames[] = {{"bump", "race.c", 5, 0x120, true},
+			    {"writer", "race.c", 12, 0x120, false},
+			    {"caller", NULL, 0, 0x1a0, false}};
 
 static db_hit hit(uint32_t lo, uint32_t hi, uint32_t tid)
 {
@@ -156,7 +157,7 @@ static db_hit hit(uint32_t lo, uint32_t hi, uint32_t tid)
 	    .tid = {tid, tid + 1},
 	    .addr = {0x1000 + lo, 0x1000 + hi},
 	    .count = 3,
-	    .stack = {{NULL, 0, false}, {frames, 2, true}},
+	    .stack = {{NULL, 0, false}, {frames, 3, true}},
 	    .value = {.width = 2, .side = 1, .before = {1, 2}, .after = {3}},
 	};
 	return h;
@@ -321,8 +322,10 @@ static void round_trip_keeps_records_and_nodes(void **state)
 	/* Signatures came along, and their absence. */
 	expect_query(fx->b, "SELECT count(*), count(sig) FROM bugs", "3|2|\n");
 	/* The stacks came along, each stored once. */
-	expect_query(fx->b, "SELECT count(*), min(frames) FROM stacks",
-		     "1|writer\trace.c\t12\t288\ncaller\t\t0\t416\n...\n|\n");
+	expect_query(
+	    fx->b, "SELECT count(*), min(frames) FROM stacks",
+	    "1|bump\trace.c\t5\t288\tinlined\nwriter\trace.c\t12\t288\n"
+	    "caller\t\t0\t416\n...\n|\n");
 	/* Imported campaigns know where they were made. */
 	expect_query(fx->b,
 		     "SELECT count(*) FROM campaigns WHERE origin IS NOT NULL",

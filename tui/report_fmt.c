@@ -521,9 +521,13 @@ static void sarif_thread_flow(tui_emit *em, tui_json *j, const tui_report *r,
 	}
 	for (uint32_t k = 0; k < st->n; k++) {
 		const db_frame *f = &st->frame[k];
+		char inl[300];
+		/* As the text report marks it: the frame's function was
+		 * inlined into the next one. */
+		snprintf(inl, sizeof inl, "%s (inlined)", f->func);
 		tui_json_obj(j, NULL);
 		sarif_location(em, j, "location", f->func, f->file, f->line,
-			       NULL);
+			       f->inlined ? inl : NULL);
 		tui_json_end(j, '}');
 	}
 	tui_json_end(j, ']');

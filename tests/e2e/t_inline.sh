@@ -7,6 +7,7 @@
 #       the line of its call to bump, then second;
 #   (b) `heisen show BUG` prints '#0 bump FILE:LINE (inlined)' and
 #       '#1 late_path FILE:LINE';
+#   (b') SARIF's thread flow says "bump (inlined)";
 #   (c) a suppression naming late_path, the function bump was inlined
 #       into, suppresses the race (as TSan's do);
 #   (d) an export stream carries the mark: the importing workspace shows
@@ -57,6 +58,11 @@ grep -Eq "^    #0 bump .*inline-helper.c:$site \(inlined\)( \(site [0-9]+\))?$" 
 	bad "show: no '#0 bump inline-helper.c:$site (inlined)': $(snippet "$dir/show.txt")"
 grep -Eq "^    #1 late_path .*inline-helper.c:$late$" "$dir/show.txt" ||
 	bad "show: no '#1 late_path inline-helper.c:$late': $(snippet "$dir/show.txt")"
+
+"$HEISEN" check "$wasm" --db "$dir/s.db" --format sarif >"$dir/sarif" 2>"$dir/sarif.err" ||
+	bad "check --format sarif: exit $?: $(snippet "$dir/sarif.err")"
+grep -q '"text":"bump (inlined)"' "$dir/sarif" ||
+	bad "SARIF: no 'bump (inlined)' location in a thread flow"
 
 # ---- (c) a suppression on the function bump was inlined into ---------------------
 

@@ -453,17 +453,23 @@ static bool put_frame(stack_build *b, const char *func, const char *file,
 /* The physical frame (func, pos) at orig, a file offset in the original
  * (0: unknown), as frames: the functions inlined there, innermost first,
  * each at the line where the one before it was inlined (the first at
- * pos), then func at the line of the outermost inlined call. Costs a
+ * pos), then func at the line of the outermost inlined call. A chain the
+ * DWARF places in a function of another name is dropped: it is what
+ * wasm-ld --wrap leaves of the wrapped function (inline.h); so a module
+ * without a name section ("func[N]") gets no inlined frames. Costs a
  * table lookup per frame, paid when a report is built, not when the
  * stack is taken. */
 static bool put_frames(const det_prog *p, stack_build *b, const char *func,
 		       const rw_srcpos *pos, uint32_t orig)
 {
 	rw_inframe in[RW_INLINE_MAX];
+	const char *home = NULL;
 	uint32_t k = orig ? rw_inline_lookup(p->inl, dwarf_off(p, orig), in,
-					     RW_INLINE_MAX)
+					     RW_INLINE_MAX, &home)
 			  : 0;
 
+	if (k && home && strcmp(home, func))
+		k = 0;
 	for (uint32_t i = 0; i < k; i++)
 		if (!put_frame(b, in[i].name ? in[i].name : "?",
 			       i ? in[i - 1].call_file : pos->file,

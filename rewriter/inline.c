@@ -62,8 +62,10 @@ typedef struct inrec {
 				  origin's once resolved */
 	const char *call_file; /* into the srcmap */
 	uint32_t call_line, call_column;
-	uint32_t parent; /* record of the inlined subroutine around it */
-	uint32_t depth;	 /* inlined subroutines around it */
+	uint32_t parent;  /* record of the inlined subroutine around it */
+	uint32_t depth;	  /* inlined subroutines around it */
+	uint64_t sub;	  /* section offset of the subprogram around it */
+	const char *func; /* that subprogram's name, once resolved */
 } inrec;
 
 /* One code range of a record, in file offsets. */
@@ -206,12 +208,18 @@ static bool add_sub(subs *t, uint64_t off, const dieattrs *d)
 	return true;
 }
 
+/* What encloses a DIE: the nearest inlined subroutine's record and
+ * subprogram's offset. */
+typedef struct around {
+	uint32_t rec;
+	uint64_t sub;
+} around;
+
 /* A record for the inlined subroutine d (in unit u, whose line table is
- * at stmt, has_stmt), inside record parent; its ranges. False when the
- * build must stop (b->st says why). */
+ * at stmt, has_stmt), inside `in`; its ranges. False when the build must
+ * stop (b->st says why). */
 static bool add_inlined(build *b, const rw_dw_unit *u, const dieattrs *d,
-			uint64_t stmt, bool has_stmt, uint64_t base,
-			uint32_t parent)
+			uint64_t stmt, bool has_stmt, uint64_t base, around in)
 {
 	rw_inline *t = b->t;
 	inrec *r;
@@ -239,8 +247,9 @@ static bool add_inlined(build *b, const rw_dw_unit *u, const dieattrs *d,
 	r->call_line = d->call_line <= UINT32_MAX ? (uint32_t)d->call_line : 0;
 	r->call_column =
 	    d->call_column <= UINT32_MAX ? (uint32_t)d->call_column : 0;
-	r->parent = parent;
-	r->depth = parent == NONE ? 0 : t->rec[parent].depth + 1;
+	r->parent = in.rec;
+	r->depth = in.rec == NONE ? 0 : t->rec[in.rec].depth + 1;
+	r->sub = in.sub;
 	b->cur = (uint32_t)t->nrec++;
 	if (d->has_low && d->has_high)
 		return add_range(b, d->low,
@@ -283,7 +292,7 @@ static bool read_unit(build *b, rw_dcur *c, uint64_t unit, unsigned offsz,
 {
 	const rw_dsecs *s = b->s;
 	rw_dw_unit u = {.offsz = offsz};
-	uint32_t parents[MAX_DEPTH]; /* enclosing record per depth */
+	around parents[MAX_DEPTH]; /* what encloses the DIEs of each depth */
 	int depth = 0;
 	uint64_t stmt = 0, base = 0;
 	bool has_stmt = false, first = true;
@@ -298,7 +307,7 @@ static bool read_unit(build *b, rw_dcur *c, uint64_t unit, unsigned offsz,
 	}
 	while (!c->bad && c->pos < c->end) {
 		uint64_t off = c->pos, code = rw_dc_uleb(c);
-		uint32_t enclosing, mine;
+		around enclosing, mine;
 		const rw_dw_abbrev *a;
 		dieattrs d;
 		if (!code) {
@@ -310,8 +319,8 @@ static bool read_unit(build *b, rw_dcur *c, uint64_t unit, unsigned offsz,
 			rw_dc_fail(c, off, "DIE with an unknown abbreviation");
 			break;
 		}
-		enclosing =
-		    depth > 0 && depth <= MAX_DEPTH ? parents[depth - 1] : NONE;
+		enclosing = depth > 0 && depth <= MAX_DEPTH ? parents[depth - 1]
+							    : (around){NONE, 0};
 		mine = enclosing;
 		if (first && (a->tag == TAG_COMPILE_UNIT ||
 			      a->tag == TAG_PARTIAL_UNIT)) {
@@ -327,7 +336,7 @@ static bool read_unit(build *b, rw_dcur *c, uint64_t unit, unsigned offsz,
 			break;
 		if (a->tag == TAG_SUBPROGRAM) {
 			/* An out-of-line body starts a new chain. */
-			mine = NONE;
+			mine = (around){NONE, off};
 			if (!add_sub(&b->subs, off, &d)) {
 				b->st = WASM_NOMEM;
 				return false;
@@ -335,11 +344,11 @@ static bool read_unit(build *b, rw_dcur *c, uint64_t unit, unsigned offsz,
 		} else if (a->tag == TAG_INLINED) {
 			/* Deeper than we track: its parent is unknown. */
 			if (depth > MAX_DEPTH)
-				enclosing = NONE;
+				enclosing = (around){NONE, 0};
 			if (!add_inlined(b, &u, &d, stmt, has_stmt, base,
 					 enclosing))
 				return false;
-			mine = b->cur;
+			mine.rec = b->cur;
 		}
 		if (a->children) {
 			if (depth < MAX_DEPTH)
@@ -469,6 +478,9 @@ wasm_status rw_inline_new(const wasm_module *m, const rw_srcmap *files,
 			r->name = sub_name(&b.subs, r->origin, true, 0);
 		if (!r->name)
 			r->name = sub_name(&b.subs, r->origin, false, 0);
+		r->func = sub_name(&b.subs, r->sub, true, 0);
+		if (!r->func)
+			r->func = sub_name(&b.subs, r->sub, false, 0);
 	}
 	wasm_free(b.subs.v);
 	if (b.t->nrng)
@@ -492,11 +504,13 @@ void rw_inline_free(rw_inline *t)
 }
 
 uint32_t rw_inline_lookup(const rw_inline *t, size_t offset, rw_inframe *out,
-			  uint32_t cap)
+			  uint32_t cap, const char **func)
 {
 	size_t lo = 0, hi;
 	uint32_t best = NONE, n = 0;
 
+	if (func)
+		*func = NULL;
 	if (!t || !t->nrng)
 		return 0;
 	/* The first range starting past offset; those before may cover it. */
@@ -520,6 +534,8 @@ uint32_t rw_inline_lookup(const rw_inline *t, size_t offset, rw_inframe *out,
 		const inrec *r = &t->rec[k];
 		out[n++] = (rw_inframe){r->name, r->call_file, r->call_line,
 					r->call_column};
+		if (func)
+			*func = r->func;
 	}
 	return n;
 }

@@ -19,9 +19,12 @@
  * section's payload).
  *
  * Limitations: ranges at address 0 or at wasm-ld's tombstones (>=
- * 0xfffffff0) are dropped, as discarded code; a subroutine nested
- * deeper than 64 DIEs loses its inlined parent (its chain stops there);
- * a lookup gives at most RW_INLINE_MAX frames.
+ * 0xfffffff0) are dropped, as discarded code; a function renamed by
+ * wasm-ld --wrap (the guest library wraps dlmalloc's calloc) leaves its
+ * DWARF at the wrapper's address, where its inlined subroutines claim the
+ * wrapper's code: only the caller can tell, by the function's name; a
+ * subroutine nested deeper than 64 DIEs loses its inlined parent (its chain
+ * stops there); a lookup gives at most RW_INLINE_MAX frames.
  *
  * Ownership: an rw_inline keeps pointers into m's bytes (names) and into
  * files (call files): both must outlive it. Free with rw_inline_free
@@ -58,8 +61,12 @@ void rw_inline_free(rw_inline *t);
 /* The inlined frames at file offset `offset` into out[0..cap), innermost
  * first; returns how many (0: the code there is no inlined function's).
  * out[i].call_* say where out[i] was inlined: in out[i + 1], or for the
- * last one in the physical function. t may be NULL. */
+ * last one in the physical function. *func (func may be NULL) gets the
+ * name the DWARF gives that physical function (as out[].name is chosen;
+ * NULL when unknown or none is found): a caller that knows the function
+ * from elsewhere (the name section) should drop a chain whose *func
+ * differs, as it describes other code (see Limitations). t may be NULL. */
 uint32_t rw_inline_lookup(const rw_inline *t, size_t offset, rw_inframe *out,
-			  uint32_t cap);
+			  uint32_t cap, const char **func);
 
 #endif

@@ -128,6 +128,7 @@ static void chain_of_version(void **state, int v)
 	rw_inline *t;
 	const wasm_func *work, *main_fn;
 	rw_inframe in[RW_INLINE_MAX];
+	const char *home;
 	uint32_t seen = 0;
 	wasm_err e;
 
@@ -140,7 +141,7 @@ static void chain_of_version(void **state, int v)
 		uint32_t n;
 		if (!rw_srcmap_lookup(sm, off, &pos) || pos.line != 4)
 			continue;
-		n = rw_inline_lookup(t, off, in, RW_INLINE_MAX);
+		n = rw_inline_lookup(t, off, in, RW_INLINE_MAX, &home);
 		assert_int_equal(n, 2);
 		assert_string_equal(in[0].name, "bump");
 		assert_true(ends_with(in[0].call_file, "/t.c"));
@@ -149,17 +150,20 @@ static void chain_of_version(void **state, int v)
 		assert_true(ends_with(in[1].call_file, "/t.c"));
 		assert_int_equal(in[1].call_line, 11);
 		assert_int_equal(in[1].call_column, 45);
+		/* The function the code physically lives in. */
+		assert_string_equal(home, "work");
 		/* A smaller buffer keeps the innermost frames. */
-		assert_int_equal(rw_inline_lookup(t, off, in, 1), 1);
+		assert_int_equal(rw_inline_lookup(t, off, in, 1, NULL), 1);
 		assert_string_equal(in[0].name, "bump");
 		seen++;
 	}
 	assert_true(seen > 0);
 	/* work() itself is not inlined anywhere: main calls it. */
 	for (size_t off = main_fn->code_start; off < main_fn->code_end; off++)
-		assert_int_equal(rw_inline_lookup(t, off, in, RW_INLINE_MAX),
-				 0);
-	assert_int_equal(rw_inline_lookup(NULL, work->code_start, in, 4), 0);
+		assert_int_equal(
+		    rw_inline_lookup(t, off, in, RW_INLINE_MAX, &home), 0);
+	assert_int_equal(rw_inline_lookup(NULL, work->code_start, in, 4, NULL),
+			 0);
 	rw_inline_free(t);
 	rw_srcmap_free(sm);
 	wasm_module_free(m);
@@ -181,7 +185,7 @@ static void no_files_without_srcmap(void **state)
 
 	assert_int_equal(rw_inline_new(m, NULL, &t, &e), WASM_OK);
 	for (size_t off = work->code_start; off < work->code_end; off++)
-		if (rw_inline_lookup(t, off, in, RW_INLINE_MAX) == 2) {
+		if (rw_inline_lookup(t, off, in, RW_INLINE_MAX, NULL) == 2) {
 			assert_null(in[0].call_file);
 			assert_int_equal(in[1].call_line, 11);
 			found++;
@@ -208,7 +212,7 @@ static void build_and_probe(const wasm_module *m, const rw_srcmap *sm)
 	}
 	for (size_t off = m->section_start[10];
 	     off < m->section_start[10] + m->section_size[10]; off++) {
-		uint32_t n = rw_inline_lookup(t, off, in, RW_INLINE_MAX);
+		uint32_t n = rw_inline_lookup(t, off, in, RW_INLINE_MAX, NULL);
 		assert_true(n <= RW_INLINE_MAX);
 	}
 	rw_inline_free(t);
@@ -291,7 +295,7 @@ static void no_dwarf_is_empty(void **state)
 
 	assert_int_equal(wasm_decode(bytes, sizeof bytes, &m, &e), WASM_OK);
 	assert_int_equal(rw_inline_new(m, NULL, &t, &e), WASM_OK);
-	assert_int_equal(rw_inline_lookup(t, 8, in, 1), 0);
+	assert_int_equal(rw_inline_lookup(t, 8, in, 1, NULL), 0);
 	rw_inline_free(t);
 	rw_inline_free(NULL);
 	wasm_module_free(m);

@@ -1783,6 +1783,7 @@ wasm_status db_stack_parse(const char *text, db_stack *out, wasm_err *err)
 	for (p = text; *p; line++) {
 		const char *eol = strchr(p, '\n'), *t1, *t2, *q;
 		db_frame *f = &out->frame[out->n];
+		bool inlined;
 		if (eol && eol - p == 3 && !memcmp(p, "...", 3) && !eol[1]) {
 			out->truncated = true;
 			break;
@@ -1791,12 +1792,14 @@ wasm_status db_stack_parse(const char *text, db_stack *out, wasm_err *err)
 		t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(eol - t1 - 1)) : NULL;
 		/* Stacks written before inlined frames have no 5th
 		 * field. */
-		f->inlined = eol && eol - p > (ptrdiff_t)sizeof DB_INLINED &&
-			     !memcmp(eol - sizeof DB_INLINED, "\t" DB_INLINED,
-				     sizeof DB_INLINED);
+		inlined = eol && eol - p > (ptrdiff_t)sizeof DB_INLINED &&
+			  !memcmp(eol - sizeof DB_INLINED, "\t" DB_INLINED,
+				  sizeof DB_INLINED);
+		/* f is only written for a line with a line break: frame
+		 * has room for one per break. */
 		if (!t2 || t1 == p || !parse_u32(t2 + 1, '\t', &q, &f->line) ||
-		    !parse_u32(q, f->inlined ? '\t' : '\n', &q, &f->offset) ||
-		    q != (f->inlined ? eol - sizeof DB_INLINED + 1 : eol + 1)) {
+		    !parse_u32(q, inlined ? '\t' : '\n', &q, &f->offset) ||
+		    q != (inlined ? eol - sizeof DB_INLINED + 1 : eol + 1)) {
 			db_stack_clear(out);
 			return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
 					    "call stack, line %u: not "
@@ -1804,6 +1807,7 @@ wasm_status db_stack_parse(const char *text, db_stack *out, wasm_err *err)
 					    "OFFSET[<tab>inlined]",
 					    line + 1);
 		}
+		f->inlined = inlined;
 		f->func = wasm_strndup(p, (size_t)(t1 - p));
 		f->file = t2 > t1 + 1
 			      ? wasm_strndup(t1 + 1, (size_t)(t2 - t1 - 1))

@@ -778,6 +778,7 @@ static void stack_text_round_trip(void **state)
 	    "...\nf\t\t1\t2\n",	      /* frames after the cut */
 	    "f\ta.c\t1\t2\tinline\n", /* an unknown 5th field */
 	    "f\ta.c\t1\tinlined\n",   /* the mark instead of the offset */
+	    "g\t\t1\t2\nf\ta.c\t1\t2\tinlined", /* no line end */
 	};
 	(void)state;
 

@@ -10,6 +10,11 @@
 #   expect CODE WHAT CMD...
 #                  run CMD (stdout to $dir/out, stderr to $dir/err) and
 #                  check that it exits with CODE
+#   hq NAME ARGS...
+#                  heisen ARGS, stdout to $dir/NAME.out and stderr to
+#                  $dir/NAME.err, leaving its exit code in rc (killed
+#                  after 300 s: a hung command must not hang the suite)
+#   want NAME CODE record a failure unless rc is CODE, with NAME's output
 #   make_flags     make's flags for the build $HEISEN comes from (SANITIZE=1
 #                  for build-asan/heisen), as an array
 #   need_demos     build demos/ with the heisen under test (plain or ASan)
@@ -56,6 +61,17 @@ expect() {
 	local got=$?
 	[ "$got" -eq "$want" ] ||
 		bad "$what: exit $got, expected $want: $(snippet "$dir/err")"
+}
+
+hq() {
+	local name=$1
+	shift
+	timeout -s KILL 300 "$HEISEN" "$@" >"$dir/$name.out" 2>"$dir/$name.err"
+	rc=$?
+}
+want() {
+	[ "$rc" -eq "$2" ] ||
+		bad "$1: exit $rc, expected $2: $(snippet "$dir/$1.err") $(snippet "$dir/$1.out")"
 }
 
 make_flags=()

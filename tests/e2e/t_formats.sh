@@ -30,18 +30,6 @@ lost=$demos/lost-update.wasm
 helper=$demos/helper-race.wasm
 clean=$demos/mutex-counter.wasm
 
-# hc NAME ARGS...: heisen ARGS, stdout to NAME.out and stderr to
-# NAME.err, leaving rc. KILL: a hung command must not hang the suite.
-hc() {
-	local name=$1
-	shift
-	timeout -s KILL 300 "$HEISEN" "$@" >"$dir/$name.out" 2>"$dir/$name.err"
-	rc=$?
-}
-want() { # NAME CODE
-	[ "$rc" -eq "$2" ] ||
-		bad "$1: exit $rc, expected $2: $(snippet "$dir/$1.err") $(snippet "$dir/$1.out")"
-}
 # pycheck WHAT SCRIPT FILE...: run SCRIPT with the files in argv[1:].
 pycheck() {
 	local what=$1 script=$2
@@ -53,22 +41,22 @@ $script" "$@" >"$dir/py.err" 2>&1 ||
 
 # ---- the workspace: two racy programs and a clean one ------------------
 for p in lost helper clean; do
-	hc check_$p check "${!p}" --runs 2 --db w.db
+	hq check_$p check "${!p}" --runs 2 --db w.db
 	want check_$p 0
 done
-hc bugs_json bugs --db w.db --json
+hq bugs_json bugs --db w.db --json
 want bugs_json 0
 nbugs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["bugs"]))' bugs_json.out)
 [ "${nbugs:-0}" -ge 3 ] || bad "the checks recorded ${nbugs:-0} bugs, expected lost-update's and helper-race's"
 
 # ---- (a) SARIF -----------------------------------------------------------
-hc sarif bugs --db w.db --format sarif
+hq sarif bugs --db w.db --format sarif
 want sarif 0
 schema=$root/../shared/schemas/sarif-schema-2.1.0.json
 if [ -f "$schema" ] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
 	/usr/bin/python3 -m jsonschema -i sarif.out "$schema" >schema.err 2>&1 ||
 		bad "SARIF does not validate against $schema: $(snippet schema.err)"
-	hc sarif_root bugs --db w.db --format sarif --source-root "$root"
+	hq sarif_root bugs --db w.db --format sarif --source-root "$root"
 	want sarif_root 0
 	/usr/bin/python3 -m jsonschema -i sarif_root.out "$schema" >schema.err 2>&1 ||
 		bad "SARIF with --source-root does not validate: $(snippet schema.err)"
@@ -119,7 +107,7 @@ assert callers > 0, "no thread flow of helper-race names pay_rent or pay_wages"
 ' sarif.out bugs_json.out
 
 # --source-root: files under it relative on SRCROOT, the rest absolute.
-hc sarif_root bugs --db w.db --format sarif --source-root "$root"
+hq sarif_root bugs --db w.db --format sarif --source-root "$root"
 want sarif_root 0
 realroot=$(cd "$root" && pwd -P)
 pycheck "SARIF --source-root" '
@@ -144,9 +132,9 @@ assert rel > 0
 
 # A suppressed bug is left out of every format and counted.
 printf 'race:credit\n' >supp
-hc bugs_supp bugs --db w.db --json --suppressions supp
+hq bugs_supp bugs --db w.db --json --suppressions supp
 want bugs_supp 0
-hc sarif_supp bugs --db w.db --format sarif --suppressions supp
+hq sarif_supp bugs --db w.db --format sarif --suppressions supp
 want sarif_supp 0
 pycheck "SARIF with suppressions" '
 log = json.load(open(sys.argv[1]))
@@ -160,9 +148,9 @@ assert all(r["properties"]["program"] != "helper-race.wasm" for r in run["result
 
 # Triaged not-a-bug: a note, still listed.
 nab=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bugs"][0]["id"])' bugs_json.out)
-hc triage triage "$nab" not-a-bug --db w.db
+hq triage triage "$nab" not-a-bug --db w.db
 want triage 0
-hc sarif_nab bugs --db w.db --format sarif
+hq sarif_nab bugs --db w.db --format sarif
 want sarif_nab 0
 pycheck "SARIF level of a not-a-bug" '
 (run,) = json.load(open(sys.argv[1]))["runs"]
@@ -172,7 +160,7 @@ assert set(lv.values()) == {"error"}, lv
 ' sarif_nab.out "$nab"
 
 # ---- (b) JUnit -----------------------------------------------------------
-hc junit bugs --db w.db --format junit
+hq junit bugs --db w.db --format junit
 want junit 0
 xmllint --noout junit.out 2>xml.err || bad "JUnit is not well-formed XML: $(snippet xml.err)"
 nfail=$(xmllint --xpath 'count(//testsuites/testsuite/testcase/failure)' junit.out 2>/dev/null)
@@ -184,7 +172,7 @@ cleanfail=$(xmllint --xpath 'count(//testcase[@name="mutex-counter.wasm"])' juni
 [ "$(xmllint --xpath 'string(//testcase[@name="lost-update.wasm"]/@classname)' junit.out 2>/dev/null)" = heisen.lost-update ] ||
 	bad "lost-update's test case is not of class heisen.lost-update: $(snippet junit.out)"
 grep -q 'WARNING: heisen: data race' junit.out || bad "JUnit failures carry no race report"
-hc junit_supp bugs --db w.db --format junit --suppressions supp
+hq junit_supp bugs --db w.db --format junit --suppressions supp
 want junit_supp 0
 [ "$(xmllint --xpath 'count(//testcase[@name="helper-race.wasm"]/failure)' junit_supp.out 2>/dev/null)" = 0 ] ||
 	bad "a suppressed bug is a JUnit failure"
@@ -192,24 +180,24 @@ want junit_supp 0
 	bad "JUnit does not count the suppressed bugs: $(snippet junit_supp.out)"
 
 # check and sweep: the program's test case, a failure per race / bug.
-hc check_junit check "$clean" --db c.db --format junit
+hq check_junit check "$clean" --db c.db --format junit
 want check_junit 0
 xmllint --noout check_junit.out 2>xml.err || bad "check's JUnit is not well-formed: $(snippet xml.err)"
 [ "$(xmllint --xpath 'count(//testcase[@name="mutex-counter.wasm"])' check_junit.out 2>/dev/null),$(xmllint --xpath 'count(//failure)' check_junit.out 2>/dev/null)" = 1,0 ] ||
 	bad "check of a clean program: $(snippet check_junit.out)"
-hc check_junit2 check "$lost" --db c.db --format junit --fail-on-bugs
+hq check_junit2 check "$lost" --db c.db --format junit --fail-on-bugs
 want check_junit2 1
-hc check_json2 bugs --db c.db --program lost-update.wasm --json
+hq check_json2 bugs --db c.db --program lost-update.wasm --json
 [ "$(xmllint --xpath 'count(//testcase/failure)' check_junit2.out 2>/dev/null)" = \
 	"$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["bugs"]))' check_json2.out)" ] ||
 	bad "check --format junit: failures are not the races: $(snippet check_junit2.out)"
 
 # ---- (c) JSONL -------------------------------------------------------------
-hc sweep_jsonl sweep "$lost" --db s.db --densities 100 --runs 4 --profiles default --jobs 2 --format jsonl
+hq sweep_jsonl sweep "$lost" --db s.db --densities 100 --runs 4 --profiles default --jobs 2 --format jsonl
 want sweep_jsonl 0
-hc runs_json runs 1 --db s.db --json
+hq runs_json runs 1 --db s.db --json
 want runs_json 0
-hc sweep_bugs bugs --db s.db --json
+hq sweep_bugs bugs --db s.db --json
 pycheck "sweep --format jsonl" '
 lines = [json.loads(l) for l in open(sys.argv[1])]
 runs = json.load(open(sys.argv[2]))["runs"]
@@ -229,7 +217,7 @@ for l in lines[nr:nr + nb]:
     assert len(l["sites"]) == 2 and l["signature"], l
 ' sweep_jsonl.out runs_json.out sweep_bugs.out
 
-hc bugs_jsonl bugs --db w.db --format jsonl --suppressions supp
+hq bugs_jsonl bugs --db w.db --format jsonl --suppressions supp
 want bugs_jsonl 0
 pycheck "bugs --format jsonl" '
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -272,7 +260,7 @@ assert rest[-1]["status"] == "stopped", rest[-1]
 assert rest[-1]["runs"] == 1 + sum(l["type"] == "run" for l in rest), rest[-1]
 ' stream.first stream.rest
 
-hc check_jsonl check "$clean" --db c.db --format jsonl --runs 2
+hq check_jsonl check "$clean" --db c.db --format jsonl --runs 2
 want check_jsonl 0
 pycheck "check --format jsonl" '
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -281,27 +269,27 @@ assert lines[-1]["bugs"] == 0 and lines[-1]["programs"] == ["mutex-counter.wasm"
 ' check_jsonl.out
 
 # ---- (d) usage and the gate ------------------------------------------------
-hc u_json bugs --db w.db --format sarif --json
+hq u_json bugs --db w.db --format sarif --json
 want u_json 2
-hc u_fmt bugs --db w.db --format xml
+hq u_fmt bugs --db w.db --format xml
 want u_fmt 2
-hc u_root sweep "$lost" --db w.db --format jsonl --source-root "$root"
+hq u_root sweep "$lost" --db w.db --format jsonl --source-root "$root"
 want u_root 2
-hc u_show bugs --db w.db --format junit --show-suppressed
+hq u_show bugs --db w.db --format junit --show-suppressed
 want u_show 2
-hc u_check check "$lost" --db u.db --format junit --json
+hq u_check check "$lost" --db u.db --format junit --json
 want u_check 2
 [ -e u.db ] && bad "check with --format and --json made a workspace"
 for f in u_json u_fmt u_root u_show u_check; do
 	[ -s $f.out ] && bad "$f: output on stdout: $(snippet $f.out)"
 	[ -s $f.err ] || bad "$f: no message on stderr"
 done
-hc g_any bugs --db w.db --format sarif --fail-on-bugs
+hq g_any bugs --db w.db --format sarif --fail-on-bugs
 want g_any 1
-hc g_new bugs --db w.db --format junit --fail-on-bugs new
+hq g_new bugs --db w.db --format junit --fail-on-bugs new
 want g_new 1
 printf 'race:credit\nrace:deposit\n' >supp_all
-hc g_none bugs --db w.db --format jsonl --fail-on-bugs --suppressions supp_all
+hq g_none bugs --db w.db --format jsonl --fail-on-bugs --suppressions supp_all
 want g_none 0
 pycheck "gate counts in the summary" '
 s = [json.loads(l) for l in open(sys.argv[1])][-1]

@@ -18,18 +18,6 @@ cd "$dir" || exit 1
 unset HEISEN_DB
 command -v python3 >/dev/null || skip "python3 missing (make deps)"
 
-# hc NAME ARGS...: heisen ARGS, stdout to NAME.out and stderr to
-# NAME.err, leaving rc. KILL: a hung command must not hang the suite.
-hc() {
-	local name=$1
-	shift
-	timeout -s KILL 300 "$HEISEN" "$@" >"$dir/$name.out" 2>"$dir/$name.err"
-	rc=$?
-}
-want() { # NAME CODE
-	[ "$rc" -eq "$2" ] ||
-		bad "$1: exit $rc, expected $2: $(snippet "$dir/$1.err") $(snippet "$dir/$1.out")"
-}
 # The bugs campaign ID's runs detected: a sweep's gate fails only then
 # (collisions are sampled: a loaded machine may see none in a few runs).
 camp_bugs() {
@@ -53,17 +41,17 @@ cp "$root/demos/lost-update.c" v1/lost-update.c
 } >v2/lost-update.c
 shift_by=$(($(wc -l <v2/lost-update.c) - $(wc -l <v1/lost-update.c)))
 for v in v1 v2; do
-	hc cc_$v cc -g -O1 -Wall -o $v/lost-update.wasm $v/lost-update.c
+	hq cc_$v cc -g -O1 -Wall -o $v/lost-update.wasm $v/lost-update.c
 	want cc_$v 0
 done
 cmp -s v1/lost-update.wasm v2/lost-update.wasm && bad "the two builds are the same binary"
 
 # ---- (a) the first build, then the second -------------------------------
-hc check1 check v1/lost-update.wasm --runs 2 --json --fail-on-bugs new
+hq check1 check v1/lost-update.wasm --runs 2 --json --fail-on-bugs new
 want check1 1
-hc sweep1 sweep v1/lost-update.wasm --densities 100 --runs 6 --profiles default --jobs 2 --fail-on-bugs new
+hq sweep1 sweep v1/lost-update.wasm --densities 100 --runs 6 --profiles default --jobs 2 --fail-on-bugs new
 want sweep1 $(($(camp_bugs 2) > 0))
-hc bugs1 bugs --program 1 --json
+hq bugs1 bugs --program 1 --json
 want bugs1 0
 pycheck bugs1 '
 assert len(d["bugs"]) >= 2, d
@@ -79,10 +67,10 @@ for b in json.load(open(sys.argv[1]))["bugs"]:
 # Triage every bug of the first build: confirmed, with a note on the first.
 first=$(head -1 v1.bugs | cut -d' ' -f1)
 while read -r id sig la lb; do
-	hc tri_$id triage "$id" confirmed --note "seen in v1 ($sig)"
+	hq tri_$id triage "$id" confirmed --note "seen in v1 ($sig)"
 	want tri_$id 0
 done <v1.bugs
-hc tri_show triage "$first" --json
+hq tri_show triage "$first" --json
 want tri_show 0
 pycheck tri_show '
 assert d["schema"] == "heisen.triage/1" and d["state"] == "confirmed", d
@@ -91,19 +79,19 @@ assert len(h) == 1 and h[0]["state"] == "confirmed" and h[0]["note"].startswith(
 '
 
 # The second build: known-confirmed bugs pass the new gate, not the any gate.
-hc check2 check v2/lost-update.wasm --runs 2 --fail-on-bugs new
+hq check2 check v2/lost-update.wasm --runs 2 --fail-on-bugs new
 want check2 0
 grep -q "WARNING: heisen: data race" "$dir/check2.out" ||
 	bad "check of v2 reported no race: $(snippet "$dir/check2.out")"
-hc check2any check v2/lost-update.wasm --runs 1 --fail-on-bugs any
+hq check2any check v2/lost-update.wasm --runs 1 --fail-on-bugs any
 want check2any 1
-hc check2plain check v2/lost-update.wasm --runs 1 --fail-on-bugs
+hq check2plain check v2/lost-update.wasm --runs 1 --fail-on-bugs
 want check2plain 1
-hc sweep2 sweep v2/lost-update.wasm --densities 100 --runs 6 --profiles default --jobs 2 --fail-on-bugs=new
+hq sweep2 sweep v2/lost-update.wasm --densities 100 --runs 6 --profiles default --jobs 2 --fail-on-bugs=new
 want sweep2 0
-hc sweep2any sweep v2/lost-update.wasm --densities 100 --runs 6 --profiles default --jobs 2 --fail-on-bugs
+hq sweep2any sweep v2/lost-update.wasm --densities 100 --runs 6 --profiles default --jobs 2 --fail-on-bugs
 want sweep2any $(($(camp_bugs 7) > 0))
-hc bugs2 bugs --program 2 --json
+hq bugs2 bugs --program 2 --json
 want bugs2 0
 python3 -c 'import json,sys
 old = {}
@@ -122,7 +110,7 @@ for b in bugs:
 ' "$dir/bugs2.out" v1.bugs "$shift_by" >py.err 2>&1 ||
 	bad "v2 bugs do not map to v1's: $(snippet py.err)"
 
-hc across bugs --program lost-update.wasm --json
+hq across bugs --program lost-update.wasm --json
 want across 0
 pycheck across '
 assert d["program"]["builds"] == 2 and d["program"]["hash"] is None, d["program"]
@@ -130,83 +118,83 @@ sigs = [b["signature"] for b in d["bugs"]]
 assert len(sigs) == len(set(sigs)) and sigs, sigs
 assert all(b["builds"] == 2 for b in d["bugs"]), d["bugs"]
 '
-hc across_text bugs --program lost-update.wasm
+hq across_text bugs --program lost-update.wasm
 want across_text 0
 grep -q "builds" "$dir/across_text.out" || bad "bugs --program NAME: no builds column"
 
 # diff of the two checks (campaigns 1 and 3): the same races.
-hc diff diff 1 3 --json
+hq diff diff 1 3 --json
 want diff 0
 pycheck diff '
 assert d["schema"] == "heisen.diff/1" and d["a"]["id"] == 1 and d["b"]["id"] == 3, d
 assert d["new"] == [] and d["gone"] == [] and len(d["persisting"]) >= 2, d
 '
-hc diff_text diff 1 3
+hq diff_text diff 1 3
 want diff_text 0
 grep -q "^persisting: [1-9]" "$dir/diff_text.out" || bad "diff text: $(snippet "$dir/diff_text.out")"
-hc diff_bad diff 1 99
+hq diff_bad diff 1 99
 want diff_bad 2
 
 # ---- (b) triage errors and the fixed state --------------------------------
-hc tri_bad triage "$first" maybe
+hq tri_bad triage "$first" maybe
 want tri_bad 2
 grep -q "not a triage state" "$dir/tri_bad.err" || bad "triage maybe: $(snippet "$dir/tri_bad.err")"
-hc tri_none triage 999 confirmed
+hq tri_none triage 999 confirmed
 want tri_none 2
-hc tri_note triage "$first" --note "no state"
+hq tri_note triage "$first" --note "no state"
 want tri_note 2
-hc tri_fixed triage "$first" fixed --note "mutex added"
+hq tri_fixed triage "$first" fixed --note "mutex added"
 want tri_fixed 0
 grep -q "fixed, was confirmed" "$dir/tri_fixed.out" || bad "triage fixed: $(snippet "$dir/tri_fixed.out")"
 # A fixed bug that comes back fails the new gate.
-hc check_regress check v2/lost-update.wasm --runs 2 --fail-on-bugs new
+hq check_regress check v2/lost-update.wasm --runs 2 --fail-on-bugs new
 want check_regress 1
-hc bugs_regress bugs --program lost-update.wasm --fail-on-bugs new
+hq bugs_regress bugs --program lost-update.wasm --fail-on-bugs new
 want bugs_regress 1
-hc tri_back triage "$first" confirmed
+hq tri_back triage "$first" confirmed
 want tri_back 0
-hc bugs_known bugs --program lost-update.wasm --fail-on-bugs new
+hq bugs_known bugs --program lost-update.wasm --fail-on-bugs new
 want bugs_known 0
-hc bugs_any bugs --program lost-update.wasm --fail-on-bugs any
+hq bugs_any bugs --program lost-update.wasm --fail-on-bugs any
 want bugs_any 1
-hc bad_gate bugs --fail-on-bugs=maybe
+hq bad_gate bugs --fail-on-bugs=maybe
 want bad_gate 2
 grep -q "new' or 'any'" "$dir/bad_gate.err" || bad "bad gate value: $(snippet "$dir/bad_gate.err")"
 
 # run records nothing: its races are looked up by signature.
-hc run_new run --density 100 --seed 7 --fail-on-bugs new v2/lost-update.wasm
+hq run_new run --density 100 --seed 7 --fail-on-bugs new v2/lost-update.wasm
 want run_new 0
 caught=0
 for s in 1 2 3 4 5 6 7 8; do
-	hc run_any run --density 100 --seed $s --fail-on-bugs v2/lost-update.wasm
+	hq run_any run --density 100 --seed $s --fail-on-bugs v2/lost-update.wasm
 	[ "$rc" -eq 1 ] && { caught=1; break; }
 	[ "$rc" -eq 0 ] || bad "run --fail-on-bugs: exit $rc: $(snippet "$dir/run_any.err")"
 done
 [ "$caught" -eq 1 ] || bad "run --density 100 --fail-on-bugs never caught a race in 8 runs"
 # Another workspace knows nothing: every race is new there.
 for s in 1 2 3 4 5 6 7 8; do
-	hc run_other run --density 100 --seed $s --db other.db --fail-on-bugs new v2/lost-update.wasm
+	hq run_other run --density 100 --seed $s --db other.db --fail-on-bugs new v2/lost-update.wasm
 	[ "$rc" -eq 1 ] && break
 done
 want run_other 1
 [ -e other.db ] && bad "run --fail-on-bugs new created a workspace"
 
 # ---- (c) no bugs, and only suppressed ones ------------------------------
-hc check_clean check "$root/demos/build/mutex-counter.wasm" --db clean.db --fail-on-bugs
+hq check_clean check "$root/demos/build/mutex-counter.wasm" --db clean.db --fail-on-bugs
 want check_clean 0
-hc sweep_clean sweep "$root/demos/build/mutex-counter.wasm" --db clean.db --densities 100 --runs 2 --profiles default --jobs 2 --fail-on-bugs new
+hq sweep_clean sweep "$root/demos/build/mutex-counter.wasm" --db clean.db --densities 100 --runs 2 --profiles default --jobs 2 --fail-on-bugs new
 want sweep_clean 0
-hc bugs_clean bugs --db clean.db --fail-on-bugs
+hq bugs_clean bugs --db clean.db --fail-on-bugs
 want bugs_clean 0
 printf 'race:deposit\n' >supp.txt
-hc check_supp check v2/lost-update.wasm --db supp.db --suppressions supp.txt --fail-on-bugs
+hq check_supp check v2/lost-update.wasm --db supp.db --suppressions supp.txt --fail-on-bugs
 want check_supp 0
 grep -q "suppressed" "$dir/check_supp.out" || bad "check with every race suppressed: $(snippet "$dir/check_supp.out")"
-hc sweep_supp sweep v2/lost-update.wasm --db supp.db --densities 100 --runs 4 --profiles default --jobs 2 --suppressions supp.txt --fail-on-bugs
+hq sweep_supp sweep v2/lost-update.wasm --db supp.db --densities 100 --runs 4 --profiles default --jobs 2 --suppressions supp.txt --fail-on-bugs
 want sweep_supp 0
-hc bugs_supp bugs --db supp.db --suppressions supp.txt --fail-on-bugs new
+hq bugs_supp bugs --db supp.db --suppressions supp.txt --fail-on-bugs new
 want bugs_supp 0
-hc bugs_unsupp bugs --db supp.db --fail-on-bugs new
+hq bugs_unsupp bugs --db supp.db --fail-on-bugs new
 want bugs_unsupp 1
 
 finish t_triage

@@ -271,6 +271,8 @@ static void unit_die(rw_dcur *c, const rw_dsecs *s, const rw_dw_abbrev *ab,
 	uint64_t attr, form;
 	rw_dw_val v;
 
+	/* Empty also when the unit DIE is cut short: the caller reads it. */
+	memset(d, 0, sizeof *d);
 	while (rw_dw_attr(&a, c, u, s, &attr, &form, &v)) {
 		if (attr == RW_DW_AT_STR_OFFSETS_BASE)
 			u->str_offsets_base = v.u;

@@ -572,3 +572,63 @@ void rw_dw_sections(const wasm_module *m, rw_dsecs *ds)
 	ds->ranges = rw_custom_bytes(m, ".debug_ranges", &ds->ranges_len);
 	ds->rnglists = rw_custom_bytes(m, ".debug_rnglists", &ds->rnglists_len);
 }
+
+wasm_status rw_dw_units(const rw_dsecs *s, rw_dcur *c, rw_dw_unit_fn unit_fn,
+			void *ctx)
+{
+	rw_dw_abbrevs ab = {0};
+	wasm_status st = WASM_OK;
+
+	*c = (rw_dcur){.p = s->info, .end = s->info_len};
+	while (s->info && c->pos < s->info_len && !c->bad) {
+		uint64_t unit = c->pos, len;
+		rw_dw_unit u = {0};
+		size_t next;
+		c->end = s->info_len;
+		len = rw_dw_unit_length(c, &u.offsz);
+		if (c->bad)
+			break;
+		if (len > c->end - c->pos) {
+			rw_dc_fail(c, (size_t)unit,
+				   "unit longer than the section");
+			break;
+		}
+		next = c->pos + (size_t)len;
+		c->end = next;
+		rw_dw_unit_header(c, &u);
+		if (!c->bad && u.version >= 2 && u.version <= 5 &&
+		    u.addrsz <= 8 && (u.type == 1 || u.type == 3)) {
+			if (!rw_dw_abbrevs_read(s, u.abbrev_off, &ab, c)) {
+				st = WASM_NOMEM;
+				break;
+			}
+			if (!c->bad && !unit_fn(ctx, c, &u, unit, &ab))
+				break;
+		}
+		if (!c->bad)
+			c->pos = next;
+	}
+	wasm_free(ab.v);
+	return st;
+}
+
+bool rw_dw_die_next(rw_dcur *c, const rw_dw_abbrevs *ab, int *depth,
+		    uint64_t *off, const rw_dw_abbrev **a)
+{
+	while (!c->bad && c->pos < c->end) {
+		uint64_t code;
+		*off = c->pos;
+		if (!(code = rw_dc_uleb(c))) {
+			if (*depth > 0)
+				--*depth;
+			continue;
+		}
+		if (!(*a = rw_dw_abbrevs_get(ab, code))) {
+			rw_dc_fail(c, (size_t)*off,
+				   "DIE with an unknown abbreviation");
+			return false;
+		}
+		return true;
+	}
+	return false;
+}

@@ -138,6 +138,27 @@ bool rw_dw_abbrevs_read(const rw_dsecs *s, uint64_t off, rw_dw_abbrevs *out,
 /* Abbreviation `code` of t, or NULL. O(log n). */
 const rw_dw_abbrev *rw_dw_abbrevs_get(const rw_dw_abbrevs *t, uint64_t code);
 
+/* Walk the compile and partial units of .debug_info (DWARF 2..5; type
+ * and other units are skipped: their types are reached by signature,
+ * which nobody here follows). For each, unit_fn gets c positioned at
+ * the unit's first DIE with c->end at the unit's end, the unit's header
+ * u, its offset `unit` and its abbreviations ab. A damaged unit fails c
+ * and ends the walk (c->bad, c->at, c->why: the caller's message).
+ * unit_fn returns false to stop. Returns WASM_NOMEM when the
+ * abbreviations could not be stored, else WASM_OK (also after a stop or
+ * a failure: c and the caller's own state tell). */
+typedef bool (*rw_dw_unit_fn)(void *ctx, rw_dcur *c, const rw_dw_unit *u,
+			      uint64_t unit, const rw_dw_abbrevs *ab);
+wasm_status rw_dw_units(const rw_dsecs *s, rw_dcur *c, rw_dw_unit_fn unit_fn,
+			void *ctx);
+
+/* The next DIE of a unit walk at c: its offset and abbreviation, with
+ * *depth lowered by the null entries that end children lists before it
+ * (the caller raises it after a DIE that has children). False at the
+ * unit's end, or when c failed (an unknown abbreviation fails it). */
+bool rw_dw_die_next(rw_dcur *c, const rw_dw_abbrevs *ab, int *depth,
+		    uint64_t *off, const rw_dw_abbrev **a);
+
 /* A reference attribute's target as a section offset (unit: the offset
  * of the unit's header); 0 for a form we cannot follow (a signature, a
  * supplementary file) or a non-reference. */

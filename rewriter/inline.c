@@ -287,40 +287,23 @@ static void unit_die(rw_dcur *c, const rw_dsecs *s, const rw_dw_abbrev *ab,
 	read_die(c, s, ab, u, unit, d);
 }
 
-/* The DIEs of the unit at c (positioned after its length), up to c->end.
- * False when the build must stop (b->st); a damaged unit fails c. */
-static bool read_unit(build *b, rw_dcur *c, uint64_t unit, unsigned offsz,
-		      rw_dw_abbrevs *ab)
+/* The DIEs of the unit at c, up to c->end (rw_dw_unit_fn). False when
+ * the build must stop (b->st); a damaged unit fails c. */
+static bool read_unit(void *ctx, rw_dcur *c, const rw_dw_unit *hdr,
+		      uint64_t unit, const rw_dw_abbrevs *ab)
 {
+	build *b = ctx;
 	const rw_dsecs *s = b->s;
-	rw_dw_unit u = {.offsz = offsz};
+	rw_dw_unit u = *hdr;	   /* the unit DIE sets its DWARF 5 bases */
 	around parents[MAX_DEPTH]; /* what encloses the DIEs of each depth */
 	int depth = 0;
-	uint64_t stmt = 0, base = 0;
+	uint64_t stmt = 0, base = 0, off;
 	bool has_stmt = false, first = true;
+	const rw_dw_abbrev *a;
 
-	rw_dw_unit_header(c, &u);
-	if (c->bad || u.version < 2 || u.version > 5 || u.addrsz > 8 ||
-	    (u.type != 1 && u.type != 3))
-		return true;
-	if (!rw_dw_abbrevs_read(s, u.abbrev_off, ab, c)) {
-		b->st = WASM_NOMEM;
-		return false;
-	}
-	while (!c->bad && c->pos < c->end) {
-		uint64_t off = c->pos, code = rw_dc_uleb(c);
+	while (rw_dw_die_next(c, ab, &depth, &off, &a)) {
 		around enclosing, mine;
-		const rw_dw_abbrev *a;
 		dieattrs d;
-		if (!code) {
-			if (depth > 0)
-				depth--;
-			continue;
-		}
-		if (!(a = rw_dw_abbrevs_get(ab, code))) {
-			rw_dc_fail(c, off, "DIE with an unknown abbreviation");
-			break;
-		}
 		enclosing = depth > 0 && depth <= MAX_DEPTH ? parents[depth - 1]
 							    : (around){NONE, 0};
 		mine = enclosing;
@@ -405,31 +388,10 @@ static int range_cmp(const void *a, const void *b)
 
 static wasm_status read_info(build *b, wasm_err *err)
 {
-	const rw_dsecs *s = b->s;
-	rw_dw_abbrevs ab = {0};
-	rw_dcur c = {.p = s->info, .end = s->info_len};
+	rw_dcur c;
 
-	while (s->info && c.pos < s->info_len && !c.bad) {
-		uint64_t unit = c.pos, len;
-		unsigned offsz;
-		size_t next;
-		c.end = s->info_len;
-		len = rw_dw_unit_length(&c, &offsz);
-		if (c.bad)
-			break;
-		if (len > c.end - c.pos) {
-			rw_dc_fail(&c, (size_t)unit,
-				   "unit longer than the section");
-			break;
-		}
-		next = c.pos + (size_t)len;
-		c.end = next;
-		if (!read_unit(b, &c, unit, offsz, &ab))
-			break;
-		if (!c.bad)
-			c.pos = next;
-	}
-	wasm_free(ab.v);
+	if (rw_dw_units(b->s, &c, read_unit, b))
+		b->st = WASM_NOMEM;
 	err->section = NULL;
 	err->func = WASM_NO_FUNC;
 	if (b->st == WASM_NOMEM)

@@ -267,43 +267,32 @@ static bool dies_push(dies *t, const die *d)
 	return true;
 }
 
-/* Every kept DIE of the unit at c (positioned after its length), up to
- * c->end. False only when out of memory. */
-static bool read_unit(rw_dcur *c, const rw_dsecs *s, uint64_t unit,
-		      unsigned offsz, rw_dw_abbrevs *ab, dies *out)
+/* What read_unit keeps: every kept DIE of .debug_info. */
+typedef struct walk {
+	const rw_dsecs *s;
+	dies *out;
+	bool nomem;
+} walk;
+
+/* Every kept DIE of the unit at c, up to c->end (rw_dw_unit_fn). */
+static bool read_unit(void *ctx, rw_dcur *c, const rw_dw_unit *u, uint64_t unit,
+		      const rw_dw_abbrevs *ab)
 {
-	rw_dw_unit u = {.offsz = offsz};
-	uint64_t parents[MAX_DEPTH];
+	walk *w = ctx;
+	uint64_t parents[MAX_DEPTH], off;
+	const rw_dw_abbrev *a;
 	int depth = 0;
 
-	rw_dw_unit_header(c, &u);
-	if (c->bad || u.version < 2 || u.version > 5 || u.addrsz > 8)
-		return true;
-	/* Type units (v5) carry their own header fields: their types are
-	 * reached by signature, which we do not follow. */
-	if (u.type != 1 && u.type != 3)
-		return true;
-	if (!rw_dw_abbrevs_read(s, u.abbrev_off, ab, c))
-		return false;
-	while (!c->bad && c->pos < c->end) {
-		uint64_t off = c->pos, code = rw_dc_uleb(c);
-		const rw_dw_abbrev *a;
-		die d = {.off = off, .addrsz = (uint8_t)u.addrsz};
-		if (!code) {
-			if (depth > 0)
-				depth--;
-			continue;
-		}
-		if (!(a = rw_dw_abbrevs_get(ab, code))) {
-			rw_dc_fail(c, off, "DIE with an unknown abbreviation");
-			break;
-		}
-		read_attrs(c, s, a, &u, unit, &d);
+	while (rw_dw_die_next(c, ab, &depth, &off, &a)) {
+		die d = {.off = off, .addrsz = (uint8_t)u->addrsz};
+		read_attrs(c, w->s, a, u, unit, &d);
 		d.tag = (uint16_t)a->tag;
 		d.parent =
 		    depth > 0 && depth <= MAX_DEPTH ? parents[depth - 1] : 0;
-		if (!c->bad && kept_tag(a->tag) && !dies_push(out, &d))
+		if (!c->bad && kept_tag(a->tag) && !dies_push(w->out, &d)) {
+			w->nomem = true;
 			return false;
+		}
 		if (a->children) {
 			if (depth < MAX_DEPTH)
 				parents[depth] = off;
@@ -445,35 +434,16 @@ static wasm_status read_info(const wasm_module *m, table *vars, wasm_err *err)
 {
 	rw_dsecs s;
 	rw_dcur c;
-	rw_dw_abbrevs ab = {0};
 	dies t = {0};
+	walk w = {&s, &t, false};
 	wasm_status st = WASM_OK;
 
 	rw_dw_sections(m, &s);
 	if (!s.info)
 		return WASM_OK;
-	c = (rw_dcur){.p = s.info, .end = s.info_len};
-	while (c.pos < s.info_len && !c.bad) {
-		uint64_t unit = c.pos, len;
-		unsigned offsz;
-		size_t next;
-		c.end = s.info_len;
-		len = rw_dw_unit_length(&c, &offsz);
-		if (c.bad)
-			break;
-		if (len > c.end - c.pos) {
-			rw_dc_fail(&c, (size_t)unit,
-				   "unit longer than the section");
-			break;
-		}
-		next = c.pos + (size_t)len;
-		c.end = next;
-		if (!read_unit(&c, &s, unit, offsz, &ab, &t)) {
-			st = WASM_NOMEM;
-			goto done;
-		}
-		if (!c.bad)
-			c.pos = next;
+	if (rw_dw_units(&s, &c, read_unit, &w) || w.nomem) {
+		st = WASM_NOMEM;
+		goto done;
 	}
 	if (c.bad) {
 		err->section = ".debug_info";
@@ -485,7 +455,6 @@ static wasm_status read_info(const wasm_module *m, table *vars, wasm_err *err)
 	if (!add_variables(&t, vars))
 		st = WASM_NOMEM;
 done:
-	wasm_free(ab.v);
 	wasm_free(t.v);
 	return st;
 }

@@ -142,8 +142,18 @@ resize_check() {
 		tm resize-window -t tui -x "$cw" -y "$ch"
 		if [ "$cw" -gt 80 ]; then
 			wait_for '^ +ID +PROGRAM .*PROFILES +KIND +NODE +CREATED$' "resized to ${cw}x$ch: CREATED shown" || return 1
-			awk -v w="$cw" '/fibonacci\.wasm/ && length($0) == w { ok = 1 } END { exit !ok }' <<<"$scr" ||
-				bad "$size: resized to ${cw}x$ch: no campaign row $cw columns wide"
+			# The header and the rows can reach tmux in separate writes:
+			# poll for the row rather than judge one capture.
+			local rows_by=$((SECONDS + 60))
+			until awk -v w="$cw" '/fibonacci\.wasm/ && length($0) == w { ok = 1 } END { exit !ok }' <<<"$scr"; do
+				if [ "$SECONDS" -ge "$rows_by" ]; then
+					bad "$size: resized to ${cw}x$ch: no campaign row $cw columns wide"
+					sed 's/^/      | /' <<<"$scr"
+					break
+				fi
+				sleep 0.1
+				scr=$(tm capture-pane -p -t tui 2>/dev/null)
+			done
 		else
 			wait_for '^ +ID +PROGRAM .*PROFILES$' "resized to ${cw}x$ch: CREATED gone" || return 1
 		fi

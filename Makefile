@@ -233,6 +233,14 @@ DEMO_NATIVE := $(patsubst demos/%.c,demos/build/native/%,$(DEMO_SRC)) $(DEMO_COM
 # Guests of the campaign robustness tests (trap, exit status, deadlock).
 E2E_GUESTS := $(patsubst tests/e2e/guests/%.c,demos/build/guests/%.wasm,$(wildcard tests/e2e/guests/*.c))
 demos: $(GUEST_FILES) $(DEMO_WASM) $(DEMO_NATIVE) $(E2E_GUESTS)
+# Per-demo flags, as target-specific variables: DEMO_OPT for both builds,
+# DEMO_WASM_FLAGS for the wasm one. The SIMD demos are there to be
+# vectorised: -O2 (gcc's -O2 vectorises too), and 128-bit SIMD in wasm.
+SIMD_DEMOS := simd-race simd-race-free
+DEMO_OPT := -O1
+DEMO_WASM_FLAGS :=
+$(SIMD_DEMOS:%=demos/build/%.wasm) $(SIMD_DEMOS:%=demos/build/native/%): DEMO_OPT := -O2
+$(SIMD_DEMOS:%=demos/build/%.wasm): DEMO_WASM_FLAGS := -msimd128
 $(GUEST_DIR)/%.o: demos/guest/%.c $(wildcard demos/guest/*.h demos/guest/include/*.h)
 	@mkdir -p $(dir $@)
 	$(WASI_CLANG) $(GUEST_CFLAGS) -c -o $@ $<
@@ -244,10 +252,10 @@ $(GUEST_DIR)/libheisen-guest.a: $(GUEST_OBJ)
 	$(WASI_AR) rcs $@ $^
 demos/build/%.wasm: demos/%.c $(GUEST_FILES) tui/cmd/cmd_cc.c | $(HEISEN)
 	@mkdir -p $(dir $@)
-	$(HEISEN) cc -g -O1 -Wall -o $@ $<
+	$(HEISEN) cc -g $(DEMO_OPT) $(DEMO_WASM_FLAGS) -Wall -o $@ $<
 demos/build/native/%: demos/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -pthread -Wall -o $@ $<
+	$(CC) $(DEMO_OPT) -g -pthread -Wall -o $@ $<
 demos/build/comp-opt-bug.wasm demos/build/native/comp-opt-bug: COMP_OPT := -O2
 demos/build/comp-unopt-bug.wasm demos/build/native/comp-unopt-bug: COMP_OPT := -O0
 $(DEMO_COMP:%=demos/build/%.wasm): demos/comp-bug.c $(GUEST_FILES) tui/cmd/cmd_cc.c | $(HEISEN)

@@ -57,6 +57,10 @@ static const tui_opt validate_opts[] = {
 static const tui_opt cc_opts[] = {
 	{"--print-cmd", NULL,
 	 "print the clang command line instead of running it"},
+	{"-msimd128", NULL,
+	 "a clang flag: compile for WebAssembly's 128-bit SIMD, which heisen "
+	 "runs; with -O2 clang vectorises loops into it. -mrelaxed-simd is "
+	 "refused: heisen does not run relaxed SIMD"},
 	{NULL, NULL, NULL},
 };
 
@@ -503,13 +507,18 @@ const tui_cmd tui_commands[] = {
 	 "thread-safe. Every argument goes to clang: -o OUT.wasm, -O2, -g, "
 	 "-D, -I, several .c files, -c to compile only, -Wl,... to the "
 	 "linker (-Wl,--max-memory=BYTES overrides the default cap of "
-	 "256 MiB). errno is one variable shared by all threads (Debian's "
-	 "wasi-libc has no thread-local errno).\n"
+	 "256 MiB), -msimd128 for 128-bit SIMD. errno is one variable shared "
+	 "by all threads (Debian's wasi-libc has no thread-local errno).\n"
 	 "Example: heisen cc -g -O1 -o app.wasm app.c && heisen run app.wasm\n"
+	 "SIMD: heisen cc -g -O2 -msimd128 -o app.wasm app.c vectorises loops "
+	 "into v128 loads, stores and arithmetic; each v128 access is one "
+	 "site of its true width (16 bytes for v128.load and v128.store). "
+	 "Relaxed SIMD (-mrelaxed-simd) is refused with exit 2.\n"
 	 "Needs the Debian packages clang, lld, wasi-libc and "
 	 "libclang-rt-14-dev-wasm32; HEISEN_CLANG names another compiler, "
 	 "HEISEN_WASI_SYSROOT another wasi-libc sysroot (default /usr).\n"
-	 "Exit status: 0 success; 2 if clang fails (its messages say why); "
+	 "Exit status: 0 success; 2 if clang fails (its messages say why) "
+	 "or for -mrelaxed-simd; "
 	 "3 if clang cannot be run or the toolchain or guest library is "
 	 "missing (the message names the package).",
 	 1, TUI_RAW_ARGS, cc_opts, tui_cmd_cc},
@@ -539,7 +548,9 @@ const tui_cmd tui_commands[] = {
 	 "Lists the sites of FILE.wasm: its heisen.sites table if it is "
 	 "instrumented, otherwise the table 'heisen instrument' would give "
 	 "it. One row per site: id, kind (read, write, atomic-read, "
-	 "atomic-write, atomic-rmw, range-write), width in bytes, memory, "
+	 "atomic-write, atomic-rmw, range-write), instruction (i32.load, "
+	 "v128.store...), width in bytes (16 for v128.load and v128.store), "
+	 "memory, "
 	 "function (its name-section name or func[N]), offset of the access "
 	 "in the original binary, and file:line:column from DWARF or -.\n"
 	 "Exit status: 0 on success; 2 if FILE.wasm is unreadable, invalid, "

@@ -90,6 +90,47 @@ cc --print-cmd -o "$dir/printed.wasm" "$dir/util.c"
 	bad "cc --print-cmd: exit $rc; $(snippet "$dir/out")"
 [ ! -e "$dir/printed.wasm" ] || bad "cc --print-cmd built the output"
 
+# SIMD: -msimd128 reaches clang, and -O2 vectorises a loop into v128
+# loads and stores that heisen validates; relaxed SIMD is refused (2,
+# one line naming the flag, nothing built, nothing on stdout).
+cc --print-cmd -O2 -msimd128 -o "$dir/simd.wasm" "$dir/util.c"
+[ "$rc" -eq 0 ] && grep -q -- ' -msimd128 ' "$dir/out" ||
+	bad "cc --print-cmd -msimd128: exit $rc, -msimd128 not passed to clang: $(snippet "$dir/out")"
+cat >"$dir/simd.c" <<'EOF'
+#include <stdio.h>
+float a[256], b[256], out[256];
+int main(void)
+{
+	for (int i = 0; i < 256; i++) {
+		a[i] = (float)i;
+		b[i] = 1.0f;
+	}
+	for (int i = 0; i < 256; i++)
+		out[i] = a[i] * 3.0f + b[i];
+	printf("%g\n", out[255]);
+	return 0;
+}
+EOF
+cc -O2 -msimd128 -o "$dir/simd.wasm" "$dir/simd.c"
+if [ "$rc" -ne 0 ]; then
+	bad "cc -O2 -msimd128: exit $rc: $(snippet "$dir/err")"
+else
+	"$HEISEN" validate "$dir/simd.wasm" >/dev/null 2>"$dir/verr" ||
+		bad "simd.wasm does not validate: $(snippet "$dir/verr")"
+	wasm-objdump -d "$dir/simd.wasm" >"$dir/dump" 2>&1
+	grep -q 'v128\.store' "$dir/dump" && grep -q 'f32x4\.' "$dir/dump" ||
+		bad "cc -O2 -msimd128: no v128.store / f32x4 in the disassembly"
+fi
+rm -f "$dir/relaxed.wasm"
+cc -O2 -mrelaxed-simd -o "$dir/relaxed.wasm" "$dir/simd.c"
+[ "$rc" -eq 2 ] || bad "cc -mrelaxed-simd: exit $rc, want 2"
+[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q -- '-mrelaxed-simd' "$dir/err" ||
+	bad "cc -mrelaxed-simd: want one line naming the flag: $(snippet "$dir/err")"
+[ ! -s "$dir/out" ] || bad "cc -mrelaxed-simd printed on stdout: $(snippet "$dir/out")"
+[ ! -e "$dir/relaxed.wasm" ] || bad "cc -mrelaxed-simd built the output"
+cc --print-cmd -mrelaxed-simd -o "$dir/relaxed.wasm" "$dir/simd.c"
+[ "$rc" -eq 2 ] || bad "cc --print-cmd -mrelaxed-simd: exit $rc, want 2"
+
 # from an installed prefix: make install, then the installed heisen
 prefix=$dir/prefix
 if make -s -C "$root" "${make_flags[@]}" install PREFIX="$prefix" >"$dir/make.log" 2>&1; then

@@ -138,6 +138,7 @@ static void test_options(void **state)
 			    "--jobs --json");
 	assert_string_equal(comp(NULL, "inspect -"), "--json");
 	assert_string_equal(comp(NULL, "cc --pr"), "--print-cmd");
+	assert_string_equal(comp(NULL, "cc -O2 -ms"), "-msimd128");
 	/* After "--" the words are the program's. */
 	assert_string_equal(comp(NULL, "sweep x.wasm -- --d"), "");
 	/* An option's value is not an option. */

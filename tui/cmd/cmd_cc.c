@@ -28,6 +28,13 @@
  * Our link flags precede the user's so that a user -Wl,--max-memory=N
  * (the last one wins in wasm-ld) overrides the default.
  *
+ * SIMD: -msimd128 goes to clang like every other word: heisen's engine
+ * runs 128-bit SIMD, and the guest library and wasi-libc, built without
+ * it, link with SIMD objects because of --no-check-features. Relaxed SIMD
+ * (-mrelaxed-simd) is refused, exit 2: heisen's decoder does not know its
+ * instructions, and a module using them would be refused later, far from
+ * the flag that let them in.
+ *
  * Where the guest library is looked for, first found wins:
  *   1. next to the executable, installed:  EXE/../lib/heisen/guest and
  *      EXE/../include/heisen/guest        (make install)
@@ -41,8 +48,9 @@
  * /usr/include/wasm32-wasi).
  *
  * Exit status: clang's 0 on success; 2 when clang fails (the input is
- * bad: compile or link errors, which clang has printed); 3 when clang
- * cannot be run at all or the toolchain or guest library is missing.
+ * bad: compile or link errors, which clang has printed) or for
+ * -mrelaxed-simd; 3 when clang cannot be run at all or the toolchain or
+ * guest library is missing.
  */
 #include "tui/cli.h"
 
@@ -369,10 +377,16 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if (!sysroot || !*sysroot)
 		sysroot = "/usr";
 	for (int i = 0; i < a->noperands; i++) {
-		if (!strcmp(a->operands[i], "--print-cmd"))
+		if (!strcmp(a->operands[i], "--print-cmd")) {
 			print = true;
-		else
+		} else if (!strcmp(a->operands[i], "-mrelaxed-simd")) {
+			fprintf(err,
+				"heisen cc: -mrelaxed-simd: heisen does not "
+				"run relaxed SIMD; use -msimd128\n");
+			return TUI_EXIT_USAGE;
+		} else {
 			have_input = true;
+		}
 	}
 	if (!have_input) {
 		fprintf(err, "heisen cc: no input; usage: heisen cc %s\n",

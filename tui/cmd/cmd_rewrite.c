@@ -214,8 +214,15 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		tui_json_end(&j, '}');
 		tui_json_done(&j);
 	} else {
-		fprintf(out, "%-6s %-12s %5s %3s  %-24s %-10s %s\n", "id",
-			"kind", "width", "mem", "function", "offset", "source");
+		/* The instruction column as wide as its longest name. */
+		int opw = 2;
+		for (uint32_t i = 0; i < t.nsites; i++) {
+			int n = (int)strlen(wasm_op_info(t.sites[i].op)->name);
+			opw = n > opw ? n : opw;
+		}
+		fprintf(out, "%-6s %-12s %-*s %5s %3s  %-24s %-10s %s\n", "id",
+			"kind", opw, "op", "width", "mem", "function", "offset",
+			"source");
 		for (uint32_t i = 0; i < t.nsites; i++) {
 			const rw_site *s = &t.sites[i];
 			const wasm_str *nm = wasm_func_name(
@@ -236,8 +243,9 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					 pos.line, pos.column);
 			else
 				snprintf(src, sizeof src, "-");
-			fprintf(out, "%-6u %-12s %5u %3u  %-24s 0x%-8x %s\n", i,
-				rw_kind_name(s->kind), s->width, s->mem, fn,
+			fprintf(out, "%-6u %-12s %-*s %5u %3u  %-24s 0x%-8x %s\n",
+				i, rw_kind_name(s->kind), opw,
+				wasm_op_info(s->op)->name, s->width, s->mem, fn,
 				s->offset, src);
 		}
 	}

@@ -19,6 +19,8 @@ enum {
 	S_READ1,  /* a byte */
 	S_WRITE1, /* a byte */
 	S_WRITE8,
+	S_READ16,  /* v128.load */
+	S_WRITE16, /* v128.store */
 	S_ALOAD,
 	S_ASTORE,
 	S_RMW,
@@ -32,6 +34,8 @@ static rw_site site_table[NSITES] = {
     [S_WRITE1] = {0, 0, 0, 1, RW_WRITE, 0},
     [S_RANGE] = {0, 0, 0, 0, RW_RANGE_WRITE, 0},
     [S_WRITE8] = {0, 0, 0, 8, RW_WRITE, 0},
+    [S_READ16] = {0, 0, 0, 16, RW_READ, 0},
+    [S_WRITE16] = {0, 0, 0, 16, RW_WRITE, 0},
     [S_ALOAD] = {0, 0, 0, 4, RW_ATOMIC_READ, 0},
     [S_ASTORE] = {0, 0, 0, 4, RW_ATOMIC_WRITE, 0},
     [S_RMW] = {0, 0, 0, 4, RW_ATOMIC_RMW, 0},
@@ -309,6 +313,38 @@ static void bytes_of_a_cell_are_apart(void **state)
 	det_hb_free(h);
 }
 
+/* A 16-byte access (v128.load, v128.store) is checked and recorded on
+ * every byte: four cells when aligned, five when not, up to its last
+ * byte and not past it. */
+static void sixteen_bytes_cover_every_cell(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_access(h, 1, 1302, S_WRITE16); /* 1302..1317, cells 325..329 */
+	det_hb_access(h, 2, 1318, S_READ1);
+	det_hb_access(h, 2, 1301, S_WRITE1);
+	assert_int_equal(s.n, 0);
+	det_hb_access(h, 2, 1317, S_READ1);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].site[0], S_WRITE16);
+	assert_int_equal(s.r[0].addr[0], 1317);
+	assert_int_equal(s.r[0].kind[0], RW_WRITE);
+	det_hb_access(h, 2, 1308, S_READ);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.r[1].addr[0], 1308);
+	/* A 16-byte read meets thread 2's byte write in its second cell;
+	 * it is reported at its own start. */
+	det_hb_access(h, 1, 1296, S_READ16);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.r[2].site[0], S_WRITE1);
+	assert_int_equal(s.r[2].site[1], S_READ16);
+	assert_int_equal(s.r[2].addr[0], 1301);
+	assert_int_equal(s.r[2].addr[1], 1296);
+	det_hb_free(h);
+}
+
 /* Reads of two threads, unordered with each other, are both kept: a
  * write ordered after one of them still races with the other. */
 static void concurrent_readers_are_both_kept(void **state)
@@ -377,6 +413,7 @@ int main(void)
 	    cmocka_unit_test(spawn_orders_what_came_before),
 	    cmocka_unit_test(atomics_never_race_with_atomics),
 	    cmocka_unit_test(bytes_of_a_cell_are_apart),
+	    cmocka_unit_test(sixteen_bytes_cover_every_cell),
 	    cmocka_unit_test(concurrent_readers_are_both_kept),
 	    cmocka_unit_test(each_racing_write_is_reported),
 	    cmocka_unit_test(out_of_range_is_ignored),

@@ -36,6 +36,7 @@ enum {
 	S_B0,	 /* write 1 */
 	S_B1,	 /* write 1 */
 	S_W8,	 /* write 8 */
+	S_W16,	 /* write 16 (v128.store) */
 	S_RANGE, /* memory.fill: range write, width 0 */
 	S_CTL0,	 /* write 4 (control pair) */
 	S_CTL1,	 /* write 4 (control pair) */
@@ -53,12 +54,13 @@ static int setup(void **state)
 	static const struct {
 		uint8_t width, kind;
 	} k[S_MANY] = {
-	    [S_W0] = {4, RW_WRITE},	   [S_W1] = {4, RW_WRITE},
-	    [S_R0] = {4, RW_READ},	   [S_R1] = {4, RW_READ},
-	    [S_AW] = {4, RW_ATOMIC_WRITE}, [S_ARMW] = {4, RW_ATOMIC_RMW},
-	    [S_B0] = {1, RW_WRITE},	   [S_B1] = {1, RW_WRITE},
-	    [S_W8] = {8, RW_WRITE},	   [S_RANGE] = {0, RW_RANGE_WRITE},
-	    [S_CTL0] = {4, RW_WRITE},	   [S_CTL1] = {4, RW_WRITE},
+	    [S_W0] = {4, RW_WRITE},	     [S_W1] = {4, RW_WRITE},
+	    [S_R0] = {4, RW_READ},	     [S_R1] = {4, RW_READ},
+	    [S_AW] = {4, RW_ATOMIC_WRITE},   [S_ARMW] = {4, RW_ATOMIC_RMW},
+	    [S_B0] = {1, RW_WRITE},	     [S_B1] = {1, RW_WRITE},
+	    [S_W8] = {8, RW_WRITE},	     [S_W16] = {16, RW_WRITE},
+	    [S_RANGE] = {0, RW_RANGE_WRITE}, [S_CTL0] = {4, RW_WRITE},
+	    [S_CTL1] = {4, RW_WRITE},
 	};
 	for (uint32_t i = 0; i < NSITES; i++) {
 		site_tab[i].width = i < S_MANY ? k[i].width : 4;
@@ -243,6 +245,31 @@ static void overlap_is_by_bytes(void **state)
 	assert_int_equal(w->kind[1], RW_RANGE_WRITE);
 	assert_int_equal(w->addr[0], 300);
 	assert_true(w->addr[1] == 300 || w->addr[1] == 303);
+	det_probe_free(p);
+}
+
+/* A 16-byte access (v128.store) arms and checks every cell it covers,
+ * five when unaligned: its first, middle and last bytes collide, the
+ * bytes just outside it do not. */
+static void sixteen_bytes_collide_on_every_cell(void **state)
+{
+	det_probe *p = race_probe();
+	static const access a[] = {{402, S_W16}}; /* 402..417 */
+	static const access b[] = {
+	    {401, S_B0}, {418, S_B0}, {408, S_W0}, {417, S_B1}};
+	const det_violation *v, *w;
+	uint32_t n, dropped;
+
+	duel(p, 1, a, 1, 2, b, 4, 2, false, 400);
+	v = det_probe_violations(p, &n, &dropped);
+	assert_int_equal(n, 2);
+	w = find(v, n, S_W0, S_W16);
+	assert_non_null(w);
+	assert_int_equal(w->addr[0], 408);
+	assert_int_equal(w->addr[1], 402);
+	w = find(v, n, S_B1, S_W16);
+	assert_non_null(w);
+	assert_int_equal(w->addr[0], 417);
 	det_probe_free(p);
 }
 
@@ -613,6 +640,7 @@ int main(void)
 	    cmocka_unit_test(atomics_and_reads_never_collide),
 	    cmocka_unit_test(a_thread_never_races_itself),
 	    cmocka_unit_test(overlap_is_by_bytes),
+	    cmocka_unit_test(sixteen_bytes_collide_on_every_cell),
 	    cmocka_unit_test(bugs_beyond_the_cap_are_counted_once),
 	    cmocka_unit_test(out_of_range_is_ignored),
 	    cmocka_unit_test(shared_follows_the_three_cases),

@@ -1,12 +1,14 @@
 /*
  * test_rewriter.c - the rewriter (rewriter/instrument.h): every access
- * family becomes a site of the right kind and width, the output validates
+ * family becomes a site of the right kind and width (every SIMD memory
+ * instruction among them), the output validates
  * and keeps every index right after the probe and mask imports shift them,
  * stashed operands of every value type, static mode, refusals, the
  * heisen.sites table read back (and a corrupt one refused), allocation
  * failure at every step, hostile sizes, and the instrumented program run
  * in heisen's engine with the probe and mask provided, giving the same
- * results as the original and the expected (address, site) probes.
+ * results as the original and the expected (address, site) probes (SIMD
+ * too: its v128 operands survive their stash).
  *
  * The three test modules are embedded as bytes generated once by
  * `wat2wasm --enable-threads --enable-multi-memory --debug-names` from:
@@ -93,17 +95,66 @@
  * (global.get $g)) (then (unreachable))) (local.get $acc))
  * )
  *
- * simd.wat:
+ * simd.wat: every SIMD memory instruction, on a shared memory, and two
+ * on an unshared one. f(100) is 0x7d3eac4a in V8 (node 20), for the
+ * original and for its instrumentation with every site static (V8 has
+ * no multi-memory for the mask), which probes the addresses of
+ * simd_probe_addr below.
  * (module
- *   (memory 1 1 shared)
- *   (func (export "f") (param $a i32) (param $v v128) (result v128)
+ *   (memory $m 1 1 shared)
+ *   (memory $p 1)
+ *   (data (memory $m) (i32.const 96)
+ *     "\01\23\45\67\89\ab\cd\ef\10\32\54\76\98\ba\dc\fe"
+ *     "\f0\e1\d2\c3\b4\a5\96\87\78\69\5a\4b\3c\2d\1e\0f"
+ *     "\11\22\33\44\55\66\77\88\99\aa\bb\cc\dd\ee\ff\00\5a\a5")
+ *   (func $f (export "f") (param $a i32) (result i32)
+ *     (local $v v128)
+ *     (local.set $v (v128.load offset=32 (local.get $a)))
  *     (v128.store offset=16 (local.get $a) (local.get $v))
  *     (v128.store8_lane 3 (local.get $a) (local.get $v))
+ *     (v128.store16_lane 7 (local.get $a) (local.get $v))
+ *     (v128.store32_lane offset=4 2 (local.get $a) (local.get $v))
  *     (v128.store64_lane 1 (local.get $a) (local.get $v))
- *     (drop (v128.load32_splat (local.get $a)))
- *     (drop (v128.load64_zero (local.get $a)))
- *     (drop (v128.load8x8_s (local.get $a)))
- *     (v128.load16_lane 2 (local.get $a) (v128.load (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load8x8_s (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load8x8_u offset=1 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load16x4_s offset=2 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load16x4_u offset=3 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load32x2_s offset=4 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load32x2_u offset=8 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load8_splat offset=5 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load16_splat offset=6 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load32_splat offset=7 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load64_splat offset=9 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load32_zero offset=10 (local.get $a))))
+ *     (local.set $v (i8x16.add (local.get $v)
+ *       (v128.load64_zero offset=11 (local.get $a))))
+ *     (local.set $v
+ *       (v128.load8_lane offset=12 15 (local.get $a) (local.get $v)))
+ *     (local.set $v
+ *       (v128.load16_lane offset=13 0 (local.get $a) (local.get $v)))
+ *     (local.set $v
+ *       (v128.load32_lane offset=14 3 (local.get $a) (local.get $v)))
+ *     (local.set $v
+ *       (v128.load64_lane offset=15 1 (local.get $a) (local.get $v)))
+ *     ;; the private memory: not sites
+ *     (v128.store $p (i32.const 0) (local.get $v))
+ *     (drop (v128.load $p offset=4 (i32.const 0)))
+ *     (i32.xor
+ *       (i32.xor (i32x4.extract_lane 0 (local.get $v))
+ *         (i32x4.extract_lane 1 (local.get $v)))
+ *       (i32.xor (i32x4.extract_lane 2 (local.get $v))
+ *         (i32x4.extract_lane 3 (local.get $v)))))
  * )
  *
  * imp.wat:
@@ -205,16 +256,41 @@ static const uint8_t fam_wasm[] = {
 };
 
 static const uint8_t simd_wasm[] = {
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x01, 0x60,
-    0x02, 0x7f, 0x7b, 0x01, 0x7b, 0x03, 0x02, 0x01, 0x00, 0x05, 0x04, 0x01,
-    0x03, 0x01, 0x01, 0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00, 0x0a, 0x40,
-    0x01, 0x3e, 0x00, 0x20, 0x00, 0x20, 0x01, 0xfd, 0x0b, 0x04, 0x10, 0x20,
-    0x00, 0x20, 0x01, 0xfd, 0x58, 0x00, 0x00, 0x03, 0x20, 0x00, 0x20, 0x01,
-    0xfd, 0x5b, 0x03, 0x00, 0x01, 0x20, 0x00, 0xfd, 0x09, 0x02, 0x00, 0x1a,
-    0x20, 0x00, 0xfd, 0x5d, 0x03, 0x00, 0x1a, 0x20, 0x00, 0xfd, 0x01, 0x03,
-    0x00, 0x1a, 0x20, 0x00, 0x20, 0x00, 0xfd, 0x00, 0x04, 0x00, 0xfd, 0x55,
-    0x01, 0x00, 0x02, 0x0b, 0x00, 0x10, 0x04, 0x6e, 0x61, 0x6d, 0x65, 0x02,
-    0x09, 0x01, 0x00, 0x02, 0x00, 0x01, 0x61, 0x01, 0x01, 0x76,
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x06, 0x01, 0x60,
+    0x01, 0x7f, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x05, 0x06, 0x02, 0x03,
+    0x01, 0x01, 0x00, 0x01, 0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00, 0x0a,
+    0x9f, 0x02, 0x01, 0x9c, 0x02, 0x01, 0x01, 0x7b, 0x20, 0x00, 0xfd, 0x00,
+    0x04, 0x20, 0x21, 0x01, 0x20, 0x00, 0x20, 0x01, 0xfd, 0x0b, 0x04, 0x10,
+    0x20, 0x00, 0x20, 0x01, 0xfd, 0x58, 0x00, 0x00, 0x03, 0x20, 0x00, 0x20,
+    0x01, 0xfd, 0x59, 0x01, 0x00, 0x07, 0x20, 0x00, 0x20, 0x01, 0xfd, 0x5a,
+    0x02, 0x04, 0x02, 0x20, 0x00, 0x20, 0x01, 0xfd, 0x5b, 0x03, 0x00, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x01, 0x03, 0x00, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x02, 0x03, 0x01, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x03, 0x03, 0x02, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x04, 0x03, 0x03, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x05, 0x03, 0x04, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x06, 0x03, 0x08, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x07, 0x00, 0x05, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x08, 0x01, 0x06, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x09, 0x02, 0x07, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x0a, 0x03, 0x09, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x5c, 0x02, 0x0a, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x01, 0x20, 0x00, 0xfd, 0x5d, 0x03, 0x0b, 0xfd, 0x6e, 0x21, 0x01,
+    0x20, 0x00, 0x20, 0x01, 0xfd, 0x54, 0x00, 0x0c, 0x0f, 0x21, 0x01, 0x20,
+    0x00, 0x20, 0x01, 0xfd, 0x55, 0x01, 0x0d, 0x00, 0x21, 0x01, 0x20, 0x00,
+    0x20, 0x01, 0xfd, 0x56, 0x02, 0x0e, 0x03, 0x21, 0x01, 0x20, 0x00, 0x20,
+    0x01, 0xfd, 0x57, 0x03, 0x0f, 0x01, 0x21, 0x01, 0x41, 0x00, 0x20, 0x01,
+    0xfd, 0x0b, 0x44, 0x01, 0x00, 0x41, 0x00, 0xfd, 0x00, 0x44, 0x01, 0x04,
+    0x1a, 0x20, 0x01, 0xfd, 0x1b, 0x00, 0x20, 0x01, 0xfd, 0x1b, 0x01, 0x73,
+    0x20, 0x01, 0xfd, 0x1b, 0x02, 0x20, 0x01, 0xfd, 0x1b, 0x03, 0x73, 0x73,
+    0x0b, 0x0b, 0x39, 0x01, 0x00, 0x41, 0xe0, 0x00, 0x0b, 0x32, 0x01, 0x23,
+    0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x10, 0x32, 0x54, 0x76, 0x98, 0xba,
+    0xdc, 0xfe, 0xf0, 0xe1, 0xd2, 0xc3, 0xb4, 0xa5, 0x96, 0x87, 0x78, 0x69,
+    0x5a, 0x4b, 0x3c, 0x2d, 0x1e, 0x0f, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66,
+    0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x5a, 0xa5,
+    0x00, 0x1f, 0x04, 0x6e, 0x61, 0x6d, 0x65, 0x01, 0x04, 0x01, 0x00, 0x01,
+    0x66, 0x02, 0x09, 0x01, 0x00, 0x02, 0x00, 0x01, 0x61, 0x01, 0x01, 0x76,
+    0x06, 0x07, 0x02, 0x00, 0x01, 0x6d, 0x01, 0x01, 0x70,
 };
 
 static const uint8_t imp_wasm[] = {
@@ -358,26 +434,76 @@ static void every_access_family_is_a_site(void **state)
 	wasm_module_free(m);
 }
 
+/* simd.wat's sites, in code order: instruction, width, kind. */
+static const struct {
+	wasm_op op;
+	uint8_t width, kind;
+} simd_site[] = {
+    {WASM_OP_V128_LOAD, 16, RW_READ},
+    {WASM_OP_V128_STORE, 16, RW_WRITE},
+    {WASM_OP_V128_STORE8_LANE, 1, RW_WRITE},
+    {WASM_OP_V128_STORE16_LANE, 2, RW_WRITE},
+    {WASM_OP_V128_STORE32_LANE, 4, RW_WRITE},
+    {WASM_OP_V128_STORE64_LANE, 8, RW_WRITE},
+    {WASM_OP_V128_LOAD8X8_S, 8, RW_READ},
+    {WASM_OP_V128_LOAD8X8_U, 8, RW_READ},
+    {WASM_OP_V128_LOAD16X4_S, 8, RW_READ},
+    {WASM_OP_V128_LOAD16X4_U, 8, RW_READ},
+    {WASM_OP_V128_LOAD32X2_S, 8, RW_READ},
+    {WASM_OP_V128_LOAD32X2_U, 8, RW_READ},
+    {WASM_OP_V128_LOAD8_SPLAT, 1, RW_READ},
+    {WASM_OP_V128_LOAD16_SPLAT, 2, RW_READ},
+    {WASM_OP_V128_LOAD32_SPLAT, 4, RW_READ},
+    {WASM_OP_V128_LOAD64_SPLAT, 8, RW_READ},
+    {WASM_OP_V128_LOAD32_ZERO, 4, RW_READ},
+    {WASM_OP_V128_LOAD64_ZERO, 8, RW_READ},
+    {WASM_OP_V128_LOAD8_LANE, 1, RW_READ},
+    {WASM_OP_V128_LOAD16_LANE, 2, RW_READ},
+    {WASM_OP_V128_LOAD32_LANE, 4, RW_READ},
+    {WASM_OP_V128_LOAD64_LANE, 8, RW_READ},
+};
+#define NSIMD (sizeof simd_site / sizeof *simd_site)
+
+/* What f(100) probes, site by site: 100 + the access's offset. */
+static const uint32_t simd_probe_addr[NSIMD] = {
+    132, 116, 100, 100, 104, 100, 100, 101, 102, 103, 104,
+    108, 105, 106, 107, 109, 110, 111, 112, 113, 114, 115,
+};
+
 static void simd_accesses_are_sites(void **state)
 {
+	wasm_module *m = load(simd_wasm, sizeof simd_wasm);
 	rw_sites t;
 	wasm_module *o = instrument(simd_wasm, sizeof simd_wasm, NULL, &t);
-	static const uint8_t widths[8] = {16, 1, 8, 4, 8, 8, 16, 2};
 	const wasm_func *f;
 	(void)state;
 
-	assert_int_equal(t.nsites, 8);
-	for (uint32_t i = 0; i < 8; i++)
-		assert_int_equal(t.sites[i].width, widths[i]);
-	assert_int_equal(count_kind(&t, RW_WRITE), 3);
-	assert_int_equal(count_kind(&t, RW_READ), 5);
-	/* Scratch locals: $addr, then the stashed v128 (stores, lanes). */
+	/* The unshared memory's v128.store and v128.load are not sites. */
+	assert_int_equal(t.nsites, NSIMD);
+	for (uint32_t i = 0; i < NSIMD; i++) {
+		const rw_site *s = &t.sites[i];
+		wasm_reader r;
+		wasm_instr in;
+		wasm_err e;
+		assert_int_equal(s->op, simd_site[i].op);
+		assert_int_equal(s->width, simd_site[i].width);
+		assert_int_equal(s->kind, simd_site[i].kind);
+		assert_int_equal(s->mem, 0);
+		/* The offset is the access's opcode in the original. */
+		wasm_reader_init(&r, m->bytes, s->offset, m->size);
+		assert_int_equal(wasm_reader_next(&r, &in, &e), WASM_OK);
+		wasm_reader_fini(&r);
+		assert_int_equal(in.op, s->op);
+	}
+	/* Scratch locals after $v: $addr, then the stashed v128 operand of
+	 * the stores and lane accesses, one local for all of them. */
 	f = &o->funcs[0];
+	assert_int_equal(f->nlocals, 3);
 	assert_int_equal(f->groups[f->ngroups - 2].type, WASM_I32);
 	assert_int_equal(f->groups[f->ngroups - 1].type, WASM_V128);
-	assert_int_equal(f->nlocals, 2);
 	rw_sites_free(&t);
 	wasm_module_free(o);
+	wasm_module_free(m);
 }
 
 /* ---- renumbering ----------------------------------------------------- */
@@ -757,10 +883,12 @@ static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out)
 	return true;
 }
 
-/* Run probe_me() and run(5) of fam (original or instrumented bytes) with
- * the mask filled with `fill`. */
-static void run_fam(const uint8_t *bytes, size_t len, uint8_t fill,
-		    probe_log *l, eng_val *r1, eng_val *r2)
+/* Run the exports names[0..n) of bytes (original or instrumented) in one
+ * instance, in order, export i with argument args[i] when it takes one,
+ * its result into res[i], with the mask filled with `fill`. */
+static void run_exports(const uint8_t *bytes, size_t len, uint8_t fill,
+			probe_log *l, const char *const *names,
+			const eng_val *args, eng_val *res, int n)
 {
 	wasm_module *m = load(bytes, len);
 	eng_module *cm = NULL;
@@ -773,7 +901,6 @@ static void run_fam(const uint8_t *bytes, size_t len, uint8_t fill,
 	wasm_limits lim = {.min = 1, .max = 1, .has_max = true, .shared = true};
 	uint8_t ty[2] = {WASM_I32, WASM_I32};
 	wasm_functype ft = {2, 0, ty};
-	eng_val arg = 5, res = 0;
 
 	memset(l, 0, sizeof *l);
 	assert_non_null(p);
@@ -786,14 +913,27 @@ static void run_fam(const uint8_t *bytes, size_t len, uint8_t fill,
 	l->probe = eng_host_func_new(p, &ft, probe_fn, l, "probe");
 	if (!eng_instantiate(cm, p, t, resolve, l, &in, &tr, &err))
 		fail_msg("instantiate: %s / %s", err.msg, tr.msg);
-	assert_true(eng_instance_export(in, "probe_me", &ex));
-	assert_int_equal(eng_call(t, ex.u.func, NULL, &res, &tr), ENG_OK);
-	*r1 = res;
-	assert_true(eng_instance_export(in, "run", &ex));
-	assert_int_equal(eng_call(t, ex.u.func, &arg, &res, &tr), ENG_OK);
-	*r2 = res;
+	for (int i = 0; i < n; i++) {
+		res[i] = 0;
+		assert_true(eng_instance_export(in, names[i], &ex));
+		if (eng_call(t, ex.u.func, &args[i], &res[i], &tr))
+			fail_msg("%s: %s", names[i], tr.msg);
+	}
 	eng_proc_free(p);
 	eng_module_free(cm);
+}
+
+/* Run probe_me() and run(5) of fam. */
+static void run_fam(const uint8_t *bytes, size_t len, uint8_t fill,
+		    probe_log *l, eng_val *r1, eng_val *r2)
+{
+	static const char *const names[2] = {"probe_me", "run"};
+	static const eng_val args[2] = {0, 5};
+	eng_val res[2];
+
+	run_exports(bytes, len, fill, l, names, args, res, 2);
+	*r1 = res[0];
+	*r2 = res[1];
 }
 
 static void engine_runs_it_the_same(void **state)
@@ -857,6 +997,40 @@ static void engine_runs_it_the_same(void **state)
 	wasm_module_free(m);
 }
 
+/* SIMD keeps its meaning too: the v128 operands of stores and lane
+ * accesses pass through their stash, and each probe gets the access's
+ * address. The result is V8's (see simd.wat). */
+static void engine_runs_simd_the_same(void **state)
+{
+	static const char *const f[1] = {"f"};
+	static const eng_val arg[1] = {100};
+	wasm_module *m = load(simd_wasm, sizeof simd_wasm);
+	uint8_t *out = NULL;
+	size_t len;
+	rw_sites t;
+	wasm_err e;
+	probe_log l;
+	eng_val a, b;
+	(void)state;
+
+	run_exports(simd_wasm, sizeof simd_wasm, 0, &l, f, arg, &a, 1);
+	assert_int_equal(a, 0x7d3eac4a);
+	assert_int_equal(rw_instrument(m, NULL, &out, &len, &t, &e), WASM_OK);
+	run_exports(out, len, 0, &l, f, arg, &b, 1);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(b, a);
+	run_exports(out, len, 1, &l, f, arg, &b, 1);
+	assert_int_equal(b, a);
+	assert_int_equal(l.n, NSIMD);
+	for (uint32_t i = 0; i < NSIMD; i++) {
+		assert_int_equal(l.site[i], i);
+		assert_int_equal(l.addr[i], simd_probe_addr[i]);
+	}
+	wasm_free(out);
+	rw_sites_free(&t);
+	wasm_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -871,6 +1045,7 @@ int main(void)
 	    cmocka_unit_test(allocation_failure_at_every_step),
 	    cmocka_unit_test(hostile_sizes),
 	    cmocka_unit_test(engine_runs_it_the_same),
+	    cmocka_unit_test(engine_runs_simd_the_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

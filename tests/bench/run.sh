@@ -10,6 +10,7 @@
 # the wasm-validate process, which includes its start-up and file read, so
 # the ratio slightly favours us on small files and not measurably on 24 MB.
 # Then the execution benchmark, tests/bench/kernels.sh (see its header),
+# 128-bit SIMD against scalar code (tests/bench/simd.sh),
 # the fixed cost of a run (bench_engine), and the rewriter: its throughput
 # on the same module (bench_rewrite) and what instrumented code costs with
 # every site disarmed (see "rewriter" below), the detector
@@ -92,6 +93,11 @@ echo
 # wasm-interp. kernels.sh also runs alone; it fails (and so do we) only on
 # a build problem, a failed run or a checksum mismatch, never on a timing.
 "$(dirname "${BASH_SOURCE[0]}")/kernels.sh" "$build" || exit $?
+
+# 128-bit SIMD: the SIMD demo's kernel built with and without
+# -msimd128, under heisen and natively (tests/bench/simd.sh).
+simd_rc=0
+"$(dirname "${BASH_SOURCE[0]}")/simd.sh" "$build" || simd_rc=1
 
 # Fixed cost of one run inside one process (what campaigns pay per run):
 # bench_engine's means over 2000 iterations; the goal is under 100 µs for
@@ -236,4 +242,5 @@ echo
 # heisen fetch of 100 000 runs through a real ssh to an sshd on loopback
 # (tests/bench/fetch.sh, see its header; skipped without sshd).
 "$(dirname "${BASH_SOURCE[0]}")/fetch.sh" "$build" || bad_run=1
+[ "$simd_rc" -eq 0 ] || bad_run=1
 exit $bad_run

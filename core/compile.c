@@ -57,8 +57,16 @@
  *   moves results to slots 0..n-1 of the frame.
  *
  *   Code after br/br_table/return/unreachable is skipped up to the end or
- *   else of its block (it cannot run). A body with a SIMD instruction (or
- *   a v128 local) compiles to one TRAP_SIMD instruction.
+ *   else of its block (it cannot run).
+ *
+ *   v128 values take two slots (engine.h's slot form), so the simulated
+ *   stack counts slots, not values: a v128 is two entries, the second
+ *   marked hi, both TEMP or both LOCAL (local slots s and s+1), never
+ *   CONST or ADDK. Locals are numbered by slot too (lslot maps a local
+ *   index to its first slot), and block, call and return arities are
+ *   slot counts. A SIMD instruction reads a v128 operand from its pair
+ *   (vopnd moves a split pair into its depth slots first) and writes its
+ *   result to the depth slots of its first operand.
  *
  *   Every Wasm instruction that emits code adds (cell, file offset) to the
  *   function's pc map, used only when a trap is reported.
@@ -79,7 +87,8 @@ enum { SV_TEMP, SV_LOCAL, SV_CONST, SV_ADDK };
 
 typedef struct sv {
 	uint8_t kind;
-	uint32_t slot; /* LOCAL, ADDK: the local */
+	uint8_t hi;    /* the second slot of a v128 */
+	uint32_t slot; /* LOCAL, ADDK: the local's slot */
 	uint64_t k;    /* CONST: the value bits; ADDK: the i32 addend */
 } sv;
 
@@ -91,7 +100,8 @@ enum { K_BLOCK, K_LOOP, K_IF, K_FUNC };
 
 typedef struct ctl {
 	uint8_t kind;
-	uint32_t np, nr;
+	wasm_blocktype bt; /* the types that come back at else and end */
+	uint32_t np, nr;   /* slots of the params and the results */
 	uint32_t height;   /* depth below the params */
 	uint32_t loop_pc;  /* loop: first cell of the body */
 	uint32_t fixups;   /* list of branches to the end */
@@ -120,7 +130,10 @@ typedef struct cc {
 	uint32_t nfix, capfix;
 	eng_pcmap *pcm;
 	uint32_t npcm, cappcm;
-	uint32_t nlocals;
+	uint32_t nlocals; /* slots of the locals, params included */
+	uint32_t *lslot;  /* local index -> its first slot */
+	uint32_t caplslot;
+	bool *gwide;      /* per global: a v128 */
 	uint32_t nrefs;   /* LOCAL and ADDK entries on the stack */
 	/* Locals whose constant value is known here: local i holds
 	 * known[i].val if known[i].gen == gen (gen++ forgets them all). */
@@ -196,6 +209,7 @@ static void push(cc *c, uint8_t kind, uint32_t slot, uint64_t k)
 {
 	c->stk = grow(c, c->stk, &c->capstk, c->depth + 1, sizeof *c->stk);
 	c->stk[c->depth].kind = kind;
+	c->stk[c->depth].hi = 0;
 	c->stk[c->depth].slot = slot;
 	c->stk[c->depth].k = k;
 	if (IS_REF(kind))
@@ -209,6 +223,23 @@ static uint32_t push_temp(cc *c)
 {
 	push(c, SV_TEMP, 0, 0);
 	return TS(c, c->depth - 1);
+}
+
+/* Push a TEMP value of type t; returns its (first) slot. */
+static uint32_t push_typed(cc *c, uint8_t t)
+{
+	uint32_t d = push_temp(c);
+	if (t == WASM_V128) {
+		push_temp(c);
+		c->stk[c->depth - 1].hi = 1;
+	}
+	return d;
+}
+
+/* Slots the value on top takes. */
+static uint32_t top_width(const cc *c)
+{
+	return c->stk[c->depth - 1].hi ? 2 : 1;
 }
 
 static void pop_n(cc *c, uint32_t n)
@@ -278,6 +309,21 @@ static uint32_t opnd(cc *c, uint32_t pos)
 	return c->stk[pos].kind == SV_LOCAL ? c->stk[pos].slot : TS(c, pos);
 }
 
+/* Operand slot of the v128 whose first entry is at pos: its local's, or
+ * its depth slots (a pair split by a partial materialise is moved there
+ * whole). */
+static uint32_t vopnd(cc *c, uint32_t pos)
+{
+	const sv *lo = &c->stk[pos], *hi = &c->stk[pos + 1];
+
+	if (lo->kind == SV_LOCAL && hi->kind == SV_LOCAL &&
+	    hi->slot == lo->slot + 1)
+		return lo->slot;
+	materialise(c, pos);
+	materialise(c, pos + 1);
+	return TS(c, pos);
+}
+
 /* Materialise every LOCAL/ADDK entry (of local `only`, or all if NONE)
  * below stack position `below`. */
 static void flush_refs(cc *c, uint32_t only, uint32_t below)
@@ -332,16 +378,36 @@ static void patch_list(cc *c, uint32_t head, uint32_t target)
 			(int32_t)(target - c->fix[i].instr);
 }
 
+/* Param and result types of a block type (*one holds a BT_VAL's type). */
+static void bt_types(const cc *c, const wasm_blocktype *bt, uint8_t *one,
+		     const uint8_t **pt, uint32_t *np, const uint8_t **rt,
+		     uint32_t *nr)
+{
+	*pt = *rt = one;
+	*np = *nr = 0;
+	if (bt->kind == WASM_BT_VAL) {
+		*one = (uint8_t)bt->val;
+		*nr = 1;
+	} else if (bt->kind == WASM_BT_TYPE) {
+		const wasm_functype *ft = &c->m->types[bt->val];
+		*pt = ft->types;
+		*np = ft->nparams;
+		*rt = ft->types + ft->nparams;
+		*nr = ft->nresults;
+	}
+}
+
+/* Slots of a block type's params and results. */
 static void blocktype(cc *c, const wasm_blocktype *bt, uint32_t *np,
 		      uint32_t *nr)
 {
-	switch (bt->kind) {
-	case WASM_BT_EMPTY: *np = 0, *nr = 0; break;
-	case WASM_BT_VAL: *np = 0, *nr = 1; break;
-	default:
-		*np = c->m->types[bt->val].nparams;
-		*nr = c->m->types[bt->val].nresults;
-	}
+	const uint8_t *pt, *rt;
+	uint8_t one;
+	uint32_t npv, nrv;
+
+	bt_types(c, bt, &one, &pt, &npv, &rt, &nrv);
+	*np = eng_slots(pt, npv);
+	*nr = eng_slots(rt, nrv);
 }
 
 /* Values a branch to f carries. */
@@ -502,12 +568,14 @@ static void block_entry(cc *c, uint32_t np)
 		materialise(c, i);
 }
 
-static ctl *push_ctl(cc *c, uint8_t kind, uint32_t np, uint32_t nr)
+static ctl *push_ctl(cc *c, uint8_t kind, const wasm_blocktype *bt,
+		    uint32_t np, uint32_t nr)
 {
 	ctl *f;
 	c->ctls = grow(c, c->ctls, &c->capctl, c->nctl + 1, sizeof *c->ctls);
 	f = &c->ctls[c->nctl++];
 	f->kind = kind;
+	f->bt = *bt;
 	f->np = np;
 	f->nr = nr;
 	f->height = c->depth - np;
@@ -517,11 +585,20 @@ static ctl *push_ctl(cc *c, uint8_t kind, uint32_t np, uint32_t nr)
 	return f;
 }
 
-static void reset_stack(cc *c, uint32_t height, uint32_t n)
+/* The stack at a join: the block's height, then its params (at else)
+ * or results (at end) in their depth slots. */
+static void reset_stack(cc *c, const ctl *f, bool results)
 {
-	pop_n(c, c->depth - height);
+	const uint8_t *pt, *rt, *t;
+	uint8_t one;
+	uint32_t np, nr, n;
+
+	bt_types(c, &f->bt, &one, &pt, &np, &rt, &nr);
+	t = results ? rt : pt;
+	n = results ? nr : np;
+	pop_n(c, c->depth - f->height);
 	for (uint32_t i = 0; i < n; i++)
-		push_temp(c);
+		push_typed(c, t[i]);
 }
 
 /* ---- the probe's mask check ----------------------------------------- */
@@ -801,7 +878,102 @@ static unsigned mem_op(cc *c, unsigned op, uint32_t pos, uint32_t *a,
 	return op;
 }
 
+/* ---- SIMD ----------------------------------------------------------------- */
+
+/* Emit a SIMD instruction (layouts in engine_int.h). v128 operands are
+ * read with vopnd, scalars with opnd; the result goes to the depth slots
+ * of the first operand. */
+static void emit_simd(cc *c, const wasm_instr *in)
+{
+	const wasm_opinfo *oi = wasm_op_info(in->op);
+	const char *sig = oi->sig;
+	unsigned op = in->op;
+	uint32_t pos[3], o[3], n = 0, w = 0, at, d = 0;
+	bool vres;
+
+	/* Operand positions from the signature, then their slots. */
+	for (const char *p = sig; *p != '>'; p++)
+		w += *p == 'v' ? 2 : 1;
+	for (const char *p = sig, *q; *p != '>'; p++, n++) {
+		uint32_t below = 0;
+		for (q = p + 1; *q != '>'; q++)
+			below += *q == 'v' ? 2 : 1;
+		pos[n] = c->depth - below - (*p == 'v' ? 2 : 1);
+	}
+	for (uint32_t k = 0; k < n; k++)
+		o[k] = sig[k] == 'v' ? vopnd(c, pos[k]) : opnd(c, pos[k]);
+	pop_n(c, w);
+	vres = strchr(sig, '>')[1] == 'v';
+	if (strchr(sig, '>')[1])
+		d = push_typed(c, vres ? WASM_V128 : WASM_I64);
+
+	if (op == EOP_V128_CONST) {
+		at = emit(c, op, 4);
+		memcpy(&c->code[at + 2], in->u.v128, 16);
+	} else if (op == EOP_I8X16_SHUFFLE) {
+		at = emit(c, op, 5);
+		c->code[at + 2].u32[0] = o[1];
+		memcpy(&c->code[at + 3], in->u.lanes, 16);
+	} else if (oi->imm == WASM_IMM_MEMARG_LANE) {
+		at = emit(c, op, 4);
+		set2(c, at + 2, (uint32_t)in->u.mem.m.offset, in->u.mem.m.mem);
+		if (oi->flags & WASM_F_LOAD) {
+			set2(c, at + 3, o[1], in->u.mem.lane);
+		} else {
+			set2(c, at + 1, o[0], o[1]);
+			set2(c, at + 3, in->u.mem.lane, 0);
+			return;
+		}
+	} else if (oi->imm == WASM_IMM_MEMARG) {
+		at = emit(c, op, 3);
+		set2(c, at + 2, (uint32_t)in->u.mem.m.offset, in->u.mem.m.mem);
+		if (op == EOP_V128_STORE) {
+			set2(c, at + 1, o[0], o[1]);
+			return;
+		}
+	} else if (oi->imm == WASM_IMM_LANE) {
+		at = emit(c, op, 3);
+		set2(c, at + 2, n == 2 ? o[1] : in->u.lanes[0],
+		     n == 2 ? in->u.lanes[0] : 0);
+	} else if (n == 1) {
+		at = emit(c, op, 2);
+	} else {
+		at = emit(c, op, 3);
+		set2(c, at + 2, o[1], n == 3 ? o[2] : 0);
+	}
+	set2(c, at + 1, d, n ? o[0] : 0);
+	c->patch = at + 1;
+}
+
 /* ---- one function ----------------------------------------------------- */
+
+/* local.set/tee of the v128 local at slots i, i+1. */
+static void local_set2(cc *c, uint32_t i, bool tee)
+{
+	uint32_t lo = c->depth - 2;
+
+	c->known[i].gen = c->known[i + 1].gen = 0;
+	flush_refs(c, i, lo);
+	flush_refs(c, i + 1, lo);
+	/* Just computed: the instruction writes the local instead (it
+	 * writes both slots of its destination). */
+	if (c->stk[lo].kind == SV_TEMP && c->stk[lo + 1].kind == SV_TEMP &&
+	    c->patch >= 0 && c->code[c->patch].u32[0] == TS(c, lo)) {
+		c->code[c->patch].u32[0] = i;
+	} else {
+		uint32_t a = vopnd(c, lo);
+		if (a != i) {
+			emit_value(c, lo, i);
+			emit_value(c, lo + 1, i + 1);
+		}
+	}
+	pop_n(c, 2);
+	if (tee) {
+		push(c, SV_LOCAL, i, 0);
+		push(c, SV_LOCAL, i + 1, 0);
+		c->stk[c->depth - 1].hi = 1;
+	}
+}
 
 static void local_set(cc *c, uint32_t i, bool tee)
 {
@@ -850,7 +1022,7 @@ static void do_end(cc *c, bool reachable)
 	patch_list(c, f->fixups, c->ncode);
 	c->label = c->ncode;
 	c->patch = -1;
-	reset_stack(c, f->height, f->nr);
+	reset_stack(c, f, true);
 	c->nctl--;
 }
 
@@ -869,7 +1041,7 @@ static void do_else(cc *c, bool reachable)
 	c->label = c->ncode;
 	f->else_fix = NONE;
 	c->patch = -1;
-	reset_stack(c, f->height, f->np);
+	reset_stack(c, f, false);
 }
 
 /* Emit a call: args are the top np entries. kind: EOP_CALL,
@@ -877,7 +1049,8 @@ static void do_else(cc *c, bool reachable)
 static void emit_call(cc *c, const wasm_functype *ft, unsigned op,
 		      uint64_t x, uint32_t y, uint32_t elem)
 {
-	uint32_t np = ft->nparams, base = c->depth - np, at;
+	uint32_t np = eng_slots(ft->types, ft->nparams), base = c->depth - np;
+	uint32_t at;
 
 	for (uint32_t i = base; i < c->depth; i++)
 		materialise(c, i);
@@ -895,15 +1068,7 @@ static void emit_call(cc *c, const wasm_functype *ft, unsigned op,
 	}
 	pop_n(c, np);
 	for (uint32_t i = 0; i < ft->nresults; i++)
-		push_temp(c);
-}
-
-static bool type_has_v128(const wasm_functype *ft)
-{
-	for (uint32_t i = 0; i < ft->nparams + ft->nresults; i++)
-		if (ft->types[i] == WASM_V128)
-			return true;
-	return false;
+		push_typed(c, ft->types[ft->nparams + i]);
 }
 
 static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
@@ -915,22 +1080,35 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 	wasm_reader rd;
 	wasm_instr in;
 	wasm_status st = WASM_OK;
-	bool simd = type_has_v128(ft);
+	uint32_t nvals = (uint32_t)(ft->nparams + f->nlocals), slot = 0;
+	uint32_t nps = eng_slots(ft->types, ft->nparams);
+	uint32_t nrs = eng_slots(ft->types + ft->nparams, ft->nresults);
+	wasm_blocktype fbt = {WASM_BT_TYPE, f->type};
 
-	for (uint32_t g = 0; g < f->ngroups; g++)
-		if (f->groups[g].type == WASM_V128)
-			simd = true;
 	c->ncode = c->depth = c->maxdepth = c->nctl = c->nfix = c->npcm = 0;
 	c->nrefs = 0;
 	c->label = 0;
 	c->patch = -1;
 	c->kload = NONE;
 	c->dead = 0;
-	c->nlocals = (uint32_t)(ft->nparams + f->nlocals);
+	/* Slots of the locals: the params', then each group's. */
+	c->lslot = grow(c, c->lslot, &c->caplslot, nvals + 1,
+			sizeof *c->lslot);
+	for (uint32_t i = 0; i < ft->nparams; i++) {
+		c->lslot[i] = slot;
+		slot += eng_type_slots(ft->types[i]);
+	}
+	for (uint32_t g = 0, i = ft->nparams; g < f->ngroups; g++)
+		for (uint32_t k = 0; k < f->groups[g].count; k++, i++) {
+			c->lslot[i] = slot;
+			slot += eng_type_slots(f->groups[g].type);
+		}
+	c->lslot[nvals] = slot;
+	c->nlocals = slot;
 	out->index = m->nfunc_imports + fi;
 	out->type = f->type;
-	out->nparams = ft->nparams;
-	out->nresults = ft->nresults;
+	out->nparams = nps;
+	out->nresults = nrs;
 	out->nlocals = c->nlocals;
 	out->body_offset = f->code_start;
 	/* Locals other than the params start at zero. */
@@ -938,11 +1116,11 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			sizeof *c->known);
 	c->gen++;
 	for (uint32_t i = 0; i < c->nlocals; i++)
-		c->known[i] = (struct known){0, i < ft->nparams ? 0 : c->gen};
+		c->known[i] = (struct known){0, i < nps ? 0 : c->gen};
 
 	wasm_reader_init(&rd, m->bytes, f->code_start, f->code_end);
-	push_ctl(c, K_FUNC, 0, ft->nresults);
-	while (!simd && c->nctl && rd.pos < rd.end) {
+	push_ctl(c, K_FUNC, &fbt, 0, nrs);
+	while (c->nctl && rd.pos < rd.end) {
 		const wasm_opinfo *oi;
 		unsigned op;
 		uint32_t at, d;
@@ -950,10 +1128,6 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			goto done;
 		op = in.op;
 		oi = wasm_op_info(in.op);
-		if (oi->flags & WASM_F_SIMD) {
-			simd = true;
-			break;
-		}
 		if (c->dead) {
 			if (op == EOP_BLOCK || op == EOP_LOOP || op == EOP_IF)
 				c->dead++;
@@ -989,7 +1163,7 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			if (op == EOP_LOOP) /* back-edges join here */
 				c->gen++;
 			fr = push_ctl(c, op == EOP_LOOP ? K_LOOP : K_BLOCK,
-				      np, nr);
+				      &in.u.block, np, nr);
 			fr->loop_pc = c->label = c->ncode;
 			c->patch = -1;
 			break;
@@ -1024,7 +1198,7 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			}
 			branch_field(c, br, &cell, &half);
 		if_ctl:
-			fr = push_ctl(c, K_IF, np, nr);
+			fr = push_ctl(c, K_IF, &in.u.block, np, nr);
 			{
 				uint32_t i = c->nfix;
 				c->fix = grow(c, c->fix, &c->capfix, i + 1,
@@ -1130,7 +1304,7 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			break;
 		}
 		case EOP_RETURN:
-			emit_return(c, ft->nresults);
+			emit_return(c, nrs);
 			c->dead = 1;
 			break;
 		case EOP_CALL: {
@@ -1156,33 +1330,65 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 				  elem);
 			break;
 		}
-		case EOP_DROP: pop_n(c, 1); break;
+		case EOP_DROP: pop_n(c, top_width(c)); break;
 		case EOP_SELECT:
 		case EOP_SELECT_T: {
-			uint32_t a = opnd(c, c->depth - 3);
-			uint32_t b = opnd(c, c->depth - 2);
+			/* A v128 is selected as two slots. */
+			uint32_t w = c->stk[c->depth - 2].hi ? 2 : 1;
 			uint32_t cnd = opnd(c, c->depth - 1);
-			pop_n(c, 3);
-			d = push_temp(c);
-			at = emit(c, EOP_SELECT3, 3);
-			set2(c, at + 1, d, a);
-			set2(c, at + 2, b, cnd);
-			c->patch = at + 1;
+			uint32_t a, b;
+			if (w == 2) {
+				a = vopnd(c, c->depth - 5);
+				b = vopnd(c, c->depth - 3);
+			} else {
+				a = opnd(c, c->depth - 3);
+				b = opnd(c, c->depth - 2);
+			}
+			pop_n(c, 2 * w + 1);
+			d = push_typed(c, w == 2 ? WASM_V128 : WASM_I64);
+			for (uint32_t h = w; h-- > 0;) {
+				uint32_t s3 = emit(c, EOP_SELECT3, 3);
+				set2(c, s3 + 1, d + h, a + h);
+				set2(c, s3 + 2, b + h, cnd);
+				/* Only a one-slot select may be
+				 * retargeted. */
+				if (w == 1)
+					c->patch = s3 + 1;
+			}
 			break;
 		}
-		case EOP_LOCAL_GET: push(c, SV_LOCAL, in.u.idx, 0); break;
-		case EOP_LOCAL_SET: local_set(c, in.u.idx, false); break;
-		case EOP_LOCAL_TEE: local_set(c, in.u.idx, true); break;
-		case EOP_GLOBAL_GET:
-			d = push_temp(c);
-			at = emit(c, EOP_GLOBAL_GET, 2);
+		case EOP_LOCAL_GET: {
+			uint32_t i = c->lslot[in.u.idx];
+			push(c, SV_LOCAL, i, 0);
+			if (c->lslot[in.u.idx + 1] - i == 2) {
+				push(c, SV_LOCAL, i + 1, 0);
+				c->stk[c->depth - 1].hi = 1;
+			}
+			break;
+		}
+		case EOP_LOCAL_SET:
+		case EOP_LOCAL_TEE: {
+			uint32_t i = c->lslot[in.u.idx];
+			if (c->lslot[in.u.idx + 1] - i == 2)
+				local_set2(c, i, op == EOP_LOCAL_TEE);
+			else
+				local_set(c, i, op == EOP_LOCAL_TEE);
+			break;
+		}
+		case EOP_GLOBAL_GET: {
+			bool w = c->gwide[in.u.idx];
+			d = push_typed(c, w ? WASM_V128 : WASM_I64);
+			at = emit(c, w ? EOP_GLOBAL_GET2 : EOP_GLOBAL_GET, 2);
 			set2(c, at + 1, d, in.u.idx);
 			c->patch = at + 1;
 			break;
+		}
 		case EOP_GLOBAL_SET: {
-			uint32_t a = opnd(c, c->depth - 1);
-			pop_n(c, 1);
-			at = emit(c, EOP_GLOBAL_SET, 2);
+			bool w = c->gwide[in.u.idx];
+			uint32_t a = w ? vopnd(c, c->depth - 2)
+				       : opnd(c, c->depth - 1);
+			pop_n(c, w ? 2 : 1);
+			at = emit(c, w ? EOP_GLOBAL_SET2 : EOP_GLOBAL_SET, 2);
 			set2(c, at + 1, a, in.u.idx);
 			break;
 		}
@@ -1276,7 +1482,9 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			emit(c, op, 1);
 			break;
 		default:
-			if (oi->flags & WASM_F_ATOMIC) {
+			if (oi->flags & WASM_F_SIMD) {
+				emit_simd(c, &in);
+			} else if (oi->flags & WASM_F_ATOMIC) {
 				const opsig *s = &sigs[op];
 				uint32_t o[3] = {0, 0, 0};
 				for (uint32_t k = 0; k < s->npop; k++)
@@ -1333,16 +1541,10 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			}
 		}
 	}
-	if (simd) {
-		c->ncode = c->npcm = 0;
-		pcmap_add(c, f->code_start);
-		emit(c, EOP_TRAP_SIMD, 1);
-		c->maxdepth = 0;
-	}
 	{
 		uint64_t ns = (uint64_t)c->nlocals + c->maxdepth;
-		if (ns < ft->nresults)
-			ns = ft->nresults;
+		if (ns < nrs)
+			ns = nrs;
 		if (ns > UINT32_MAX / 2) {
 			st = wasm_err_set(err, WASM_LIMIT, f->code_start,
 					  "engine: frame of %" PRIu64
@@ -1484,6 +1686,11 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
 	c.m = m;
 	c.cm = cm;
 	c.h = eng_interp_handlers();
+	c.gwide = wasm_calloc(wasm_global_count(m) + 1, 1);
+	if (!c.gwide)
+		goto nomem;
+	for (uint32_t i = 0; i < wasm_global_count(m); i++)
+		c.gwide[i] = wasm_global_type(m, i)->type == WASM_V128;
 	if ((jr = setjmp(c.oom)) != 0) {
 		if (jr == 2)
 			st = wasm_err_set(err, WASM_LIMIT,
@@ -1511,6 +1718,8 @@ fail:
 	wasm_free(c.fix);
 	wasm_free(c.pcm);
 	wasm_free(c.known);
+	wasm_free(c.lslot);
+	wasm_free(c.gwide);
 	if (st) {
 		eng_module_free(cm);
 		return st;

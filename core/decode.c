@@ -1303,6 +1303,15 @@ const wasm_limits *wasm_mem_limits(const wasm_module *m, uint32_t idx)
 	return NULL;
 }
 
+const wasm_globaltype *wasm_global_type(const wasm_module *m, uint32_t idx)
+{
+	if (idx < m->nglobal_imports)
+		return &nth_import(m, WASM_EXTERN_GLOBAL, idx)->u.global;
+	if (idx - m->nglobal_imports < m->nglobals)
+		return &m->globals[idx - m->nglobal_imports].type;
+	return NULL;
+}
+
 const wasm_str *wasm_func_name(const wasm_module *m, uint32_t idx)
 {
 	uint32_t lo = 0, hi = m->names.nfuncs;

@@ -48,8 +48,27 @@ typedef struct eng_func eng_func;
 /* A value in a slot. i32 and f32 use the low 32 bits (f32/f64 as bit
  * patterns); a funcref is an eng_func pointer, NULL for null; an externref
  * is an opaque host value, 0 for null (so a host must not pass 0 for a
- * non-null externref). */
+ * non-null externref).
+ *
+ * Slot form: a v128 takes two consecutive slots, bytes 0-7 (the low
+ * lanes) first, everywhere values are passed as arrays of eng_val
+ * (arguments, results, globals, the value stack). A second slot beside
+ * every value would have doubled the frame of scalar code, which is all
+ * of nearly every program; a v128 is rare enough to pay the pair. */
 typedef uint64_t eng_val;
+
+/* Slots a value of type t takes (2 for a v128), and a type list takes. */
+static inline uint32_t eng_type_slots(uint8_t t)
+{
+	return t == WASM_V128 ? 2 : 1;
+}
+static inline uint32_t eng_slots(const uint8_t *types, uint32_t n)
+{
+	uint32_t s = 0;
+	for (uint32_t i = 0; i < n; i++)
+		s += eng_type_slots(types[i]);
+	return s;
+}
 
 /* Why a run, a call or an instantiation stopped. */
 typedef enum eng_trap_kind {
@@ -180,7 +199,7 @@ void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx);
 /* ---- runtime objects --------------------------------------------------- */
 
 /* Host function: read params from args, write results to results (both in
- * slot form, in type order). Return ENG_OK, or a trap kind after filling
+ * slot form, in type order: a v128 takes two slots). Return ENG_OK, or a trap kind after filling
  * trap (ENG_EXIT with exit_code for proc_exit). */
 typedef eng_trap_kind (*eng_host_fn)(eng_thread *t, void *ctx,
 				     const eng_val *args, eng_val *results,
@@ -202,8 +221,11 @@ const wasm_limits *eng_memory_limits(const eng_memory *mem);
 
 eng_table *eng_table_new(eng_proc *p, const wasm_tabletype *type,
 			 wasm_err *err);
-eng_global *eng_global_new(eng_proc *p, wasm_globaltype type, eng_val v);
-eng_val eng_global_get(const eng_global *g);
+/* Globals in slot form: v holds eng_type_slots(type.type) slots, and
+ * eng_global_get writes as many to out. */
+eng_global *eng_global_new(eng_proc *p, wasm_globaltype type,
+			   const eng_val *v);
+void eng_global_get(const eng_global *g, eng_val *out);
 wasm_globaltype eng_global_type(const eng_global *g);
 const wasm_functype *eng_func_type(const eng_func *f);
 
@@ -250,7 +272,8 @@ const eng_module *eng_instance_module(const eng_instance *inst);
 
 /* ---- running ---------------------------------------------------------- */
 
-/* Call f on thread t with args (slot form); write results. Returns ENG_OK
+/* Call f on thread t with args (slot form: a v128 takes two); write
+ * results in the same form. Returns ENG_OK
  * or why it stopped (the same as trap->kind). Not reentrant for one
  * thread except from host functions called by the guest. */
 eng_trap_kind eng_call(eng_thread *t, eng_func *f, const eng_val *args,

@@ -56,6 +56,23 @@ typedef union eng_cell {
  *   load         {d,a} {offset,mem}
  *   store        {a,v} {offset,mem}
  *   atomic       {d,a} {b,c} {offset,mem}
+ *
+ * SIMD (opcodes with WASM_F_SIMD): a v128 operand or result names the
+ * first of its two slots (engine.h, slot form). Layouts:
+ *   v128 unary, splat, any/all_true, bitmask   {d,a}
+ *   v128 binary, shift (b: the i32 count)      {d,a} {b,-}
+ *   bitselect                                  {d,a} {b,c}
+ *   extract_lane                               {d,a} {lane,-}
+ *   replace_lane                               {d,a} {b,lane}
+ *   v128.const                                 {d,-} {bytes 0-7} {8-15}
+ *   i8x16.shuffle                              {d,a} {b,-} {lanes 0-7}
+ *                                              {lanes 8-15}
+ *   loads (plain, extend, splat, zero)         {d,a} {offset,mem}
+ *   v128.store                                 {a,v} {offset,mem}
+ *   load*_lane                                 {d,a} {offset,mem} {v,lane}
+ *   store*_lane                                {a,v} {offset,mem} {lane,-}
+ * SIMD loads and stores name their memory (no _MN/_AK twins): they go
+ * through inst->mem_base, one more load beside a 16-byte access.
  */
 #define ENG_EXTRA_OPS(X)                                                     \
 	X(MOV)          /* {d,a}: slot[d] = slot[a] */                       \
@@ -69,7 +86,8 @@ typedef union eng_cell {
 	X(MOV_BR_MEM8_Z) /* {off,mem} {addr} {d,a}: MOV d,a; BR_MEM8_Z */    \
 	X(CALL_IMPORT)  /* {argbase,funcidx}: through inst->funcs */         \
 	X(SELECT3)      /* {d,a} {b,c}: d = c ? a : b */                     \
-	X(TRAP_SIMD)    /* the function uses SIMD: trap when called */       \
+	X(GLOBAL_GET2)  /* {d,idx}: a v128 global into slots d, d+1 */      \
+	X(GLOBAL_SET2)  /* {a,idx}: slots a, a+1 into a v128 global */      \
 	X(TRAP_UNREACHABLE) /* unreachable */                                \
 	X(I32_ADD_RI)                                                        \
 	X(I32_SUB_RI)                                                        \
@@ -167,8 +185,8 @@ typedef struct eng_pcmap {
 typedef struct eng_fn {
 	uint32_t index;    /* in the module's function index space */
 	uint32_t type;     /* module type index */
-	uint32_t nparams, nresults;
-	uint32_t nlocals;  /* params included */
+	uint32_t nparams, nresults; /* in slots (a v128 takes two) */
+	uint32_t nlocals;  /* slots of the locals, params included */
 	uint32_t nslots;   /* frame size: locals + operand temps (>= nresults) */
 	eng_cell *code;
 	uint32_t ncode;    /* cells */
@@ -195,6 +213,7 @@ struct eng_func {
 	eng_obj obj;          /* host functions only */
 	uint32_t type_id;     /* canonical: call_indirect compares these */
 	const wasm_functype *type;
+	uint32_t nargs, nrets; /* slots the params and the results take */
 	eng_instance *inst;   /* NULL for a host function */
 	const eng_fn *fn;     /* compiled body; NULL for a host function */
 	eng_host_fn host;
@@ -223,7 +242,8 @@ struct eng_table {
 struct eng_global {
 	eng_obj obj;
 	wasm_globaltype type;
-	eng_val val;          /* not atomic: globals are not shared */
+	eng_val val[2];       /* slot form (val[1]: a v128's high half);
+				 not atomic: globals are not shared */
 };
 
 struct eng_instance {

@@ -34,9 +34,13 @@
  *   hash loop): -2 % .. +9 %, inside the run-to-run noise of this shared
  *   2-core machine.
  *
+ *   SIMD instructions read and write their v128 operands as slot pairs
+ *   (engine_int.h); their lane semantics are simd.h's, expanded here
+ *   from its lists, so the two dispatch builds share them too.
+ *
  * Limitations:
  *   Floating-point NaN payloads follow the host (x86 quiets signalling
- *   NaNs); the spec allows it. No SIMD.
+ *   NaNs); the spec allows it.
  */
 #include <math.h>
 #include <pthread.h>
@@ -44,6 +48,7 @@
 #include <string.h>
 
 #include "engine_int.h"
+#include "simd.h"
 
 static inline float f32_of(uint64_t v)
 {
@@ -439,6 +444,96 @@ const void *const *eng_interp_handlers(void)
 
 #define XCHG_FN(p, v, mo) __atomic_exchange_n(p, v, mo)
 
+/* SIMD: a v128 is copied out of its two slots and back (slots are only
+ * 8-byte aligned; the copies become unaligned vector moves), and the
+ * lane work is simd.h's. */
+static inline eng_v128 v128_at(const eng_val *s)
+{
+	eng_v128 v;
+	memcpy(&v, s, sizeof v);
+	return v;
+}
+
+static inline void v128_put(eng_val *s, eng_v128 v)
+{
+	memcpy(s, &v, sizeof v);
+}
+
+#define V(s) v128_at(fp + (s))
+#define VPUT(s, v) v128_put(fp + (s), (v))
+#define SIMD_BASE (inst->mem_base[ip[2].u32[1]])
+#define SIMD_UN(id, fn)                                                      \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		VPUT(D, eng_simd_##fn(V(A)));                                \
+		NEXT(2);                                                     \
+	}
+#define SIMD_BIN(id, fn)                                                     \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		VPUT(D, eng_simd_##fn(V(A), V(B)));                          \
+		NEXT(3);                                                     \
+	}
+#define SIMD_TERN(id, fn)                                                    \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		VPUT(D, eng_simd_##fn(V(A), V(B), V(ip[2].u32[1])));         \
+		NEXT(3);                                                     \
+	}
+#define SIMD_SHIFT(id, fn)                                                   \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		VPUT(D, eng_simd_##fn(V(A), fp[B]));                         \
+		NEXT(3);                                                     \
+	}
+#define SIMD_TEST(id, fn)                                                    \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		fp[D] = eng_simd_##fn(V(A));                                 \
+		NEXT(2);                                                     \
+	}
+#define SIMD_SPLAT(id, fn)                                                   \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		VPUT(D, eng_simd_##fn(fp[A]));                               \
+		NEXT(2);                                                     \
+	}
+#define SIMD_EXTRACT(id, fn)                                                 \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		fp[D] = eng_simd_##fn(V(A), B);                              \
+		NEXT(3);                                                     \
+	}
+#define SIMD_REPLACE(id, fn)                                                 \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		VPUT(D, eng_simd_##fn(V(A), fp[B], ip[2].u32[1]));           \
+		NEXT(3);                                                     \
+	}
+#define SIMD_LOAD(id, fn)                                                    \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		th->pc = ip;                                                 \
+		VPUT(D, eng_simd_##fn(SIMD_BASE + EA(A)));                   \
+		NEXT(3);                                                     \
+	}
+#define SIMD_LOAD_LANE(id, fn)                                               \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		th->pc = ip;                                                 \
+		VPUT(D, eng_simd_##fn(V(ip[3].u32[0]), SIMD_BASE + EA(A),    \
+				      ip[3].u32[1]));                        \
+		NEXT(4);                                                     \
+	}
+#define SIMD_STORE_LANE(id, fn)                                              \
+	OPCASE(id)                                                           \
+	{                                                                    \
+		th->pc = ip;                                                 \
+		eng_simd_##fn(SIMD_BASE + EA(ip[1].u32[0]), V(ip[1].u32[1]), \
+			      ip[3].u32[0]);                                 \
+		NEXT(4);                                                     \
+	}
+
 
 /* Every handler label, for the computed-goto table (the compiler checks
  * this list against the labels both ways: unused or missing is an
@@ -446,6 +541,7 @@ const void *const *eng_interp_handlers(void)
 #define REG_LOAD(name, T, R, base, ea) REG(name)
 #define REG_STORE(name, T, base, ea) REG(name)
 #define REG_RI(x) REG(x) REG(x##_RI)
+#define REG_SIMD(id, fn) REG(id)
 #define INTERP_OPS(REG)                                                      \
 	REG(MOV) REG(MOV2) REG(CONST) REG(BR) REG(BR_POLL) REG(BR_IF)        \
 	REG(BR_IF_POLL) REG(BR_UNLESS) REG(BR_MEM8_Z) REG(MOV_BR_MEM8_Z)     \
@@ -454,7 +550,8 @@ const void *const *eng_interp_handlers(void)
 	REG_RI(BR_I32_GT_U) REG_RI(BR_I32_LE_S) REG_RI(BR_I32_LE_U)          \
 	REG_RI(BR_I32_GE_S) REG_RI(BR_I32_GE_U) REG(RETURN) REG(CALL)        \
 	REG(CALL_IMPORT) REG(CALL_INDIRECT) REG(SELECT3) REG(GLOBAL_GET)     \
-	REG(GLOBAL_SET) REG(TRAP_UNREACHABLE) REG(TRAP_SIMD)                 \
+	REG(GLOBAL_SET) REG(GLOBAL_GET2) REG(GLOBAL_SET2)                    \
+	REG(TRAP_UNREACHABLE)                                                \
 	REG(I32_EQZ) REG_RI(I32_EQ) REG_RI(I32_NE) REG_RI(I32_LT_S)          \
 	REG_RI(I32_LT_U) REG_RI(I32_GT_S) REG_RI(I32_GT_U) REG_RI(I32_LE_S)  \
 	REG_RI(I32_LE_U) REG_RI(I32_GE_S) REG_RI(I32_GE_U) REG(I32_CLZ)      \
@@ -512,7 +609,14 @@ const void *const *eng_interp_handlers(void)
 	REG(I32_ATOMIC_RMW8_CMPXCHG_U) REG(I32_ATOMIC_RMW16_CMPXCHG_U)       \
 	REG(I64_ATOMIC_RMW8_CMPXCHG_U) REG(I64_ATOMIC_RMW16_CMPXCHG_U)       \
 	REG(I64_ATOMIC_RMW32_CMPXCHG_U) REG(MEMORY_ATOMIC_NOTIFY)            \
-	REG(MEMORY_ATOMIC_WAIT32) REG(MEMORY_ATOMIC_WAIT64)
+	REG(MEMORY_ATOMIC_WAIT32) REG(MEMORY_ATOMIC_WAIT64)                  \
+	REG(V128_CONST) REG(V128_STORE) REG(I8X16_SHUFFLE)                   \
+	ENG_SIMD_UNOPS(REG_SIMD) ENG_SIMD_BINOPS(REG_SIMD)                   \
+	ENG_SIMD_TERNOPS(REG_SIMD) ENG_SIMD_SHIFTS(REG_SIMD)                 \
+	ENG_SIMD_TESTS(REG_SIMD) ENG_SIMD_SPLATS(REG_SIMD)                   \
+	ENG_SIMD_EXTRACTS(REG_SIMD) ENG_SIMD_REPLACES(REG_SIMD)              \
+	ENG_SIMD_LOADS(REG_SIMD) ENG_SIMD_LOAD_LANES(REG_SIMD)               \
+	ENG_SIMD_STORE_LANES(REG_SIMD)
 
 eng_trap_kind eng_interp(eng_thread *th, eng_func *f, eng_val *base,
 			 eng_trap *trap, const eng_cell **trap_pc,
@@ -748,25 +852,58 @@ dispatch:
 	}
 	OPCASE(GLOBAL_GET)
 	{
-		fp[D] = inst->globals[A]->val;
+		fp[D] = inst->globals[A]->val[0];
 		NEXT(2);
 	}
 	OPCASE(GLOBAL_SET)
 	{
-		inst->globals[ip[1].u32[1]]->val = fp[ip[1].u32[0]];
+		inst->globals[ip[1].u32[1]]->val[0] = fp[ip[1].u32[0]];
+		NEXT(2);
+	}
+	OPCASE(GLOBAL_GET2)
+	{
+		memcpy(fp + D, inst->globals[A]->val, 16);
+		NEXT(2);
+	}
+	OPCASE(GLOBAL_SET2)
+	{
+		memcpy(inst->globals[ip[1].u32[1]]->val, fp + ip[1].u32[0], 16);
 		NEXT(2);
 	}
 	OPCASE(TRAP_UNREACHABLE)
 	{
 		TRAP(UNREACHABLE);
 	}
-	OPCASE(TRAP_SIMD)
+
+	/* ---- SIMD ------------------------------------------------------- */
+	OPCASE(V128_CONST)
 	{
-		kind = ENG_TRAP_HOST;
-		eng_trap_at(trap, kind, inst->cm, ip,
-			    "SIMD is not supported yet");
-		goto trap_filled;
+		memcpy(fp + D, &ip[2], 16);
+		NEXT(4);
 	}
+	OPCASE(V128_STORE)
+	{
+		th->pc = ip;
+		memcpy(SIMD_BASE + EA(ip[1].u32[0]), fp + ip[1].u32[1], 16);
+		NEXT(3);
+	}
+	OPCASE(I8X16_SHUFFLE)
+	{
+		VPUT(D, eng_simd_i8x16_shuffle(V(A), V(B),
+					       (const uint8_t *)&ip[3]));
+		NEXT(5);
+	}
+	ENG_SIMD_UNOPS(SIMD_UN)
+	ENG_SIMD_BINOPS(SIMD_BIN)
+	ENG_SIMD_TERNOPS(SIMD_TERN)
+	ENG_SIMD_SHIFTS(SIMD_SHIFT)
+	ENG_SIMD_TESTS(SIMD_TEST)
+	ENG_SIMD_SPLATS(SIMD_SPLAT)
+	ENG_SIMD_EXTRACTS(SIMD_EXTRACT)
+	ENG_SIMD_REPLACES(SIMD_REPLACE)
+	ENG_SIMD_LOADS(SIMD_LOAD)
+	ENG_SIMD_LOAD_LANES(SIMD_LOAD_LANE)
+	ENG_SIMD_STORE_LANES(SIMD_STORE_LANE)
 
 	/* ---- i32 -------------------------------------------------------- */
 	UN(I32_EQZ, uint32_t, I32, (uint64_t)(a == 0))
@@ -1236,13 +1373,12 @@ call_func:
 	{
 		/* A host function: arguments in place, results in the
 		 * slots after them, then moved down. */
-		const wasm_functype *ft = cf->type;
 		eng_val *args = fp + argbase;
-		eng_val *res = args + ft->nparams;
-		if (res + ft->nresults + 1 > stack_end)
+		eng_val *res = args + cf->nargs;
+		if (res + cf->nrets + 1 > stack_end)
 			TRAP(STACK);
 		th->depth = depth;
-		th->stack_top = res + ft->nresults;
+		th->stack_top = res + cf->nrets;
 		th->pc = ip;
 		kind = eng_rt_call_host(th, cf, args, res, trap);
 		th->cur_inst = inst;
@@ -1252,7 +1388,7 @@ call_func:
 			th->depth = base_depth;
 			return kind;
 		}
-		memmove(args, res, ft->nresults * sizeof *res);
+		memmove(args, res, cf->nrets * sizeof *res);
 		POLL();
 		ip = retip;
 		DISPATCH();

@@ -715,20 +715,21 @@ static void global_free(eng_obj *o)
 	wasm_free(o);
 }
 
-eng_global *eng_global_new(eng_proc *p, wasm_globaltype type, eng_val v)
+eng_global *eng_global_new(eng_proc *p, wasm_globaltype type,
+			   const eng_val *v)
 {
 	eng_global *g = wasm_calloc(1, sizeof *g);
 	if (!g)
 		return NULL;
 	g->type = type;
-	g->val = v;
+	memcpy(g->val, v, eng_type_slots(type.type) * sizeof *v);
 	obj_add(p, &g->obj, global_free);
 	return g;
 }
 
-eng_val eng_global_get(const eng_global *g)
+void eng_global_get(const eng_global *g, eng_val *out)
 {
-	return g->val;
+	memcpy(out, g->val, eng_type_slots(g->type.type) * sizeof *out);
 }
 
 wasm_globaltype eng_global_type(const eng_global *g)
@@ -771,6 +772,8 @@ eng_func *eng_host_func_new(eng_proc *p, const wasm_functype *type,
 	strcpy(f->name, name ? name : "");
 	f->type = &f->own_type;
 	f->type_id = eng_type_intern(type);
+	f->nargs = eng_slots(type->types, type->nparams);
+	f->nrets = eng_slots(type->types + type->nparams, type->nresults);
 	f->host = fn;
 	f->ctx = ctx;
 	obj_add(p, &f->obj, hostfn_free);
@@ -1005,9 +1008,8 @@ eng_trap_kind eng_call(eng_thread *t, eng_func *f, const eng_val *args,
 {
 	eng_trap dummy;
 	eng_proc *p = t->proc;
-	const wasm_functype *ft = f->type;
 	eng_val *base = t->stack_top;
-	uint32_t n = ft->nparams > ft->nresults ? ft->nparams : ft->nresults;
+	uint32_t n = f->nargs > f->nrets ? f->nargs : f->nrets;
 	eng_trap_kind k;
 
 	if (!trap)
@@ -1018,28 +1020,28 @@ eng_trap_kind eng_call(eng_thread *t, eng_func *f, const eng_val *args,
 		eng_proc_status(p, trap);
 		return trap->kind;
 	}
-	if (base + n + ft->nresults + 1 > t->stack_end) {
+	if (base + n + f->nrets + 1 > t->stack_end) {
 		trap->kind = ENG_TRAP_STACK;
 		snprintf(trap->msg, sizeof trap->msg, "%s",
 			 eng_trap_name(ENG_TRAP_STACK));
 		return trap->kind;
 	}
-	if (ft->nparams)
-		memcpy(base, args, ft->nparams * sizeof *args);
+	if (f->nargs)
+		memcpy(base, args, f->nargs * sizeof *args);
 	if (!f->fn) {
-		eng_val *res = base + ft->nparams;
+		eng_val *res = base + f->nargs;
 		eng_instance *prev_inst = t->cur_inst;
 		eng_val *prev_top = t->stack_top;
-		t->stack_top = res + ft->nresults;
+		t->stack_top = res + f->nrets;
 		k = eng_rt_call_host(t, f, base, res, trap);
 		t->stack_top = prev_top;
 		t->cur_inst = prev_inst;
-		if (k == ENG_OK && ft->nresults)
-			memcpy(results, res, ft->nresults * sizeof *res);
+		if (k == ENG_OK && f->nrets)
+			memcpy(results, res, f->nrets * sizeof *res);
 	} else {
 		k = run_guarded(t, f, base, trap);
-		if (k == ENG_OK && ft->nresults)
-			memcpy(results, base, ft->nresults * sizeof *base);
+		if (k == ENG_OK && f->nrets)
+			memcpy(results, base, f->nrets * sizeof *base);
 	}
 	if (k == ENG_STOPPED) {
 		eng_proc_status(p, trap);
@@ -1079,8 +1081,10 @@ static void instance_free(eng_obj *o)
 	wasm_free(in);
 }
 
-/* Evaluate a constant expression. */
-static bool eval_const(eng_instance *in, const wasm_expr *e, eng_val *out)
+/* Evaluate a constant expression of a type that takes w slots into
+ * out[0..w) (slot form: a v128 is two). */
+static bool eval_const(eng_instance *in, const wasm_expr *e, eng_val *out,
+		       uint32_t w)
 {
 	const wasm_module *m = in->cm->m;
 	wasm_reader r;
@@ -1096,7 +1100,7 @@ static bool eval_const(eng_instance *in, const wasm_expr *e, eng_val *out)
 			ok = false;
 			break;
 		}
-		if (n >= 15 && ins.op != WASM_OP_END &&
+		if (n >= 14 && ins.op != WASM_OP_END &&
 		    ins.op != WASM_OP_I32_ADD && ins.op != WASM_OP_I32_SUB &&
 		    ins.op != WASM_OP_I32_MUL && ins.op != WASM_OP_I64_ADD &&
 		    ins.op != WASM_OP_I64_SUB && ins.op != WASM_OP_I64_MUL) {
@@ -1112,9 +1116,16 @@ static bool eval_const(eng_instance *in, const wasm_expr *e, eng_val *out)
 		case WASM_OP_REF_FUNC:
 			st[n++] = (uintptr_t)in->funcs[ins.u.idx];
 			break;
-		case WASM_OP_GLOBAL_GET:
-			st[n++] = in->globals[ins.u.idx]->val;
+		case WASM_OP_V128_CONST:
+			memcpy(&st[n], ins.u.v128, 16);
+			n += 2;
 			break;
+		case WASM_OP_GLOBAL_GET: {
+			const eng_global *g = in->globals[ins.u.idx];
+			eng_global_get(g, &st[n]);
+			n += eng_type_slots(g->type.type);
+			break;
+		}
 		case WASM_OP_I32_ADD:
 			n--, st[n - 1] = (uint32_t)(st[n - 1] + st[n]);
 			break;
@@ -1132,9 +1143,9 @@ static bool eval_const(eng_instance *in, const wasm_expr *e, eng_val *out)
 		}
 	}
 	wasm_reader_fini(&r);
-	if (ok && n >= 1)
-		*out = st[n - 1];
-	return ok && n >= 1;
+	if (ok && n >= w)
+		memcpy(out, &st[n - w], w * sizeof *out);
+	return ok && n >= w;
 }
 
 static wasm_status link_err(wasm_err *err, const wasm_import *imp,
@@ -1307,6 +1318,9 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 		eng_func *f = &in->own_funcs[i];
 		f->type_id = cm->type_ids[m->funcs[i].type];
 		f->type = &m->types[m->funcs[i].type];
+		f->nargs = eng_slots(f->type->types, f->type->nparams);
+		f->nrets = eng_slots(f->type->types + f->type->nparams,
+				     f->type->nresults);
 		f->inst = in;
 		f->fn = &cm->fns[i];
 		in->funcs[fi++] = f;
@@ -1335,7 +1349,8 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 		eng_global *g = &in->own_globals[i];
 		g->type = m->globals[i].type;
 		in->globals[gi++] = g;
-		if (!eval_const(in, &m->globals[i].init, &g->val)) {
+		if (!eval_const(in, &m->globals[i].init, g->val,
+				eng_type_slots(g->type.type))) {
 			wasm_err_set(err, WASM_LIMIT, m->globals[i].init.start,
 				     "unsupported constant expression");
 			return false;
@@ -1351,7 +1366,7 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 		for (uint32_t k = 0; k < e->count; k++) {
 			if (e->funcs)
 				v[k] = (uintptr_t)in->funcs[e->funcs[k]];
-			else if (!eval_const(in, &e->exprs[k], &v[k])) {
+			else if (!eval_const(in, &e->exprs[k], &v[k], 1)) {
 				wasm_free(v);
 				wasm_err_set(err, WASM_LIMIT, e->at,
 					     "unsupported constant expression");
@@ -1366,7 +1381,7 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 		if (e->mode == WASM_SEG_ACTIVE) {
 			eng_table *tab = in->tables[e->table];
 			eng_val off;
-			if (!eval_const(in, &e->offset, &off)) {
+			if (!eval_const(in, &e->offset, &off, 1)) {
 				wasm_err_set(err, WASM_LIMIT, e->at,
 					     "unsupported constant expression");
 				return false;
@@ -1393,7 +1408,7 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 			continue;
 		eng_memory *mem = in->mems[d->mem];
 		eng_val off;
-		if (!eval_const(in, &d->offset, &off)) {
+		if (!eval_const(in, &d->offset, &off, 1)) {
 			wasm_err_set(err, WASM_LIMIT, d->offset.start,
 				     "unsupported constant expression");
 			return false;

@@ -456,6 +456,8 @@ uint32_t wasm_global_count(const wasm_module *m);
 const wasm_functype *wasm_func_type(const wasm_module *m, uint32_t idx);
 /* Limits of memory `idx` (imported or defined), NULL if out of range. */
 const wasm_limits *wasm_mem_limits(const wasm_module *m, uint32_t idx);
+/* Type of global `idx` (imported or defined), NULL if out of range. */
+const wasm_globaltype *wasm_global_type(const wasm_module *m, uint32_t idx);
 /* Name of function idx from the name section, or NULL. */
 const wasm_str *wasm_func_name(const wasm_module *m, uint32_t idx);
 

@@ -16,6 +16,11 @@
  *     second round trip is a fixed point (this is what makes re-encoded
  *     files diffable and the rewriter's output reproducible).
  *
+ * Then the engine compiles m2 (eng_compile): every valid module, SIMD and
+ * all, must translate to the register code or fail with WASM_LIMIT or
+ * WASM_NOMEM and a reason, and the compiler's stack simulation must stay
+ * in bounds (its v128 slot pairs especially).
+ *
  * A broken property calls __builtin_trap() after printing what broke, so
  * that libFuzzer records the input as a crash and keeps it for replay.
  *
@@ -26,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/engine.h"
 #include "core/wasm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -123,6 +129,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 "offset 0x%zx (sizes %zu and %zu)",
 			 i, n1, n2);
 		fail("encoding is not a fixed point", NULL, why);
+	}
+
+	{
+		eng_module *cm = NULL;
+		wasm_err_clear(&err);
+		st = eng_compile(m2, &cm, &err);
+		m2 = NULL; /* eng_compile owns it, also on error */
+		if (st == WASM_OK)
+			eng_module_free(cm);
+		else if (st != WASM_NOMEM && st != WASM_LIMIT)
+			fail("the engine refused a valid module", &err, NULL);
+		else if (err.msg[0] == '\0')
+			fail("compile error without a reason", NULL,
+			     wasm_status_name(st));
 	}
 
 done:

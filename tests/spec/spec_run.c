@@ -24,10 +24,11 @@
  * assert_malformed and assert_invalid are spec_validate's and are not
  * counted here, nor is anything in the text format.
  *
- * Skipped, with the reason counted: every command of simd_*.wast and any
- * command with a v128 value (SIMD is decoded and validated but not run),
- * and commands that need a second thread (thread/wait commands, and an
- * assert_return that expects a memory.atomic.wait to be woken).
+ * Skipped, with the reason counted: commands that need a second thread
+ * (thread/wait commands, and an assert_return that expects a
+ * memory.atomic.wait to be woken). v128 values are compared lane by lane
+ * in the lane type the command gives (each float lane may be a NaN
+ * class).
  *
  * A module that should instantiate and does not is reported once; every
  * later command that uses it counts as failed without a line of its own.
@@ -92,14 +93,12 @@
 /* ---- results shared by a file's child with the parent ------------------- */
 
 typedef enum skip_reason {
-	SKIP_SIMD,
 	SKIP_THREAD,
 	SKIP_KNOWN,
 	NSKIP
 } skip_reason;
 
 static const char *const skip_names[NSKIP] = {
-    "SIMD not executed",
     "needs a second thread",
     "known exceptions",
 };
@@ -304,14 +303,20 @@ fail(filectx *c, long line, bool quiet, const char *what, const char *fmt, ...)
 
 /* ---- values ---------------------------------------------------------- */
 
-/* An argument or an expected result. */
+typedef enum match { EXACT, NAN_CANONICAL, NAN_ARITHMETIC, ANY_NONNULL } match;
+
+/* An argument or an expected result, in slot form (a v128 in v[0..1]). */
 typedef struct tval {
 	uint8_t type; /* WASM_I32... */
-	eng_val v;
-	enum { EXACT, NAN_CANONICAL, NAN_ARITHMETIC, ANY_NONNULL } match;
+	eng_val v[2];
+	uint8_t match; /* enum match */
+	/* v128: the lane type (WASM_I32... ; i8 and i16 lanes as
+	 * WASM_I32 with lane_bytes 1 or 2), and each lane's match. */
+	uint8_t lane_type, lane_bytes;
+	uint8_t lane_match[16];
 } tval;
 
-typedef enum parse_rc { PARSE_OK, PARSE_V128, PARSE_BAD } parse_rc;
+typedef enum parse_rc { PARSE_OK, PARSE_BAD } parse_rc;
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -324,6 +329,72 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* The number types and the v128 lane types of wast2json, with the
+ * width of their bit patterns. */
+static const struct {
+	const char *name;
+	uint8_t type;
+	uint8_t bytes;
+} nums[] = {
+    {"i32", WASM_I32, 4}, {"i64", WASM_I64, 8}, {"f32", WASM_F32, 4},
+    {"f64", WASM_F64, 8}, {"i8", WASM_I32, 1},  {"i16", WASM_I32, 2},
+};
+
+/* One number: a NaN class (expected floats only) or the unsigned decimal
+ * of the bit pattern, at most `bytes` wide. */
+static bool parse_num(const char *s, uint8_t type, unsigned bytes,
+		      bool expected, uint64_t *v, uint8_t *m)
+{
+	bool fl = type == WASM_F32 || type == WASM_F64;
+	*m = EXACT;
+	*v = 0;
+	if (expected && fl && s && !strcmp(s, "nan:canonical")) {
+		*m = NAN_CANONICAL;
+		return true;
+	}
+	if (expected && fl && s && !strcmp(s, "nan:arithmetic")) {
+		*m = NAN_ARITHMETIC;
+		return true;
+	}
+	return parse_u64(s, bytes == 8 ? UINT64_MAX : (1ull << 8 * bytes) - 1,
+			 v);
+}
+
+/* A v128: {"type": "v128", "lane_type": "i32", "value": [lanes]}. */
+static parse_rc parse_v128(const json_value *jv, bool expected, tval *out,
+			   char *why, size_t cap)
+{
+	const char *lt = json_get_str(jv, "lane_type");
+	const json_value *lanes = json_get(jv, "value");
+	size_t k = 0;
+	uint8_t bytes[16];
+
+	out->type = WASM_V128;
+	while (k < sizeof nums / sizeof *nums &&
+	       (!lt || strcmp(lt, nums[k].name) != 0))
+		k++;
+	if (k == sizeof nums / sizeof *nums ||
+	    json_len(lanes) * nums[k].bytes != 16) {
+		snprintf(why, cap, "bad v128 value (lane type %s, %zu lanes)",
+			 lt ? lt : "(none)", json_len(lanes));
+		return PARSE_BAD;
+	}
+	out->lane_type = nums[k].type;
+	out->lane_bytes = nums[k].bytes;
+	for (size_t i = 0; i < json_len(lanes); i++) {
+		const char *s = json_str(json_at(lanes, i));
+		uint64_t v;
+		if (!parse_num(s, out->lane_type, out->lane_bytes, expected,
+			       &v, &out->lane_match[i])) {
+			snprintf(why, cap, "bad v128 lane %s", s ? s : "");
+			return PARSE_BAD;
+		}
+		memcpy(bytes + i * out->lane_bytes, &v, out->lane_bytes);
+	}
+	memcpy(out->v, bytes, 16);
+	return PARSE_OK;
 }
 
 /* One {"type": T, "value": V} of wast2json. Integers and floats are the
@@ -342,37 +413,17 @@ static parse_rc parse_val(const json_value *jv, bool expected, tval *out,
 		return PARSE_BAD;
 	}
 	if (!strcmp(type, "v128"))
-		return PARSE_V128;
-	static const struct {
-		const char *name;
-		uint8_t type;
-		uint64_t max;
-	} nums[] = {
-	    {"i32", WASM_I32, UINT32_MAX},
-	    {"i64", WASM_I64, UINT64_MAX},
-	    {"f32", WASM_F32, UINT32_MAX},
-	    {"f64", WASM_F64, UINT64_MAX},
-	};
-	for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+		return parse_v128(jv, expected, out, why, cap);
+	for (size_t i = 0; i < 4; i++) {
 		if (strcmp(type, nums[i].name) != 0)
 			continue;
 		out->type = nums[i].type;
-		bool fl = out->type == WASM_F32 || out->type == WASM_F64;
-		if (expected && fl && s && !strcmp(s, "nan:canonical")) {
-			out->match = NAN_CANONICAL;
-			return PARSE_OK;
-		}
-		if (expected && fl && s && !strcmp(s, "nan:arithmetic")) {
-			out->match = NAN_ARITHMETIC;
-			return PARSE_OK;
-		}
-		uint64_t v;
-		if (!parse_u64(s, nums[i].max, &v)) {
+		if (!parse_num(s, out->type, nums[i].bytes, expected,
+			       &out->v[0], &out->match)) {
 			snprintf(why, cap, "bad %s value %s", type,
 				 s ? s : "(none)");
 			return PARSE_BAD;
 		}
-		out->v = v;
 		return PARSE_OK;
 	}
 	if (!strcmp(type, "externref") || !strcmp(type, "funcref")) {
@@ -384,13 +435,13 @@ static parse_rc parse_val(const json_value *jv, bool expected, tval *out,
 			return PARSE_OK;
 		}
 		if (s && !strcmp(s, "null")) {
-			out->v = 0;
+			out->v[0] = 0;
 			return PARSE_OK;
 		}
 		uint64_t v;
 		if (out->type == WASM_EXTERNREF &&
 		    parse_u64(s, UINT64_MAX - 1, &v)) {
-			out->v = v + 1;
+			out->v[0] = v + 1;
 			return PARSE_OK;
 		}
 		snprintf(why, cap, "bad %s value %s", type, s ? s : "(none)");
@@ -400,10 +451,24 @@ static parse_rc parse_val(const json_value *jv, bool expected, tval *out,
 	return PARSE_BAD;
 }
 
-/* "i32:-5", "f32:0x7fc00000 (nan)", "externref:3", into buf at *at. */
-static void put_val(char *buf, size_t cap, size_t *at, uint8_t type, eng_val v)
+/* Append text to buf at *at, a space before all but the first. */
+static void put_text(char *buf, size_t cap, size_t *at, const char *text)
+{
+	if (*at < cap) {
+		int n = snprintf(buf + *at, cap - *at, "%s%s", *at ? " " : "",
+				 text);
+		if (n > 0)
+			*at += (size_t)n;
+	}
+}
+
+/* "i32:-5", "f32:0x7fc00000 (nan)", "externref:3", "v128:0x.. 0x.. 0x..
+ * 0x.." (its i32 lanes), into buf at *at; v in slot form. */
+static void put_val(char *buf, size_t cap, size_t *at, uint8_t type,
+		    const eng_val *vp)
 {
 	char tmp[96];
+	eng_val v = vp[0];
 	uint32_t b32 = (uint32_t)v;
 	float f;
 	double d;
@@ -435,71 +500,132 @@ static void put_val(char *buf, size_t cap, size_t *at, uint8_t type, eng_val v)
 		else
 			snprintf(tmp, sizeof tmp, "funcref:null");
 		break;
+	case WASM_V128: {
+		uint32_t l[4];
+		memcpy(l, vp, 16);
+		snprintf(tmp, sizeof tmp,
+			 "v128:0x%08" PRIx32 " 0x%08" PRIx32 " 0x%08" PRIx32
+			 " 0x%08" PRIx32,
+			 l[0], l[1], l[2], l[3]);
+		break;
+	}
 	default:
 		snprintf(tmp, sizeof tmp, "%s:%#" PRIx64, wasm_type_name(type),
 			 v);
 		break;
 	}
-	if (*at < cap) {
-		int n =
-		    snprintf(buf + *at, cap - *at, "%s%s", *at ? " " : "", tmp);
-		if (n > 0)
-			*at += (size_t)n;
+	put_text(buf, cap, at, tmp);
+}
+
+static const char *match_name(uint8_t m)
+{
+	switch (m) {
+	case NAN_CANONICAL: return "nan:canonical";
+	case NAN_ARITHMETIC: return "nan:arithmetic";
+	case ANY_NONNULL: return "non-null";
 	}
+	return NULL;
+}
+
+/* An expected v128 lane by lane: "v128:f32[nan:canonical 0x3f800000 ..]". */
+static void put_v128_lanes(char *buf, size_t cap, size_t *at, const tval *t)
+{
+	char tmp[400];
+	size_t o, n = 16 / t->lane_bytes;
+	const uint8_t *b = (const uint8_t *)t->v;
+
+	if (t->lane_type == WASM_I32)
+		snprintf(tmp, sizeof tmp, "v128:i%u[", t->lane_bytes * 8u);
+	else
+		snprintf(tmp, sizeof tmp, "v128:%s[",
+			 wasm_type_name(t->lane_type));
+	o = strlen(tmp);
+	for (size_t i = 0; i < n && o < sizeof tmp; i++) {
+		uint64_t lane = 0;
+		const char *m = match_name(t->lane_match[i]);
+		memcpy(&lane, b + i * t->lane_bytes, t->lane_bytes);
+		if (m)
+			o += (size_t)snprintf(tmp + o, sizeof tmp - o, "%s%s",
+					      i ? " " : "", m);
+		else
+			o += (size_t)snprintf(tmp + o, sizeof tmp - o,
+					      "%s0x%" PRIx64, i ? " " : "",
+					      lane);
+	}
+	if (o < sizeof tmp)
+		snprintf(tmp + o, sizeof tmp - o, "]");
+	put_text(buf, cap, at, tmp);
 }
 
 static void put_expected(char *buf, size_t cap, size_t *at, const tval *t)
 {
-	const char *special = NULL;
-	switch (t->match) {
-	case NAN_CANONICAL: special = "nan:canonical"; break;
-	case NAN_ARITHMETIC: special = "nan:arithmetic"; break;
-	case ANY_NONNULL: special = "non-null"; break;
-	case EXACT: break;
-	}
-	if (!special) {
+	const char *special = match_name(t->match);
+	char tmp[80];
+
+	if (t->type == WASM_V128) {
+		put_v128_lanes(buf, cap, at, t);
+	} else if (!special) {
 		put_val(buf, cap, at, t->type, t->v);
-	} else if (*at < cap) {
-		int n =
-		    snprintf(buf + *at, cap - *at, "%s%s:%s", *at ? " " : "",
-			     wasm_type_name(t->type), special);
-		if (n > 0)
-			*at += (size_t)n;
+	} else {
+		snprintf(tmp, sizeof tmp, "%s:%s", wasm_type_name(t->type),
+			 special);
+		put_text(buf, cap, at, tmp);
 	}
 }
 
-static bool val_matches(const tval *want, uint8_t type, eng_val v)
+/* A number's bit pattern v against what is wanted (m: enum match):
+ * canonical NaN is exponent all ones and only the top mantissa bit, of
+ * either sign; arithmetic NaN has the top mantissa bit set. */
+static bool num_matches(uint8_t type, uint8_t m, uint64_t want, uint64_t v)
+{
+	switch (type) {
+	case WASM_I32: return (uint32_t)v == (uint32_t)want;
+	case WASM_F32:
+		if (m == NAN_CANONICAL)
+			return ((uint32_t)v & 0x7fffffffu) == 0x7fc00000u;
+		if (m == NAN_ARITHMETIC)
+			return ((uint32_t)v & 0x7fc00000u) == 0x7fc00000u;
+		return (uint32_t)v == (uint32_t)want;
+	case WASM_F64:
+		if (m == NAN_CANONICAL)
+			return (v & 0x7fffffffffffffffull) ==
+			       0x7ff8000000000000ull;
+		if (m == NAN_ARITHMETIC)
+			return (v & 0x7ff8000000000000ull) ==
+			       0x7ff8000000000000ull;
+		return v == want;
+	default: return v == want;
+	}
+}
+
+/* Whether the value v (slot form) of the given type is what is wanted;
+ * a v128 lane by lane in the lane type the command gives. */
+static bool val_matches(const tval *want, uint8_t type, const eng_val *v)
 {
 	if (want->type != type)
 		return false;
 	switch (type) {
-	case WASM_I32: return (uint32_t)v == (uint32_t)want->v;
-	case WASM_I64: return v == want->v;
-	case WASM_F32: {
-		uint32_t b = (uint32_t)v;
-		/* Canonical: exponent all ones, only the top mantissa bit,
-		 * either sign. Arithmetic: the top mantissa bit set. */
-		if (want->match == NAN_CANONICAL)
-			return (b & 0x7fffffffu) == 0x7fc00000u;
-		if (want->match == NAN_ARITHMETIC)
-			return (b & 0x7fc00000u) == 0x7fc00000u;
-		return b == (uint32_t)want->v;
+	case WASM_V128: {
+		const uint8_t *got = (const uint8_t *)v;
+		const uint8_t *exp = (const uint8_t *)want->v;
+		for (unsigned i = 0; i < 16u / want->lane_bytes; i++) {
+			uint64_t g = 0, e = 0;
+			unsigned o = i * want->lane_bytes;
+			memcpy(&g, got + o, want->lane_bytes);
+			memcpy(&e, exp + o, want->lane_bytes);
+			if (!num_matches(want->lane_type, want->lane_match[i],
+					 e, g))
+				return false;
+		}
+		return true;
 	}
-	case WASM_F64:
-		if (want->match == NAN_CANONICAL)
-			return (v & 0x7fffffffffffffffull) ==
-			       0x7ff8000000000000ull;
-		if (want->match == NAN_ARITHMETIC)
-			return (v & 0x7ff8000000000000ull) ==
-			       0x7ff8000000000000ull;
-		return v == want->v;
 	case WASM_EXTERNREF:
 	case WASM_FUNCREF:
 		if (want->match == ANY_NONNULL)
-			return v != 0;
-		return v == want->v;
+			return v[0] != 0;
+		return v[0] == want->v[0];
+	default: return num_matches(type, want->match, want->v[0], v[0]);
 	}
-	return false;
 }
 
 /* A name as C text for messages: non-printable bytes as \xx, cut long. */
@@ -868,7 +994,6 @@ static void cmd_register(filectx *c, const json_value *cmd, long line)
 
 typedef enum act_rc {
 	ACT_DONE,   /* ran: results or trap are set */
-	ACT_SIMD,   /* uses v128: not run */
 	ACT_BROKEN, /* its module failed earlier (counted quietly) */
 	ACT_ERROR,  /* could not run: why says so */
 } act_rc;
@@ -878,7 +1003,7 @@ typedef struct act_out {
 	eng_trap trap;
 	uint32_t nresults;
 	uint8_t types[64];
-	eng_val results[64];
+	eng_val results[128]; /* slot form */
 	char what[400]; /* "add(i32:1 i32:2)" for messages */
 } act_out;
 
@@ -900,8 +1025,6 @@ static act_rc run_action(filectx *c, const json_value *act, act_out *o,
 	show_name(field->u.str, field->len, fname, sizeof fname);
 	snprintf(o->what, sizeof o->what, "%s", fname);
 
-	/* Parse the arguments first: a v128 one means the command is not
-	 * run, whatever state its module is in. */
 	size_t nargs = json_len(args);
 	tval argv[64];
 	if (nargs > 64) {
@@ -910,11 +1033,7 @@ static act_rc run_action(filectx *c, const json_value *act, act_out *o,
 		return ACT_ERROR;
 	}
 	for (size_t i = 0; i < nargs; i++) {
-		parse_rc rc =
-		    parse_val(json_at(args, i), false, &argv[i], why, cap);
-		if (rc == PARSE_V128)
-			return ACT_SIMD;
-		if (rc == PARSE_BAD)
+		if (parse_val(json_at(args, i), false, &argv[i], why, cap))
 			return ACT_ERROR;
 	}
 	if (!strcmp(atype, "invoke")) {
@@ -960,9 +1079,7 @@ static act_rc run_action(filectx *c, const json_value *act, act_out *o,
 		}
 		o->nresults = 1;
 		o->types[0] = eng_global_type(ex.u.global).type;
-		o->results[0] = eng_global_get(ex.u.global);
-		if (o->types[0] == WASM_V128)
-			return ACT_SIMD;
+		eng_global_get(ex.u.global, o->results);
 		return ACT_DONE;
 	}
 	if (strcmp(atype, "invoke") != 0) {
@@ -975,9 +1092,6 @@ static act_rc run_action(filectx *c, const json_value *act, act_out *o,
 		return ACT_ERROR;
 	}
 	const wasm_functype *ft = eng_func_type(ex.u.func);
-	for (uint32_t i = 0; i < ft->nparams + ft->nresults; i++)
-		if (ft->types[i] == WASM_V128)
-			return ACT_SIMD;
 	if (ft->nparams != nargs) {
 		snprintf(why, cap,
 			 "%s takes %u arguments, the command gives %zu", fname,
@@ -989,7 +1103,8 @@ static act_rc run_action(filectx *c, const json_value *act, act_out *o,
 			 ft->nresults);
 		return ACT_ERROR;
 	}
-	eng_val a[64];
+	eng_val a[128];
+	size_t na = 0;
 	for (size_t i = 0; i < nargs; i++) {
 		if (argv[i].type != ft->types[i]) {
 			snprintf(why, cap, "argument %zu is %s, %s takes %s", i,
@@ -997,7 +1112,8 @@ static act_rc run_action(filectx *c, const json_value *act, act_out *o,
 				 wasm_type_name(ft->types[i]));
 			return ACT_ERROR;
 		}
-		a[i] = argv[i].v;
+		for (uint32_t k = 0; k < eng_type_slots(argv[i].type); k++)
+			a[na++] = argv[i].v[k];
 	}
 	o->nresults = ft->nresults;
 	memcpy(o->types, ft->types + ft->nparams, ft->nresults);
@@ -1009,10 +1125,12 @@ static act_rc run_action(filectx *c, const json_value *act, act_out *o,
 /* Results as text: "i32:1 f64:0x..." */
 static void show_results(const act_out *o, char *buf, size_t cap)
 {
-	size_t at = 0;
+	size_t at = 0, slot = 0;
 	buf[0] = '\0';
-	for (uint32_t i = 0; i < o->nresults; i++)
-		put_val(buf, cap, &at, o->types[i], o->results[i]);
+	for (uint32_t i = 0; i < o->nresults; i++) {
+		put_val(buf, cap, &at, o->types[i], o->results + slot);
+		slot += eng_type_slots(o->types[i]);
+	}
 	if (!o->nresults)
 		snprintf(buf, cap, "nothing");
 }
@@ -1044,8 +1162,8 @@ static void cmd_action(filectx *c, const json_value *cmd, const char *type,
 		skip(c, SKIP_THREAD, line, type);
 		goto done;
 	}
-	/* Expected results are parsed before running, so that a v128 one
-	 * skips the command instead of running half of it. */
+	/* Expected results are parsed before running: a bad one fails the
+	 * command without running half of it. */
 	size_t nexp = json_len(exp);
 	tval want[64];
 	bool check_results = !strcmp(type, "assert_return");
@@ -1058,10 +1176,6 @@ static void cmd_action(filectx *c, const json_value *cmd, const char *type,
 		for (size_t i = 0; i < nexp; i++) {
 			parse_rc rc = parse_val(json_at(exp, i), true, &want[i],
 						why, sizeof why);
-			if (rc == PARSE_V128) {
-				skip(c, SKIP_SIMD, line, type);
-				goto done;
-			}
 			if (rc == PARSE_BAD) {
 				fail(c, line, false, type, "%s", why);
 				goto done;
@@ -1071,10 +1185,6 @@ static void cmd_action(filectx *c, const json_value *cmd, const char *type,
 
 	act_rc rc = run_action(c, act, o, why, sizeof why);
 	snprintf(label, sizeof label, "%s %s", type, o->what);
-	if (rc == ACT_SIMD) {
-		skip(c, SKIP_SIMD, line, type);
-		goto done;
-	}
 	if (rc == ACT_BROKEN) {
 		fail(c, line, true, label, "its module failed");
 		goto done;
@@ -1111,8 +1221,10 @@ static void cmd_action(filectx *c, const json_value *cmd, const char *type,
 		goto done;
 	}
 	bool same = o->nresults == nexp;
-	for (size_t i = 0; same && i < nexp; i++)
-		same = val_matches(&want[i], o->types[i], o->results[i]);
+	for (size_t i = 0, slot = 0; same && i < nexp; i++) {
+		same = val_matches(&want[i], o->types[i], o->results + slot);
+		slot += eng_type_slots(o->types[i]);
+	}
 	if (same) {
 		pass(c, line);
 		goto done;
@@ -1152,7 +1264,7 @@ static bool counted(const json_value *cmd)
 	return true;
 }
 
-static void run_command(filectx *c, const json_value *cmd, bool simd_file)
+static void run_command(filectx *c, const json_value *cmd)
 {
 	const char *type = json_get_str(cmd, "type");
 	int64_t line = 0;
@@ -1161,10 +1273,6 @@ static void run_command(filectx *c, const json_value *cmd, bool simd_file)
 		return;
 	c->res->line = (long)line;
 	stage_of(c, "%s", type);
-	if (simd_file) {
-		skip(c, SKIP_SIMD, (long)line, type);
-		return;
-	}
 	if (!strcmp(type, "module") || !strcmp(type, "assert_unlinkable") ||
 	    !strcmp(type, "assert_uninstantiable"))
 		cmd_module(c, cmd, type, (long)line);
@@ -1241,8 +1349,6 @@ static void run_file(const char *json_path, file_result *res, FILE *out)
 	for (size_t i = 0; i < opt.nexcs; i++)
 		if (!strcmp(opt.excs[i].file, file))
 			res->exc[i] |= EXC_FILE;
-	const char *base = strrchr(file, '/') + 1;
-	bool simd_file = strncmp(base, "simd_", 5) == 0;
 
 	for (size_t i = 0; i < json_len(cmds); i++)
 		if (counted(json_at(cmds, i)))
@@ -1264,25 +1370,23 @@ static void run_file(const char *json_path, file_result *res, FILE *out)
 	};
 	wasm_err err;
 	wasm_err_clear(&err);
-	if (!simd_file) {
-		c.proc = eng_proc_new(NULL);
-		c.thread = c.proc ? eng_thread_new(c.proc, &err) : NULL;
-		c.spectest = c.proc ? spectest_new(c.proc, NULL) : NULL;
-		if (!c.proc || !c.thread || !c.spectest) {
-			char f[400];
-			wasm_err_format(&err, NULL, f, sizeof f);
-			fprintf(out,
-				"FAIL %s: cannot set up a proc and thread: %s "
-				"(%lu commands not run)\n",
-				file, c.proc ? f : "eng_proc_new failed",
-				res->remaining);
-			res->failed += res->remaining;
-			res->remaining = 0;
-			goto cleanup;
-		}
+	c.proc = eng_proc_new(NULL);
+	c.thread = c.proc ? eng_thread_new(c.proc, &err) : NULL;
+	c.spectest = c.proc ? spectest_new(c.proc, NULL) : NULL;
+	if (!c.proc || !c.thread || !c.spectest) {
+		char f[400];
+		wasm_err_format(&err, NULL, f, sizeof f);
+		fprintf(out,
+			"FAIL %s: cannot set up a proc and thread: %s "
+			"(%lu commands not run)\n",
+			file, c.proc ? f : "eng_proc_new failed",
+			res->remaining);
+		res->failed += res->remaining;
+		res->remaining = 0;
+		goto cleanup;
 	}
 	for (size_t i = 0; i < json_len(cmds); i++)
-		run_command(&c, json_at(cmds, i), simd_file);
+		run_command(&c, json_at(cmds, i));
 	for (size_t i = 0; i < c.nmods; i++)
 		if (c.mods[i].later)
 			fprintf(out,

@@ -120,7 +120,7 @@ static eng_global *make_global(eng_proc *p, int which)
 		v = b64;
 		break;
 	}
-	return eng_global_new(p, gt, v);
+	return eng_global_new(p, gt, &v);
 }
 
 bool spectest_lookup(spectest *s, const char *name, size_t len, eng_extern *out,

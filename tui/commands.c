@@ -518,9 +518,8 @@ const tui_cmd tui_commands[] = {
 	 "libclang-rt-14-dev-wasm32; HEISEN_CLANG names another compiler, "
 	 "HEISEN_WASI_SYSROOT another wasi-libc sysroot (default /usr).\n"
 	 "Exit status: 0 success; 2 if clang fails (its messages say why) "
-	 "or for -mrelaxed-simd; "
-	 "3 if clang cannot be run or the toolchain or guest library is "
-	 "missing (the message names the package).",
+	 "or for -mrelaxed-simd; 3 if clang cannot be run or the toolchain or "
+	 "guest library is missing (the message names the package).",
 	 1, TUI_RAW_ARGS, cc_opts, tui_cmd_cc},
 	{"instrument",
 	 "IN.wasm -o OUT.wasm [--static MASKFILE] [--all-memories] [--json]",
@@ -550,9 +549,9 @@ const tui_cmd tui_commands[] = {
 	 "it. One row per site: id, kind (read, write, atomic-read, "
 	 "atomic-write, atomic-rmw, range-write), instruction (i32.load, "
 	 "v128.store...), width in bytes (16 for v128.load and v128.store), "
-	 "memory, "
-	 "function (its name-section name or func[N]), offset of the access "
-	 "in the original binary, and file:line:column from DWARF or -.\n"
+	 "memory, function (its name-section name or func[N]), offset of the "
+	 "access in the original binary, and file:line:column from DWARF or "
+	 "-.\n"
 	 "Exit status: 0 on success; 2 if FILE.wasm is unreadable, invalid, "
 	 "has a broken site table, or (not instrumented) has no shared "
 	 "memory; 3 on an internal error.",

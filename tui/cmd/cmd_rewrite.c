@@ -243,8 +243,9 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					 pos.line, pos.column);
 			else
 				snprintf(src, sizeof src, "-");
-			fprintf(out, "%-6u %-12s %-*s %5u %3u  %-24s 0x%-8x %s\n",
-				i, rw_kind_name(s->kind), opw,
+			fprintf(out,
+				"%-6u %-12s %-*s %5u %3u  %-24s 0x%-8x %s\n", i,
+				rw_kind_name(s->kind), opw,
 				wasm_op_info(s->op)->name, s->width, s->mem, fn,
 				s->offset, src);
 		}

@@ -461,75 +461,75 @@ static inline void v128_put(eng_val *s, eng_v128 v)
 
 #define V(s) v128_at(fp + (s))
 #define VPUT(s, v) v128_put(fp + (s), (v))
-#define SIMD_BASE (inst->mem_base[ip[2].u32[1]])
-#define SIMD_UN(id, fn)                                                      \
+#define VOP_BASE (inst->mem_base[ip[2].u32[1]])
+#define VOP_UN(id, fn)                                                       \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		VPUT(D, eng_simd_##fn(V(A)));                                \
 		NEXT(2);                                                     \
 	}
-#define SIMD_BIN(id, fn)                                                     \
+#define VOP_BIN(id, fn)                                                      \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		VPUT(D, eng_simd_##fn(V(A), V(B)));                          \
 		NEXT(3);                                                     \
 	}
-#define SIMD_TERN(id, fn)                                                    \
+#define VOP_TERN(id, fn)                                                     \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		VPUT(D, eng_simd_##fn(V(A), V(B), V(ip[2].u32[1])));         \
 		NEXT(3);                                                     \
 	}
-#define SIMD_SHIFT(id, fn)                                                   \
+#define VOP_SHIFT(id, fn)                                                    \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		VPUT(D, eng_simd_##fn(V(A), fp[B]));                         \
 		NEXT(3);                                                     \
 	}
-#define SIMD_TEST(id, fn)                                                    \
+#define VOP_TEST(id, fn)                                                     \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		fp[D] = eng_simd_##fn(V(A));                                 \
 		NEXT(2);                                                     \
 	}
-#define SIMD_SPLAT(id, fn)                                                   \
+#define VOP_SPLAT(id, fn)                                                    \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		VPUT(D, eng_simd_##fn(fp[A]));                               \
 		NEXT(2);                                                     \
 	}
-#define SIMD_EXTRACT(id, fn)                                                 \
+#define VOP_EXTRACT(id, fn)                                                  \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		fp[D] = eng_simd_##fn(V(A), B);                              \
 		NEXT(3);                                                     \
 	}
-#define SIMD_REPLACE(id, fn)                                                 \
+#define VOP_REPLACE(id, fn)                                                  \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		VPUT(D, eng_simd_##fn(V(A), fp[B], ip[2].u32[1]));           \
 		NEXT(3);                                                     \
 	}
-#define SIMD_LOAD(id, fn)                                                    \
+#define VOP_LOAD(id, fn)                                                     \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		th->pc = ip;                                                 \
-		VPUT(D, eng_simd_##fn(SIMD_BASE + EA(A)));                   \
+		VPUT(D, eng_simd_##fn(VOP_BASE + EA(A)));                    \
 		NEXT(3);                                                     \
 	}
-#define SIMD_LOAD_LANE(id, fn)                                               \
+#define VOP_LOAD_LANE(id, fn)                                                \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		th->pc = ip;                                                 \
-		VPUT(D, eng_simd_##fn(V(ip[3].u32[0]), SIMD_BASE + EA(A),    \
+		VPUT(D, eng_simd_##fn(V(ip[3].u32[0]), VOP_BASE + EA(A),     \
 				      ip[3].u32[1]));                        \
 		NEXT(4);                                                     \
 	}
-#define SIMD_STORE_LANE(id, fn)                                              \
+#define VOP_STORE_LANE(id, fn)                                               \
 	OPCASE(id)                                                           \
 	{                                                                    \
 		th->pc = ip;                                                 \
-		eng_simd_##fn(SIMD_BASE + EA(ip[1].u32[0]), V(ip[1].u32[1]), \
+		eng_simd_##fn(VOP_BASE + EA(ip[1].u32[0]), V(ip[1].u32[1]),  \
 			      ip[3].u32[0]);                                 \
 		NEXT(4);                                                     \
 	}
@@ -541,7 +541,7 @@ static inline void v128_put(eng_val *s, eng_v128 v)
 #define REG_LOAD(name, T, R, base, ea) REG(name)
 #define REG_STORE(name, T, base, ea) REG(name)
 #define REG_RI(x) REG(x) REG(x##_RI)
-#define REG_SIMD(id, fn) REG(id)
+#define REG_V(id, fn) REG(id)
 #define INTERP_OPS(REG)                                                      \
 	REG(MOV) REG(MOV2) REG(CONST) REG(BR) REG(BR_POLL) REG(BR_IF)        \
 	REG(BR_IF_POLL) REG(BR_UNLESS) REG(BR_MEM8_Z) REG(MOV_BR_MEM8_Z)     \
@@ -611,12 +611,12 @@ static inline void v128_put(eng_val *s, eng_v128 v)
 	REG(I64_ATOMIC_RMW32_CMPXCHG_U) REG(MEMORY_ATOMIC_NOTIFY)            \
 	REG(MEMORY_ATOMIC_WAIT32) REG(MEMORY_ATOMIC_WAIT64)                  \
 	REG(V128_CONST) REG(V128_STORE) REG(I8X16_SHUFFLE)                   \
-	ENG_SIMD_UNOPS(REG_SIMD) ENG_SIMD_BINOPS(REG_SIMD)                   \
-	ENG_SIMD_TERNOPS(REG_SIMD) ENG_SIMD_SHIFTS(REG_SIMD)                 \
-	ENG_SIMD_TESTS(REG_SIMD) ENG_SIMD_SPLATS(REG_SIMD)                   \
-	ENG_SIMD_EXTRACTS(REG_SIMD) ENG_SIMD_REPLACES(REG_SIMD)              \
-	ENG_SIMD_LOADS(REG_SIMD) ENG_SIMD_LOAD_LANES(REG_SIMD)               \
-	ENG_SIMD_STORE_LANES(REG_SIMD)
+	ENG_SIMD_UNOPS(REG_V) ENG_SIMD_BINOPS(REG_V)                         \
+	ENG_SIMD_TERNOPS(REG_V) ENG_SIMD_SHIFTS(REG_V)                       \
+	ENG_SIMD_TESTS(REG_V) ENG_SIMD_SPLATS(REG_V)                         \
+	ENG_SIMD_EXTRACTS(REG_V) ENG_SIMD_REPLACES(REG_V)                    \
+	ENG_SIMD_LOADS(REG_V) ENG_SIMD_LOAD_LANES(REG_V)                     \
+	ENG_SIMD_STORE_LANES(REG_V)
 
 eng_trap_kind eng_interp(eng_thread *th, eng_func *f, eng_val *base,
 			 eng_trap *trap, const eng_cell **trap_pc,
@@ -884,7 +884,7 @@ dispatch:
 	OPCASE(V128_STORE)
 	{
 		th->pc = ip;
-		memcpy(SIMD_BASE + EA(ip[1].u32[0]), fp + ip[1].u32[1], 16);
+		memcpy(VOP_BASE + EA(ip[1].u32[0]), fp + ip[1].u32[1], 16);
 		NEXT(3);
 	}
 	OPCASE(I8X16_SHUFFLE)
@@ -893,17 +893,17 @@ dispatch:
 					       (const uint8_t *)&ip[3]));
 		NEXT(5);
 	}
-	ENG_SIMD_UNOPS(SIMD_UN)
-	ENG_SIMD_BINOPS(SIMD_BIN)
-	ENG_SIMD_TERNOPS(SIMD_TERN)
-	ENG_SIMD_SHIFTS(SIMD_SHIFT)
-	ENG_SIMD_TESTS(SIMD_TEST)
-	ENG_SIMD_SPLATS(SIMD_SPLAT)
-	ENG_SIMD_EXTRACTS(SIMD_EXTRACT)
-	ENG_SIMD_REPLACES(SIMD_REPLACE)
-	ENG_SIMD_LOADS(SIMD_LOAD)
-	ENG_SIMD_LOAD_LANES(SIMD_LOAD_LANE)
-	ENG_SIMD_STORE_LANES(SIMD_STORE_LANE)
+	ENG_SIMD_UNOPS(VOP_UN)
+	ENG_SIMD_BINOPS(VOP_BIN)
+	ENG_SIMD_TERNOPS(VOP_TERN)
+	ENG_SIMD_SHIFTS(VOP_SHIFT)
+	ENG_SIMD_TESTS(VOP_TEST)
+	ENG_SIMD_SPLATS(VOP_SPLAT)
+	ENG_SIMD_EXTRACTS(VOP_EXTRACT)
+	ENG_SIMD_REPLACES(VOP_REPLACE)
+	ENG_SIMD_LOADS(VOP_LOAD)
+	ENG_SIMD_LOAD_LANES(VOP_LOAD_LANE)
+	ENG_SIMD_STORE_LANES(VOP_STORE_LANE)
 
 	/* ---- i32 -------------------------------------------------------- */
 	UN(I32_EQZ, uint32_t, I32, (uint64_t)(a == 0))

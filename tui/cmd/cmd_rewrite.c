@@ -214,7 +214,7 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		tui_json_end(&j, '}');
 		tui_json_done(&j);
 	} else {
-		/* Names run from 7 to 26 characters (i32.load to
+		/* Names run from 8 to 26 characters (i32.load to
 		 * i64.atomic.rmw32.cmpxchg_u): the column takes the longest
 		 * present, so that short tables stay narrow. */
 		int opw = 2;

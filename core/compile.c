@@ -886,26 +886,20 @@ static unsigned mem_op(cc *c, unsigned op, uint32_t pos, uint32_t *a,
 static void emit_simd(cc *c, const wasm_instr *in)
 {
 	const wasm_opinfo *oi = wasm_op_info(in->op);
-	const char *sig = oi->sig;
+	const char *sig = oi->sig, *res = strchr(sig, '>') + 1;
 	unsigned op = in->op;
-	uint32_t pos[3], o[3], n = 0, w = 0, at, d = 0;
-	bool vres;
+	uint32_t pos[3], o[3], n = (uint32_t)(res - 1 - sig), at, d = 0;
+	uint32_t base = c->depth;
 
-	/* Operand positions from the signature, then their slots. */
-	for (const char *p = sig; *p != '>'; p++)
-		w += *p == 'v' ? 2 : 1;
-	for (const char *p = sig, *q; *p != '>'; p++, n++) {
-		uint32_t below = 0;
-		for (q = p + 1; *q != '>'; q++)
-			below += *q == 'v' ? 2 : 1;
-		pos[n] = c->depth - below - (*p == 'v' ? 2 : 1);
-	}
+	/* Operand positions from the signature (the last on top), then
+	 * their slots. */
+	for (uint32_t k = n; k-- > 0;)
+		pos[k] = base -= sig[k] == 'v' ? 2 : 1;
 	for (uint32_t k = 0; k < n; k++)
 		o[k] = sig[k] == 'v' ? vopnd(c, pos[k]) : opnd(c, pos[k]);
-	pop_n(c, w);
-	vres = strchr(sig, '>')[1] == 'v';
-	if (strchr(sig, '>')[1])
-		d = push_typed(c, vres ? WASM_V128 : WASM_I64);
+	pop_n(c, c->depth - base);
+	if (*res)
+		d = push_typed(c, *res == 'v' ? WASM_V128 : WASM_I64);
 
 	if (op == EOP_V128_CONST) {
 		at = emit(c, op, 4);
@@ -1686,7 +1680,7 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
 	c.m = m;
 	c.cm = cm;
 	c.h = eng_interp_handlers();
-	c.gwide = wasm_calloc(wasm_global_count(m) + 1, 1);
+	c.gwide = wasm_calloc(wasm_global_count(m) + 1, sizeof *c.gwide);
 	if (!c.gwide)
 		goto nomem;
 	for (uint32_t i = 0; i < wasm_global_count(m); i++)

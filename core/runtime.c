@@ -742,6 +742,15 @@ const wasm_functype *eng_func_type(const eng_func *f)
 	return f->type;
 }
 
+/* The slots f's params and results take, from its type. */
+static void func_slots(eng_func *f)
+{
+	const wasm_functype *ft = f->type;
+
+	f->nargs = eng_slots(ft->types, ft->nparams);
+	f->nrets = eng_slots(ft->types + ft->nparams, ft->nresults);
+}
+
 static void hostfn_free(eng_obj *o)
 {
 	eng_func *f = (eng_func *)o;
@@ -772,8 +781,7 @@ eng_func *eng_host_func_new(eng_proc *p, const wasm_functype *type,
 	strcpy(f->name, name ? name : "");
 	f->type = &f->own_type;
 	f->type_id = eng_type_intern(type);
-	f->nargs = eng_slots(type->types, type->nparams);
-	f->nrets = eng_slots(type->types + type->nparams, type->nresults);
+	func_slots(f);
 	f->host = fn;
 	f->ctx = ctx;
 	obj_add(p, &f->obj, hostfn_free);
@@ -1100,7 +1108,9 @@ static bool eval_const(eng_instance *in, const wasm_expr *e, eng_val *out,
 			ok = false;
 			break;
 		}
-		if (n >= 14 && ins.op != WASM_OP_END &&
+		/* A push needs room: 15 slots in use refuse one, 14 still
+		 * take a v128's two. */
+		if (n >= 15 && ins.op != WASM_OP_END &&
 		    ins.op != WASM_OP_I32_ADD && ins.op != WASM_OP_I32_SUB &&
 		    ins.op != WASM_OP_I32_MUL && ins.op != WASM_OP_I64_ADD &&
 		    ins.op != WASM_OP_I64_SUB && ins.op != WASM_OP_I64_MUL) {
@@ -1318,9 +1328,7 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 		eng_func *f = &in->own_funcs[i];
 		f->type_id = cm->type_ids[m->funcs[i].type];
 		f->type = &m->types[m->funcs[i].type];
-		f->nargs = eng_slots(f->type->types, f->type->nparams);
-		f->nrets = eng_slots(f->type->types + f->type->nparams,
-				     f->type->nresults);
+		func_slots(f);
 		f->inst = in;
 		f->fn = &cm->fns[i];
 		in->funcs[fi++] = f;

@@ -58,6 +58,7 @@ src=$here/kernels
 out=$build/kernels
 heisen=$build/heisen
 self=$here/kernels.sh
+. "$here/lib.sh"
 
 kernels=(fib matmul sort hash coremark)
 declare -A size=([fib]=40 [matmul]=600 [sort]=4000000 [hash]=800 [coremark]=6000)
@@ -231,19 +232,6 @@ measure_interp() {
 		printf -v "$var" MISMATCH
 	fi
 }
-
-isnum() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
-
-# ratio A B: A / B as "R×", or n/a.
-ratio() {
-	if isnum "$1" && isnum "$2"; then
-		awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "n/a"; else printf "%.1f×\n", a / b }'
-	else
-		echo "n/a"
-	fi
-}
-
-secs() { if isnum "$1"; then printf '%.3f' "$1"; else echo "$1"; fi; }
 
 declare -A nat nat_s hei hei_s hei_at nod itp xnat vsitp itpx
 heisen_note=""

@@ -18,6 +18,22 @@ best_of_3() {
 	echo "$best"
 }
 
+# isnum X: whether X is a plain decimal (a time, not "n/a" or "failed").
+isnum() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+
+# secs T: T to the millisecond, or T itself when it is not a number.
+secs() { if isnum "$1"; then printf '%.3f' "$1"; else echo "$1"; fi; }
+
+# ratio A B [DIGITS]: A / B as "R×" with DIGITS decimals (1), or n/a.
+ratio() {
+	if isnum "$1" && isnum "$2"; then
+		awk -v a="$1" -v b="$2" -v d="${3:-1}" \
+			'BEGIN { if (b + 0 == 0) print "n/a"; else printf "%.*f×\n", d, a / b }'
+	else
+		echo "n/a"
+	fi
+}
+
 # bench_demos: the racy demos the reproduction and strategy benchmarks
 # sweep (comp-opt-bug and comp-unopt-bug are both built from comp-bug.c).
 # shellcheck disable=SC2034 # used by the scripts that source this

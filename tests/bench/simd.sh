@@ -77,16 +77,6 @@ time_one native-simd "$out/native-simd" "$frames"
 time_one heisen-scalar "$heisen" run "$out/scalar.wasm" -- "$frames"
 time_one heisen-simd "$heisen" run "$out/simd.wasm" -- "$frames"
 
-num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
-secs() { if num "$1"; then printf '%.3f' "$1"; else echo "$1"; fi; }
-ratio() { # A B: A / B as "R×", or n/a
-	if num "$1" && num "$2"; then
-		awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "n/a"; else printf "%.2f×\n", a / b }'
-	else
-		echo n/a
-	fi
-}
-
 echo
 echo "### SIMD: demos/simd-race-free.c's kernel, ${defs[*]}, $frames frames, 2 threads"
 echo
@@ -96,7 +86,7 @@ echo "SIMD speed-up >= 1.5x"
 echo
 echo "| build | native s | heisen s | heisen x native |"
 echo "|---|---|---|---|"
-echo "| scalar | $(secs "${t[native-scalar]}") | $(secs "${t[heisen-scalar]}") | $(ratio "${t[heisen-scalar]}" "${t[native-scalar]}") |"
-echo "| SIMD | $(secs "${t[native-simd]}") | $(secs "${t[heisen-simd]}") | $(ratio "${t[heisen-simd]}" "${t[native-simd]}") |"
-echo "| SIMD speed-up (scalar / SIMD) | $(ratio "${t[native-scalar]}" "${t[native-simd]}") | $(ratio "${t[heisen-scalar]}" "${t[heisen-simd]}") | |"
+echo "| scalar | $(secs "${t[native-scalar]}") | $(secs "${t[heisen-scalar]}") | $(ratio "${t[heisen-scalar]}" "${t[native-scalar]}" 2) |"
+echo "| SIMD | $(secs "${t[native-simd]}") | $(secs "${t[heisen-simd]}") | $(ratio "${t[heisen-simd]}" "${t[native-simd]}" 2) |"
+echo "| SIMD speed-up (scalar / SIMD) | $(ratio "${t[native-scalar]}" "${t[native-simd]}" 2) | $(ratio "${t[heisen-scalar]}" "${t[heisen-simd]}" 2) | |"
 exit $bad_run

@@ -576,82 +576,121 @@ done:
 }
 
 /* Two accesses as the one that found the other sees them: side 1 is the
- * finder. A det_violation is built only for a new bug, so that a pair
- * already seen costs no more than its count. */
+ * finder. A det_violation is built only for a new bug, or to retry the
+ * armed side's stack, so that a pair already seen costs no more than its
+ * count. */
 typedef struct pair {
 	uint32_t site[2], tid[2], addr[2];
 	uint8_t kind[2];
 } pair;
 
+/* Whether x, ordered with the finder on side cur, is v's collision. */
+static bool same_collision(const det_violation *v, const pair *x, int cur)
+{
+	for (int k = 0; k < 2; k++) {
+		int from = cur ? k : 1 - k;
+		if (v->site[k] != x->site[from] || v->tid[k] != x->tid[from] ||
+		    v->addr[k] != x->addr[from])
+			return false;
+	}
+	return true;
+}
+
+/* Whether bug b of p can take another collision as its example: it lacks
+ * a stack, none is on its way, and this one can take both. The armed
+ * thread's window may close before the finder asks it (a loaded machine,
+ * a short delay); the pair usually collides again in the same run. */
+static bool wants_example(const det_probe *p, uint32_t b,
+			  const armed_ref *armed)
+{
+	const det_violation *v = &p->bugs[b];
+
+	if (!p->stacks || !armed || !probe_thread || p->nreqs >= MAX_REQS ||
+	    (v->stack[0].n && v->stack[1].n))
+		return false;
+	for (uint32_t i = 0; i < p->nreqs; i++)
+		if (p->req[i].bug == b)
+			return false;
+	return true;
+}
+
 /* Record x; armed, when non-NULL, is side 0's access, still armed, which
- * a new bug asks for its stack. */
+ * the bug asks for its stack. */
 static void record(det_probe *p, const pair *x, const armed_ref *armed)
 {
 	/* The violation's sides are ordered by site: the finder's is cur. */
 	int cur = x->site[0] > x->site[1] ? 0 : 1;
-	uint64_t key;
-	uint32_t j;
+	uint64_t key, count = 1;
+	uint32_t j, b;
 	det_violation *v;
 
 	key = ((uint64_t)x->site[1 - cur] << 32 | x->site[cur]) + 1;
 	pthread_mutex_lock(&p->lock);
 	j = pair_slot(p, key);
 	if (p->keys[j]) {
-		if (p->vals[j] != PAIR_DROPPED)
-			p->bugs[p->vals[j]].count++;
-		goto done;
-	}
-	if ((p->hcount + 1) * 2 > p->hcap && pairs_grow(p))
-		j = pair_slot(p, key);
-	if (p->hcount + 2 > p->hcap) {
-		/* No room to remember another dropped pair (the table keeps
-		 * one empty slot to end its probes): count it, even if it
-		 * may have been counted before. */
-		__atomic_store_n(&p->dropped, p->dropped + 1, __ATOMIC_RELAXED);
-		goto done;
-	}
-	p->keys[j] = key;
-	p->hcount++;
-	if (p->nbugs < DET_MAX_BUGS) {
-		/* Not visible to det_probe_violations until nbugs moves. */
-		v = &p->bugs[p->nbugs];
-		memset(v, 0, sizeof *v);
-		for (int k = 0; k < 2; k++) {
-			int from = cur ? k : 1 - k;
-			v->site[k] = x->site[from];
-			v->tid[k] = x->tid[from];
-			v->addr[k] = x->addr[from];
-			v->kind[k] = x->kind[from];
+		b = p->vals[j];
+		if (b == PAIR_DROPPED)
+			goto done;
+		count = ++p->bugs[b].count;
+		if (!wants_example(p, b, armed))
+			goto done;
+	} else {
+		if ((p->hcount + 1) * 2 > p->hcap && pairs_grow(p))
+			j = pair_slot(p, key);
+		if (p->hcount + 2 > p->hcap) {
+			/* No room to remember another dropped pair (the table
+			 * keeps one empty slot to end its probes): count it,
+			 * even if it may have been counted before. */
+			__atomic_store_n(&p->dropped, p->dropped + 1,
+					 __ATOMIC_RELAXED);
+			goto done;
 		}
-		v->cur = (uint8_t)cur;
-		v->count = 1;
-		/* Ask first: the armed access may be about to go. */
-		if (p->stacks && armed && p->nreqs < MAX_REQS) {
-			p->req[p->nreqs++] = (struct stack_req){
-			    .tid = armed->tid,
-			    .seq = armed->seq,
-			    .bug = p->nbugs,
-			    .side = (uint8_t)(1 - cur),
-			    .cell = armed->cell,
-			};
-			__atomic_store_n(&p->nreq_live, p->nreqs,
-					 __ATOMIC_RELEASE);
+		p->keys[j] = key;
+		p->hcount++;
+		if (p->nbugs >= DET_MAX_BUGS) {
+			p->vals[j] = PAIR_DROPPED;
+			__atomic_store_n(&p->dropped, p->dropped + 1,
+					 __ATOMIC_RELAXED);
+			goto done;
 		}
-		if (p->stacks)
-			take_stack(&v->stack[cur]);
-		p->vals[j] = p->nbugs;
+		b = p->nbugs;
+	}
+	/* A new bug's violation is not visible to det_probe_violations
+	 * until nbugs moves. */
+	v = &p->bugs[b];
+	memset(v, 0, sizeof *v);
+	for (int k = 0; k < 2; k++) {
+		int from = cur ? k : 1 - k;
+		v->site[k] = x->site[from];
+		v->tid[k] = x->tid[from];
+		v->addr[k] = x->addr[from];
+		v->kind[k] = x->kind[from];
+	}
+	v->cur = (uint8_t)cur;
+	v->count = count;
+	/* Ask first: the armed access may be about to go. */
+	if (p->stacks && armed && p->nreqs < MAX_REQS) {
+		p->req[p->nreqs++] = (struct stack_req){
+		    .tid = armed->tid,
+		    .seq = armed->seq,
+		    .bug = b,
+		    .side = (uint8_t)(1 - cur),
+		    .cell = armed->cell,
+		};
+		__atomic_store_n(&p->nreq_live, p->nreqs, __ATOMIC_RELEASE);
+	}
+	if (p->stacks)
+		take_stack(&v->stack[cur]);
+	if (b == p->nbugs) {
+		p->vals[j] = b;
 		/* Published last: det_probe_violations may run meanwhile. */
 		__atomic_store_n(&p->nbugs, p->nbugs + 1, __ATOMIC_RELEASE);
-	} else {
-		p->vals[j] = PAIR_DROPPED;
-		__atomic_store_n(&p->dropped, p->dropped + 1, __ATOMIC_RELAXED);
-		v = NULL;
 	}
 	pthread_mutex_unlock(&p->lock);
 	/* The location after p->lock: other finders must post their stack
 	 * requests before their armed accesses' windows close. The armed
 	 * side's stack arrives the same way, after publication. */
-	if (v && p->stacks) {
+	if (p->stacks) {
 		det_violation w;
 		w.tid[0] = x->tid[0];
 		w.tid[1] = x->tid[1];
@@ -659,9 +698,12 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed)
 		memset(w.spawn, 0, sizeof w.spawn);
 		where(p, &w, x->addr[1]);
 		pthread_mutex_lock(&p->lock);
-		v->loc = w.loc;
-		for (int k = 0; k < 2; k++)
-			v->spawn[k] = w.spawn[cur ? k : 1 - k];
+		/* Another collision may have become the example meanwhile. */
+		if (same_collision(v, x, cur)) {
+			v->loc = w.loc;
+			for (int k = 0; k < 2; k++)
+				v->spawn[k] = w.spawn[cur ? k : 1 - k];
+		}
 		pthread_mutex_unlock(&p->lock);
 	}
 	return;

@@ -32,7 +32,9 @@
  *   DET_SHARED (Algorithm 2) marks the sites whose accesses touched a
  *              cell that more than one thread accessed during the run.
  * Violations are deduplicated per run by unordered site pair (a bug);
- * each keeps its first occurrence (threads, addresses, kinds) and a count.
+ * each keeps one occurrence (threads, addresses, kinds), its example, and
+ * a count. The example is the first occurrence unless that one lacks a
+ * stack (below).
  *
  * Stacks and values at a collision. A new bug's finder takes its own call
  * stack. The armed access's thread is still inside its probe, spinning:
@@ -43,8 +45,11 @@
  * line nobody writes. It then takes its own stack and reads its bytes
  * again; it read them just before its window, which is what a "value
  * changed" line compares. A request whose access has already gone by
- * (the cell's word moved on) is dropped by the next thread that looks:
- * the bug then keeps one stack.
+ * (the cell's word moved on) is dropped by the next thread that looks.
+ * The pair's next collision in the run, while no request of its bug is
+ * outstanding, then replaces the example (threads, addresses, stacks,
+ * value, location) and asks again, until one has both stacks; a bug
+ * whose pair never collides again keeps one.
  *
  * One delay unit is one iteration of a spin loop around the CPU's pause
  * hint (x86 `pause`, aarch64 `yield`), the no-op loop of the paper.
@@ -183,8 +188,8 @@ typedef struct det_violation {
 	uint8_t cur;
 	/* Both accesses' stacks. The finder's is taken when it finds the
 	 * pair; under DET_RACE the armed access's thread, still inside its
-	 * probe, takes its own when its delay window closes, so a pair of
-	 * a new bug normally has both. A happens-before race keeps only
+	 * probe, takes its own when its delay window closes (asked again on
+	 * a later collision when it was asked too late). A happens-before race keeps only
 	 * the finder's: the other access is long over. */
 	det_stack stack[2];
 	/* Value evidence (DET_RACE, KCSAN's "value changed"): the vwidth

@@ -244,8 +244,9 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(STACK_ADD, "INSERT INTO stacks(frames) VALUES(?1)"                   \
 		     " ON CONFLICT(frames) DO UPDATE SET frames = frames"      \
 		     " RETURNING id")                                          \
-	X(BUG_PAIR_RUN, "SELECT min(run_id) FROM run_bugs WHERE bug_id = ?1"   \
-			" AND stack_a IS NOT NULL AND stack_b IS NOT NULL")    \
+	X(BUG_PAIR_RUN, "SELECT run_id, value FROM run_bugs WHERE bug_id = ?1" \
+			" AND stack_a IS NOT NULL AND stack_b IS NOT NULL"     \
+			" ORDER BY run_id")                                    \
 	X(RUN_BUG_STACKS, "SELECT sa.frames, sb.frames FROM run_bugs rb"       \
 			  " LEFT JOIN stacks sa ON sa.id = rb.stack_a"         \
 			  " LEFT JOIN stacks sb ON sb.id = rb.stack_b"         \
@@ -1855,6 +1856,12 @@ static int hex_digit(char c)
 	return -1;
 }
 
+bool db_value_changed(const db_value *v)
+{
+	return v->width && v->width <= DB_VALUE_BYTES &&
+	       memcmp(v->before, v->after, v->width) != 0;
+}
+
 wasm_status db_value_parse(const char *text, db_value *out, wasm_err *err)
 {
 	size_t len = strlen(text), w;
@@ -2271,11 +2278,23 @@ wasm_status db_bug_pair_run(db *d, int64_t bug_id, int64_t *run_id,
 	if (!s)
 		return err->status;
 	sqlite3_bind_int64(s, 1, bug_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*run_id = sqlite3_column_int64(s, 0);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(s, 1);
+		db_value v;
+		wasm_err ignored;
+		if (!*run_id)
+			*run_id = sqlite3_column_int64(s, 0);
+		/* Text that does not parse is the run's own reader's error to
+		 * report, not a reason to prefer another run. */
+		if (text && !db_value_parse(text, &v, &ignored) &&
+		    db_value_changed(&v)) {
+			*run_id = sqlite3_column_int64(s, 0);
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
 	done(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE)
 		return sql_fail(d, err, rc, "finding a run with both stacks");
 	return WASM_OK;
 }

@@ -233,6 +233,8 @@ typedef struct db_value {
  * gives WASM_MALFORMED for text that is not of this form. */
 void db_value_format(const db_value *v, char *buf, size_t cap);
 wasm_status db_value_parse(const char *text, db_value *out, wasm_err *err);
+/* Whether v was kept and another thread changed its bytes meanwhile. */
+bool db_value_changed(const db_value *v);
 
 /* Where the racing bytes are (ThreadSanitizer's "Location is"). */
 typedef enum db_loc_kind {
@@ -417,8 +419,8 @@ wasm_status db_run_bugs(db *d, int64_t run_id,
 			bool (*cb)(void *ctx, const db_run_bug *rb),
 			void *ctx, wasm_err *err);
 
-/* The first run that kept both call stacks of bug_id (a collision's
- * pair), 0 in *run_id when none did. */
+/* A run that kept both call stacks of bug_id (a collision's pair): the
+ * first whose value changed, else the first; 0 in *run_id when none did. */
 wasm_status db_bug_pair_run(db *d, int64_t bug_id, int64_t *run_id,
 			   wasm_err *err);
 /* The call stacks run_id kept for bug_id, side by side as the bug's sites

@@ -845,9 +845,10 @@ const tui_cmd tui_commands[] = {
 	 0, 0, bugs_opts, tui_cmd_bugs},
 	{"show", "BUG [--db FILE] [--json]", "show one bug in detail",
 	 "Shows bug BUG (an id from 'heisen bugs'): its program, its race "
-	 "report from the first example run that kept both call stacks "
-	 "(both accesses with their stacks, the value when it changed; as "
-	 "check and run print races), and for "
+	 "report (both accesses with their stacks, the value when it "
+	 "changed; as check and run print races) from a run that kept both "
+	 "call stacks, the first whose value changed, else the first; and "
+	 "for "
 	 "each of its two sites the id, kind, function and file:line, with "
 	 "two lines of source on each side and the racing line marked '>' "
 	 "when the file can be read: at the path DWARF recorded, else its "

@@ -143,8 +143,7 @@ bool tui_value_change(const db_value *v, char *buf, size_t cap)
 
 	if (cap)
 		buf[0] = '\0';
-	if (!v || !v->width || v->width > DB_VALUE_BYTES ||
-	    !memcmp(v->before, v->after, v->width) || cap < 8)
+	if (!v || !db_value_changed(v) || cap < 8)
 		return false;
 	n = fmt_bytes(buf, cap, v->before, v->width);
 	if (n > 0 && (size_t)n < cap)
@@ -209,7 +208,7 @@ void tui_json_value(tui_json *j, const char *key, const db_value *v)
 			snprintf(hex + 2 * i, 3, "%02x", b[i]);
 		tui_json_str(j, k ? "after" : "before", hex);
 	}
-	tui_json_bool(j, "changed", memcmp(v->before, v->after, v->width) != 0);
+	tui_json_bool(j, "changed", db_value_changed(v));
 	tui_json_end(j, '}');
 }
 

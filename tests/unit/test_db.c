@@ -884,6 +884,45 @@ static void value_and_widths_follow_the_sites(void **state)
 	db_bug_clear(&b);
 }
 
+/* db_bug_pair_run: of the runs that kept both stacks, the first whose
+ * value changed; else the first; runs with one stack never. */
+static void pair_run_prefers_a_changed_value(void **state)
+{
+	fixture *fx = *state;
+	db_frame f = {"reader", "race.c", 12, 0x40, false};
+	db_hit one = hit(3, 4, 1), same = hit(3, 4, 1), moved = hit(3, 4, 1);
+	int64_t p, c, r_one, r_same, r_moved, got;
+	db_run_bug rbs[2] = {{0}};
+	wasm_err e;
+
+	open_ok(fx);
+	one.stack[1] = (db_stack){&f, 1, false};
+	same.stack[0] = same.stack[1] = (db_stack){&f, 1, false};
+	moved.stack[0] = moved.stack[1] = (db_stack){&f, 1, false};
+	same.value = (db_value){.width = 4, .before = {7}, .after = {7}};
+	moved.value = (db_value){.width = 4, .before = {7}, .after = {8}};
+	p = add_program(fx->d, 0x4444, "pair.wasm");
+	c = add_campaign(fx->d, p, "uniform");
+	r_one = add_run(fx->d, c, 0, "uniform", 100, 1000.0, &one, 1);
+	assert_int_equal(db_run_bugs(fx->d, r_one, collect_run_bug, rbs, &e),
+			 WASM_OK);
+	assert_int_equal(db_bug_pair_run(fx->d, rbs[0].bug_id, &got, &e),
+			 WASM_OK);
+	assert_int_equal(got, 0);
+	r_same = add_run(fx->d, c, 1, "uniform", 100, 1001.0, &same, 1);
+	assert_int_equal(db_bug_pair_run(fx->d, rbs[0].bug_id, &got, &e),
+			 WASM_OK);
+	assert_int_equal(got, r_same);
+	r_moved = add_run(fx->d, c, 2, "uniform", 100, 1002.0, &moved, 1);
+	add_run(fx->d, c, 3, "uniform", 100, 1003.0, &same, 1);
+	assert_int_equal(db_bug_pair_run(fx->d, rbs[0].bug_id, &got, &e),
+			 WASM_OK);
+	assert_int_equal(got, r_moved);
+	assert_true(db_value_changed(&moved.value));
+	assert_false(db_value_changed(&same.value));
+	assert_false(db_value_changed(&(db_value){0}));
+}
+
 static bool keep_bug(void *ctx, const db_bug *b)
 {
 	db_bug *out = ctx;
@@ -1003,6 +1042,7 @@ int main(void)
 	    cmocka_unit_test(value_text_round_trip),
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	    T(value_and_widths_follow_the_sites),
+	    T(pair_run_prefers_a_changed_value),
 	    T(signatures_and_triage_span_builds),
 	    T(create_then_reopen_keeps_schema),
 	    T(empty_file_is_initialised),

@@ -750,12 +750,13 @@ const tui_cell *tui_report_cell(const tui_report *r, size_t row, size_t col)
 	return NULL;
 }
 
-/* The stacks of s's examples: the first run that kept both (one
- * collision's pair, with its value), else per site the first run that
- * kept one. */
+/* The stacks of s's examples: a run that kept both (one collision's pair,
+ * with its value), the first whose value changed, else the first; with
+ * none, per site the first run that kept one. */
 static wasm_status pick_stacks(struct db *d, tui_report *s, wasm_err *e)
 {
 	wasm_status st;
+	bool paired = false;
 
 	s->evidence = -1;
 	for (int i = 0; i < s->nex; i++)
@@ -765,25 +766,28 @@ static wasm_status pick_stacks(struct db *d, tui_report *s, wasm_err *e)
 		}
 	for (int i = 0; i < s->nex; i++) {
 		db_stack got[2];
+		bool both, better;
 		if ((st =
 			 db_run_bug_stacks(d, s->ex[i].run, s->bug.id, got, e)))
 			return st;
-		if (got[0].n && got[1].n) {
-			for (int k = 0; k < 2; k++) {
-				db_stack_clear(&s->stack[k]);
-				s->stack[k] = got[k];
-				s->stack_run[k] = s->ex[i].run;
-			}
-			s->evidence = i;
-			break;
-		}
+		both = got[0].n && got[1].n;
+		better =
+		    both &&
+		    (!paired || (!db_value_changed(&s->ex[s->evidence].value) &&
+				 db_value_changed(&s->ex[i].value)));
 		for (int k = 0; k < 2; k++) {
-			if (got[k].n && !s->stack_run[k]) {
+			if (better || (!paired && !both && got[k].n &&
+				       !s->stack_run[k])) {
+				db_stack_clear(&s->stack[k]);
 				s->stack[k] = got[k];
 				s->stack_run[k] = s->ex[i].run;
 			} else {
 				db_stack_clear(&got[k]);
 			}
+		}
+		if (better) {
+			s->evidence = i;
+			paired = true;
 		}
 	}
 	return WASM_OK;

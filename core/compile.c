@@ -1800,6 +1800,22 @@ uint32_t eng_thread_backtrace(const eng_thread *t, eng_where *out,
 	return n;
 }
 
+bool eng_thread_callers_changed(const eng_thread *t, const void **ips,
+				uint32_t *n, uint32_t max)
+{
+	uint32_t i = 0, d = t->in_wasm ? 0 : t->depth;
+	bool changed = false;
+
+	for (; i < max && d-- && t->frames[d].ret_ip; i++)
+		if (i >= *n || ips[i] != t->frames[d].ret_ip) {
+			ips[i] = t->frames[d].ret_ip;
+			changed = true;
+		}
+	changed |= i != *n;
+	*n = i;
+	return changed;
+}
+
 void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,
 		 const eng_cell *pc, const char *detail)
 {

@@ -169,6 +169,14 @@ typedef struct eng_where {
 } eng_where;
 uint32_t eng_thread_backtrace(const eng_thread *t, eng_where *out,
 			      uint32_t max);
+/* The same walk without naming anything: the return address of each
+ * caller frame, innermost first (not the current instruction), at most
+ * max, compared with ips[0..*n) and written over it where it differs
+ * (*n then the new count). Returns whether it differed. Two equal lists
+ * are the same callers; cheap enough for every probe call. An empty list
+ * when t is not in a host call. */
+bool eng_thread_callers_changed(const eng_thread *t, const void **ips,
+				uint32_t *n, uint32_t max);
 
 /* Run fn(t, arg) on a new OS thread of p with its own eng_thread t (the
  * wasi-threads model: the caller instantiates the module again on t).

@@ -288,7 +288,8 @@ typedef struct db_hit {
 	uint32_t tid[2], addr[2];
 	uint64_t count;
 	/* Each access's call stack (borrowed; n = 0 for none: a
-	 * happens-before race keeps only its finder's). */
+	 * happens-before race whose earlier access its thread's trace
+	 * no longer held keeps only its finder's). */
 	db_stack stack[2];
 	db_value value;
 	db_loc loc;	   /* at the finder's address */

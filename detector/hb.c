@@ -117,6 +117,7 @@ typedef struct thr {
 	 * memory.copy's source. */
 	uint32_t range_site, range_dst, range_src;
 	bool range_has_src;
+	uint32_t ctx; /* det_hb_context's, 0: none */
 } thr;
 
 /* Sync clocks of atomic cells: NSTRIPES tables of open addressing, each
@@ -135,6 +136,45 @@ typedef struct stripe {
 	uint32_t cap, n;
 } stripe;
 
+/* ---- traces ----------------------------------------------------------------
+ *
+ * A thread's trace says in which caller context it ran each site during
+ * each epoch, so that a race found against one of its records can name
+ * the earlier access's callers (det_hb_prev_context). An entry is
+ * appended before the access's records are written, and only when the
+ * site, context or clock differs from what the site's cache slot last
+ * saw, so a loop costs one entry per epoch. The trace doubles from
+ * TRACE_MIN entries up to TRACE_MAX, then wraps: the oldest entries go,
+ * and a race against an access that old has no earlier stack. A grown
+ * trace's old buffer stays until det_hb_free, for a reader still in it.
+ * Only the owning thread writes; any thread reads, under no lock: it
+ * checks after its scan that the writer did not wrap over what it found.
+ * Traces outlive their threads (a race is often found after the earlier
+ * access's thread has ended). */
+#define TRACE_MIN   64u
+#define TRACE_MAX   8192u
+#define TRACE_CACHE 64u
+
+typedef struct tentry {
+	uint64_t clock_site; /* clock << 32 | site */
+	uint64_t ctx;
+} tentry;
+
+typedef struct tbuf {
+	struct tbuf *older; /* retired buffers, freed with the trace */
+	uint32_t cap;	    /* a power of two */
+	tentry e[];
+} tbuf;
+
+typedef struct trace {
+	tbuf *buf;     /* published with release */
+	uint64_t head; /* entries ever appended; published with release */
+	struct {
+		uint32_t site, ctx, clock;
+		uint64_t at; /* head when appended */
+	} seen[TRACE_CACHE]; /* the owner's */
+} trace;
+
 struct det_hb {
 	const rw_site *site;
 	uint32_t nsites;
@@ -149,7 +189,8 @@ struct det_hb {
 	size_t shadow_bytes;
 	det_hb_report report;
 	void *ctx;
-	thr **thr; /* HB_MAX_THREADS slots, each owned by its thread */
+	thr **thr;     /* HB_MAX_THREADS slots, each owned by its thread */
+	trace **trace; /* HB_MAX_THREADS slots, each written by its thread */
 	stripe stripes[NSTRIPES];
 	pthread_mutex_t rlock; /* the read sets' chunks and free list */
 	rset *rchunk[RSET_CHUNKS];
@@ -184,6 +225,7 @@ wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
 	     !(h->site_of = wasm_calloc(E_SLOTS, sizeof *h->site_of))))
 		goto nomem;
 	if (!(h->thr = wasm_calloc(HB_MAX_THREADS, sizeof *h->thr)) ||
+	    !(h->trace = wasm_calloc(HB_MAX_THREADS, sizeof *h->trace)) ||
 	    !(h->touched =
 		  wasm_calloc((mem_bytes >> 12) / 64 + 1, sizeof *h->touched)))
 		goto nomem;
@@ -224,6 +266,15 @@ void det_hb_free(det_hb *h)
 			wasm_free(h->thr[i]);
 		}
 	wasm_free(h->thr);
+	for (uint32_t i = 0; h->trace && i < HB_MAX_THREADS; i++)
+		if (h->trace[i]) {
+			for (tbuf *b = h->trace[i]->buf, *o; b; b = o) {
+				o = b->older;
+				wasm_free(b);
+			}
+			wasm_free(h->trace[i]);
+		}
+	wasm_free(h->trace);
 	wasm_free(h->touched);
 	wasm_free(h->slot_of);
 	wasm_free(h->site_of);
@@ -465,6 +516,105 @@ static void rset_free(det_hb *h, uint32_t i)
 	pthread_mutex_unlock(&h->rlock);
 }
 
+/* Whether trace r can take one more entry: a new buffer twice the size
+ * while it has not wrapped and is under TRACE_MAX. False when out of
+ * memory (the entry is then not kept). */
+static bool trace_room(trace *r)
+{
+	tbuf *b = r->buf, *n;
+	uint32_t cap;
+
+	if (b && (r->head < b->cap || b->cap >= TRACE_MAX))
+		return true;
+	cap = b ? b->cap * 2 : TRACE_MIN;
+	if (!(n = wasm_malloc(sizeof *n + (size_t)cap * sizeof(tentry))))
+		return false;
+	n->older = b;
+	n->cap = cap;
+	if (b)
+		memcpy(n->e, b->e, (size_t)b->cap * sizeof(tentry));
+	__atomic_store_n(&r->buf, n, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Thread tid (state t) is about to access site at clock (its record's). */
+static void trace_note(det_hb *h, thr *t, uint32_t tid, uint32_t site,
+		       uint32_t clock)
+{
+	trace *r = h->trace[tid];
+	uint32_t k = site % TRACE_CACHE;
+	tentry *e;
+
+	if (!t->ctx)
+		return;
+	if (!r) {
+		if (!(r = wasm_calloc(1, sizeof *r)))
+			return;
+		__atomic_store_n(&h->trace[tid], r, __ATOMIC_RELEASE);
+	}
+	if (r->seen[k].site == site && r->seen[k].ctx == t->ctx &&
+	    r->seen[k].clock == clock && r->buf &&
+	    r->head - r->seen[k].at < r->buf->cap / 2)
+		return;
+	if (!trace_room(r))
+		return;
+	e = &r->buf->e[r->head & (r->buf->cap - 1)];
+	__atomic_store_n(&e->clock_site, (uint64_t)clock << 32 | site,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&e->ctx, t->ctx, __ATOMIC_RELAXED);
+	r->seen[k].site = site;
+	r->seen[k].ctx = t->ctx;
+	r->seen[k].clock = clock;
+	r->seen[k].at = r->head;
+	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
+}
+
+void det_hb_context(det_hb *h, uint32_t tid, uint32_t ctx)
+{
+	thr *t;
+
+	if (tid < HB_MAX_THREADS && (t = thread(h, tid)))
+		t->ctx = ctx;
+}
+
+uint32_t det_hb_prev_context(const det_hb *h, uint32_t tid, uint32_t clock,
+			     uint32_t site)
+{
+	const trace *r = tid < HB_MAX_THREADS
+			     ? __atomic_load_n(&h->trace[tid], __ATOMIC_ACQUIRE)
+			     : NULL;
+	const tbuf *b;
+	uint64_t head, low, at = 0;
+	uint32_t ctx = 0;
+
+	if (!r || !(b = __atomic_load_n(&r->buf, __ATOMIC_ACQUIRE)))
+		return 0;
+	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	/* A buffer read before the owner grew it holds its first cap. */
+	if (head > b->cap && b->cap < TRACE_MAX)
+		head = b->cap;
+	low = head > b->cap ? head - b->cap : 0;
+	for (uint64_t i = head; i-- > low;) {
+		const tentry *e = &b->e[i & (b->cap - 1)];
+		uint64_t cs = __atomic_load_n(&e->clock_site, __ATOMIC_RELAXED);
+		uint32_t c = (uint32_t)(cs >> 32), x;
+		if (c < clock)
+			break;
+		if (c != clock || (uint32_t)cs != site)
+			continue;
+		x = (uint32_t)__atomic_load_n(&e->ctx, __ATOMIC_RELAXED);
+		if (ctx && x != ctx)
+			return 0; /* two callers in one epoch: which one? */
+		ctx = x;
+		at = i;
+	}
+	/* The writer may have wrapped over the entry while it was read. */
+	if (ctx && b->cap >= TRACE_MAX &&
+	    __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - at >= b->cap)
+		return 0;
+	return ctx;
+}
+
 /* ---- site slots --------------------------------------------------------- */
 
 static uint32_t slot_new(det_hb *h, uint32_t site)
@@ -553,7 +703,8 @@ static void found(det_hb *h, uint64_t prev, uint32_t psite, bool pwrite,
 	    {psite, site},
 	    {e_tid(prev), tid},
 	    {cellno * 4 + off, addr},
-	    {role_kind(h, psite, pwrite), role_kind(h, site, write)}};
+	    {role_kind(h, psite, pwrite), role_kind(h, site, write)},
+	    e_clock(prev)};
 	h->report(h->ctx, &r);
 }
 
@@ -692,6 +843,7 @@ static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 {
 	uint32_t clock = t->vc.c[tid], slot = site_slot(h, site);
 
+	trace_note(h, t, tid, site, clock < E_CLOCK_MAX ? clock : E_CLOCK_MAX);
 	if (end > h->mem_bytes)
 		end = h->mem_bytes;
 	for (uint64_t b = addr; b < end;) {

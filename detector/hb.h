@@ -68,6 +68,7 @@ typedef struct det_hb det_hb;
 typedef struct det_hb_race {
 	uint32_t site[2], tid[2], addr[2];
 	uint8_t kind[2]; /* rw_kind; RW_RANGE_READ: a memory.copy's source */
+	uint32_t clock;	 /* the earlier access's, for det_hb_prev_context */
 } det_hb_race;
 typedef void (*det_hb_report)(void *ctx, const det_hb_race *r);
 
@@ -88,6 +89,19 @@ void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
  * for a site table of version 3 or later; an older one's range access
  * counts as its first byte. */
 void det_hb_range(det_hb *h, uint32_t tid, uint32_t value, uint32_t call);
+
+/* Caller contexts, for the earlier access's call stack (TSan keeps a
+ * trace per thread for the same end). ctx is the caller's name for where
+ * thread tid's next accesses run from (its callers; 0: unknown), given
+ * when it changes. det_hb_prev_context gives back the context in which
+ * thread tid last accessed site while its clock was `clock` (a race's
+ * earlier access: det_hb_race.tid[0], .clock, .site[0]), or 0 when its
+ * trace no longer holds that access (TRACE_MAX entries per thread) or the
+ * site ran from two contexts in that epoch, so that it cannot tell which
+ * one raced. Callable from any thread. */
+void det_hb_context(det_hb *h, uint32_t tid, uint32_t ctx);
+uint32_t det_hb_prev_context(const det_hb *h, uint32_t tid, uint32_t clock,
+			     uint32_t site);
 
 /* memory.atomic.notify → the wait it wakes: thread tid is about to
  * notify the waiters of addr (its clock is released there, as by an

@@ -53,6 +53,19 @@
 /* Stack requests outstanding at once; a bug found while all are taken
  * keeps its finder's stack only. */
 #define MAX_REQS 64
+/* Caller contexts under DET_HB (hb.h "Caller contexts"): at most
+ * CTX_MAX per run, in chunks of CTX_CHUNK that never move, each keyed by
+ * up to CTX_DEPTH return addresses (one more than a stack keeps, to tell
+ * a truncated one). */
+#define CTX_CHUNK 256u
+#define CTX_MAX	  65536u
+#define CTX_DEPTH (DET_MAX_CALLERS + 1)
+
+typedef struct ctx_entry {
+	uint32_t n;
+	const void *ip[CTX_DEPTH];
+	det_stack stack;
+} ctx_entry;
 
 typedef struct race_cell {
 	uint32_t seq;
@@ -139,6 +152,17 @@ struct det_probe {
 	uint64_t holds;
 	uint8_t held[NSHARDS]; /* waits per thread (tid % NSHARDS) */
 
+	/* Caller contexts (DET_HB): ids 1..nctx, entry id - 1 in its
+	 * chunk; a table of ids by key (open addressing, ctx_hcap a power
+	 * of two). Written under ctx_lock; an entry is read without it once
+	 * its id has been handed out. serial tells this run's contexts
+	 * from an earlier run's in a thread's cache. */
+	pthread_mutex_t ctx_lock;
+	ctx_entry *ctx_chunk[CTX_MAX / CTX_CHUNK];
+	uint32_t nctx, ctx_hcap;
+	uint32_t *ctx_hash;
+	uint64_t serial;
+
 	/* The program's hints (det_probe_alloc), under lock. */
 	pthread_mutex_t hint_lock; /* everything below */
 	/* Live heap blocks, open addressing by base address (mix()). */
@@ -182,6 +206,9 @@ static inline uint32_t site_width(const rw_site *s)
 
 static void hb_found(void *ctx, const det_hb_race *r);
 
+/* Probes made so far in this process: each run's contexts are its own. */
+static uint64_t probe_serial;
+
 wasm_status det_probe_new(det_algo algo, const rw_sites *sites,
 			  uint64_t mem_bytes, uint32_t delay, det_probe **out,
 			  wasm_err *err)
@@ -206,6 +233,8 @@ wasm_status det_probe_new(det_algo algo, const rw_sites *sites,
 	p->ncells = (mem_bytes + 3) / 4;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->hint_lock, NULL);
+	pthread_mutex_init(&p->ctx_lock, NULL);
+	p->serial = __atomic_add_fetch(&probe_serial, 1, __ATOMIC_RELAXED);
 	if (algo == DET_HB) {
 		wasm_status st =
 		    det_hb_new(sites, mem_bytes, hb_found, p, &p->hb, err);
@@ -272,6 +301,10 @@ void det_probe_free(det_probe *p)
 		wasm_free(p->blocks[i].frames);
 	wasm_free(p->blocks);
 	wasm_free(p->threads);
+	for (uint32_t i = 0; i < CTX_MAX / CTX_CHUNK; i++)
+		wasm_free(p->ctx_chunk[i]);
+	wasm_free(p->ctx_hash);
+	pthread_mutex_destroy(&p->ctx_lock);
 	pthread_mutex_destroy(&p->hint_lock);
 	pthread_mutex_destroy(&p->lock);
 	wasm_free(p->hist_cells);
@@ -357,6 +390,118 @@ static void stack_of(const eng_thread *t, uint32_t skip, det_stack *st)
 /* The callers of the access whose probe call is running on this thread
  * (the probe call's own frame is the site) into st. */
 static void take_stack(det_stack *st) { stack_of(probe_thread, 1, st); }
+
+/* ---- caller contexts (DET_HB) --------------------------------------------
+ */
+
+static inline ctx_entry *ctx_at(det_probe *p, uint32_t id)
+{
+	return &p->ctx_chunk[(id - 1) / CTX_CHUNK][(id - 1) % CTX_CHUNK];
+}
+
+static uint32_t ctx_key_hash(const void *const *ip, uint32_t n)
+{
+	uint64_t h = n;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = mix(h ^ (uintptr_t)ip[i]);
+	return (uint32_t)h;
+}
+
+static bool ctx_rehash(det_probe *p)
+{
+	uint32_t cap = p->ctx_hcap ? p->ctx_hcap * 2 : 1024;
+	uint32_t *t = wasm_calloc(cap, sizeof *t);
+
+	if (!t)
+		return false;
+	for (uint32_t id = 1; id <= p->nctx; id++) {
+		ctx_entry *e = ctx_at(p, id);
+		uint32_t j = ctx_key_hash(e->ip, e->n) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = id;
+	}
+	wasm_free(p->ctx_hash);
+	p->ctx_hash = t;
+	p->ctx_hcap = cap;
+	return true;
+}
+
+/* The id of the context whose callers are ip[0..n), made (with its stack,
+ * taken from the probe's thread, which runs in it) when new; 0 when the
+ * run has CTX_MAX already or memory runs out. */
+static uint32_t ctx_intern(det_probe *p, const void *const *ip, uint32_t n)
+{
+	uint32_t h = ctx_key_hash(ip, n), id = 0, j;
+	ctx_entry *e;
+
+	pthread_mutex_lock(&p->ctx_lock);
+	if ((p->nctx + 1) * 2 > p->ctx_hcap && !ctx_rehash(p))
+		goto done;
+	for (j = h & (p->ctx_hcap - 1); p->ctx_hash[j];
+	     j = (j + 1) & (p->ctx_hcap - 1)) {
+		e = ctx_at(p, p->ctx_hash[j]);
+		if (e->n == n && !memcmp(e->ip, ip, n * sizeof *ip)) {
+			id = p->ctx_hash[j];
+			goto done;
+		}
+	}
+	if (p->nctx >= CTX_MAX)
+		goto done;
+	if (!p->ctx_chunk[p->nctx / CTX_CHUNK] &&
+	    !(p->ctx_chunk[p->nctx / CTX_CHUNK] =
+		  wasm_malloc(CTX_CHUNK * sizeof(ctx_entry))))
+		goto done;
+	id = ++p->nctx;
+	e = ctx_at(p, id);
+	memset(e, 0, sizeof *e);
+	e->n = n;
+	memcpy(e->ip, ip, n * sizeof *ip);
+	take_stack(&e->stack);
+	p->ctx_hash[j] = id;
+done:
+	pthread_mutex_unlock(&p->ctx_lock);
+	return id;
+}
+
+/* This OS thread's context: the probe (serial) and callers it was last
+ * named for, and the ids of the last contexts it ran in by key hash, so
+ * that code going back and forth between callers (a loop calling two
+ * helpers, recursion) names them without ctx_lock. */
+#define CTX_SEEN 64u
+static _Thread_local struct {
+	uint64_t serial;
+	uint32_t n;
+	const void *ip[CTX_DEPTH];
+	uint32_t seen[CTX_SEEN];
+} cur_ctx;
+
+/* Tell the happens-before detector when thread tid's callers change. */
+static void note_context(det_probe *p, const eng_thread *t, uint32_t tid)
+{
+	uint32_t h, id, n;
+	const ctx_entry *e;
+
+	if (cur_ctx.serial != p->serial) {
+		/* Another run's: named below even when the walk finds no
+		 * callers. */
+		memset(&cur_ctx, 0, sizeof cur_ctx);
+		cur_ctx.serial = p->serial;
+		eng_thread_callers_changed(t, cur_ctx.ip, &cur_ctx.n,
+					   CTX_DEPTH);
+	} else if (!eng_thread_callers_changed(t, cur_ctx.ip, &cur_ctx.n,
+					       CTX_DEPTH)) {
+		return;
+	}
+	n = cur_ctx.n;
+	h = ctx_key_hash(cur_ctx.ip, n) % CTX_SEEN;
+	id = cur_ctx.seen[h];
+	if (!id || (e = ctx_at(p, id), e->n != n) ||
+	    memcmp(e->ip, cur_ctx.ip, n * sizeof *e->ip))
+		id = cur_ctx.seen[h] = ctx_intern(p, cur_ctx.ip, n);
+	det_hb_context(p->hb, tid, id);
+}
 
 /* The linear memory bytes [addr, addr + width) of site's memory, as the
  * thread in its probe call sees them, or NULL when they are not all
@@ -615,8 +760,11 @@ static bool wants_example(const det_probe *p, uint32_t b,
 }
 
 /* Record x; armed, when non-NULL, is side 0's access, still armed, which
- * the bug asks for its stack. */
-static void record(det_probe *p, const pair *x, const armed_ref *armed)
+ * the bug asks for its stack; hb, when non-NULL, the happens-before race
+ * x is, whose earlier access (side 0) is looked up in its thread's
+ * trace. */
+static void record(det_probe *p, const pair *x, const armed_ref *armed,
+		   const det_hb_race *hb)
 {
 	/* The violation's sides are ordered by site: the finder's is cur. */
 	int cur = x->site[0] > x->site[1] ? 0 : 1;
@@ -681,6 +829,12 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed)
 	}
 	if (p->stacks)
 		take_stack(&v->stack[cur]);
+	if (p->stacks && hb) {
+		uint32_t c = det_hb_prev_context(p->hb, hb->tid[0], hb->clock,
+						 hb->site[0]);
+		if (c)
+			v->stack[1 - cur] = ctx_at(p, c)->stack;
+	}
 	if (b == p->nbugs) {
 		p->vals[j] = b;
 		/* Published last: det_probe_violations may run meanwhile. */
@@ -722,7 +876,7 @@ static void hb_found(void *ctx, const det_hb_race *r)
 	    .kind = {r->kind[0], r->kind[1]},
 	};
 
-	record(p, &x, NULL);
+	record(p, &x, NULL, r);
 }
 
 /* A consistent copy of the access armed on e, whose word was s. False
@@ -869,7 +1023,7 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 		    .kind = {os->kind, kind},
 		};
 		armed_ref ref = {o.tid, o.seq, c};
-		record(p, &x, &ref);
+		record(p, &x, &ref, NULL);
 	}
 	if (!narmed)
 		return;
@@ -1140,6 +1294,8 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 		__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1,
 				   __ATOMIC_RELAXED);
 	if (p->algo == DET_HB) {
+		if (p->stacks && t)
+			note_context(p, t, tid);
 		det_hb_access(p->hb, tid, addr, site);
 		return;
 	}

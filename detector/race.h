@@ -189,8 +189,9 @@ typedef struct det_violation {
 	/* Both accesses' stacks. The finder's is taken when it finds the
 	 * pair; under DET_RACE the armed access's thread, still inside its
 	 * probe, takes its own when its delay window closes (asked again on
-	 * a later collision when it was asked too late). A happens-before race keeps only
-	 * the finder's: the other access is long over. */
+	 * a later collision when it was asked too late). A happens-before
+	 * race takes the other's from its thread's trace (hb.h "Caller
+	 * contexts"), when the trace still holds it. */
 	det_stack stack[2];
 	/* Value evidence (DET_RACE, KCSAN's "value changed"): the vwidth
 	 * bytes at addr[vside] as the armed access's thread read them just

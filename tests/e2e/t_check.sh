@@ -17,8 +17,9 @@
 #   (f) the runs are a campaign of kind check, and each bug says which
 #       detector found it: hb, collision (a sweep) or both;
 #   (g) call stacks: a racing store in a helper called from two places
-#       (guests/hb-helper.c) names the caller the later thread came
-#       through, in check's report, its JSON and `heisen show`; races on
+#       (guests/hb-helper.c) names the caller each thread came through
+#       (the later access's from its probe, the earlier one's from its
+#       thread's trace), in check's report, its JSON and `heisen show`; races on
 #       bytes of memory.copy/fill ranges past their first byte are found.
 . "$(dirname "$0")/lib.sh"
 need_demos
@@ -396,19 +397,25 @@ races = d["races"]
 assert races, "no race"
 for r in races:
     stacks = [s["stack"] for s in r["sites"]]
-    kept = [s for s in stacks if s]
-    assert len(kept) == 1, "race %d: %d stacks, want the later access's" % (r["bug"], len(kept))
-    names = [f["function"] for f in kept[0]]
-    assert names[:3] == ["bump", "late_path", "second"], "race %d: frames %s" % (r["bug"], names)
-    top = kept[0][0]
-    assert os.path.basename(top["file"]) == "hb-helper.c" and top["line"] == 19, "frame 0 %r" % top
-    assert kept[0][1]["line"] == 24 and kept[0][2]["line"] == 37, "caller lines %r" % kept[0][1:3]
+    assert all(stacks), "race %d: a stack is missing: %s" % (r["bug"], stacks)
+    # The later access's from its probe, the earlier one's from its
+    # thread's trace: each through its own caller.
+    by = {st[1]["function"]: st for st in stacks}
+    assert sorted(by) == ["early_path", "late_path"], "race %d: callers %s" % (r["bug"], sorted(by))
+    for path, lines, top in (("late_path", (24, 37), "second"), ("early_path", (22, 28), "first")):
+        st = by[path]
+        names = [f["function"] for f in st]
+        assert names[:3] == ["bump", path, top], "race %d: frames %s" % (r["bug"], names)
+        assert os.path.basename(st[0]["file"]) == "hb-helper.c" and st[0]["line"] == 19, "frame 0 %r" % st[0]
+        assert (st[1]["line"], st[2]["line"]) == lines, "caller lines %r" % st[1:3]
 EOF
 		bad "hb-helper stacks: $(snippet "$dir/why")"
 	"$HEISEN" show 1 --db "$dir/helper.db" >"$dir/helper.show" 2>&1 ||
 		bad "show of hb-helper's bug: exit $?"
 	grep -Eq '^    #1 late_path .*hb-helper.c:24$' "$dir/helper.show" ||
 		bad "show prints no '#1 late_path hb-helper.c:24' frame: $(snippet "$dir/helper.show")"
+	grep -Eq '^    #1 early_path .*hb-helper.c:22$' "$dir/helper.show" ||
+		bad "show prints no '#1 early_path hb-helper.c:22' frame: $(snippet "$dir/helper.show")"
 fi
 
 # Bulk memory: a race on byte 150 of a memory.copy's source, of its

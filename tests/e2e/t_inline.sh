@@ -4,7 +4,8 @@
 # always_inline helper, called from early_path() and late_path().
 #   (a) `heisen check --json`: the later access's stack has bump as frame
 #       0, inlined, at the racing line, then late_path (not inlined) at
-#       the line of its call to bump, then second;
+#       the line of its call to bump, then second; the earlier access's
+#       (from its thread's trace) has bump inlined into early_path;
 #   (b) `heisen show BUG` prints '#0 bump FILE:LINE (inlined)' and
 #       '#1 late_path FILE:LINE';
 #   (b') SARIF's thread flow says "bump (inlined)";
@@ -38,8 +39,11 @@ races = d["races"]
 assert races, "no race"
 for r in races:
     kept = [s["stack"] for s in r["sites"] if s["stack"]]
-    assert len(kept) == 1, "race %d: %d stacks" % (r["bug"], len(kept))
-    st = kept[0]
+    assert len(kept) == 2, "race %d: %d stacks" % (r["bug"], len(kept))
+    early = [s for s in kept if s[1]["function"] == "early_path"]
+    assert len(early) == 1 and early[0][0]["function"] == "bump" and early[0][0]["inlined"], \
+        "race %d: the earlier access's stack %s" % (r["bug"], early)
+    st = [s for s in kept if s[1]["function"] == "late_path"][0]
     got = [(f["function"], os.path.basename(f["file"]), f["line"], f["inlined"]) for f in st[:3]]
     want = [("bump", "inline-helper.c", site, True),
             ("late_path", "inline-helper.c", late, False),

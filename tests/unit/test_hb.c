@@ -99,6 +99,65 @@ static void unordered_writes_race(void **state)
 	det_hb_free(h);
 }
 
+/* The earlier access's context: the one its thread named for that site
+ * in that epoch; none when the site ran under two contexts in the epoch,
+ * when no context was named, or once the trace has wrapped past it; a
+ * later epoch's context is its own. Traces outlive their threads. */
+static void earlier_access_context_from_the_trace(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	spawn_two(h);
+	det_hb_context(h, 1, 7);
+	det_hb_access(h, 1, 100, S_WRITE);
+	det_hb_context(h, 1, 8);
+	det_hb_access(h, 1, 200, S_READ);
+	det_hb_end(h, 1);
+	det_hb_access(h, 2, 100, S_READ);
+	det_hb_access(h, 2, 200, S_WRITE);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(det_hb_prev_context(h, 1, s.r[0].clock, S_WRITE), 7);
+	assert_int_equal(det_hb_prev_context(h, 1, s.r[1].clock, S_READ), 8);
+	assert_int_equal(det_hb_prev_context(h, 1, s.r[0].clock + 1, S_WRITE),
+			 0);
+	assert_int_equal(det_hb_prev_context(h, 1, s.r[0].clock, S_READ1), 0);
+	assert_int_equal(det_hb_prev_context(h, 3, 1, S_WRITE), 0);
+	assert_int_equal(det_hb_prev_context(h, HB_MAX_THREADS, 1, S_WRITE),
+			 0);
+
+	/* Thread 2 writes S_WRITE1 under two contexts in one epoch: the
+	 * trace cannot tell which of them raced. An atomic store (a
+	 * release) starts another epoch, with one context. */
+	det_hb_context(h, 2, 9);
+	det_hb_access(h, 2, 300, S_WRITE1);
+	det_hb_context(h, 2, 10);
+	det_hb_access(h, 2, 304, S_WRITE1);
+	det_hb_access(h, 2, 400, S_ASTORE);
+	det_hb_access(h, 2, 308, S_WRITE1);
+	det_hb_access(h, 0, 300, S_WRITE1);
+	det_hb_access(h, 0, 308, S_WRITE1);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(det_hb_prev_context(h, 2, s.r[2].clock, S_WRITE1), 0);
+	assert_int_equal(det_hb_prev_context(h, 2, s.r[3].clock, S_WRITE1), 10);
+
+	/* Many epochs later the first entries are gone. */
+	for (uint32_t i = 0; i < 20000; i++) {
+		det_hb_context(h, 2, 11 + i % 2);
+		det_hb_access(h, 2, 500, S_ASTORE);
+		det_hb_access(h, 2, 504, S_WRITE);
+	}
+	assert_int_equal(det_hb_prev_context(h, 2, s.r[3].clock, S_WRITE1), 0);
+
+	/* A thread that never named a context has no trace. */
+	det_hb_access(h, 0, 600, S_WRITE);
+	det_hb_access(h, 2, 600, S_WRITE);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.r[4].tid[0], 0);
+	assert_int_equal(det_hb_prev_context(h, 0, s.r[4].clock, S_WRITE), 0);
+	det_hb_free(h);
+}
+
 /* A range access covers every byte of its destination and, for a copy,
  * of its source (read): announced by the site's first probe call and done
  * by its length call. */
@@ -417,6 +476,7 @@ int main(void)
 	    cmocka_unit_test(concurrent_readers_are_both_kept),
 	    cmocka_unit_test(each_racing_write_is_reported),
 	    cmocka_unit_test(out_of_range_is_ignored),
+	    cmocka_unit_test(earlier_access_context_from_the_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,8 +5,8 @@
  *
  * Thread 1 bumps the counter through early_path() at once; thread 2 sleeps
  * 100 ms, then bumps it through late_path(). Nothing orders the two, so
- * the second store races with the first, and the second is the access
- * that finds the race: its stack is bump <- late_path <- second.
+ * the second store races with the first and finds the race: bump <-
+ * late_path <- second, and from thread 1's trace bump <- early_path.
  */
 #include <pthread.h>
 #include <stdio.h>

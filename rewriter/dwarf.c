@@ -612,6 +612,25 @@ wasm_status rw_dw_units(const rw_dsecs *s, rw_dcur *c, rw_dw_unit_fn unit_fn,
 	return st;
 }
 
+const void *rw_dw_die_find(const void *v, size_t n, size_t size, uint64_t off)
+{
+	size_t lo = 0, hi = n;
+
+	while (off && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const unsigned char *r = (const unsigned char *)v + mid * size;
+		uint64_t at;
+		memcpy(&at, r, sizeof at);
+		if (at < off)
+			lo = mid + 1;
+		else if (at > off)
+			hi = mid;
+		else
+			return r;
+	}
+	return NULL;
+}
+
 bool rw_dw_die_next(rw_dcur *c, const rw_dw_abbrevs *ab, int *depth,
 		    uint64_t *off, const rw_dw_abbrev **a)
 {

@@ -159,6 +159,11 @@ wasm_status rw_dw_units(const rw_dsecs *s, rw_dcur *c, rw_dw_unit_fn unit_fn,
 bool rw_dw_die_next(rw_dcur *c, const rw_dw_abbrevs *ab, int *depth,
 		    uint64_t *off, const rw_dw_abbrev **a);
 
+/* Records kept per DIE by a walk's caller, each starting with its DIE's
+ * offset (a uint64_t), in v[0..n) sorted by it, size bytes apart: the one
+ * at offset off, or NULL (also for off 0, no reference). */
+const void *rw_dw_die_find(const void *v, size_t n, size_t size, uint64_t off);
+
 /* A reference attribute's target as a section offset (unit: the offset
  * of the unit's header); 0 for a form we cannot follow (a signature, a
  * supplementary file) or a non-reference. */

@@ -25,6 +25,7 @@
 
 #include "rewriter/dwarf.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,7 @@ typedef struct sub {
 	uint64_t off, origin, spec;
 	const char *name, *linkage;
 } sub;
+_Static_assert(offsetof(sub, off) == 0, "rw_dw_die_find reads off first");
 
 typedef struct subs {
 	sub *v;
@@ -346,18 +348,7 @@ static bool read_unit(void *ctx, rw_dcur *c, const rw_dw_unit *hdr,
 
 static const sub *sub_at(const subs *t, uint64_t off)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (off && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].off < off)
-			lo = mid + 1;
-		else if (t->v[mid].off > off)
-			hi = mid;
-		else
-			return &t->v[mid];
-	}
-	return NULL;
+	return rw_dw_die_find(t->v, t->n, sizeof *t->v, off);
 }
 
 /* The name of the subprogram at off: its linkage name anywhere along its

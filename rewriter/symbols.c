@@ -20,6 +20,7 @@
 
 #include "rewriter/dwarf.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,6 +182,7 @@ typedef struct die {
 	uint8_t addrsz;
 	bool has_size, has_count, has_upper;
 } die;
+_Static_assert(offsetof(die, off) == 0, "rw_dw_die_find reads off first");
 
 typedef struct dies {
 	die *v;
@@ -304,20 +306,7 @@ static bool read_unit(void *ctx, rw_dcur *c, const rw_dw_unit *u, uint64_t unit,
 
 static const die *die_at(const dies *t, uint64_t off)
 {
-	size_t lo = 0, hi = t->n;
-
-	if (!off)
-		return NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].off < off)
-			lo = mid + 1;
-		else if (t->v[mid].off > off)
-			hi = mid;
-		else
-			return &t->v[mid];
-	}
-	return NULL;
+	return rw_dw_die_find(t->v, t->n, sizeof *t->v, off);
 }
 
 /* Bytes of the type at off; 0 when unknown. */

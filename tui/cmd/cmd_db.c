@@ -168,6 +168,15 @@ static void json_hex64(tui_json *j, const char *key, uint64_t v)
 	tui_json_str(j, key, hex);
 }
 
+/* Seconds as whole milliseconds, or null when not set (0 or less). */
+static void json_ms(tui_json *j, const char *key, double seconds)
+{
+	if (seconds > 0)
+		tui_json_u64(j, key, (uint64_t)(seconds * 1000 + 0.5));
+	else
+		tui_json_null(j, key);
+}
+
 void tui_json_site(tui_json *j, const struct db_bug_site *s)
 {
 	tui_json_u64(j, "site", s->id);
@@ -213,11 +222,7 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 			tui_json_u64(j, "runs_per_cell", c->runs);
 		else
 			tui_json_null(j, "runs_per_cell");
-		if (c->budget_s > 0)
-			tui_json_u64(j, "budget_ms",
-				     (uint64_t)(c->budget_s * 1000 + 0.5));
-		else
-			tui_json_null(j, "budget_ms");
+		json_ms(j, "budget_ms", c->budget_s);
 		tui_json_u64(j, "cells", c->cells);
 		tui_json_u64(j, "bugs", c->bugs);
 		tui_json_arr(j, "profiles");
@@ -236,11 +241,7 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 		json_hex64(j, "seed", c->seed);
 		tui_json_u64(j, "jobs", c->jobs);
 		tui_json_u64(j, "delay", c->delay);
-		if (c->timeout_s > 0)
-			tui_json_u64(j, "timeout_ms",
-				     (uint64_t)(c->timeout_s * 1000 + 0.5));
-		else
-			tui_json_null(j, "timeout_ms");
+		json_ms(j, "timeout_ms", c->timeout_s);
 		tui_json_bool(j, "prune", c->prune);
 		tui_json_u64(j, "mask_version", c->mask_version);
 		tui_json_end(j, '}');

@@ -31,7 +31,7 @@ ifeq ($(DISPATCH),switch)
 BUILD := $(BUILD)-switch
 DISPATCH_FLAGS := -DENG_SWITCH_DISPATCH
 endif
-# LINE=edit builds the command line (tui/line.c) on libedit instead of GNU
+# LINE=edit builds the command line (tui/cli/line.c) on libedit instead of GNU
 # readline, in its own build folder; `make test` checks both.
 LINE ?= readline
 ifeq ($(LINE),edit)
@@ -49,7 +49,7 @@ CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SAN) $(DISPATCH_FLAGS) $(LINE_FLAGS) -MMD
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
 CORE_SRC := $(wildcard core/*.c rewriter/*.c detector/*.c db/*.c replay/*.c remote/*.c)
-TUI_SRC := $(wildcard tui/*.c tui/cmd/*.c tui/screen/*.c)
+TUI_SRC := $(wildcard tui/cli/*.c tui/report/*.c tui/cmd/*.c tui/screen/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ := $(TUI_SRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libheisen.a
@@ -135,7 +135,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
 # Completion and --format's option checks read the command table, which
 # names every handler: these tests link the objects of heisen but main.o,
 # and heisen's libraries.
-TUI_LIB_OBJ := $(filter-out $(BUILD)/tui/main.o,$(TUI_OBJ))
+TUI_LIB_OBJ := $(filter-out $(BUILD)/tui/cli/main.o,$(TUI_OBJ))
 TUI_UNIT_BIN := $(BUILD)/tests/unit/test_complete $(BUILD)/tests/unit/test_report_fmt
 $(TUI_UNIT_BIN): $(BUILD)/tests/unit/%: tests/unit/%.c $(TUI_LIB_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
@@ -298,7 +298,7 @@ install: all
 	install -m 644 demos/guest/include/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest
 
 format:
-	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*.h tui/screen/*.h replay/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true
+	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*/*.h replay/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true
 
 clean:
 	rm -rf build build-asan build-fuzz build-switch build-asan-switch \

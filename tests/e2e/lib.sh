@@ -24,6 +24,9 @@
 #                  killed on exit, tm (tmux on it), and wait_for ERE WHAT
 #                  (poll the pane "tui" until a line matches, the screen
 #                  then in $scr; after 60 s a failure showing the screen)
+#   deep_dir BASE  make and print a folder under BASE whose absolute path
+#                  has at least 120 characters (a checkout in a deep
+#                  temporary folder), for the tests that show paths
 #   show_bugs DB   every bug of workspace DB, `heisen show` as JSON into
 #                  $dir/show.N.json and as text into $dir/show.N.txt
 #   skip MSG       give up without failing: what this machine lacks (run.sh
@@ -39,6 +42,13 @@ failures=0
 bad() { echo "  FAIL: $*"; failures=$((failures + 1)); }
 
 snippet() { head -c 400 "$1" | tr '\n' ' '; }
+
+deep_dir() {
+	local d
+	d=$(cd "$1" && pwd)/a-folder-named-at-length-as-deep-checkouts-are
+	while [ ${#d} -lt 120 ]; do d=$d/and-deeper; done
+	mkdir -p "$d" && echo "$d"
+}
 
 show_bugs() {
 	local ids

@@ -20,11 +20,15 @@ heisen=$(cd "$(dirname "$HEISEN")" && pwd)/$(basename "$HEISEN")
 # One tmux server per pane started (heisen-tui-PID-N): a new server on the
 # socket of one just killed can race its shutdown.
 npane=0
-# The servers' sockets in $dir, removed with it.
-export TMUX_TMPDIR=$dir
+# The servers' sockets in the scratch folder, removed with it (a socket's
+# path has at most 107 bytes); everything else under a folder whose path
+# has 120+ characters, as in a checkout in a deep temporary folder.
+top=$dir
+export TMUX_TMPDIR=$top
 unset TMUX # run from inside tmux too
 sock=heisen-tui-$$-0
-trap 'for ((i = 0; i <= npane; i++)); do tmux -L "heisen-tui-$$-$i" kill-server 2>/dev/null; done; rm -rf "$dir"' EXIT
+trap 'for ((i = 0; i <= npane; i++)); do tmux -L "heisen-tui-$$-$i" kill-server 2>/dev/null; done; rm -rf "$top"' EXIT
+dir=$(deep_dir "$top") || exit 3
 tm() { tmux -L "$sock" "$@"; }
 
 mkdir -p "$dir/home"
@@ -205,7 +209,7 @@ scenario() {
 	# wait for, on any machine), started with s.
 	keys n
 	wait_for '› New sweep$' "the new-sweep form" || return
-	wait_for '^  Program +(/.*/)?fibonacci\.wasm$' "Program preset" || return
+	wait_for '^  Program +((…|\.\.\.)?/.*/)?fibonacci\.wasm$' "Program preset" || return
 	wait_for '^  Densities +5:100:5' "the default densities" || return
 	wait_for '^  Profiles +default,one-core,throttled,noisy$' "the default profiles" || return
 	wait_for '^  \[ Start sweep \]' "the start button" || return

@@ -5,17 +5,19 @@
 # program, as `heisen simulate` prints it; on a bug, p opens the
 # replay form (Enter on Mode cycles trigger -> pinned), s starts it, the
 # output screen shows the progress lines and the rate as they come; w
-# writes a repro file, which replays with `heisen replay --file`.
+# writes a repro file, which replays with `heisen replay --file`. All
+# of it under a folder whose path has 120+ characters.
 . "$(dirname "$0")/lib.sh"
 tmux_session tuirep
-cd "$dir" || exit 3
+deep=$(deep_dir "$dir") || exit 3
+cd "$deep" || exit 3
 cp "$root/demos/build/fibonacci.wasm" app.wasm
 "$HEISEN" sweep app.wasm --densities 50,100 --runs 4 --profiles default --seed 3 \
 	>/dev/null 2>&1 ||
 	{ bad "sweep failed"; finish t_tui_replay; }
 
 
-tm new-session -d -s tui -x 80 -y 24 -c "$dir" "$heisen tui; sleep 30" || bad "tmux failed"
+tm new-session -d -s tui -x 80 -y 24 -c "$deep" "$heisen tui; sleep 30" || bad "tmux failed"
 wait_for 'Campaigns' "the TUI did not open" || finish t_tui_replay
 tm send-keys -t tui s
 wait_for '^simulation of app\.wasm: ' "s on a campaign: the simulation's output screen"

@@ -15,7 +15,7 @@
 #include "db/db.h"
 #include "db/nodes.h"
 #include "rewriter/instrument.h"
-#include "tui/cli.h"
+#include "tui/cli/cli.h"
 
 #include <ftw.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "tui/report_fmt.h"
+#include "tui/report/report_fmt.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "tui/script.c"
+#include "tui/cli/script.c"
 
 /* What the dispatcher saw: every command as its words joined by '|',
  * one per line. A command named "fail-N" returns N. */

@@ -3,12 +3,13 @@
  * bug or of every bug, most heisen first; detector/stats.h), `heisen
  * grid` (a bug's detections per cell, as a heat map on a terminal),
  * `heisen simulate` (budget strategies over the recorded runs) and
- * `heisen plot` (the three as standalone SVG), and the grid printer
- * `heisen show` shares.
+ * `heisen plot` (the three as standalone SVG).
  */
-#include "tui/cli.h"
+#include "tui/cli/cli.h"
+#include "tui/report/report.h"
+#include "tui/cmd/cmd.h"
 #include "detector/stats.h"
-#include "tui/jsonw.h"
+#include "tui/report/jsonw.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -336,82 +337,6 @@ out:
 /* ---- grid ------------------------------------------------------------------
  */
 
-/* The heat of a cell against the best: ANSI background, black text. */
-static const char *heat(uint64_t k, uint64_t n, double best)
-{
-	double v = n && best > 0 ? (double)k / (double)n / best : 0;
-
-	return !k	  ? ""
-	       : v < 0.25 ? "\033[30;44m"
-	       : v < 0.5  ? "\033[30;46m"
-	       : v < 0.75 ? "\033[30;43m"
-			  : "\033[30;41m";
-}
-
-static double best_y(const tui_report *r)
-{
-	double best = 0;
-
-	for (size_t i = 0; i < r->ncells; i++)
-		if (r->cells[i].n &&
-		    (double)r->cells[i].k / r->cells[i].n > best)
-			best = (double)r->cells[i].k / r->cells[i].n;
-	return best;
-}
-
-void tui_print_grid(FILE *out, const tui_report *r, int width, bool colour)
-{
-	int pw = (int)strlen("profile"), nw = (int)strlen("node"), lead;
-	double best = best_y(r);
-	size_t per;
-
-	for (size_t row = 0; row < r->nrows; row++) {
-		const tui_cell *c = &r->cells[r->row_of[row]];
-		int n = (int)strlen(c->profile), m = (int)strlen(c->node);
-		pw = n > pw ? n : pw;
-		nw = m > nw ? m : nw;
-	}
-	lead = 2 + pw + (r->multi_node ? nw + 2 : 0);
-	per = width > lead + 12 ? (size_t)(width - lead) / 12 : r->ndens;
-	if (!per)
-		per = 1;
-	for (size_t col = 0; col < r->ndens; col += per) {
-		size_t end = col + per < r->ndens ? col + per : r->ndens;
-		if (col)
-			fputc('\n', out);
-		fprintf(out, "  ");
-		if (r->multi_node)
-			fprintf(out, "%-*s  ", nw, "node");
-		fprintf(out, "%-*s", pw, "profile");
-		for (size_t k = col; k < end; k++) {
-			char dl[16];
-			tui_fmt_density(r->dens[k], dl, sizeof dl);
-			fprintf(out, " %11s", dl);
-		}
-		fprintf(out, "\n");
-		for (size_t row = 0; row < r->nrows; row++) {
-			const tui_cell *c = &r->cells[r->row_of[row]];
-			fprintf(out, "  ");
-			if (r->multi_node)
-				fprintf(out, "%-*s  ", nw, c->node);
-			fprintf(out, "%-*s", pw, c->profile);
-			for (size_t k = col; k < end; k++) {
-				const tui_cell *o = tui_report_cell(r, row, k);
-				const char *h =
-				    colour && o ? heat(o->k, o->n, best) : "";
-				char kn[48] = "-";
-				if (o)
-					snprintf(kn, sizeof kn,
-						 "%" PRIu64 "/%" PRIu64, o->k,
-						 o->n);
-				fprintf(out, " %s%11s%s", h, kn,
-					*h ? "\033[0m" : "");
-			}
-			fprintf(out, "\n");
-		}
-	}
-}
-
 /* Phi of a cell of the report's bug. */
 static double phi_of(const tui_report *r, uint32_t density_bp)
 {
@@ -420,7 +345,7 @@ static double phi_of(const tui_report *r, uint32_t density_bp)
 
 static void grid_json(FILE *out, const tui_report *r)
 {
-	double best = best_y(r);
+	double best = tui_report_best(r);
 	tui_json j;
 
 	tui_json_init(&j, out);
@@ -999,7 +924,7 @@ static void heat_rgb(double v, char out[8])
 static void plot_grid(wasm_buf *b, const tui_report *r)
 {
 	const int cw = 64, ch = 28, left = 170, top = 70;
-	double best = best_y(r);
+	double best = tui_report_best(r);
 	char title[512], kinds[8];
 	int w = left + cw * (int)r->ndens + 20;
 	int h = top + ch * (int)r->nrows + 50;

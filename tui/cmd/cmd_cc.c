@@ -52,7 +52,8 @@
  * -mrelaxed-simd; 3 when clang cannot be run at all or the toolchain or
  * guest library is missing.
  */
-#include "tui/cli.h"
+#include "tui/cli/cli.h"
+#include "tui/cmd/cmd.h"
 
 #include <errno.h>
 #include <limits.h>

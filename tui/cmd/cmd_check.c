@@ -3,14 +3,17 @@
  * over N runs of a program, recorded as a campaign of kind check, and each
  * race printed the way ThreadSanitizer prints one.
  */
-#include "tui/cli.h"
+#include "tui/cli/cli.h"
+#include "tui/report/report.h"
+#include "tui/report/filter.h"
+#include "tui/cmd/cmd.h"
 
 #include "db/db.h"
 #include "detector/campaign.h"
 #include "detector/suppress.h"
-#include "tui/jsonw.h"
-#include "tui/race.h"
-#include "tui/report_fmt.h"
+#include "tui/report/jsonw.h"
+#include "tui/report/race.h"
+#include "tui/report/report_fmt.h"
 
 #include <inttypes.h>
 #include <signal.h>

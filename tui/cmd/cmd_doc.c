@@ -1,6 +1,6 @@
 /*
- * cmd_doc.c - what heisen says about itself outside `help`: the manual
- * page (`heisen help --man`) and the shell completion (`heisen
+ * cmd_doc.c - what heisen says about itself: `help` and `version`, the
+ * manual page (`heisen help --man`) and the shell completion (`heisen
  * completion`), both read from the one command table, so a new command
  * or option appears in them without a line here.
  *
@@ -10,7 +10,8 @@
  * runs, campaigns) come from the workspace that way, never from a list
  * frozen into the script.
  */
-#include "tui/cli.h"
+#include "tui/cli/cli.h"
+#include "tui/cmd/cmd.h"
 
 #include <string.h>
 
@@ -95,7 +96,7 @@ static void roff_text(FILE *f, const char *text)
 		fputs(".fi\n.RE\n", f);
 }
 
-void tui_print_man(FILE *f)
+static void print_man(FILE *f)
 {
 	fprintf(f, ".TH HEISEN 1 \"\" \"heisen %s\" \"User Commands\"\n",
 		HEISEN_VERSION);
@@ -251,5 +252,39 @@ int tui_cmd_completion(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		return TUI_EXIT_USAGE;
 	}
 	fputs(bash_script, out);
+	return TUI_EXIT_OK;
+}
+
+int tui_cmd_help(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	const tui_cmd *c;
+
+	if (tui_opt_value(cmd, a, "--man")) {
+		if (a->noperands) {
+			fprintf(err, "heisen help: --man prints every "
+				     "command's page; it takes no COMMAND\n");
+			return TUI_EXIT_USAGE;
+		}
+		print_man(out);
+		return TUI_EXIT_OK;
+	}
+	if (a->noperands == 0) {
+		tui_print_usage(out);
+		return TUI_EXIT_OK;
+	}
+	c = tui_find_cmd(a->operands[0]);
+	if (!c) {
+		fprintf(err,
+			"heisen help: no command '%s' (see 'heisen help')\n",
+			a->operands[0]);
+		return TUI_EXIT_USAGE;
+	}
+	tui_print_cmd_help(c, out);
+	return TUI_EXIT_OK;
+}
+
+int tui_cmd_version(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	fprintf(out, "heisen %s\n", HEISEN_VERSION);
 	return TUI_EXIT_OK;
 }

@@ -9,8 +9,10 @@
  * (host, user, port) was checked by db_node_url_parse to hold nothing a
  * shell or ssh's option parser could misread.
  */
-#include "tui/cli.h"
-#include "tui/jsonw.h"
+#include "tui/cli/cli.h"
+#include "tui/report/report.h"
+#include "tui/cmd/cmd.h"
+#include "tui/report/jsonw.h"
 
 #include "db/nodes.h"
 #include "remote/transport.h"
@@ -35,29 +37,7 @@ static bool node_arity(const tui_args *a, int n, const char *usage, FILE *err)
 	return false;
 }
 
-/* Options that mean nothing to a sub-command are refused, not ignored,
- * so that 'node add --json' does not look as if it printed JSON. */
-static bool node_only(const tui_cmd *cmd, const tui_args *a, const char *sub,
-		      const char *const *allowed, FILE *err)
-{
-	for (int i = 0; i < a->nseen; i++) {
-		const char *name = cmd->opts[a->seen[i].opt].name;
-		bool ok = false;
-
-		for (const char *const *p = allowed; *p; p++)
-			ok = ok || !strcmp(*p, name);
-		if (!ok) {
-			fprintf(err,
-				"heisen node %s: %s is not an option of 'node "
-				"%s' (see 'heisen help node')\n",
-				sub, name, sub);
-			return false;
-		}
-	}
-	return true;
-}
-
-static int node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+int tui_node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	static const char *const opts[] = {"--db", NULL};
 	const char *name, *url;
@@ -67,7 +47,7 @@ static int node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db *d;
 	int rc;
 
-	if (!node_only(cmd, a, "add", opts, err) ||
+	if (!tui_sub_only(cmd, a, "add", opts, err) ||
 	    !node_arity(a, 3, "add NAME ssh://[user@]host[:port]/path", err))
 		return TUI_EXIT_USAGE;
 	name = a->operands[1];
@@ -151,8 +131,7 @@ static bool node_row(void *ctx, const db_remote *r)
 	return true;
 }
 
-static int node_list_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out,
-			 FILE *err)
+int tui_node_list(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	static const char *const opts[] = {"--db", "--json", NULL};
 	node_list l = {.out = out};
@@ -162,7 +141,7 @@ static int node_list_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	db *d;
 	int rc;
 
-	if (!node_only(cmd, a, "list", opts, err) ||
+	if (!tui_sub_only(cmd, a, "list", opts, err) ||
 	    !node_arity(a, 1, "list [--db FILE] [--json]", err))
 		return TUI_EXIT_USAGE;
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
@@ -194,8 +173,7 @@ static int node_list_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	return rc;
 }
 
-static int node_remove(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		       FILE *err)
+int tui_node_remove(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	static const char *const opts[] = {"--db", NULL};
 	const char *path;
@@ -203,7 +181,7 @@ static int node_remove(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	db *d;
 	int rc;
 
-	if (!node_only(cmd, a, "remove", opts, err) ||
+	if (!tui_sub_only(cmd, a, "remove", opts, err) ||
 	    !node_arity(a, 2, "remove NAME [--db FILE]", err))
 		return TUI_EXIT_USAGE;
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
@@ -223,8 +201,7 @@ static int node_remove(const tui_cmd *cmd, const tui_args *a, FILE *out,
 
 /* ---- self ---------------------------------------------------------------- */
 
-static int node_self(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		     FILE *err)
+int tui_node_self(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	static const char *const opts[] = {"--json", NULL};
 	char host[256] = "";
@@ -232,7 +209,7 @@ static int node_self(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	tui_json j;
 
-	if (!node_only(cmd, a, "self", opts, err) ||
+	if (!tui_sub_only(cmd, a, "self", opts, err) ||
 	    !node_arity(a, 1, "self [--json]", err))
 		return TUI_EXIT_USAGE;
 	if (uname(&un) != 0) {
@@ -263,43 +240,6 @@ static int node_self(const tui_cmd *cmd, const tui_args *a, FILE *out,
 }
 
 /* ---- check --------------------------------------------------------------- */
-
-int tui_node_find(const char *dbpath, const char *name, const char *who,
-		  db_remote *r, db_node_url *u, FILE *err)
-{
-	const char *path;
-	wasm_err e;
-	db *d;
-	int rc;
-
-	if ((rc = tui_open_existing_db(dbpath, &d, &path, err)))
-		return rc;
-	wasm_err_clear(&e);
-	if (db_remote_get(d, name, r, &e)) {
-		db_close(d);
-		fprintf(err, "heisen %s: %s\n", who, e.msg);
-		return tui_exit_for(e.status);
-	}
-	rc = tui_node_url(who, path, r, u, err);
-	db_close(d);
-	if (rc)
-		db_remote_clear(r);
-	return rc;
-}
-
-int tui_node_url(const char *who, const char *path, const db_remote *r,
-		 db_node_url *u, FILE *err)
-{
-	char msg[256];
-
-	if (db_node_url_parse(r->url, u, msg, sizeof msg))
-		return TUI_EXIT_OK;
-	fprintf(err,
-		"heisen %s: the URL of %s in %s is not usable: %s; remove the "
-		"node and add it again\n",
-		who, r->name, path, msg);
-	return TUI_EXIT_USAGE;
-}
 
 /* The value of "key" in a flat JSON object written by 'node self': a
  * string (escapes kept only for \" and \\) or a bare number, into
@@ -400,8 +340,7 @@ static void check_report(const db_remote *r, const node_answer *ans, bool json,
 	}
 }
 
-static int node_check(const tui_cmd *cmd, const tui_args *a, FILE *out,
-		      FILE *err)
+int tui_node_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	static const char *const opts[] = {"--db", "--json", "--timeout", NULL};
 	static const char *const words[] = {"heisen", "node", "self", "--json",
@@ -414,7 +353,7 @@ static int node_check(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	wasm_err e;
 	int rc;
 
-	if (!node_only(cmd, a, "check", opts, err) ||
+	if (!tui_sub_only(cmd, a, "check", opts, err) ||
 	    !node_arity(
 		a, 2, "check NAME [--timeout TIME] [--db FILE] [--json]", err))
 		return TUI_EXIT_USAGE;
@@ -445,40 +384,4 @@ static int node_check(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	check_report(&r, &ans, tui_opt_value(cmd, a, "--json"), out);
 	db_remote_clear(&r);
 	return ans.reachable ? TUI_EXIT_OK : TUI_EXIT_FINDINGS;
-}
-
-int tui_cmd_node(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
-{
-	static const char *const db_json[] = {"--db", "--json", NULL};
-	static const char *const db_only[] = {"--db", NULL};
-	/* The sub-commands; opts NULL: the handler checks its options. The
-	 * last two are the node's side of `heisen dispatch`. */
-	static const struct {
-		const char *name;
-		tui_handler fn;
-		const char *const *opts;
-	} subs[] = {
-	    {"add", node_add, NULL},
-	    {"list", node_list_cmd, NULL},
-	    {"remove", node_remove, NULL},
-	    {"check", node_check, NULL},
-	    {"self", node_self, NULL},
-	    {"status", tui_node_status, db_json},
-	    {"receive", tui_node_receive, db_only},
-	    {"start", tui_node_start, db_only},
-	};
-	const char *sub = a->operands[0];
-
-	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
-		if (strcmp(sub, subs[i].name))
-			continue;
-		if (subs[i].opts && !node_only(cmd, a, sub, subs[i].opts, err))
-			return TUI_EXIT_USAGE;
-		return subs[i].fn(cmd, a, out, err);
-	}
-	fprintf(err,
-		"heisen node: no sub-command '%s'; use add, list, remove, "
-		"check, self or status (see 'heisen help node')\n",
-		sub);
-	return TUI_EXIT_USAGE;
 }

@@ -10,8 +10,9 @@
  * stream is checked whole before anything is imported (db/sync.h), and
  * text shown from a node has its control bytes replaced.
  */
-#include "tui/cli.h"
-#include "tui/jsonw.h"
+#include "tui/cli/cli.h"
+#include "tui/cmd/cmd.h"
+#include "tui/report/jsonw.h"
 
 #include "db/nodes.h"
 #include "db/sync.h"

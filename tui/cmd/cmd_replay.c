@@ -4,8 +4,10 @@
  * save` (the exact mask of a recorded run, as a mask file) and `heisen
  * minimize` (the delay sites that elicit a failure).
  */
-#include "tui/cli.h"
-#include "tui/jsonw.h"
+#include "tui/cli/cli.h"
+#include "tui/report/report.h"
+#include "tui/cmd/cmd.h"
+#include "tui/report/jsonw.h"
 #include "replay/minimize.h"
 #include "replay/replay.h"
 

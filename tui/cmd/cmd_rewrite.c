@@ -2,8 +2,9 @@
  * cmd_rewrite.c - `heisen instrument` and `heisen sites`: the rewriter's
  * commands. The work is in rewriter/; this file reads options and prints.
  */
-#include "tui/cli.h"
-#include "tui/jsonw.h"
+#include "tui/cli/cli.h"
+#include "tui/cmd/cmd.h"
+#include "tui/report/jsonw.h"
 
 #include "core/wasm.h"
 #include "detector/race.h"

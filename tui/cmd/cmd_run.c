@@ -1,15 +1,29 @@
 /*
- * cmd_run.c - `heisen run`: run a WASI command module in heisen's engine.
- * The WASI host is core/wasi.c; this file turns options into a
- * wasi_config and the run's outcome into an exit code.
+ * cmd_run.c - `heisen run`: run a WASI command module in heisen's engine,
+ * plainly or under a probe mask (--density / --mask), and `heisen rerun`,
+ * which runs a recorded run again under its mask. The WASI host is
+ * core/wasi.c, the masked run detector/; this file turns options into a
+ * wasi_config and the run's outcome into a report and an exit code.
  */
-#include "tui/cli.h"
+#include "tui/cli/cli.h"
+#include "tui/report/report.h"
+#include "tui/report/filter.h"
+#include "tui/cmd/cmd.h"
+
+#include "tui/report/jsonw.h"
+#include "tui/report/race.h"
 
 #include "core/wasi.h"
+#include "db/db.h"
+#include "detector/campaign.h"
+#include "detector/suppress.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Exit codes of `heisen run` beyond cli.h's: what timeout(1) and a
  * SIGABRT-killed shell job report, so scripts can tell them apart. */
@@ -32,9 +46,21 @@ static bool parse_size(const char *s, uint64_t *out)
 	if (errno || end == s)
 		return false;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
 	}
 	if (shift && *end == 'i')
 		end++;
@@ -130,6 +156,721 @@ static bool parse_run_opts(const tui_cmd *cmd, const tui_args *a,
 	return true;
 }
 
+/* ---- one masked run's report: run --density / --mask, rerun -------------- */
+
+/* What a masked run was and what it found. */
+typedef struct run_report {
+	const char *file;      /* the program, as given or as recorded */
+	const char *mask_file; /* --mask; NULL: density_bp and seed */
+	uint32_t density_bp;
+	uint64_t seed;
+	uint32_t npool; /* sites the mask chose from */
+	uint32_t armed, delay;
+	const det_profile *prof;
+	const det_run_result *res;
+	/* res's violations as the workspace keeps hits (sites named, both
+	 * stacks, the value), named once for the judging and the report;
+	 * their function names in func. Owned: run_report_clear. */
+	db_hit *hit;
+	uint32_t nhit;
+	char (*func)[2][128];
+	/* Suppressions (NULL: none): suppressed[i] says violation i is left
+	 * out, nsuppressed of them. */
+	const det_supp *supp;
+	bool *suppressed;
+	uint32_t nsuppressed;
+} run_report;
+
+/* Name r->res's violations into r->hit; false when out of memory. */
+static bool run_report_name(run_report *r, const det_prog *p)
+{
+	uint32_t n = r->res->nbugs;
+	wasm_err e;
+
+	r->hit = wasm_calloc(n + 1, sizeof *r->hit);
+	r->func = wasm_calloc(n + 1, sizeof *r->func);
+	r->suppressed = wasm_calloc(n + 1, sizeof *r->suppressed);
+	if (!r->hit || !r->func || !r->suppressed)
+		return false;
+	for (; r->nhit < n; r->nhit++)
+		if (det_prog_hit(p, &r->res->bugs[r->nhit], &r->hit[r->nhit],
+				 r->func[r->nhit], &e))
+			return false;
+	return true;
+}
+
+static void run_report_clear(run_report *r)
+{
+	for (uint32_t i = 0; i < r->nhit; i++)
+		db_hit_clear(&r->hit[i]);
+	wasm_free(r->hit);
+	wasm_free(r->func);
+	wasm_free(r->suppressed);
+	r->hit = NULL;
+	r->nhit = 0;
+	r->func = NULL;
+	r->suppressed = NULL;
+}
+
+/* Which of r's violations the suppressions leave out, into
+ * r->suppressed, each counted as its rule's hit. */
+static void judge_violations(run_report *r, det_supp *supp)
+{
+	r->supp = supp;
+	for (uint32_t i = 0; supp && i < r->res->nbugs; i++) {
+		const det_supp_rule *rule =
+		    det_supp_match_hit(supp, &r->hit[i]);
+		det_supp_hit(supp, rule);
+		r->suppressed[i] = rule != NULL;
+		r->nsuppressed += r->suppressed[i];
+	}
+}
+
+static bool left_out(const run_report *r, uint32_t i)
+{
+	return r->suppressed && r->suppressed[i];
+}
+
+/* One violation of a masked run, v named as h, in the one text of a race
+ * (tui/race.h): the access that found the other armed first. */
+static void print_violation(FILE *out, const det_violation *v, const db_hit *h,
+			    uint32_t i, uint32_t n)
+{
+	char title[96];
+	int first = v->cur < 2 ? v->cur : 1;
+	db_value value = h->value;
+	tui_race r = {.title = title, .concurrent = true, .value = &value};
+
+	snprintf(title, sizeof title,
+		 "violation %u of %u, %" PRIu64 " time%s in the run", i + 1, n,
+		 v->count, v->count == 1 ? "" : "s");
+	for (int k = 0; k < 2; k++) {
+		int x = k ? 1 - first : first;
+		r.acc[k] = (tui_access){
+		    .kind = h->site[x].kind,
+		    .width = h->site[x].width,
+		    .addr = h->addr[x],
+		    .tid = h->tid[x],
+		    .site = h->site[x].id,
+		    .stack = &h->stack[x],
+		    .func = h->site[x].func,
+		    .file = h->site[x].file,
+		    .line = h->site[x].line,
+		    .spawn = &h->spawn[x],
+		};
+	}
+	r.loc = &h->loc;
+	if (value.width)
+		value.side = value.side == first ? 0 : 1;
+	tui_race_print(out, &r);
+}
+
+/* The report of heisen.run/1: its members into j's open object, or with
+ * j NULL as text on out. */
+static void print_run(FILE *out, tui_json *j, const det_prog *p,
+		      const run_report *r)
+{
+	const det_run_result *res = r->res;
+	uint32_t nsites = p->sites.nsites;
+	uint32_t shown = res->nbugs - r->nsuppressed;
+
+	if (j) {
+		char hex[20];
+		tui_json_str(j, "schema", "heisen.run/1");
+		tui_json_str(j, "file", r->file);
+		if (r->mask_file) {
+			tui_json_str(j, "mask_file", r->mask_file);
+		} else {
+			tui_json_u64(j, "density_bp", r->density_bp);
+			snprintf(hex, sizeof hex, "%016" PRIx64, r->seed);
+			tui_json_str(j, "seed", hex);
+			tui_json_u64(j, "mask_version", DET_MASK_VERSION);
+			tui_json_u64(j, "pool", r->npool);
+		}
+		tui_json_u64(j, "sites", nsites);
+		tui_json_u64(j, "armed", r->armed);
+		tui_json_u64(j, "delay", r->delay);
+		tui_json_str(j, "profile", r->prof->name);
+		tui_json_str(j, "status", det_status_name(res->status));
+		tui_json_i64(j, "exit_code", res->exit_code);
+		tui_json_str(j, "message", res->msg);
+		tui_json_f64(j, "duration_ms", (double)res->duration_ns / 1e6);
+		tui_json_u64(j, "probes", res->probes);
+		tui_json_u64(j, "dropped", res->dropped);
+		tui_json_arr(j, "violations");
+		for (uint32_t i = 0; i < res->nbugs; i++) {
+			const det_violation *v = &res->bugs[i];
+			if (left_out(r, i))
+				continue;
+			tui_json_obj(j, NULL);
+			tui_json_u64(j, "count", v->count);
+			tui_json_arr(j, "sites");
+			for (int k = 0; k < 2; k++) {
+				tui_json_obj(j, NULL);
+				tui_json_prog_access(j, p, v->site[k],
+						     v->kind[k]);
+				tui_json_u64(j, "thread", v->tid[k]);
+				tui_json_u64(j, "address", v->addr[k]);
+				tui_json_stack(j, "stack", &r->hit[i].stack[k]);
+				tui_json_spawn(j, "created_by",
+					       &r->hit[i].spawn[k]);
+				tui_json_end(j, '}');
+			}
+			tui_json_end(j, ']');
+			tui_json_value(j, "value", &r->hit[i].value);
+			tui_json_loc(j, "location", &r->hit[i].loc);
+			tui_json_end(j, '}');
+		}
+		tui_json_end(j, ']');
+		tui_supp_json(j, r->supp, r->nsuppressed);
+		return;
+	}
+	if (r->mask_file)
+		fprintf(out, "heisen: mask %s: %u of %u sites armed; ",
+			r->mask_file, r->armed, nsites);
+	else if (r->npool != nsites)
+		fprintf(out,
+			"heisen: density %.2f%% seed 0x%016" PRIx64
+			": %u of %u sites armed (pool of %u shared sites); ",
+			r->density_bp / 100.0, r->seed, r->armed, nsites,
+			r->npool);
+	else
+		fprintf(out,
+			"heisen: density %.2f%% seed 0x%016" PRIx64
+			": %u of %u sites armed; ",
+			r->density_bp / 100.0, r->seed, r->armed, nsites);
+	fprintf(out, "%s", det_status_name(res->status));
+	if (res->status == DET_OK || res->status == DET_EXIT)
+		fprintf(out, " %d", res->exit_code);
+	else if (res->msg[0])
+		fprintf(out, " (%s)", res->msg);
+	fprintf(out, " in %.1f ms, %" PRIu64 " probe calls, %u violation%s\n",
+		(double)res->duration_ns / 1e6, res->probes, shown,
+		shown == 1 ? "" : "s");
+	for (uint32_t i = 0, k = 0; i < res->nbugs; i++)
+		if (!left_out(r, i))
+			print_violation(out, &res->bugs[i], &r->hit[i], k++,
+					shown);
+	if (res->dropped)
+		fprintf(out, "  (%u more distinct pairs not kept)\n",
+			res->dropped);
+	tui_supp_print(out, r->supp, r->nsuppressed, "violation", NULL);
+}
+
+/* `heisen run`'s exit status for a masked run that reports nbugs
+ * violations. */
+static int run_exit(const det_run_result *res, uint32_t nbugs, bool fail)
+{
+	int rc;
+
+	switch (res->status) {
+	case DET_OK:
+	case DET_EXIT: rc = res->exit_code & 0xff; break;
+	case DET_TIMEOUT: rc = 124; break;
+	case DET_ERROR: rc = TUI_EXIT_USAGE; break;
+	default: rc = 134;
+	}
+	if (fail && nbugs && rc == 0)
+		rc = TUI_EXIT_FINDINGS;
+	return rc;
+}
+
+static uint32_t count_armed(const uint8_t *mask, uint32_t n)
+{
+	uint32_t armed = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		armed += mask[i] != 0;
+	return armed;
+}
+
+/* ---- heisen run --density / --mask --------------------------------------- */
+
+static int run_masked(const tui_cmd *cmd, const tui_args *a,
+		      const wasi_config *base, FILE *out, FILE *err)
+{
+	const char *path = a->operands[0];
+	const char *dv = tui_opt_value(cmd, a, "--density");
+	const char *mv = tui_opt_value(cmd, a, "--mask");
+	const char *sv = tui_opt_value(cmd, a, "--seed");
+	const char *pv = tui_opt_value(cmd, a, "--profile");
+	const char *delv = tui_opt_value(cmd, a, "--delay");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	tui_gate gate;
+	uint32_t failing;
+	det_prog *p = NULL;
+	uint8_t *mask = NULL;
+	uint32_t *dens = NULL, ndens = 0, delay = DET_DEFAULT_DELAY;
+	uint64_t seed = 0;
+	const det_profile *prof = det_profile_find("default");
+	det_run_opts o = {0};
+	det_run_result res = {0};
+	run_report r = {0};
+	det_supp *supp = NULL;
+	wasm_err e;
+	int rc;
+
+	if (dv && mv) {
+		fprintf(err,
+			"heisen run: give --density or --mask, not both\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (sv && !tui_parse_u64(sv, &seed)) {
+		fprintf(err,
+			"heisen run: --seed expects a 64-bit number "
+			"(decimal or 0x hex), got '%s'\n",
+			sv);
+		return TUI_EXIT_USAGE;
+	}
+	if (delv && !tui_parse_u32(delv, 0, 100000000, &delay)) {
+		fprintf(err,
+			"heisen run: --delay expects a number of spin "
+			"units from 0 to 100000000, got '%s'\n",
+			delv);
+		return TUI_EXIT_USAGE;
+	}
+	if (pv && !(prof = det_profile_find(pv))) {
+		fprintf(err,
+			"heisen run: unknown profile '%s' (see 'heisen "
+			"profiles')\n",
+			pv);
+		return TUI_EXIT_USAGE;
+	}
+	if (dv && (det_parse_densities(dv, &dens, &ndens, &e) || ndens != 1)) {
+		fprintf(err,
+			"heisen run: --density expects one percentage in "
+			"(0, 100], e.g. 50 or 12.5, got '%s'\n",
+			dv);
+		wasm_free(dens);
+		return TUI_EXIT_USAGE;
+	}
+	if (dv && !sv)
+		seed = tui_random_seed();
+	/* A bad gate or rules file is bad input: refused before anything
+	 * runs. */
+	if ((rc = tui_gate_parse(cmd, a, &gate, err)) ||
+	    (rc = tui_supp_open(cmd, a, &supp, err)))
+		goto done;
+	if ((rc = tui_load_prog(path, &p, err)))
+		goto done;
+	mask = wasm_calloc(p->sites.nsites ? p->sites.nsites : 1, 1);
+	if (!mask) {
+		fprintf(err, "heisen run: out of memory\n");
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	if (mv ? det_mask_read(mv, mask, p->sites.nsites, &e)
+	       : det_mask_make(seed, dens[0], NULL, p->sites.nsites, mask,
+			       p->sites.nsites, &e)) {
+		tui_print_err(err, mv, &e);
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	o.algo = DET_RACE;
+	o.mask = mask;
+	o.delay = delay;
+	o.profile = prof;
+	o.wasi = base;
+	/* With --json, stdout carries the report: the program's output goes
+	 * to stderr. */
+	fflush(out);
+	fflush(err);
+	if (det_run(p->cm, &p->sites, &o, &res, &e)) {
+		tui_print_err(err, path, &e);
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	r.file = path;
+	r.mask_file = mv;
+	r.density_bp = mv ? 0 : dens[0];
+	r.seed = seed;
+	r.npool = p->sites.nsites;
+	r.armed = count_armed(mask, p->sites.nsites);
+	r.delay = delay;
+	r.prof = prof;
+	r.res = &res;
+	if (!run_report_name(&r, p)) {
+		fprintf(err, "heisen run: out of memory\n");
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	judge_violations(&r, supp);
+	if (json) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		print_run(out, &j, p, &r);
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else {
+		print_run(out, NULL, p, &r);
+	}
+	if (!(rc = tui_gate_hits(cmd, gate, tui_opt_value(cmd, a, "--db"),
+				 p->name, r.hit, r.suppressed, r.nhit, &failing,
+				 err)))
+		rc = run_exit(&res, failing, gate != TUI_GATE_OFF);
+done:
+	det_run_result_free(&res);
+	wasm_free(mask);
+	wasm_free(dens);
+	run_report_clear(&r);
+	det_supp_free(supp);
+	det_prog_free(p);
+	return rc;
+}
+
+/* ---- heisen rerun -------------------------------------------------------- */
+
+/* A list of bug ids. */
+typedef struct id_list {
+	int64_t *v;
+	size_t n, cap;
+	bool nomem;
+} id_list;
+
+static bool id_add(id_list *l, int64_t id)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 16;
+		int64_t *v = wasm_realloc(l->v, nc * sizeof *v);
+		if (!v) {
+			l->nomem = true;
+			return false;
+		}
+		l->v = v;
+		l->cap = nc;
+	}
+	l->v[l->n++] = id;
+	return true;
+}
+
+static bool id_has(const id_list *l, int64_t id)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == id)
+			return true;
+	return false;
+}
+
+static bool collect_run_bug(void *ctx, const db_run_bug *rb)
+{
+	return id_add(ctx, rb->bug_id);
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* A rerun against its recording: the recorded bugs caught again, those
+ * missed, and the violations the recording did not have (bug id 0 when
+ * the workspace has no bug for the pair). */
+typedef struct rerun_cmp {
+	const id_list *recorded;
+	id_list again, missed;
+	id_list new_ids; /* per new violation, index into res->bugs */
+	int64_t *new_bug;
+} rerun_cmp;
+
+/* bug[i]: the workspace's bug of violation i of res, 0 when it has none.
+ * False when out of memory. */
+static bool rerun_compare(rerun_cmp *rc, const id_list *recorded,
+			  const int64_t *bug, const det_run_result *res)
+{
+	rc->recorded = recorded;
+	rc->new_bug =
+	    wasm_calloc(res->nbugs ? res->nbugs : 1, sizeof *rc->new_bug);
+	if (!rc->new_bug)
+		return false;
+	for (uint32_t i = 0; i < res->nbugs; i++) {
+		int64_t id = bug[i];
+		if (id && id_has(recorded, id)) {
+			if (!id_has(&rc->again, id) && !id_add(&rc->again, id))
+				return false;
+		} else {
+			rc->new_bug[rc->new_ids.n] = id;
+			if (!id_add(&rc->new_ids, i))
+				return false;
+		}
+	}
+	if (rc->again.n > 1)
+		qsort(rc->again.v, rc->again.n, sizeof *rc->again.v, cmp_i64);
+	for (size_t i = 0; i < recorded->n; i++)
+		if (!id_has(&rc->again, recorded->v[i]) &&
+		    !id_add(&rc->missed, recorded->v[i]))
+			return false;
+	return true;
+}
+
+static void rerun_cmp_free(rerun_cmp *rc)
+{
+	wasm_free(rc->again.v);
+	wasm_free(rc->missed.v);
+	wasm_free(rc->new_ids.v);
+	wasm_free(rc->new_bug);
+}
+
+static void print_ids(FILE *out, const id_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		fprintf(out, "%s%" PRId64, i ? " " : "", l->v[i]);
+}
+
+static void json_ids(tui_json *j, const char *key, const id_list *l)
+{
+	tui_json_arr(j, key);
+	for (size_t i = 0; i < l->n; i++)
+		tui_json_i64(j, NULL, l->v[i]);
+	tui_json_end(j, ']');
+}
+
+/* The line after the run's report: what the recording had and how the
+ * rerun compares. */
+static void print_rerun_text(FILE *out, const db_run *run, const rerun_cmp *rc,
+			     const det_run_result *res)
+{
+	fprintf(out, "rerun of run %" PRId64 " (recorded: %s", run->id,
+		run->status);
+	if (!strcmp(run->status, "ok") || !strcmp(run->status, "exit"))
+		fprintf(out, " %d", run->exit_code);
+	if (rc->recorded->n) {
+		fprintf(out, ", bug%s ", rc->recorded->n == 1 ? "" : "s");
+		print_ids(out, rc->recorded);
+	} else {
+		fprintf(out, ", no bugs");
+	}
+	fprintf(out, "): caught again %zu of %zu", rc->again.n,
+		rc->recorded->n);
+	if (rc->again.n) {
+		fprintf(out, " (");
+		print_ids(out, &rc->again);
+		fprintf(out, ")");
+	}
+	if (rc->missed.n) {
+		fprintf(out, ", missed ");
+		print_ids(out, &rc->missed);
+	}
+	fprintf(out, "; new %zu", rc->new_ids.n);
+	for (size_t i = 0; i < rc->new_ids.n; i++) {
+		const det_violation *v = &res->bugs[rc->new_ids.v[i]];
+		fprintf(out, i ? ", " : ": ");
+		if (rc->new_bug[i])
+			fprintf(out, "bug %" PRId64, rc->new_bug[i]);
+		else
+			fprintf(out, "sites %u/%u (no bug yet)", v->site[0],
+				v->site[1]);
+	}
+	fprintf(out, "\n");
+}
+
+static void print_rerun_json(tui_json *j, const db_run *run,
+			     const rerun_cmp *rc, const det_run_result *res,
+			     const uint8_t *mask, uint32_t nsites)
+{
+	tui_json_obj(j, "rerun");
+	tui_json_i64(j, "run", run->id);
+	tui_json_i64(j, "campaign", run->campaign_id);
+	tui_json_u64(j, "idx", run->idx);
+	tui_json_str(j, "recorded_status", run->status);
+	if (!strcmp(run->status, "ok") || !strcmp(run->status, "exit"))
+		tui_json_i64(j, "recorded_exit_code", run->exit_code);
+	else
+		tui_json_null(j, "recorded_exit_code");
+	json_ids(j, "recorded_bugs", rc->recorded);
+	json_ids(j, "caught_again", &rc->again);
+	json_ids(j, "missed", &rc->missed);
+	tui_json_u64(j, "new", rc->new_ids.n);
+	tui_json_arr(j, "new_bugs");
+	for (size_t i = 0; i < rc->new_ids.n; i++) {
+		const det_violation *v = &res->bugs[rc->new_ids.v[i]];
+		tui_json_obj(j, NULL);
+		if (rc->new_bug[i])
+			tui_json_i64(j, "bug", rc->new_bug[i]);
+		else
+			tui_json_null(j, "bug");
+		tui_json_arr(j, "sites");
+		tui_json_u64(j, NULL, v->site[0]);
+		tui_json_u64(j, NULL, v->site[1]);
+		tui_json_end(j, ']');
+		tui_json_end(j, '}');
+	}
+	tui_json_end(j, ']');
+	tui_json_arr(j, "armed_sites");
+	for (uint32_t i = 0; i < nsites; i++)
+		if (mask[i])
+			tui_json_u64(j, NULL, i);
+	tui_json_end(j, ']');
+	tui_json_end(j, '}');
+}
+
+int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	/* A --prune campaign whose pool came out empty arms nothing; a NULL
+	 * pool would mean every site. */
+	static const uint32_t empty_pool[1];
+	const char *rv = a->operands[0];
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	bool fail = tui_opt_value(cmd, a, "--fail-on-bugs") != NULL;
+	uint64_t id;
+	db *d = NULL;
+	const char *dbpath;
+	db_run run = {0};
+	db_campaign c = {0};
+	db_program prog = {0};
+	id_list recorded = {0};
+	int64_t *vbug = NULL;
+	rerun_cmp cmp = {0};
+	det_prog *p = NULL;
+	const det_profile *prof;
+	const uint32_t *pool;
+	uint32_t npool;
+	uint8_t *mask = NULL;
+	const char **argv = NULL;
+	int devnull = -1;
+	det_run_opts o = {0};
+	det_run_result res = {0};
+	run_report r = {0};
+	wasm_err e;
+	wasm_status st;
+	int rc;
+
+	if (!tui_parse_u64(rv, &id) || !id || id > INT64_MAX) {
+		fprintf(err,
+			"heisen rerun: '%s' is not a run id (a positive "
+			"number; 'heisen runs CAMPAIGN' lists them)\n",
+			rv);
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d,
+				       &dbpath, err)))
+		return rc;
+	if ((st = db_run_get(d, (int64_t)id, &run, &e)) ||
+	    (st = db_campaign_get(d, run.campaign_id, &c, &e)) ||
+	    (st = db_program_get(d, c.program_id, &prog, &e)) ||
+	    (st = db_run_bugs(d, run.id, collect_run_bug, &recorded, &e))) {
+		fprintf(err, "heisen rerun: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto done;
+	}
+	if (recorded.nomem)
+		goto oom;
+	if (!(prof = det_profile_find(run.profile))) {
+		fprintf(err,
+			"heisen rerun: run %" PRId64 " ran under profile "
+			"'%s', which this heisen does not have (see "
+			"'heisen profiles')\n",
+			run.id, run.profile);
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	if ((rc = tui_load_recorded(cmd, &prog, &c, &p, err)))
+		goto done;
+	/* The mask of detector/campaign.c's worker_job: the run's seed and
+	 * density over the campaign's pool. */
+	pool = c.prune ? (c.pruned ? c.pruned : empty_pool) : NULL;
+	npool = c.prune ? c.npruned : p->sites.nsites;
+	mask = wasm_calloc(p->sites.nsites ? p->sites.nsites : 1, 1);
+	argv = wasm_malloc((c.nargs + 1) * sizeof *argv);
+	if (!mask || !argv)
+		goto oom;
+	if ((st = det_mask_make(run.seed, run.density_bp, pool, npool, mask,
+				p->sites.nsites, &e))) {
+		fprintf(err, "heisen rerun: campaign %" PRId64 ": %s\n", c.id,
+			e.msg);
+		rc = tui_exit_for(st);
+		goto done;
+	}
+	/* As the sweep ran it: argv[0] the recorded name, the campaign's
+	 * arguments, no environment or directories, stdin empty. */
+	argv[0] = prog.name;
+	for (uint32_t i = 0, at = 0; i < c.nargs; i++) {
+		argv[i + 1] = c.args + at;
+		at += (uint32_t)strlen(c.args + at) + 1;
+	}
+	if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(err, "heisen rerun: /dev/null: %s\n", strerror(errno));
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	o.algo = DET_RACE;
+	o.mask = mask;
+	o.delay = c.delay;
+	o.profile = prof;
+	o.argv = argv;
+	o.argc = c.nargs + 1;
+	o.stdio[0] = devnull;
+	/* With --json, stdout carries the report, as with `heisen run`. */
+	o.stdio[1] = fileno(json ? err : out);
+	o.stdio[2] = fileno(err);
+	o.timeout_s = c.timeout_s;
+	fflush(out);
+	fflush(err);
+	if (det_run(p->cm, &p->sites, &o, &res, &e)) {
+		tui_print_err(err, prog.path, &e);
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	/* Each violation's bug in the workspace, if it has one. */
+	if (!(vbug = wasm_calloc(res.nbugs ? res.nbugs : 1, sizeof *vbug)))
+		goto oom;
+	for (uint32_t i = 0; i < res.nbugs; i++)
+		if ((st = db_bug_find(d, prog.id, res.bugs[i].site[0],
+				      res.bugs[i].site[1], &vbug[i], &e))) {
+			fprintf(err, "heisen rerun: %s\n", e.msg);
+			rc = tui_exit_for(st);
+			goto done;
+		}
+	if (!rerun_compare(&cmp, &recorded, vbug, &res))
+		goto oom;
+	r.file = prog.path;
+	r.density_bp = run.density_bp;
+	r.seed = run.seed;
+	r.npool = npool;
+	r.armed = count_armed(mask, p->sites.nsites);
+	r.delay = c.delay;
+	r.prof = prof;
+	r.res = &res;
+	if (!run_report_name(&r, p))
+		goto oom;
+	if (json) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		print_run(out, &j, p, &r);
+		print_rerun_json(&j, &run, &cmp, &res, mask, p->sites.nsites);
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else {
+		print_run(out, NULL, p, &r);
+		print_rerun_text(out, &run, &cmp, &res);
+	}
+	rc = run_exit(&res, res.nbugs, fail);
+	goto done;
+oom:
+	fprintf(err, "heisen rerun: out of memory\n");
+	rc = TUI_EXIT_INTERNAL;
+done:
+	if (devnull >= 0)
+		close(devnull);
+	run_report_clear(&r);
+	rerun_cmp_free(&cmp);
+	det_run_result_free(&res);
+	wasm_free(argv);
+	wasm_free(mask);
+	det_prog_free(p);
+	wasm_free(recorded.v);
+	wasm_free(vbug);
+	db_program_clear(&prog);
+	db_campaign_clear(&c);
+	db_run_clear(&run);
+	if (d)
+		db_close(d);
+	return rc;
+}
+
+/* ---- heisen run ---------------------------------------------------------- */
+
 int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *path = a->operands[0];
@@ -159,15 +900,15 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	    tui_opt_value(cmd, a, "--mask")) {
 		if (tui_opt_value(cmd, a, "--json"))
 			cfg.stdio[1] = fileno(err);
-		rc = tui_run_masked(cmd, a, &cfg, out, err);
+		rc = run_masked(cmd, a, &cfg, out, err);
 		goto done;
 	}
 	{
 		static const char *const masked_only[] = {
-		    "--seed", "--delay", "--profile", "--json",
-		    "--fail-on-bugs", "--suppressions"};
-		for (size_t i = 0;
-		     i < sizeof masked_only / sizeof *masked_only; i++)
+		    "--seed", "--delay",	"--profile",
+		    "--json", "--fail-on-bugs", "--suppressions"};
+		for (size_t i = 0; i < sizeof masked_only / sizeof *masked_only;
+		     i++)
 			if (tui_opt_value(cmd, a, masked_only[i])) {
 				fprintf(err,
 					"heisen run: %s needs --density or "
@@ -199,8 +940,7 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = code & 0xff; /* what exit(code) gives a native program */
 		break;
 	case ENG_TIMEOUT:
-		fprintf(err,
-			"heisen: timeout: %s did not finish within %g s\n",
+		fprintf(err, "heisen: timeout: %s did not finish within %g s\n",
 			path, cfg.limits.timeout_s);
 		rc = RUN_EXIT_TIMEOUT;
 		break;

@@ -3,8 +3,9 @@
  * as a stream (db/sync.h, docs/sync.md), so that runs made on another
  * machine can join this workspace.
  */
-#include "tui/cli.h"
-#include "tui/jsonw.h"
+#include "tui/cli/cli.h"
+#include "tui/cmd/cmd.h"
+#include "tui/report/jsonw.h"
 
 #include "db/sync.h"
 

@@ -5,8 +5,10 @@
  * later builds) and `diff` (the bugs two campaigns found, matched by
  * signature: new, gone, persisting).
  */
-#include "tui/cli.h"
-#include "tui/jsonw.h"
+#include "tui/cli/cli.h"
+#include "tui/report/report.h"
+#include "tui/cmd/cmd.h"
+#include "tui/report/jsonw.h"
 
 #include <inttypes.h>
 #include <string.h>

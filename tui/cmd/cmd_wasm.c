@@ -2,50 +2,14 @@
  * cmd_wasm.c - `heisen inspect` and `heisen validate`: reports on one
  * module. The analysis lives in core/; this file only prints.
  */
-#include "tui/cli.h"
-#include "tui/jsonw.h"
+#include "tui/cli/cli.h"
+#include "tui/cmd/cmd.h"
+#include "tui/report/jsonw.h"
 
 #include "core/wasm.h"
 
 #include <inttypes.h>
 #include <string.h>
-
-int tui_exit_for(wasm_status st)
-{
-	return st == WASM_NOMEM ? TUI_EXIT_INTERNAL : TUI_EXIT_USAGE;
-}
-
-void tui_print_err(FILE *err, const char *path, const wasm_err *e)
-{
-	char line[512];
-	wasm_err_format(e, path, line, sizeof line);
-	fprintf(err, "%s\n", line);
-}
-
-int tui_load_module(const char *path, wasm_module **out, wasm_err *e,
-		    FILE *err)
-{
-	uint8_t *bytes;
-	size_t len;
-	wasm_status st;
-
-	*out = NULL;
-	wasm_err_clear(e);
-	st = wasm_read_file(path, &bytes, &len, e);
-	if (!st) {
-		st = wasm_decode(bytes, len, out, e);
-		wasm_free(bytes);
-	}
-	if (!st && (st = wasm_validate(*out, e))) {
-		wasm_module_free(*out);
-		*out = NULL;
-	}
-	if (st) {
-		tui_print_err(err, path, e);
-		return tui_exit_for(st);
-	}
-	return TUI_EXIT_OK;
-}
 
 int tui_cmd_validate(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err)

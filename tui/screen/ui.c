@@ -4,6 +4,7 @@
  * status lines, the bottom-line editor (':' commands, '/' filters, form
  * fields), '?' help, and the live sweep.
  */
+#include "tui/cmd/cmd.h"
 #include "tui/screen/ui.h"
 
 #include <curses.h>
@@ -62,7 +63,7 @@ struct tui_app {
 	/* ':' settings, as in scripts */
 	tui_session session;
 	sweep_state sweep;
-	struct latency *lat; /* HEISEN_TUI_STATS: NULL when not asked */
+	struct latency *lat;  /* HEISEN_TUI_STATS: NULL when not asked */
 	tui_factors *factors; /* made on first use */
 	bool utf8;
 	int attr[TUI_NROLES];
@@ -210,6 +211,7 @@ tui_factors *tui_app_factors(tui_app *app)
 	return app->factors;
 }
 const char *tui_app_dbpath(tui_app *app) { return app->dbpath; }
+bool tui_app_utf8(tui_app *app) { return app->utf8; }
 int tui_app_rows(tui_app *app) { return LINES - 2; }
 
 void tui_msg(tui_app *app, bool error, const char *fmt, ...)
@@ -244,7 +246,8 @@ bool tui_push(tui_app *app, const tui_screen_ops *ops, void *st,
 	s->ops = ops;
 	s->st = st;
 	s->live = live;
-	snprintf(s->title, sizeof s->title, "%s", title);
+	tui_path_fit(title, (int)sizeof s->title - 4, app->utf8, s->title,
+		     sizeof s->title);
 	if (app->depth == TUI_MAX_DEPTH) {
 		tui_msg(app, true, "too many screens open: go back with q");
 		screen_free(s);
@@ -638,6 +641,7 @@ static void draw_sweep(tui_app *app, int y, int x, int cols)
 static void draw_status(tui_app *app)
 {
 	int y = LINES - 1, x = 0;
+	char path[4096];
 
 	move(y, 0);
 	clrtoeol();
@@ -659,7 +663,8 @@ static void draw_status(tui_app *app)
 			tui_attr(app->msg_err ? TUI_ERROR : TUI_GOOD));
 		return;
 	}
-	x = tui_put(y, 1, app->dbpath, COLS / 3, tui_attr(TUI_DIM)) + 2;
+	tui_path_fit(app->dbpath, COLS / 3, app->utf8, path, sizeof path);
+	x = tui_put(y, 1, path, COLS / 3, tui_attr(TUI_DIM)) + 2;
 	/* A running sweep takes the room of the help hint: at 80 columns
 	 * its progress needs it all (the ETA was cut off). */
 	if (app->sweep.active) {
@@ -670,15 +675,32 @@ static void draw_status(tui_app *app)
 		tui_put(y, COLS - 8, " ? help", 8, tui_attr(TUI_DIM));
 }
 
+/* The breadcrumb of the open screens. When it does not fit, crumbs that
+ * hold a path lose their heads first, the deepest first: a source
+ * screen's "FILE:LINE" under a long checkout keeps the file and line. */
 static void draw_title(tui_app *app)
 {
-	char t[1024] = " heisen";
+	const char *sep = app->utf8 ? " \u203a " : " > ";
+	char crumb[TUI_MAX_DEPTH][sizeof app->stack[0]->title];
+	char t[TUI_MAX_DEPTH * (sizeof crumb[0] + 8) + 16] = " heisen";
+	int total = tui_cols(t);
 	size_t n = strlen(t);
 
-	for (int i = 0; i < app->depth && n < sizeof t - 8; i++)
-		n += (size_t)snprintf(t + n, sizeof t - n, " %s %s",
-				      app->utf8 ? "\u203a" : ">",
-				      app->stack[i]->title);
+	for (int i = 0; i < app->depth; i++) {
+		snprintf(crumb[i], sizeof crumb[i], "%s", app->stack[i]->title);
+		total += tui_cols(sep) + tui_cols(crumb[i]);
+	}
+	for (int i = app->depth - 1; i >= 0 && total > COLS; i--) {
+		int w = tui_cols(crumb[i]);
+		if (!strchr(crumb[i], '/'))
+			continue;
+		tui_path_fit(app->stack[i]->title, w - (total - COLS),
+			     app->utf8, crumb[i], sizeof crumb[i]);
+		total -= w - tui_cols(crumb[i]);
+	}
+	for (int i = 0; i < app->depth; i++)
+		n += (size_t)snprintf(t + n, sizeof t - n, "%s%s", sep,
+				      crumb[i]);
 	attrset(tui_attr(TUI_TITLE));
 	mvhline(0, 0, ' ', COLS);
 	tui_put(0, 0, t, COLS, tui_attr(TUI_TITLE));

@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "tui/cli.h"
+#include "tui/cli/cli.h"
 #include "db/db.h"
 #include "detector/stats.h"
 
@@ -82,9 +82,9 @@ typedef struct tui_screen_ops {
 
 struct tui_screen {
 	const tui_screen_ops *ops;
-	char title[160];
-	void *st;  /* the screen's state, freed by ops->free */
-	bool live; /* reload while a sweep runs */
+	char title[512]; /* longer titles keep their end (tui_path_fit) */
+	void *st;	 /* the screen's state, freed by ops->free */
+	bool live;	 /* reload while a sweep runs */
 };
 
 /* Push a new screen with state st and load it; on a failed load the
@@ -100,6 +100,8 @@ void tui_dirty(tui_app *app);
 /* The workspace database (open for the app's life) and its path. */
 db *tui_app_db(tui_app *app);
 const char *tui_app_dbpath(tui_app *app);
+/* Whether the terminal takes UTF-8 (the ellipsis of tui_path_fit). */
+bool tui_app_utf8(tui_app *app);
 /* The screen area's height, for page keys. */
 int tui_app_rows(tui_app *app);
 
@@ -124,6 +126,14 @@ void tui_ask(tui_app *app, const tui_ask_spec *spec);
 /* Write s at (y, x) in at most width columns (wide characters counted by
  * their width; control bytes shown as '?'); returns the columns used. */
 int tui_put(int y, int x, const char *s, int width, int attr);
+/* The columns s takes, as tui_put counts them (a tab as 1). */
+int tui_cols(const char *s);
+/* A path (or a text that ends in one, "FILE:LINE") in at most width
+ * columns: whole when it fits, else shortened from the left, where a
+ * path says least, at a '/' when one fits ("\u2026/demos/race.c:24"; "..."
+ * without utf8), into buf of cap bytes. */
+void tui_path_fit(const char *path, int width, bool utf8, char *buf,
+		  size_t cap);
 
 /* A table: columns, rows of strings, one selected row; '<' '>' choose the
  * sort column, 'I' inverts it, '/' filters by a substring of any cell.
@@ -233,7 +243,40 @@ void tui_child_interrupt(tui_child *c);
 /* Kill (SIGKILL) what still runs, reap, close. */
 void tui_child_free(tui_child *c);
 
-/* ---- screens (ui_screens.c) --------------------------------------------- */
+/* ---- what the screens share (ui_list.c) ---------------------------------
+ *
+ * Campaigns, bugs, runs and nodes are a table filled from one db list
+ * call: their state starts with a tui_listview, and they share how they
+ * load, draw, free and open. */
+typedef struct tui_listview {
+	tui_table t;
+	int64_t arg; /* what the screen lists: a program, a campaign... */
+	bool nomem;
+	/* Fill t from the database (rows through tui_listview_add). */
+	wasm_status (*fill)(struct tui_listview *l, db *d, wasm_err *e);
+	/* Open the row id (Enter). */
+	bool (*open)(tui_app *app, int64_t id);
+	void (*extra_free)(struct tui_listview *l);
+} tui_listview;
+/* A row into l's table; false (and l->nomem) when out of memory. */
+bool tui_listview_add(tui_listview *l, int64_t id, tui_role role,
+		      const char *const *cells);
+/* The tui_screen_ops of a screen whose st is a tui_listview. */
+bool tui_listview_load(tui_screen *scr, tui_app *app);
+void tui_listview_draw(tui_screen *scr, tui_app *app, int y, int rows,
+		       int cols);
+/* The keys every table screen has: moving, sorting, filtering, Enter. */
+bool tui_listview_key(tui_screen *scr, tui_app *app, int ch);
+void tui_listview_free(tui_screen *scr);
+/* "func file:line" with the file's base name: tables are narrow. */
+void tui_short_site(const struct db_bug_site *s, char *buf, size_t cap);
+/* e's message on the status line, as an error. */
+void tui_fail_msg(tui_app *app, const wasm_err *e);
+/* Whether key ch opens the selected row (Enter, l, Right). */
+bool tui_open_key(int ch);
+
+/* ---- screens (ui_campaigns.c, ui_bugs.c, ui_bug.c, ui_nodes.c,
+ * ui_forms.c, ui_output.c) ------------------------------------------------ */
 
 /* The root screen: campaigns. */
 bool tui_open_campaigns(tui_app *app);
@@ -246,8 +289,18 @@ bool tui_open_run(tui_app *app, int64_t run_id);
 bool tui_open_nodes(tui_app *app);
 /* A child's output, live, under title; argv as for tui_child_start. */
 bool tui_open_output(tui_app *app, const char *title, char *const argv[]);
+/* `heisen rerun RUN` in an output screen. */
+void tui_open_rerun(tui_app *app, int64_t run);
 /* The new-sweep form, with program preset when not NULL. */
 bool tui_open_sweep_form(tui_app *app, const char *program);
+/* The replay form of bug, and `heisen replay BUG [--save FILE] OPTIONS
+ * --progress` run in an output screen (save may be NULL). */
+bool tui_open_replay_form(tui_app *app, int64_t bug);
+void tui_open_replay(tui_app *app, int64_t bug, const char *save,
+		     char *const opts[], int nopts);
+/* Move bug id to the next triage state (docs/triage.md): what `heisen
+ * triage BUG STATE` records, without a note. */
+void tui_triage_next(tui_app *app, int64_t id);
 
 /* ---- the live sweep (ui.c) ---------------------------------------------- */
 

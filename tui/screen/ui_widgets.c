@@ -54,6 +54,60 @@ int tui_put(int y, int x, const char *s, int width, int attr)
 	return used;
 }
 
+int tui_cols(const char *s)
+{
+	mbstate_t ms;
+	int used = 0;
+
+	memset(&ms, 0, sizeof ms);
+	while (*s) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s, MB_CUR_MAX, &ms);
+		int w;
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			memset(&ms, 0, sizeof ms);
+			k = 1;
+			w = 1;
+		} else {
+			w = wc == L'\t' ? 1 : wcwidth(wc);
+		}
+		used += w < 0 ? 1 : w;
+		s += k;
+	}
+	return used;
+}
+
+void tui_path_fit(const char *path, int width, bool utf8, char *buf, size_t cap)
+{
+	const char *ell = utf8 ? "\u2026" : "...";
+	int ellw = utf8 ? 1 : 3;
+	const char *tail = NULL;
+
+	if (tui_cols(path) <= width) {
+		snprintf(buf, cap, "%s", path);
+		return;
+	}
+	/* The longest tail that starts at a '/' and fits beside the
+	 * ellipsis: whole directory names, the file name and what follows
+	 * it (":LINE") last to go. */
+	for (const char *p = path; (p = strchr(p, '/')); p++)
+		if (tui_cols(p) + ellw <= width) {
+			tail = p;
+			break;
+		}
+	/* No '/' tail fits: the last characters that do. */
+	for (const char *p = path; !tail && *p;) {
+		int k = mblen(p, MB_CUR_MAX);
+		if (tui_cols(p) + ellw <= width)
+			tail = p;
+		p += k > 0 ? k : 1;
+	}
+	if (width < ellw)
+		snprintf(buf, cap, "%s", "");
+	else
+		snprintf(buf, cap, "%s%s", ell, tail ? tail : "");
+}
+
 /* ---- table --------------------------------------------------------------- */
 
 void tui_table_init(tui_table *t, const tui_col *cols, int ncols,

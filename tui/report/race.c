@@ -1,12 +1,13 @@
 /*
  * race.c - the one text of a data race (race.h).
  */
-#include "tui/race.h"
+#include "tui/report/race.h"
 
 #include <string.h>
 
 #include "rewriter/instrument.h"
-#include "tui/cli.h"
+#include "tui/cli/cli.h"
+#include "tui/report/report.h"
 
 const char *tui_access_name(uint8_t kind, bool cap)
 {

@@ -7,10 +7,12 @@
  * loaded one bug at a time at close, so a long list holds one report in
  * memory at once.
  */
-#include "report_fmt.h"
+#include "tui/report/report.h"
+#include "tui/report/filter.h"
+#include "tui/report/report_fmt.h"
 
-#include "jsonw.h"
-#include "race.h"
+#include "tui/report/jsonw.h"
+#include "tui/report/race.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -31,7 +31,7 @@
 #include <stdio.h>
 
 #include "db/db.h"
-#include "tui/jsonw.h"
+#include "tui/report/jsonw.h"
 
 /* One of the two accesses. */
 typedef struct tui_access {

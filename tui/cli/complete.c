@@ -5,7 +5,7 @@
  * usage synopsis ("show BUG") and the options' value names ("--db
  * FILE"), so a new command or option completes without a line here.
  */
-#include "cli.h"
+#include "tui/cli/cli.h"
 
 #include "db/db.h"
 #include "db/nodes.h"

@@ -2,7 +2,7 @@
  * main.c - heisen's entry point: argv to the command dispatcher, or a
  * script (-f FILE, -c COMMANDS, commands on stdin) to tui_run_script.
  */
-#include "cli.h"
+#include "tui/cli/cli.h"
 
 #include <errno.h>
 #include <string.h>

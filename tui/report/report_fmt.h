@@ -24,7 +24,8 @@
 #ifndef HEISEN_TUI_REPORT_FMT_H
 #define HEISEN_TUI_REPORT_FMT_H
 
-#include "tui/cli.h"
+#include "tui/cli/cli.h"
+#include "tui/report/filter.h"
 
 typedef enum tui_format {
 	TUI_FORMAT_TEXT, /* none given: the command's own text (or --json) */

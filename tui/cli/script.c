@@ -3,7 +3,7 @@
  * the way a shell would, run through the same dispatcher as argv, with
  * `set` defaults that later commands pick up.
  */
-#include "cli.h"
+#include "tui/cli/cli.h"
 
 #include <errno.h>
 #include <stdlib.h>

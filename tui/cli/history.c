@@ -2,7 +2,7 @@
  * history.c - the command-line history shared by `heisen shell` and the
  * TUI's ':' prompt: one plain file, one entry per line.
  */
-#include "cli.h"
+#include "tui/cli/cli.h"
 
 #include <errno.h>
 #include <stdio.h>

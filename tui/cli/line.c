@@ -9,7 +9,7 @@
  * While a command runs, SIGINT is back to what it was, so a sweep stops
  * cleanly on Ctrl-C (it installs its own handler) and returns here.
  */
-#include "cli.h"
+#include "tui/cli/cli.h"
 
 #include <errno.h>
 #include <poll.h>

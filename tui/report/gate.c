@@ -5,7 +5,8 @@
  * (state new) and the fixed ones that came back; confirmed and
  * not-a-bug bugs are known and pass.
  */
-#include "cli.h"
+#include "tui/cli/cli.h"
+#include "tui/report/filter.h"
 
 #include "detector/suppress.h"
 

@@ -1,7 +1,7 @@
 /*
  * jsonw.c - streaming JSON writer.
  */
-#include "jsonw.h"
+#include "tui/report/jsonw.h"
 
 #include <inttypes.h>
 #include <math.h>

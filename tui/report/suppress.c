@@ -4,8 +4,10 @@
  * bug list that leaves suppressed bugs out or marks them, and the lines
  * and JSON members that say what was left out.
  */
-#include "cli.h"
-#include "jsonw.h"
+#include "tui/cli/cli.h"
+#include "tui/report/report.h"
+#include "tui/report/filter.h"
+#include "tui/report/jsonw.h"
 
 #include "detector/suppress.h"
 

@@ -1,0 +1,129 @@
+/*
+ * values.c - the values a command's options and operands take: whole
+ * numbers, durations, workspace ids, worker counts, and the exit code
+ * and message of a core error. Every command reads its options through
+ * these, so one option means the same everywhere.
+ */
+#include "tui/cli/cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+bool tui_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	unsigned long long k;
+
+	if (!v || !*v || *v == '-' || *v == '+')
+		return false;
+	errno = 0;
+	k = strtoull(v, &end, 0);
+	if (errno || *end || k < lo || k > hi)
+		return false;
+	*out = (uint32_t)k;
+	return true;
+}
+
+bool tui_parse_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	if (!v || !*v || *v == '-' || *v == '+')
+		return false;
+	errno = 0;
+	*out = strtoull(v, &end, 0);
+	return !errno && !*end;
+}
+
+/* "90", "90s", "10m", "2h", "1.5h": seconds. */
+bool tui_parse_duration(const char *v, double *out)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	s = strtod(v, &end);
+	if (end == v || errno || !isfinite(s) || s <= 0)
+		return false;
+	if (*end == 'm')
+		s *= 60, end++;
+	else if (*end == 'h')
+		s *= 3600, end++;
+	else if (*end == 's')
+		end++;
+	*out = s;
+	return !*end;
+}
+
+uint64_t tui_random_seed(void)
+{
+	uint64_t s = 0;
+
+	if (getrandom(&s, sizeof s, 0) != sizeof s)
+		s = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL ^
+		    (uint64_t)time(NULL);
+	return s;
+}
+
+int tui_opt_workers(const tui_cmd *cmd, const tui_args *a, uint32_t *jobs,
+		    double *timeout_s, FILE *err)
+{
+	const char *v;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	*jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
+	*timeout_s = 10;
+	if ((v = tui_opt_value(cmd, a, "--jobs")) &&
+	    !tui_parse_u32(v, 1, 256, jobs)) {
+		fprintf(err, "heisen %s: --jobs expects 1 to 256, got '%s'\n",
+			cmd->name, v);
+		return TUI_EXIT_USAGE;
+	}
+	if ((v = tui_opt_value(cmd, a, "--timeout")) &&
+	    !tui_parse_duration(v, timeout_s)) {
+		fprintf(err,
+			"heisen %s: --timeout expects a duration such as "
+			"5 or 30s, got '%s'\n",
+			cmd->name, v);
+		return TUI_EXIT_USAGE;
+	}
+	return TUI_EXIT_OK;
+}
+
+int tui_parse_id(const tui_cmd *cmd, const char *what, const char *s,
+		 const char *list, int64_t *out, FILE *err)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = isdigit((unsigned char)s[0]) ? strtoull(s, &end, 10) : 0;
+	if (!v || *end || errno || v > INT64_MAX) {
+		fprintf(err,
+			"heisen %s: '%s' is not a %s id (a positive number; "
+			"'heisen %s' lists them)\n",
+			cmd->name, s, what, list);
+		return TUI_EXIT_USAGE;
+	}
+	*out = (int64_t)v;
+	return TUI_EXIT_OK;
+}
+
+int tui_exit_for(wasm_status st)
+{
+	return st == WASM_NOMEM ? TUI_EXIT_INTERNAL : TUI_EXIT_USAGE;
+}
+
+void tui_print_err(FILE *err, const char *path, const wasm_err *e)
+{
+	char line[512];
+	wasm_err_format(e, path, line, sizeof line);
+	fprintf(err, "%s\n", line);
+}

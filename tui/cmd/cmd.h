@@ -1,0 +1,84 @@
+/*
+ * cmd.h - the command handlers: one function per row of the command
+ * table (tui/cli/table.c), grouped by the file that defines it. Each is
+ * a door: it parses its options once (tui/cli/cli.h), calls the modules
+ * that do the work and prints through the report layer (tui/report/).
+ *
+ * Layer: a file of tui/cmd/ includes tui/cli/, tui/report/ and the
+ * modules below them, never another command file's functions; what two
+ * commands share lives in the layer it belongs to.
+ */
+#ifndef HEISEN_TUI_CMD_H
+#define HEISEN_TUI_CMD_H
+
+#include "tui/cli/cli.h"
+
+/* Command handlers, one per command row. */
+int tui_cmd_help(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_version(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		    FILE *err);
+int tui_cmd_inspect(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		    FILE *err);
+int tui_cmd_validate(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
+int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		       FILE *err);
+int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+/* `heisen rerun` (tui/cmd/cmd_run.c with `run --density`/`--mask`). */
+int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+/* Moving records between workspaces (tui/cmd/cmd_sync.c). */
+int tui_cmd_export(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_import(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+/* Remote nodes: add, list, remove, check, self (tui/cmd/cmd_node.c); status,
+ * and receive and start (the node's side of dispatch), fetch and
+ * dispatch (tui/cmd/cmd_remote.c). */
+int tui_node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_node_list(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_node_remove(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		    FILE *err);
+int tui_node_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_node_self(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		    FILE *err);
+int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
+int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
+int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		      FILE *err);
+int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+/* Triage and comparing builds (tui/cmd/cmd_triage.c). */
+int tui_cmd_triage(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_diff(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_show(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
+/* `heisen replay` and `heisen mask save` (tui/cmd/cmd_replay.c). */
+int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
+/* `heisen factor`, `grid`, `simulate` and `plot` (tui/cmd/cmd_analysis.c). */
+int tui_cmd_factor(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_grid(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_simulate(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
+int tui_cmd_plot(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+/* `heisen completion` (tui/cmd/cmd_doc.c): the bash script, and the
+ * candidates it asks for. */
+int tui_cmd_completion(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		       FILE *err);
+/* `heisen tui`: the ncurses front end (tui/screen/ui.c). */
+int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+/* `heisen shell` (tui/cli/line.c): the interactive command line. */
+int tui_cmd_shell(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+
+#endif

@@ -14,7 +14,8 @@
 #       returning after its deadline and not long after, or early when a
 #       post beats it; `sem-api many` (4 posters, 4 sleeping waiters)
 #       takes every unit once, under `heisen run` and race-free under
-#       check;
+#       check; `sem-api errno` (two threads' sem_trywait failing at once)
+#       races on the one shared errno, the runtime's race, not reported;
 #   (e) natively with ThreadSanitizer, where the C compiler has it: the
 #       same verdicts on the three programs of (a) to (c).
 . "$(dirname "$0")/lib.sh"
@@ -159,6 +160,13 @@ if [ "$rc" -ne 0 ]; then
 	bad "sem-api many: check exit $rc: $(snippet "$dir/manyc.err")"
 elif ! races "$dir/manyc.out" 3 >"$dir/manyc.races" 2>&1 || [ -s "$dir/manyc.races" ]; then
 	bad "sem-api many: check: $(snippet "$dir/manyc.races")"
+fi
+
+hc errno check "$build/sem-api.wasm" --runs 3 --json --db "$dir/sem.db" -- errno
+if [ "$rc" -ne 0 ]; then
+	bad "sem-api errno: check exit $rc: $(snippet "$dir/errno.err")"
+elif ! races "$dir/errno.out" 3 >"$dir/errno.races" 2>&1 || [ -s "$dir/errno.races" ]; then
+	bad "sem-api errno: check: $(snippet "$dir/errno.races")"
 fi
 
 # ---- (e) ThreadSanitizer's verdicts, natively ------------------------------------

@@ -38,8 +38,8 @@ int sem_init(sem_t *s, int pshared, unsigned value)
 		errno = EINVAL;
 		return -1;
 	}
-	/* Plain stores: the semaphore is not shared yet, and a program that
-	 * shares it first races with them, which check rightly reports. */
+	/* Plain stores, which order nothing: the semaphore is not shared
+	 * yet. */
 	s->__posts = value;
 	s->__takes = 0;
 	return 0;

@@ -240,9 +240,9 @@ void det_prog_free(det_prog *p)
 bool det_runtime_source(const char *file)
 {
 	static const char *const libc_dirs[] = {"libc-bottom-half/"};
-	static const char *const guest[] = {"guest/pthread.c", "guest/malloc.c",
-					    "guest/stdio.c", "guest/crt1.c",
-					    "guest/thread_start.s"};
+	static const char *const guest[] = {
+	    "guest/pthread.c", "guest/semaphore.c", "guest/malloc.c",
+	    "guest/stdio.c",   "guest/crt1.c",	    "guest/thread_start.s"};
 	size_t n;
 
 	if (!file)

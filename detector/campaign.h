@@ -61,7 +61,7 @@ void det_prog_free(det_prog *p);
 /* Whether a source file (as det_prog_site gives it; NULL: none) is the C
  * runtime a guest links rather than the user's code: wasi-libc's WASI
  * call wrappers (libc-bottom-half/, as its DWARF names them) or heisen's
- * guest library (guest/pthread.c, malloc.c, stdio.c, crt1.c,
+ * guest library (guest/pthread.c, semaphore.c, malloc.c, stdio.c, crt1.c,
  * thread_start.s). A race both of whose sites are in runtime sources is
  * the runtime's, not the program's (Debian's wasi-libc keeps one errno
  * for every thread, and every failing call writes it): campaigns do not

@@ -60,6 +60,10 @@ static inline void futex_wake(int *addr, unsigned n)
 
 #define FUTEX_ALL UINT32_MAX
 
+/* Nanoseconds from now until the deadline abs (negative once past) on
+ * CLOCK_MONOTONIC if monotonic, else CLOCK_REALTIME. */
+int64_t __heisen_ns_until(const struct timespec *abs, int monotonic);
+
 /* The 3-state futex lock (0 free, 1 locked, 2 locked and maybe waiters).
  * Not recursive. abs == NULL waits forever; otherwise returns ETIMEDOUT
  * after the CLOCK_REALTIME deadline. */

@@ -60,7 +60,7 @@ static struct __pthread *reap_list;
 
 /* ---- locks ---------------------------------------------------------- */
 
-static int64_t ns_until(const struct timespec *abs, int monotonic)
+int64_t __heisen_ns_until(const struct timespec *abs, int monotonic)
 {
 	struct timespec now;
 
@@ -80,7 +80,7 @@ int __heisen_lock_word(int *w, const struct timespec *abs)
 		c = XCHG(w, 2);
 	while (c != 0) {
 		if (abs) {
-			int64_t ns = ns_until(abs, 0);
+			int64_t ns = __heisen_ns_until(abs, 0);
 			if (ns <= 0)
 				return ETIMEDOUT;
 			futex_wait(w, 2, ns);
@@ -455,7 +455,7 @@ int pthread_cond_timedwait(pthread_cond_t *restrict c,
 	if (!abs) {
 		futex_wait(seq, s, -1);
 	} else {
-		int64_t ns = ns_until(abs, c->__u.__i[1]);
+		int64_t ns = __heisen_ns_until(abs, c->__u.__i[1]);
 		if (ns <= 0 || futex_wait(seq, s, ns) == 2)
 			rc = ETIMEDOUT;
 	}

@@ -40,8 +40,8 @@ __heisen_wasi_thread_spawn(int32_t start_arg);
  * __tls_base at it. */
 extern void __wasm_init_tls(void *block);
 
-/* In thread_start.s: mark t exited and wait until the program ends. */
-_Noreturn void __heisen_thread_park(struct __pthread *t);
+/* In thread_start.s: mark t exited and end the calling thread. */
+_Noreturn void __heisen_thread_exit(struct __pthread *t);
 
 /* Programs may define this (strongly) to change every thread's default
  * stack size. 128 KiB holds printf of a long double with room to spare. */
@@ -50,8 +50,8 @@ __attribute__((weak)) size_t __heisen_default_stack_size = 128 * 1024;
 static _Thread_local struct __pthread *self;
 static struct __pthread main_thread;
 
-/* Threads started and not yet finished (parked ones count as finished);
- * a futex for pthread_exit in main. */
+/* Threads started and not yet finished; a futex for pthread_exit in
+ * main. */
 static int live_threads;
 
 /* Detached threads whose blocks are freed once `exited` is set. */
@@ -254,7 +254,7 @@ _Noreturn void pthread_exit(void *result)
 
 	finish(t, result);
 	if (t != &main_thread)
-		__heisen_thread_park(t);
+		__heisen_thread_exit(t);
 	/* main: the process lives on until the last thread finishes. */
 	while ((n = LOAD(&live_threads)) != 0)
 		futex_wait(&live_threads, n, -1);

@@ -19,6 +19,14 @@
  *     2 locked with waiters); condition variables are sequence counters.
  *   - All of the library's own shared state is accessed with atomics or
  *     under its locks, so a race detector sees no races inside it.
+ *   - pthread_exit() runs the thread's key destructors, publishes its
+ *     result and marks it exited as a return from the start routine does,
+ *     then calls heisen's import `heisen.thread.exit`, which ends the
+ *     thread at once: the engine unwinds the C frames that Wasm itself
+ *     cannot, and the OS thread and its place under the host's thread
+ *     limit are freed. A thread that joins one ended so is ordered after
+ *     it as after a return. In main, pthread_exit() waits for every other
+ *     thread to finish and then ends the program with status 0.
  *
  * Limitations (wasi-threads and Debian's wasi-libc, not fixable here):
  *   - errno is ONE variable shared by all threads: wasi-libc was built
@@ -26,10 +34,6 @@
  *     plain global. (heisen's __errno.h declares it that way so programs
  *     link.) Read errno right after the failing call.
  *   - No cancellation, no signals, no scheduling policies or priorities.
- *   - pthread_exit() from a thread other than main parks that thread until
- *     the program ends (wasm cannot unwind a call stack from C); it still
- *     counts against the host's live-thread limit. Returning from the start
- *     routine is the normal way to end a thread.
  *   - Stdio output functions (printf, puts, fwrite, ...) are serialised by
  *     one library lock; input functions are not.
  *   - Thread stacks have no guard page: overflowing one corrupts the heap.

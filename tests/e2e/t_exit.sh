@@ -11,6 +11,14 @@
 #   check       a worker's write before its pthread_exit is ordered before
 #               main's read after the join (0 races); main's read before
 #               the join races with it (1 race)
+#   cancel      deferred cancellation, call by call, prints what glibc's
+#               does: cleanup handlers innermost first on cancel and on
+#               pthread_exit, pop(0) and pop(1), the mutex held again in a
+#               cancelled pthread_cond_wait, cancellation disabled then
+#               enabled, the asynchronous type, threads cancelled in
+#               pthread_join and pthread_cond_timedwait, PTHREAD_CANCELED
+#               from the join; every run of `heisen check` and of a small
+#               sweep of it ends ok, with no race
 . "$(dirname "$0")/lib.sh"
 cd "$dir" || exit 1
 unset HEISEN_DB
@@ -180,5 +188,236 @@ if want:
     assert lines == [[8, 20]], "race on lines %r, want 8 and 20" % lines
 EOF
 done
+
+# ---- cancel: deferred cancellation and cleanup handlers, against glibc ----------
+cat >"$dir/cancel.c" <<'EOF'
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define CHECK(c)                                                              \
+	do {                                                                  \
+		if (!(c)) {                                                   \
+			printf("FAILED line %d: %s\n", __LINE__, #c);         \
+			exit(1);                                              \
+		}                                                             \
+	} while (0)
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int started, never;
+static int sent, ready;
+static pthread_key_t key;
+static pthread_t blocker;
+
+static void say(void *s) { printf("cleanup %s\n", (char *)s); }
+static void key_dtor(void *v) { printf("key destructor %s\n", (char *)v); }
+static void unlock(void *mx)
+{
+	printf("cleanup unlock (mutex held: %s)\n",
+	       pthread_mutex_trylock(mx) == EBUSY ? "yes" : "no");
+	pthread_mutex_unlock(mx);
+}
+
+/* Under m: main waits for this before it cancels. */
+static void mark_started(void)
+{
+	started = 1;
+	pthread_cond_broadcast(&cv);
+}
+
+static void *in_cond_wait(void *arg)
+{
+	pthread_setspecific(key, "a");
+	pthread_cleanup_push(say, "a1");
+	pthread_cleanup_push(say, "a2");
+	pthread_mutex_lock(&m);
+	pthread_cleanup_push(unlock, &m);
+	mark_started();
+	while (!never)
+		pthread_cond_wait(&cv, &m);
+	pthread_cleanup_pop(1);
+	pthread_cleanup_pop(1);
+	pthread_cleanup_pop(1);
+	return "not cancelled";
+}
+
+static void *in_timedwait(void *arg)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 60;
+	pthread_cleanup_push(say, "g1");
+	pthread_mutex_lock(&m);
+	pthread_cleanup_push(unlock, &m);
+	mark_started();
+	while (!never)
+		CHECK(pthread_cond_timedwait(&cv, &m, &ts) == 0);
+	pthread_cleanup_pop(1);
+	pthread_cleanup_pop(1);
+	return "not cancelled";
+}
+
+static void *disabled(void *arg)
+{
+	int old;
+	CHECK(pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old) == 0);
+	CHECK(old == PTHREAD_CANCEL_ENABLE);
+	CHECK(pthread_setcancelstate(7, NULL) == EINVAL);
+	pthread_cleanup_push(say, "b1");
+	while (!__atomic_load_n(&sent, __ATOMIC_SEQ_CST))
+		sched_yield();
+	pthread_testcancel();
+	printf("b: still running with cancellation disabled\n");
+	CHECK(pthread_setcancelstate(old, &old) == 0);
+	CHECK(old == PTHREAD_CANCEL_DISABLE);
+	pthread_testcancel();
+	printf("b: not reached\n");
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+static void *async_type(void *arg)
+{
+	int old;
+	CHECK(pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old) == 0);
+	CHECK(old == PTHREAD_CANCEL_DEFERRED);
+	pthread_cleanup_push(say, "c1");
+	__atomic_store_n(&ready, 1, __ATOMIC_SEQ_CST);
+	for (;;)
+		pthread_testcancel();
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+static void *exits(void *arg)
+{
+	pthread_cleanup_push(say, "d1");
+	pthread_cleanup_push(say, "d2");
+	pthread_cleanup_pop(0);
+	pthread_cleanup_push(say, "d3");
+	pthread_cleanup_push(say, "d4");
+	pthread_cleanup_pop(1);
+	pthread_exit((void *)7);
+	pthread_cleanup_pop(0);
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+static void *blocked(void *arg)
+{
+	pthread_mutex_lock(&m);
+	while (!never)
+		pthread_cond_wait(&cv, &m);
+	pthread_mutex_unlock(&m);
+	return "released";
+}
+
+static void *in_join(void *arg)
+{
+	void *r;
+	pthread_cleanup_push(say, "e1");
+	pthread_join(blocker, &r);
+	printf("e: joined %s\n", (char *)r);
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+static void cancel_after_start(void *(*fn)(void *), const char *name)
+{
+	pthread_t t;
+	void *r;
+	started = 0;
+	CHECK(pthread_create(&t, NULL, fn, NULL) == 0);
+	pthread_mutex_lock(&m);
+	while (!started)
+		pthread_cond_wait(&cv, &m);
+	pthread_mutex_unlock(&m);
+	CHECK(pthread_cancel(t) == 0);
+	CHECK(pthread_join(t, &r) == 0);
+	printf("%s: %s\n", name, r == PTHREAD_CANCELED ? "canceled" : (char *)r);
+	CHECK(pthread_mutex_trylock(&m) == 0);
+	pthread_mutex_unlock(&m);
+}
+
+int main(void)
+{
+	pthread_t t;
+	void *r;
+
+	CHECK(pthread_key_create(&key, key_dtor) == 0);
+	cancel_after_start(in_cond_wait, "a");
+	cancel_after_start(in_timedwait, "g");
+
+	CHECK(pthread_create(&t, NULL, disabled, NULL) == 0);
+	CHECK(pthread_cancel(t) == 0);
+	__atomic_store_n(&sent, 1, __ATOMIC_SEQ_CST);
+	CHECK(pthread_join(t, &r) == 0 && r == PTHREAD_CANCELED);
+	printf("b: canceled\n");
+
+	CHECK(pthread_create(&t, NULL, async_type, NULL) == 0);
+	while (!__atomic_load_n(&ready, __ATOMIC_SEQ_CST))
+		sched_yield();
+	CHECK(pthread_cancel(t) == 0);
+	CHECK(pthread_join(t, &r) == 0 && r == PTHREAD_CANCELED);
+	printf("c: canceled\n");
+
+	CHECK(pthread_create(&t, NULL, exits, NULL) == 0);
+	CHECK(pthread_join(t, &r) == 0 && r == (void *)7);
+	printf("d: exited with 7\n");
+
+	CHECK(pthread_create(&blocker, NULL, blocked, NULL) == 0);
+	CHECK(pthread_create(&t, NULL, in_join, NULL) == 0);
+	CHECK(pthread_cancel(t) == 0);
+	CHECK(pthread_join(t, &r) == 0 && r == PTHREAD_CANCELED);
+	printf("e: canceled\n");
+	pthread_mutex_lock(&m);
+	never = 1;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&m);
+	CHECK(pthread_join(blocker, &r) == 0);
+	printf("blocker: %s\n", (char *)r);
+	return 0;
+}
+EOF
+if ! "$HEISEN" cc -O1 -g -o "$dir/cancel.wasm" "$dir/cancel.c" 2>"$dir/cc.err"; then
+	bad "heisen cc cancel.c: $(snippet "$dir/cc.err")"
+elif ! cc -O1 -pthread -o "$dir/cancel" "$dir/cancel.c" 2>"$dir/cc.err"; then
+	bad "cc -pthread cancel.c: $(snippet "$dir/cc.err")"
+else
+	timeout -s KILL 60 "$dir/cancel" >"$dir/cancel.native" 2>&1
+	grep -qx 'cleanup a2' "$dir/cancel.native" ||
+		bad "cancel: the native run printed no cleanup: $(snippet "$dir/cancel.native")"
+	timeout -s KILL 60 "$HEISEN" run "$dir/cancel.wasm" </dev/null >"$dir/cancel.out" 2>"$dir/cancel.err"
+	rc=$?
+	[ "$rc" -eq 0 ] && cmp -s "$dir/cancel.out" "$dir/cancel.native" ||
+		bad "cancel: exit $rc; stdout '$(snippet "$dir/cancel.out")', native '$(snippet "$dir/cancel.native")'; err: $(snippet "$dir/cancel.err")"
+
+	# Every run of check and of a small sweep ends ok, without a race.
+	timeout -s KILL 300 "$HEISEN" check "$dir/cancel.wasm" --runs 3 --json \
+		--db "$dir/cancel.db" --timeout 60 >"$dir/check.json" 2>"$dir/check.err"
+	rc=$?
+	timeout -s KILL 300 "$HEISEN" sweep "$dir/cancel.wasm" --runs 2 --densities 10,100 \
+		--db "$dir/cancel.db" --timeout 60 --json >"$dir/sweep.json" 2>"$dir/sweep.err"
+	src=$?
+	if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		bad "check, sweep cancel: exit $rc, $src: $(snippet "$dir/check.err") $(snippet "$dir/sweep.err")"
+	else
+		python3 - "$dir/check.json" "$dir/sweep.json" <<'EOF' >"$dir/why" 2>&1 ||
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["statuses"] == {"ok": 3}, "check statuses %r" % c["statuses"]
+assert c["races"] == [], "check races %r" % c["races"]
+s = json.load(open(sys.argv[2]))
+st = s["statuses"]
+assert st["ok"] > 0 and sum(st.values()) == st["ok"], "sweep statuses %r" % st
+assert s["program_bugs"] == [], "sweep bugs %r" % s["program_bugs"]
+EOF
+			bad "check, sweep cancel: $(snippet "$dir/why")"
+	fi
+fi
 
 finish t_exit

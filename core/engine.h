@@ -90,6 +90,10 @@ typedef enum eng_trap_kind {
 	ENG_TIMEOUT,              /* the proc's wall-clock limit passed */
 	ENG_STOPPED,              /* eng_proc_stop from outside */
 	ENG_LIMIT,                /* a resource limit (threads, memory) */
+	/* A host function ended the calling thread normally (wasi.c's
+	 * heisen.thread.exit, for pthread_exit): its eng_call unwinds as
+	 * for a trap and returns this, but the proc goes on. */
+	ENG_THREAD_EXIT,
 } eng_trap_kind;
 
 /* The spec's wording for a trap kind (what assert_trap compares with). */

@@ -72,6 +72,7 @@ const char *eng_trap_name(eng_trap_kind k)
 	case ENG_TIMEOUT: return "timeout";
 	case ENG_STOPPED: return "stopped";
 	case ENG_LIMIT: return "resource limit exceeded";
+	case ENG_THREAD_EXIT: return "thread exited";
 	}
 	return "unknown trap";
 }
@@ -1057,7 +1058,8 @@ eng_trap_kind eng_call(eng_thread *t, eng_func *f, const eng_val *args,
 			trap->kind = ENG_STOPPED;
 		return trap->kind;
 	}
-	if (k != ENG_OK && (k == ENG_EXIT || p->nspawned > 0))
+	if (k != ENG_OK && k != ENG_THREAD_EXIT &&
+	    (k == ENG_EXIT || p->nspawned > 0))
 		eng_proc_stop(p, trap);
 	return k;
 }

@@ -38,6 +38,7 @@ struct run {
 	eng_proc *p;
 	wasi_ctx ctx;
 	eng_memory *memory;   /* env.memory, created once per run, or NULL */
+	eng_thread *main;     /* the thread that runs _start */
 	pthread_mutex_t lock; /* guards cache and cached */
 	eng_extern *cache;    /* per import index: what WASI resolved */
 	bool *cached;
@@ -180,6 +181,25 @@ static eng_trap_kind host_proc_exit(eng_thread *t, void *ctx,
 	return ENG_EXIT;
 }
 
+/* heisen.thread.exit: end the calling thread as if wasi_thread_start had
+ * returned (pthread_exit, after the guest has done what a return would
+ * do). The main thread has no such end: the program ends with proc_exit. */
+static eng_trap_kind host_thread_exit(eng_thread *t, void *ctx,
+				      const eng_val *args, eng_val *results,
+				      eng_trap *trap)
+{
+	run *r = ctx;
+
+	if (t == r->main) {
+		set_trap(trap, ENG_TRAP_HOST,
+			 "heisen.thread.exit called on the main thread (a "
+			 "program ends with proc_exit)");
+		return ENG_TRAP_HOST;
+	}
+	set_trap(trap, ENG_THREAD_EXIT, "thread %u exited", eng_thread_id(t));
+	return ENG_THREAD_EXIT;
+}
+
 static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out);
 
 /* A spawned thread: instantiate the module again on it, then
@@ -200,6 +220,9 @@ static void thread_body(eng_thread *t, void *arg)
 	memset(&tr, 0, sizeof tr);
 	wasm_err_clear(&err);
 	if (!eng_instantiate(r->cm, r->p, t, resolve, r, &inst, &tr, &err)) {
+		/* The module's start function ended the thread. */
+		if (tr.kind == ENG_THREAD_EXIT)
+			goto end;
 		if (tr.kind == ENG_OK)
 			set_trap(&tr,
 				 err.status == WASM_LIMIT ? ENG_LIMIT
@@ -217,8 +240,10 @@ static void thread_body(eng_thread *t, void *arg)
 		eng_proc_stop(r->p, &tr);
 		return;
 	}
-	if (eng_call(t, ex.u.func, a, res, &tr) != ENG_OK)
+	if (eng_call(t, ex.u.func, a, res, &tr) != ENG_OK &&
+	    tr.kind != ENG_THREAD_EXIT)
 		eng_proc_stop(r->p, &tr);
+end:
 	if (r->cfg->on_end)
 		r->cfg->on_end(r->cfg->hook_ctx, t);
 }
@@ -321,6 +346,9 @@ static bool resolve_wasi(run *r, const wasm_import *imp, uint32_t idx,
 	} else if (str_is(imp->module, "wasi") &&
 		   str_is(imp->name, "thread-spawn")) {
 		fn = host_func(r, "i>i", host_thread_spawn, r, "thread-spawn");
+	} else if (str_is(imp->module, WASI_THREAD_MODULE) &&
+		   str_is(imp->name, "exit")) {
+		fn = host_func(r, "", host_thread_exit, r, "thread exit");
 	} else if (str_is(imp->module, WASI_HINT_MODULE) &&
 		   imp->u.func_type < r->m->ntypes &&
 		   !r->m->types[imp->u.func_type].nresults) {
@@ -533,6 +561,7 @@ wasm_status wasi_run(eng_module *cm, const wasi_config *cfg, eng_trap *trap,
 	}
 	if (!(t = eng_thread_new(r->p, err)))
 		goto done_err;
+	r->main = t;
 	memset(&tr, 0, sizeof tr);
 	if (!eng_instantiate(cm, r->p, t, resolve, r, &inst, &tr, err)) {
 		if (tr.kind == ENG_OK && err->status != WASM_LIMIT)

@@ -40,6 +40,15 @@
  * through them (heisen's guest library: heap blocks and thread stacks,
  * for the detector's race reports) and still runs where nobody watches.
  *
+ * Thread exit: `heisen.thread.exit () -> ()` ends the calling spawned
+ * thread at once, as if its wasi_thread_start had returned: the engine
+ * unwinds its frames (ENG_THREAD_EXIT), its OS thread ends and its slot
+ * counts against max_threads no more. wasi_thread_start can return only
+ * from its own frame, and C's pthread_exit is called deep below it. Called
+ * on the main thread it traps (a program ends with proc_exit); called
+ * from a module's start function while a spawned thread instantiates
+ * it, that thread ends.
+ *
  * wasi-threads thread-spawn returns the new thread id (> 0), or -6
  * (-EAGAIN in WASI's numbering, what wasi-libc's pthread_create expects)
  * when the thread limit is reached or the OS refuses a thread.
@@ -50,6 +59,7 @@
 #include "engine.h"
 
 #define WASI_HINT_MODULE "heisen.hint"
+#define WASI_THREAD_MODULE "heisen.thread"
 
 /* A directory granted to the guest: `host` is opened when the run starts;
  * the guest sees it as the preopened directory `guest` (what wasi-libc

@@ -28,6 +28,14 @@ struct __pthread {
 	struct __pthread *reap_next;  /* reap list link, under reap_lock */
 	void *stack_lo;		      /* lowest byte of the thread's stack */
 	void *keys[PTHREAD_KEYS_MAX]; /* pthread_setspecific values */
+	int cancel_pending;	      /* set by pthread_cancel */
+	int cancel_off;		      /* PTHREAD_CANCEL_DISABLE; the thread's
+					 own, as are the next two */
+	int cancel_async;	      /* PTHREAD_CANCEL_ASYNCHRONOUS, which
+					 acts as deferred */
+	struct __heisen_cleanup *cleanup; /* innermost handler pushed */
+	int *waiting_on; /* the word of the cancellable wait the thread is
+			    in, for pthread_cancel to wake it; NULL */
 };
 
 _Static_assert(offsetof(struct __pthread, tls) == 4, "thread_start.s");

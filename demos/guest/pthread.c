@@ -40,8 +40,8 @@ __heisen_wasi_thread_spawn(int32_t start_arg);
  * __tls_base at it. */
 extern void __wasm_init_tls(void *block);
 
-/* In thread_start.s: mark t exited and wait until the program ends. */
-_Noreturn void __heisen_thread_park(struct __pthread *t);
+/* In thread_start.s: mark t exited and end the calling thread. */
+_Noreturn void __heisen_thread_exit(struct __pthread *t);
 
 /* Programs may define this (strongly) to change every thread's default
  * stack size. 128 KiB holds printf of a long double with room to spare. */
@@ -50,8 +50,8 @@ __attribute__((weak)) size_t __heisen_default_stack_size = 128 * 1024;
 static _Thread_local struct __pthread *self;
 static struct __pthread main_thread;
 
-/* Threads started and not yet finished (parked ones count as finished);
- * a futex for pthread_exit in main. */
+/* Threads started and not yet finished; a futex for pthread_exit in
+ * main. */
 static int live_threads;
 
 /* Detached threads whose blocks are freed once `exited` is set. */
@@ -96,6 +96,39 @@ void __heisen_unlock_word(int *w)
 {
 	if (XCHG(w, 0) == 2)
 		futex_wake(w, 1);
+}
+
+/* ---- cancellation points -------------------------------------------- */
+
+/* Whether the calling thread t must act on a cancellation request now. */
+static int cancel_due(struct __pthread *t)
+{
+	return !t->cancel_off && LOAD(&t->cancel_pending);
+}
+
+/* futex_wait as a cancellation point: -1 without sleeping when a request
+ * is due, which the caller acts on once it may (pthread_cond_wait holds
+ * the mutex again first). waiting_on is published before the request is
+ * read, and pthread_cancel sets the request before reading waiting_on, so
+ * one of the two sees the other. */
+static int cancellable_wait(int *addr, int expected, int64_t timeout_ns)
+{
+	struct __pthread *t = self;
+	int rc;
+
+	if (t->cancel_off)
+		return futex_wait(addr, expected, timeout_ns);
+	STORE(&t->waiting_on, addr);
+	rc = LOAD(&t->cancel_pending) ? -1
+				      : futex_wait(addr, expected, timeout_ns);
+	STORE(&t->waiting_on, NULL);
+	return rc;
+}
+
+void pthread_testcancel(void)
+{
+	if (cancel_due(self))
+		pthread_exit(PTHREAD_CANCELED);
 }
 
 /* ---- threads -------------------------------------------------------- */
@@ -230,8 +263,10 @@ int pthread_join(pthread_t t, void **result)
 		return EDEADLK;
 	if (t == &main_thread || t->detached)
 		return EINVAL;
+	pthread_testcancel();
 	while (!LOAD(&t->exited))
-		futex_wait(&t->exited, 0, -1);
+		if (cancellable_wait(&t->exited, 0, -1) < 0)
+			pthread_testcancel();
 	if (result)
 		*result = t->result;
 	free(t);
@@ -250,11 +285,19 @@ int pthread_detach(pthread_t t)
 _Noreturn void pthread_exit(void *result)
 {
 	struct __pthread *t = self;
+	struct __heisen_cleanup *c;
 	int n;
 
+	/* A cancellation point in a handler or destructor must not start
+	 * the exit over. */
+	t->cancel_off = 1;
+	while ((c = t->cleanup)) {
+		t->cleanup = c->__next;
+		c->__fn(c->__arg);
+	}
 	finish(t, result);
 	if (t != &main_thread)
-		__heisen_thread_park(t);
+		__heisen_thread_exit(t);
 	/* main: the process lives on until the last thread finishes. */
 	while ((n = LOAD(&live_threads)) != 0)
 		futex_wait(&live_threads, n, -1);
@@ -262,6 +305,61 @@ _Noreturn void pthread_exit(void *result)
 }
 
 pthread_t pthread_self(void) { return self; }
+
+/* A millisecond sleep for pthread_cancel; nothing notifies it. */
+static int cancel_pause;
+
+int pthread_cancel(pthread_t t)
+{
+	int *w;
+
+	STORE(&t->cancel_pending, 1);
+	/* Wake t if it sleeps in a cancellation point. It may be between
+	 * publishing waiting_on and sleeping, where a notify is lost: notify
+	 * again each millisecond until it has left the wait. */
+	while ((w = LOAD(&t->waiting_on))) {
+		futex_wake(w, FUTEX_ALL);
+		futex_wait(&cancel_pause, 0, 1000000);
+	}
+	return 0;
+}
+
+int pthread_setcancelstate(int state, int *old)
+{
+	if (state != PTHREAD_CANCEL_ENABLE && state != PTHREAD_CANCEL_DISABLE)
+		return EINVAL;
+	if (old)
+		*old = self->cancel_off;
+	self->cancel_off = state;
+	return 0;
+}
+
+int pthread_setcanceltype(int type, int *old)
+{
+	if (type != PTHREAD_CANCEL_DEFERRED &&
+	    type != PTHREAD_CANCEL_ASYNCHRONOUS)
+		return EINVAL;
+	if (old)
+		*old = self->cancel_async;
+	self->cancel_async = type;
+	return 0;
+}
+
+void __heisen_cleanup_push(struct __heisen_cleanup *c, void (*fn)(void *),
+			   void *arg)
+{
+	c->__fn = fn;
+	c->__arg = arg;
+	c->__next = self->cleanup;
+	self->cleanup = c;
+}
+
+void __heisen_cleanup_pop(struct __heisen_cleanup *c, int execute)
+{
+	self->cleanup = c->__next;
+	if (execute)
+		c->__fn(c->__arg);
+}
 
 int(pthread_equal)(pthread_t a, pthread_t b) { return a == b; }
 
@@ -449,17 +547,25 @@ int pthread_cond_timedwait(pthread_cond_t *restrict c,
 {
 	int *seq = &c->__u.__i[0];
 	int s = LOAD(seq);
-	int rc = 0;
+	int rc = 0, w = 1;
 
+	pthread_testcancel();
 	pthread_mutex_unlock(m);
 	if (!abs) {
-		futex_wait(seq, s, -1);
+		w = cancellable_wait(seq, s, -1);
 	} else {
 		int64_t ns = __heisen_ns_until(abs, c->__u.__i[1]);
-		if (ns <= 0 || futex_wait(seq, s, ns) == 2)
+		if (ns <= 0 || (w = cancellable_wait(seq, s, ns)) == 2)
 			rc = ETIMEDOUT;
 	}
 	pthread_mutex_lock(m);
+	if (cancel_due(self)) {
+		/* POSIX: a cancelled waiter consumes no signal. The wakeup
+		 * may have been one: pass it on (spurious at worst). */
+		if (w == 0)
+			futex_wake(seq, 1);
+		pthread_exit(PTHREAD_CANCELED);
+	}
 	return rc;
 }
 

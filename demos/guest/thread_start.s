@@ -43,15 +43,23 @@ wasi_thread_start:
 	drop
 	end_function
 
-# __heisen_thread_park(t): pthread_exit on a thread other than main.
-# Wasm cannot unwind the C frames above us, so mark t exited (its block
-# may be freed from now on: nothing below touches it or the shadow stack)
-# and sleep until the program ends. Notifying the dummy word wakes us
-# spuriously at worst; we just sleep again.
-	.globl __heisen_thread_park
-	.type __heisen_thread_park,@function
-__heisen_thread_park:
-	.functype __heisen_thread_park (i32) -> ()
+# __heisen_thread_exit(t): pthread_exit on a thread other than main, once
+# the C side of the thread's end is done. Marks t exited as the return
+# path above does, then asks heisen (heisen.thread.exit) to end this
+# thread: the engine unwinds the C frames that Wasm cannot, and the OS
+# thread and its slot go. Nothing here touches t's block or the shadow
+# stack after the store, which may free them at once. A runtime other
+# than heisen that gives the import an empty body gets the old
+# behaviour: the thread sleeps until the program ends (a spurious wakeup
+# from the dummy word's reuse just sleeps again).
+	.functype __heisen_host_thread_exit () -> ()
+	.import_module __heisen_host_thread_exit, heisen.thread
+	.import_name __heisen_host_thread_exit, exit
+
+	.globl __heisen_thread_exit
+	.type __heisen_thread_exit,@function
+__heisen_thread_exit:
+	.functype __heisen_thread_exit (i32) -> ()
 	local.get 0
 	i32.const 1
 	i32.atomic.store 8
@@ -61,6 +69,7 @@ __heisen_thread_park:
 	i32.const -1
 	memory.atomic.notify 0
 	drop
+	call __heisen_host_thread_exit
 	loop
 	i32.const park_word
 	i32.const 0

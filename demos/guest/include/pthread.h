@@ -19,17 +19,35 @@
  *     2 locked with waiters); condition variables are sequence counters.
  *   - All of the library's own shared state is accessed with atomics or
  *     under its locks, so a race detector sees no races inside it.
+ *   - pthread_exit() runs the thread's key destructors, publishes its
+ *     result and marks it exited as a return from the start routine does,
+ *     then calls heisen's import `heisen.thread.exit`, which ends the
+ *     thread at once: the engine unwinds the C frames that Wasm itself
+ *     cannot, and the OS thread and its place under the host's thread
+ *     limit are freed. A thread that joins one ended so is ordered after
+ *     it as after a return. In main, pthread_exit() waits for every other
+ *     thread to finish and then ends the program with status 0.
+ *   - Cancellation is deferred: pthread_cancel() sets a request that the
+ *     thread acts on at its next cancellation point (pthread_testcancel,
+ *     pthread_join, pthread_cond_wait, pthread_cond_timedwait), waking it
+ *     if it sleeps in one of those, by pthread_exit(PTHREAD_CANCELED):
+ *     cleanup handlers run innermost first (on pthread_exit too), then
+ *     key destructors, and pthread_join returns PTHREAD_CANCELED. A
+ *     thread cancelled in pthread_cond_wait holds the mutex again when its
+ *     handlers run. PTHREAD_CANCEL_ASYNCHRONOUS is accepted and acts as
+ *     deferred (Wasm cannot interrupt a thread between instructions).
+ *     sleep, usleep, nanosleep and blocking I/O are wasi-libc's own and
+ *     are not cancellation points. pthread_cancel of a thread blocked in a
+ *     cancellation point reads that thread's state with an atomic, so
+ *     `heisen check` orders the cancelling thread after what the target
+ *     did before it blocked.
  *
  * Limitations (wasi-threads and Debian's wasi-libc, not fixable here):
  *   - errno is ONE variable shared by all threads: wasi-libc was built
  *     without the atomics feature, so its `_Thread_local int errno` is a
  *     plain global. (heisen's __errno.h declares it that way so programs
  *     link.) Read errno right after the failing call.
- *   - No cancellation, no signals, no scheduling policies or priorities.
- *   - pthread_exit() from a thread other than main parks that thread until
- *     the program ends (wasm cannot unwind a call stack from C); it still
- *     counts against the host's live-thread limit. Returning from the start
- *     routine is the normal way to end a thread.
+ *   - No signals, no scheduling policies or priorities.
  *   - Stdio output functions (printf, puts, fwrite, ...) are serialised by
  *     one library lock; input functions are not.
  *   - Thread stacks have no guard page: overflowing one corrupts the heap.
@@ -92,6 +110,11 @@ extern "C" {
 
 #define PTHREAD_CANCELED ((void *)-1)
 
+#define PTHREAD_CANCEL_ENABLE 0
+#define PTHREAD_CANCEL_DISABLE 1
+#define PTHREAD_CANCEL_DEFERRED 0
+#define PTHREAD_CANCEL_ASYNCHRONOUS 1
+
 /* Threads */
 int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
 		   void *(*)(void *), void *__restrict);
@@ -113,6 +136,31 @@ int pthread_attr_setdetachstate(pthread_attr_t *, int);
 int pthread_attr_getdetachstate(const pthread_attr_t *, int *);
 
 int pthread_once(pthread_once_t *, void (*)(void));
+
+/* Cancellation (deferred only) and cleanup handlers. A handler record
+ * lives in the frame of the block pthread_cleanup_push opens, as POSIX
+ * asks of the two macros. */
+int pthread_cancel(pthread_t);
+int pthread_setcancelstate(int, int *);
+int pthread_setcanceltype(int, int *);
+void pthread_testcancel(void);
+
+struct __heisen_cleanup {
+	void (*__fn)(void *);
+	void *__arg;
+	struct __heisen_cleanup *__next;
+};
+void __heisen_cleanup_push(struct __heisen_cleanup *, void (*)(void *),
+			   void *);
+void __heisen_cleanup_pop(struct __heisen_cleanup *, int);
+#define pthread_cleanup_push(fn, arg)                                         \
+	do {                                                                  \
+		struct __heisen_cleanup __heisen_cb;                          \
+		__heisen_cleanup_push(&__heisen_cb, (fn), (arg));
+#define pthread_cleanup_pop(execute)                                          \
+	__heisen_cleanup_pop(&__heisen_cb, (execute));                        \
+	}                                                                     \
+	while (0)
 
 /* Mutexes */
 int pthread_mutex_init(pthread_mutex_t *__restrict,

@@ -26,15 +26,6 @@ unset HEISEN_DB
 guests=$root/tests/e2e/guests
 build=$root/demos/build/guests
 
-# hc NAME ARGS...: heisen ARGS, stdout to NAME.out and stderr to NAME.err,
-# leaving rc (KILL after 300 s: a hang fails instead of hanging).
-hc() {
-	local name=$1
-	shift
-	timeout -s KILL 300 "$HEISEN" "$@" >"$dir/$name.out" 2>"$dir/$name.err"
-	rc=$?
-}
-
 # races FILE.json RUNS: "N file:line file:line" per race, N its runs,
 # sites by basename and sorted; exits non-zero unless every run was ok.
 races() {
@@ -62,7 +53,7 @@ pair() {
 # ---- (a) the bounded buffer, 100 runs -------------------------------------------
 
 start=$SECONDS
-hc ok check "$build/hb-ok-sem.wasm" --runs 100 --json --db "$dir/sem.db"
+hq ok check "$build/hb-ok-sem.wasm" --runs 100 --json --db "$dir/sem.db"
 secs=$((SECONDS - start))
 if [ "$rc" -ne 0 ]; then
 	bad "hb-ok-sem: check exit $rc: $(snippet "$dir/ok.err")"
@@ -77,7 +68,7 @@ echo "hb-ok-sem: 100 runs of check in ${secs}s"
 
 src=$guests/sem-missing-wait.c
 pair=$(pair "$src" write read)
-hc miss check "$build/sem-missing-wait.wasm" --runs 20 --json --db "$dir/sem.db"
+hq miss check "$build/sem-missing-wait.wasm" --runs 20 --json --db "$dir/sem.db"
 if [ "$rc" -ne 0 ]; then
 	bad "sem-missing-wait: check exit $rc: $(snippet "$dir/miss.err")"
 elif ! races "$dir/miss.out" 20 >"$dir/miss.races" 2>&1; then
@@ -89,7 +80,7 @@ else
 		bad "sem-missing-wait: $pair in ${n:-0} of 20 runs, want >= 19; races: $(snippet "$dir/miss.races")"
 	echo "sem-missing-wait: $pair in ${n:-0} of 20 runs"
 fi
-hc plain check "$build/sem-missing-wait.wasm" --runs 1 --db "$dir/sem.db"
+hq plain check "$build/sem-missing-wait.wasm" --runs 1 --db "$dir/sem.db"
 grep -qE "^SUMMARY: heisen: data race \S*sem-missing-wait\.c:($(line "$src" write)|$(line "$src" read)) in " \
 	"$dir/plain.out" ||
 	bad "sem-missing-wait: no SUMMARY line naming a racing line: $(snippet "$dir/plain.out")"
@@ -98,7 +89,7 @@ grep -qE "^SUMMARY: heisen: data race \S*sem-missing-wait\.c:($(line "$src" writ
 
 src=$guests/sem-wait-race.c
 pair=$(pair "$src" waiter poster)
-hc wr check "$build/sem-wait-race.wasm" --runs 20 --json --db "$dir/sem.db"
+hq wr check "$build/sem-wait-race.wasm" --runs 20 --json --db "$dir/sem.db"
 if [ "$rc" -ne 0 ]; then
 	bad "sem-wait-race: check exit $rc: $(snippet "$dir/wr.err")"
 elif ! races "$dir/wr.out" 20 >"$dir/wr.races" 2>&1; then
@@ -143,7 +134,7 @@ sem_open: SEM_FAILED ENOSYS
 sem_close: -1 ENOSYS
 sem_unlink: -1 ENOSYS
 EOF
-hc api run "$build/sem-api.wasm" --timeout 60
+hq api run "$build/sem-api.wasm" --timeout 60
 if [ "$rc" -ne 0 ]; then
 	bad "sem-api: run exit $rc: $(snippet "$dir/api.err")"
 elif ! diff -u "$dir/api.want" "$dir/api.out" >"$dir/api.diff"; then
@@ -152,17 +143,17 @@ elif ! diff -u "$dir/api.want" "$dir/api.out" >"$dir/api.diff"; then
 fi
 
 want_many="many: 20000 taken, value 0, every post ok"
-hc many run "$build/sem-api.wasm" --timeout 60 -- many
+hq many run "$build/sem-api.wasm" --timeout 60 -- many
 [ "$rc" -eq 0 ] && [ "$(cat "$dir/many.out")" = "$want_many" ] ||
 	bad "sem-api many: exit $rc (124: a lost wakeup?): $(snippet "$dir/many.out") $(snippet "$dir/many.err")"
-hc manyc check "$build/sem-api.wasm" --runs 3 --json --db "$dir/sem.db" -- many
+hq manyc check "$build/sem-api.wasm" --runs 3 --json --db "$dir/sem.db" -- many
 if [ "$rc" -ne 0 ]; then
 	bad "sem-api many: check exit $rc: $(snippet "$dir/manyc.err")"
 elif ! races "$dir/manyc.out" 3 >"$dir/manyc.races" 2>&1 || [ -s "$dir/manyc.races" ]; then
 	bad "sem-api many: check: $(snippet "$dir/manyc.races")"
 fi
 
-hc errno check "$build/sem-api.wasm" --runs 3 --json --db "$dir/sem.db" -- errno
+hq errno check "$build/sem-api.wasm" --runs 3 --json --db "$dir/sem.db" -- errno
 if [ "$rc" -ne 0 ]; then
 	bad "sem-api errno: check exit $rc: $(snippet "$dir/errno.err")"
 elif ! races "$dir/errno.out" 3 >"$dir/errno.races" 2>&1 || [ -s "$dir/errno.races" ]; then

@@ -94,6 +94,10 @@ typedef enum eng_trap_kind {
 	 * heisen.thread.exit, for pthread_exit): its eng_call unwinds as
 	 * for a trap and returns this, but the proc goes on. */
 	ENG_THREAD_EXIT,
+	/* Serial execution: every live thread waits and none has a
+	 * deadline, so nothing can ever run again (the message names the
+	 * threads and what each waits on). */
+	ENG_DEADLOCK,
 } eng_trap_kind;
 
 /* The spec's wording for a trap kind (what assert_trap compares with). */
@@ -207,6 +211,65 @@ typedef enum eng_sync_event { ENG_SYNC_NOTIFY, ENG_SYNC_WOKEN } eng_sync_event;
 typedef void (*eng_sync_hook)(void *ctx, eng_thread *t, eng_sync_event ev,
 			      uint64_t addr);
 void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx);
+
+/* ---- serial execution ---------------------------------------------------
+ *
+ * With a scheduler set (eng_proc_set_sched, before the proc's first
+ * thread exists), one thread of the proc runs guest code at a time and
+ * the scheduler chooses which at every scheduling point: every call of a
+ * host function (so every probe of an instrumented module and every WASI
+ * call), memory.atomic.wait and notify, a thread's spawn and its end.
+ * Atomics and plain accesses without a probe in front are not points:
+ * serial runs are of instrumented modules, whose probes sit before every
+ * shared-memory access.
+ *
+ * Time is virtual (eng_proc_vclock): it advances POINT_NS (1 µs) per
+ * point, and when every live thread waits and some wait with a deadline
+ * it jumps to the earliest one, so timed waits and sleeps
+ * (eng_sched_sleep) end at the same point of every run. When every live
+ * thread waits and none has a deadline, the proc stops with
+ * ENG_DEADLOCK. The same module, inputs and scheduler decisions give the
+ * same execution; eng_proc_sched_stats's digest, a hash over each
+ * point's thread, kind and operands (a host call's function name and
+ * arguments, a wait's or notify's address), shows two runs took the
+ * same path. */
+typedef enum eng_point_kind {
+	ENG_POINT_HOST,	  /* a host function call */
+	ENG_POINT_WAIT,	  /* memory.atomic.wait (or a sleep) blocked */
+	ENG_POINT_NOTIFY, /* memory.atomic.notify */
+	ENG_POINT_SPAWN,  /* a thread was spawned: it may run from here */
+	ENG_POINT_END,	  /* a spawned thread ended */
+} eng_point_kind;
+
+typedef struct eng_sched {
+	/* Who runs after point number `event` (0, 1, ...) of kind k, reached
+	 * by thread cur: an index into runnable[0..n), the ids of the
+	 * threads that can run, ascending, n >= 1 (cur among them unless it
+	 * just blocked or ended). Called by one thread at a time, under the
+	 * proc's scheduling lock: it must not call back into the engine. An
+	 * index out of range counts as 0. */
+	uint32_t (*pick)(void *ctx, uint64_t event, uint32_t cur,
+			 eng_point_kind k, const uint32_t *runnable,
+			 uint32_t n);
+	void *ctx;
+} eng_sched;
+void eng_proc_set_sched(eng_proc *p, const eng_sched *s);
+/* Whether p runs serially. */
+bool eng_proc_serial(const eng_proc *p);
+/* Virtual nanoseconds since the run began (0 when not serial). */
+uint64_t eng_proc_vclock(eng_proc *p);
+/* Serial: thread t sleeps until the virtual clock reaches `until`,
+ * others running meanwhile. ENG_OK, or ENG_STOPPED when the proc stops. */
+eng_trap_kind eng_sched_sleep(eng_thread *t, uint64_t until);
+typedef struct eng_sched_stats {
+	uint64_t events;   /* scheduling points */
+	uint64_t digest;   /* of the execution's path */
+	uint32_t switches; /* times the turn went to another thread */
+	uint32_t threads;  /* threads the run had, the main one included */
+	uint64_t vclock_ns;
+} eng_sched_stats;
+/* What a serial run did so far (all zero when not serial). */
+void eng_proc_sched_stats(eng_proc *p, eng_sched_stats *out);
 
 /* ---- runtime objects --------------------------------------------------- */
 

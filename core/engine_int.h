@@ -292,6 +292,14 @@ struct eng_thread {
 	struct eng_thread *park_next;
 	uintptr_t park_key;
 	void *park_mem;
+	/* serial execution (sched.c), under proc->s_lock */
+	uint8_t s_state;     /* ENG_S_RUN, ENG_S_WAIT, ENG_S_DONE */
+	uint32_t s_result;   /* a finished wait: 0 woken, 2 timed out */
+	uintptr_t s_key;     /* the address waited on; 0 for a sleep */
+	uint64_t s_off;      /* that address as an offset in its memory */
+	uint64_t s_deadline; /* virtual ns; UINT64_MAX for none */
+	uint64_t s_seq;	     /* the point its wait began at (FIFO wakes) */
+	_Atomic uint32_t s_wake; /* futex: bumped when its turn may be due */
 	/* spawned threads */
 	pthread_t os;
 	eng_thread_fn fn;
@@ -319,6 +327,16 @@ struct eng_proc {
 	pthread_cond_t done_cv; /* signalled when live drops */
 	eng_sync_hook sync_hook; /* eng_proc_set_sync_hook, or NULL */
 	void *sync_ctx;
+	/* serial execution (sched.c): the turn, the threads by id, virtual
+	 * time, the digest; s_lock guards them. */
+	bool serial;
+	eng_sched sched;
+	pthread_mutex_t s_lock;
+	uint32_t s_turn;
+	eng_thread **s_threads;
+	uint32_t s_nthreads, s_cap;
+	uint64_t s_events, s_digest, s_vclock;
+	uint32_t s_switches;
 	/* watchdog */
 	bool has_watchdog;
 	pthread_t watchdog;
@@ -355,6 +373,32 @@ uint32_t eng_rt_notify(eng_thread *t, eng_memory *mem, uint8_t *addr,
 void eng_rt_wake_proc(eng_proc *p);
 
 enum { ENG_STOP_REQ = 1, ENG_STOP_THROTTLE = 2 };
+
+/* sched.c: serial execution's mechanism (engine.h says what it is). */
+enum { ENG_S_RUN = 1, ENG_S_WAIT, ENG_S_DONE };
+/* A new thread of a serial proc: runnable from now; false when out of
+ * memory for the thread table. */
+bool eng_sched_register(eng_thread *t);
+/* A spawned thread, before it runs anything: wait for its turn. */
+void eng_sched_enter(eng_thread *t);
+/* The points: before host function f is called with args; a wait on key
+ * (the address; off its offset in the memory, for the digest) of at most
+ * timeout_ns virtual (< 0: none), *result 0 woken, 2 timed out; a notify
+ * of at most count waiters of key (returns how many, *k ENG_STOPPED when
+ * the proc stops); a spawn (by the turn holder, after the new thread was
+ * registered); a spawned thread's end. Each returns ENG_OK, or
+ * ENG_STOPPED when the proc stops. */
+eng_trap_kind eng_sched_host(eng_thread *t, const eng_func *f,
+			     const eng_val *args);
+eng_trap_kind eng_sched_wait(eng_thread *t, uintptr_t key, uint64_t off,
+			     int64_t timeout_ns, uint32_t *result);
+uint32_t eng_sched_notify(eng_thread *t, uintptr_t key, uint64_t off,
+			  uint32_t count, eng_trap_kind *k);
+void eng_sched_spawned(eng_proc *p);
+void eng_sched_end(eng_thread *t);
+/* Wake every thread waiting for its turn (the proc is stopping); safe
+ * from a signal handler. */
+void eng_sched_kick(eng_proc *p);
 /* The slow path of a poll that found the stop word non-zero: true when
  * the thread must stop, false after throttling (if due). */
 bool eng_rt_poll(eng_thread *t);

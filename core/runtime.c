@@ -73,6 +73,7 @@ const char *eng_trap_name(eng_trap_kind k)
 	case ENG_STOPPED: return "stopped";
 	case ENG_LIMIT: return "resource limit exceeded";
 	case ENG_THREAD_EXIT: return "thread exited";
+	case ENG_DEADLOCK: return "deadlock";
 	}
 	return "unknown trap";
 }
@@ -274,6 +275,7 @@ eng_proc *eng_proc_new(const eng_limits *lim)
 	if (!p->lim.stack_slots)
 		p->lim.stack_slots = 1u << 20;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->s_lock, NULL);
 	pthread_cond_init(&p->done_cv, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -407,6 +409,8 @@ void eng_proc_free(eng_proc *p)
 		wasm_free(t);
 	}
 	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->s_lock);
+	wasm_free(p->s_threads);
 	pthread_cond_destroy(&p->done_cv);
 	pthread_cond_destroy(&p->wd_cv);
 	wasm_free(p);
@@ -443,6 +447,13 @@ eng_thread *eng_thread_new(eng_proc *p, wasm_err *err)
 	t->next_in_proc = atomic_load(&p->threads);
 	atomic_store(&p->threads, t);
 	pthread_mutex_unlock(&p->lock);
+	if (p->serial && !eng_sched_register(t)) {
+		/* In the proc's list already: eng_proc_free frees it. */
+		t->s_state = ENG_S_DONE;
+		wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+			     "out of memory for the thread table");
+		return NULL;
+	}
 	return t;
 nomem:
 	if (t) {
@@ -475,7 +486,11 @@ static void *thread_main(void *arg)
 	eng_proc *p = t->proc;
 
 	ensure_altstack();
+	if (p->serial)
+		eng_sched_enter(t);
 	t->fn(t, t->arg);
+	if (p->serial)
+		eng_sched_end(t);
 	thread_release(t);
 	pthread_mutex_lock(&p->lock);
 	__atomic_store_n(&p->live, p->live - 1, __ATOMIC_RELAXED);
@@ -536,12 +551,16 @@ int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
 	rc = pthread_create(&t->os, &at, thread_main, t);
 	pthread_attr_destroy(&at);
 	if (rc != 0) {
+		if (p->serial)
+			eng_sched_end(t);
 		thread_release(t);
 		wasm_err_set(err, rc == EAGAIN ? WASM_LIMIT : WASM_NOMEM,
 			     WASM_NO_OFFSET, "cannot create a thread: %s",
 			     strerror(rc));
 		goto undo;
 	}
+	if (p->serial)
+		eng_sched_spawned(p);
 	return (int32_t)t->id;
 undo:
 	pthread_mutex_lock(&p->lock);
@@ -798,6 +817,14 @@ eng_trap_kind eng_rt_call_host(eng_thread *t, eng_func *f, eng_val *args,
 	t->in_wasm = false;
 	trap->kind = ENG_OK;
 	trap->msg[0] = 0;
+	if (t->proc->serial && (k = eng_sched_host(t, f, args)) != ENG_OK) {
+		t->in_wasm = was;
+		trap->kind = k;
+		snprintf(trap->msg, sizeof trap->msg, "%s", eng_trap_name(k));
+		trap->func = WASM_NO_FUNC;
+		trap->offset = WASM_NO_OFFSET;
+		return k;
+	}
 	k = f->host(t, f->ctx, args, results, trap);
 	t->in_wasm = was;
 	if (k != ENG_OK) {
@@ -858,6 +885,24 @@ eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 
 	if (!mem->lim.shared)
 		return ENG_TRAP_WAIT_UNSHARED;
+	if (p->serial) {
+		eng_trap_kind k;
+		/* Nobody else runs: the value cannot change under us. */
+		cur = is64
+			  ? __atomic_load_n((uint64_t *)addr, __ATOMIC_SEQ_CST)
+			  : __atomic_load_n((uint32_t *)addr, __ATOMIC_SEQ_CST);
+		if (cur != expect) {
+			*result = 1;
+			return ENG_OK;
+		}
+		k = eng_sched_wait(t, (uintptr_t)addr,
+				   (uint64_t)(addr - mem->base), timeout_ns,
+				   result);
+		if (k == ENG_OK && *result == 0 && p->sync_hook)
+			p->sync_hook(p->sync_ctx, t, ENG_SYNC_WOKEN,
+				     (uint64_t)(addr - mem->base));
+		return k;
+	}
 	b = bucket_of((uintptr_t)addr);
 	pthread_mutex_lock(&b->lock);
 	cur = is64 ? __atomic_load_n((uint64_t *)addr, __ATOMIC_SEQ_CST)
@@ -922,6 +967,13 @@ uint32_t eng_rt_notify(eng_thread *self, eng_memory *mem, uint8_t *addr,
 		self->proc->sync_hook(self->proc->sync_ctx, self,
 				      ENG_SYNC_NOTIFY,
 				      (uint64_t)(addr - mem->base));
+	if (self->proc->serial) {
+		/* A stop is seen by the thread's next poll. */
+		eng_trap_kind k;
+		return eng_sched_notify(self, (uintptr_t)addr,
+					(uint64_t)(addr - mem->base), count,
+					&k);
+	}
 	b = bucket_of((uintptr_t)addr);
 	pthread_mutex_lock(&b->lock);
 	for (t = b->head; t && n < count; t = next) {
@@ -953,6 +1005,8 @@ void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx)
 
 void eng_rt_wake_proc(eng_proc *p)
 {
+	if (p->serial)
+		eng_sched_kick(p);
 	for (eng_thread *t = atomic_load(&p->threads); t;
 	     t = t->next_in_proc) {
 		if (atomic_load(&t->parked)) {

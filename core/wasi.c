@@ -112,7 +112,7 @@ static wasi_mem caller_memory(eng_thread *t)
 	eng_memory *mem = NULL;
 	eng_extern ex;
 	static uint8_t none; /* a base for empty copies, never written */
-	wasi_mem m = {&none, 0};
+	wasi_mem m = {&none, 0, t};
 
 	if (inst && eng_instance_export(inst, "memory", &ex) &&
 	    ex.kind == WASM_EXTERN_MEMORY)
@@ -580,6 +580,8 @@ wasm_status wasi_run(eng_module *cm, const wasi_config *cfg, eng_trap *trap,
 	}
 	eng_proc_stop(r->p, &tr);
 	eng_proc_join(r->p);
+	if (cfg->on_done)
+		cfg->on_done(cfg->hook_ctx, r->p);
 	eng_proc_status(r->p, trap);
 	if (trap->kind == ENG_OK)
 		*trap = tr;

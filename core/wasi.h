@@ -83,6 +83,9 @@ typedef struct wasi_config {
 			      (default 0, 1, 2; -1 = not open). Never
 			      closed by the host. */
 	eng_limits limits; /* threads, memory, timeout… (0 = default) */
+	/* Runs whose proc is serial (on_proc set a scheduler): the seed of
+	 * what random_get returns. Ignored otherwise. */
+	uint64_t serial_seed;
 
 	/* Imports the embedder provides (heisen.probe, heisen.mask…),
 	 * consulted before WASI's own for every instance of the run, thread
@@ -104,6 +107,9 @@ typedef struct wasi_config {
 	/* A spawned thread has returned, on that thread: what the detector
 	 * kept for it can go. NULL for none. */
 	void (*on_end)(void *hook_ctx, eng_thread *t);
+	/* The run is over (every thread joined), before its proc goes: what
+	 * the proc knows of the run can be read. NULL for none. */
+	void (*on_done)(void *hook_ctx, eng_proc *p);
 	void *hook_ctx;
 } wasi_config;
 

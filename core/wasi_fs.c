@@ -251,6 +251,10 @@ wasm_status wasi_ctx_init(wasi_ctx *c, const wasi_config *cfg, wasm_err *err)
 
 	memset(c, 0, sizeof *c);
 	pthread_mutex_init(&c->lock, NULL);
+	/* xorshift's state must not be 0. */
+	c->rand_state = cfg->serial_seed ^ 0x2545f4914f6cdd1dull;
+	if (!c->rand_state)
+		c->rand_state = 1;
 	if ((st = wasi_strvec_init(&c->args, cfg->argv, cfg->argc, err)) ||
 	    (st = wasi_strvec_init(&c->env, cfg->env, cfg->nenv, err)))
 		goto fail;

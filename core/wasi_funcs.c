@@ -119,11 +119,19 @@ static uint16_t clock_res_get(wasi_ctx *c, const wasi_mem *m,
 	return 0;
 }
 
+eng_proc *wasi_serial(const wasi_mem *m)
+{
+	eng_proc *p = m->thread ? eng_thread_proc(m->thread) : NULL;
+
+	return p && eng_proc_serial(p) ? p : NULL;
+}
+
 static uint16_t clock_time_get(wasi_ctx *c, const wasi_mem *m,
 			       const uint64_t *args)
 {
 	clockid_t id;
 	struct timespec ts;
+	eng_proc *sp = wasi_serial(m);
 
 	/* args[1] is the precision the guest would accept: ignored, we
 	 * always give the best. */
@@ -131,6 +139,14 @@ static uint16_t clock_time_get(wasi_ctx *c, const wasi_mem *m,
 		return WASI_EINVAL;
 	if (!wasi_mem_ok(m, A32(2), 8))
 		return WASI_EFAULT;
+	if (sp) {
+		wasi_st64(m->base + A32(2),
+			  eng_proc_vclock(sp) +
+			      (id == CLOCK_REALTIME
+				   ? WASI_SERIAL_EPOCH_S * 1000000000ull
+				   : 0));
+		return 0;
+	}
 	if (clock_gettime(id, &ts))
 		return wasi_errno(errno);
 	wasi_st64(m->base + A32(2), ts_ns(ts));
@@ -144,6 +160,17 @@ static uint16_t random_get(wasi_ctx *c, const wasi_mem *m,
 
 	if (!wasi_mem_ok(m, buf, len))
 		return WASI_EFAULT;
+	if (wasi_serial(m)) {
+		for (uint32_t i = 0; i < len; i++) {
+			uint64_t x = c->rand_state;
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			c->rand_state = x;
+			m->base[buf + i] = (uint8_t)(x >> 56);
+		}
+		return 0;
+	}
 	for (uint32_t done = 0; done < len;) {
 		ssize_t n = getrandom(m->base + buf + done, len - done, 0);
 		if (n < 0 && errno == EINTR)
@@ -158,7 +185,9 @@ static uint16_t random_get(wasi_ctx *c, const wasi_mem *m,
 static uint16_t sched_yield_(wasi_ctx *c, const wasi_mem *m,
 			     const uint64_t *args)
 {
-	sched_yield();
+	/* Serial: the call was a scheduling point already. */
+	if (!wasi_serial(m))
+		sched_yield();
 	return 0;
 }
 
@@ -989,7 +1018,8 @@ static uint16_t poll_oneoff(wasi_ctx *c, const wasi_mem *m,
 {
 	uint32_t in = A32(0), out = A32(1), n = A32(2), res = A32(3);
 	uint32_t nev = 0;
-	uint64_t now = mono_ns(), wake = UINT64_MAX;
+	eng_proc *sp = wasi_serial(m);
+	uint64_t now = sp ? eng_proc_vclock(sp) : mono_ns(), wake = UINT64_MAX;
 	bool immediate = false;
 	uint16_t rc = 0;
 	sub *s;
@@ -1021,7 +1051,9 @@ static uint16_t poll_oneoff(wasi_ctx *c, const wasi_mem *m,
 			} else if (id == 0) {
 				uint64_t real;
 				clock_gettime(CLOCK_REALTIME, &ts);
-				real = ts_ns(ts);
+				real = sp ? now + WASI_SERIAL_EPOCH_S *
+						      1000000000ull
+					  : ts_ns(ts);
 				s[i].deadline = t <= real ? now
 					      : t - real > UINT64_MAX - now
 						      ? UINT64_MAX
@@ -1041,7 +1073,12 @@ static uint16_t poll_oneoff(wasi_ctx *c, const wasi_mem *m,
 			immediate = true;
 		}
 	}
-	while (!immediate && (now = mono_ns()) < wake) {
+	if (sp && !immediate && wake > now &&
+	    eng_sched_sleep(m->thread, wake) != ENG_OK) {
+		rc = WASI_STOPPING;
+		goto done;
+	}
+	while (!sp && !immediate && (now = mono_ns()) < wake) {
 		uint64_t left = wake - now, slice = WAIT_SLICE_MS * 1000000ull;
 		struct timespec ts;
 		if (!c->should_stop)
@@ -1056,7 +1093,7 @@ static uint16_t poll_oneoff(wasi_ctx *c, const wasi_mem *m,
 			goto done;
 		}
 	}
-	now = mono_ns();
+	now = sp ? eng_proc_vclock(sp) : mono_ns();
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t e[32] = {0};
 		if (s[i].tag == 0 && !s[i].error && s[i].deadline > now)

@@ -64,7 +64,18 @@ uint16_t wasi_errno(int host_errno);
 typedef struct wasi_mem {
 	uint8_t *base;
 	uint64_t size;
+	/* The calling thread: a serial run's clocks, random bytes and
+	 * sleeps are its proc's (wasi_serial). */
+	eng_thread *thread;
 } wasi_mem;
+
+/* Serial runs (engine.h's serial execution) see nothing of the host that
+ * differs between runs: the clocks read virtual time (the realtime clock
+ * from WASI_SERIAL_EPOCH_S), random_get a stream from the run's seed, and
+ * sleeps pass virtual time. The proc when m's caller runs serially, else
+ * NULL. */
+#define WASI_SERIAL_EPOCH_S 1700000000ull
+eng_proc *wasi_serial(const wasi_mem *m);
 
 /* Whether [ptr, ptr+len) lies inside the memory. ptr and len come from
  * the guest as u32 but are checked in 64 bits so that nothing wraps. */
@@ -172,6 +183,9 @@ typedef struct wasi_ctx {
 	 * never. */
 	bool (*should_stop)(void *stop_ctx);
 	void *stop_ctx;
+	/* Serial runs: random_get's stream (xorshift state from the
+	 * config's seed; one thread runs at a time, so no lock). */
+	uint64_t rand_state;
 } wasi_ctx;
 
 /* Most fds a guest may hold open at once (EMFILE beyond). */

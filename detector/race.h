@@ -336,6 +336,12 @@ typedef struct det_run_opts {
 	 * on_proc, on_spawn, on_start and on_end hooks must be NULL: det_run
 	 * provides them. */
 	const wasi_config *wasi;
+	/* Not NULL: the run is serial (core/engine.h's serial execution):
+	 * one thread at a time, this scheduler choosing at every point,
+	 * random_get seeded with sched_seed. The profile's timing (throttle,
+	 * noise, one core) means nothing there and is not applied. */
+	const eng_sched *sched;
+	uint64_t sched_seed;
 } det_run_opts;
 
 typedef enum det_status {
@@ -367,6 +373,8 @@ typedef struct det_run_result {
 	 * program memory its probed accesses touched (det_hb_shadow_bytes
 	 * and det_hb_touched_bytes); 0 otherwise */
 	uint64_t shadow_bytes, touched_bytes;
+	/* A serial run's points, switches and digest (zero otherwise). */
+	eng_sched_stats sched;
 } det_run_result;
 
 /* What counts as a run's failure (heisen minimize): a trap, exit code

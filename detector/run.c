@@ -162,6 +162,7 @@ uint64_t det_mem_span(const wasm_module *m)
 
 typedef struct run_ctx {
 	const det_run_opts *opts;
+	det_run_result *res;
 	det_probe *probe;
 	uint32_t nsites;
 	pthread_mutex_t lock; /* the objects below, shared by instances */
@@ -242,6 +243,14 @@ static void on_proc(void *ctx, eng_proc *p)
 	r->proc = p;
 	if (r->opts->algo == DET_HB)
 		eng_proc_set_sync_hook(p, on_sync, r->probe);
+	if (r->opts->sched)
+		eng_proc_set_sched(p, r->opts->sched);
+}
+
+static void on_done(void *ctx, eng_proc *p)
+{
+	run_ctx *r = ctx;
+	eng_proc_sched_stats(p, &r->res->sched);
 }
 
 static void *on_spawn(void *ctx, eng_thread *parent)
@@ -453,7 +462,7 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 		    wasm_err *err)
 {
 	const det_profile *pr = opts->profile ? opts->profile : det_profiles;
-	run_ctx r = {.opts = opts, .nsites = sites->nsites};
+	run_ctx r = {.opts = opts, .res = res, .nsites = sites->nsites};
 	wasi_config cfg;
 	regime g;
 	eng_trap trap;
@@ -482,10 +491,12 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 		memcpy(cfg.stdio, opts->stdio, sizeof cfg.stdio);
 		cfg.limits.timeout_s = opts->timeout_s;
 	}
-	cfg.limits.throttle = pr->throttle;
+	cfg.limits.throttle = opts->sched ? 0 : pr->throttle;
+	cfg.serial_seed = opts->sched_seed;
 	cfg.resolve = resolve;
 	cfg.resolve_ctx = &r;
 	cfg.on_proc = on_proc;
+	cfg.on_done = on_done;
 	if (opts->algo != DET_SHARED) {
 		cfg.on_spawn = on_spawn;
 		cfg.on_start = on_start;

@@ -51,7 +51,7 @@ bool tui_opt_choice(const tui_opt *o, const char *word);
  * the remaining words in order. seen[] lists every option given, in
  * order, so that repeatable options (--dir, --env) keep each value: read
  * them with tui_opt_values. Storage points into argv; nothing to free. */
-#define TUI_MAX_OPTS	 20
+#define TUI_MAX_OPTS	 24
 #define TUI_MAX_OPERANDS 64
 #define TUI_MAX_SEEN	 64
 typedef struct tui_args {

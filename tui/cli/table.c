@@ -103,9 +103,19 @@ static const tui_opt run_opts[] = {
      "with --fail-on-bugs new: the workspace whose triage counts "
      "(default $HEISEN_DB or ./heisen.db; none: every race is new)"},
     {"--json", NULL,
-     "with --density/--mask: report as JSON (schema heisen.run/1); the "
+     "with --density/--mask/--schedule: report as JSON (schema "
+     "heisen.run/1); the "
      "program's output goes to stderr"},
     {"--suppressions", "FILE", "with --density/--mask: " SUPP_HELP},
+    {"--schedule", "STRATEGY",
+     "run serially, one thread at a time, the scheduler choosing at every "
+     "shared access: random[:P], pct:D[:K] or fixed (races by "
+     "happens-before)"},
+    {"--schedule-seed", "S", "with --schedule: its seed (default: random)"},
+    {"--schedule-file", "FILE",
+     "with --schedule fixed: the schedule to follow (from --save-schedule)"},
+    {"--save-schedule", "FILE",
+     "with --schedule: write the run's schedule to FILE"},
     {NULL, NULL, NULL},
 };
 
@@ -504,7 +514,9 @@ const tui_cmd tui_commands[] = {
      "FILE.wasm [--dir HOST[::GUEST]]... [--env K=V]... [--timeout TIME] "
      "[--max-threads N] [--max-memory SIZE] [--density PCT [--seed S] | "
      "--mask MASKFILE] [--delay UNITS] [--profile NAME] [--json] "
-     "[--fail-on-bugs [new|any]] [--suppressions FILE] [-- ARGS...]",
+     "[--fail-on-bugs [new|any]] [--suppressions FILE] [--schedule "
+     "STRATEGY [--schedule-seed S] [--schedule-file FILE] "
+     "[--save-schedule FILE]] [-- ARGS...]",
      "run a WASI program in heisen's engine",
      "Runs FILE.wasm, a WASI preview1 command module (it exports "
      "_start), in heisen's interpreter, with wasi-threads: every thread "
@@ -544,7 +556,23 @@ const tui_cmd tui_commands[] = {
      "signature the workspace has not triaged confirmed or not-a-bug) "
      "and the program exited 0; 2 also for a bad --fail-on-bugs value, a "
      "suppressions file that cannot be read or has a bad line (the "
-     "message names FILE:LINE), before the program runs.",
+     "message names FILE:LINE), before the program runs.\n"
+     "With --schedule STRATEGY the run is serial (docs/schedules.md): "
+     "one thread runs at a time and the strategy chooses who runs at "
+     "every scheduling point (each shared access's probe, each WASI "
+     "call, atomic wait and notify, thread spawn and end): random[:P] "
+     "switches with probability P (default 0.05), pct:D[:K] is PCT for "
+     "bugs of depth D over the first K points, fixed follows "
+     "--schedule-file FILE. Clocks, sleeps and random_get are virtual, "
+     "so one seed gives one execution, shown by the digest on the "
+     "report's first line; every site is armed and races are found by "
+     "happens-before. A run where every thread waits forever ends as a "
+     "deadlock naming where each waits (exit 134). --save-schedule FILE "
+     "keeps the run's decisions; replaying them with --schedule fixed "
+     "exits 1 when the run leaves them (another program or input), and "
+     "a schedule file that is not one, truncated, of a future version or "
+     "naming a thread or point the run never had is refused with exit "
+     "2.",
      1, TUI_MAX_OPERANDS, run_opts, tui_cmd_run},
     {"cc", "[CLANG ARGS...] [--print-cmd]",
      "compile and link C for heisen (wasm32-wasi with threads)",

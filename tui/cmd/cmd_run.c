@@ -13,6 +13,8 @@
 #include "tui/report/jsonw.h"
 #include "tui/report/race.h"
 
+#include "replay/sched.h"
+
 #include "core/wasi.h"
 #include "db/db.h"
 #include "detector/campaign.h"
@@ -179,6 +181,13 @@ typedef struct run_report {
 	const det_supp *supp;
 	bool *suppressed;
 	uint32_t nsuppressed;
+	/* A serial run (--schedule): its strategy's name, seed and what it
+	 * did; the schedule it followed (fixed), whose digest it must
+	 * match. NULL: not serial. */
+	const rep_sched_spec *sched;
+	const rep_sched_file *followed;
+	uint64_t diverged;
+	size_t ndecisions;
 } run_report;
 
 /* Name r->res's violations into r->hit; false when out of memory. */
@@ -267,6 +276,59 @@ static void print_violation(FILE *out, const det_violation *v, const db_hit *h,
 
 /* The report of heisen.run/1: its members into j's open object, or with
  * j NULL as text on out. */
+/* A serial run's schedule: what chose, what it did, and for a replay
+ * whether it took the recorded path. */
+static void print_sched(FILE *out, const run_report *r)
+{
+	const eng_sched_stats *st = &r->res->sched;
+	char name[64];
+
+	rep_sched_name(r->followed ? &r->followed->spec : r->sched, name,
+		       sizeof name);
+	fprintf(out,
+		"heisen: schedule %s%s seed 0x%016" PRIx64 ": %" PRIu64
+		" points, %u switches, digest %016" PRIx64,
+		r->followed ? "fixed, replaying " : "", name, r->sched->seed,
+		st->events, st->switches, st->digest);
+	if (r->followed && r->diverged != UINT64_MAX)
+		fprintf(out,
+			" (DIVERGED from the schedule at point %" PRIu64 ")",
+			r->diverged);
+	else if (r->followed)
+		fprintf(out, " (%s the recorded digest)",
+			st->digest == r->followed->digest ? "matches"
+							  : "DIFFERS FROM");
+	fprintf(out, "; ");
+}
+
+static void json_sched(tui_json *j, const run_report *r)
+{
+	const eng_sched_stats *st = &r->res->sched;
+	char name[64], hex[20];
+
+	tui_json_obj(j, "schedule");
+	rep_sched_name(r->followed ? &r->followed->spec : r->sched, name,
+		       sizeof name);
+	tui_json_str(j, "strategy", name);
+	tui_json_bool(j, "replay", r->followed != NULL);
+	snprintf(hex, sizeof hex, "%016" PRIx64, r->sched->seed);
+	tui_json_str(j, "seed", hex);
+	tui_json_u64(j, "points", st->events);
+	tui_json_u64(j, "switches", st->switches);
+	tui_json_u64(j, "decisions", r->ndecisions);
+	snprintf(hex, sizeof hex, "%016" PRIx64, st->digest);
+	tui_json_str(j, "digest", hex);
+	if (r->followed) {
+		snprintf(hex, sizeof hex, "%016" PRIx64, r->followed->digest);
+		tui_json_str(j, "recorded_digest", hex);
+		if (r->diverged != UINT64_MAX)
+			tui_json_u64(j, "diverged_at", r->diverged);
+		else
+			tui_json_null(j, "diverged_at");
+	}
+	tui_json_end(j, '}');
+}
+
 static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		      const run_report *r)
 {
@@ -278,7 +340,9 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		char hex[20];
 		tui_json_str(j, "schema", "heisen.run/1");
 		tui_json_str(j, "file", r->file);
-		if (r->mask_file) {
+		if (r->sched) {
+			json_sched(j, r);
+		} else if (r->mask_file) {
 			tui_json_str(j, "mask_file", r->mask_file);
 		} else {
 			tui_json_u64(j, "density_bp", r->density_bp);
@@ -325,7 +389,9 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		tui_supp_json(j, r->supp, r->nsuppressed);
 		return;
 	}
-	if (r->mask_file)
+	if (r->sched)
+		print_sched(out, r);
+	else if (r->mask_file)
 		fprintf(out, "heisen: mask %s: %u of %u sites armed; ",
 			r->mask_file, r->armed, nsites);
 	else if (r->npool != nsites)
@@ -514,6 +580,216 @@ done:
 	wasm_free(mask);
 	wasm_free(dens);
 	run_report_clear(&r);
+	det_supp_free(supp);
+	det_prog_free(p);
+	return rc;
+}
+
+/* ---- heisen run --schedule ------------------------------------------------
+ *
+ * One serial run (core/engine.h, replay/sched.h) under the
+ * happens-before detector: every probe site armed, so that every shared
+ * access is a scheduling point and every race of the interleaving taken
+ * is seen. */
+
+/* --schedule's options into *spec (and *followed for fixed); an exit
+ * code with the message on err. */
+static int sched_opts(const tui_cmd *cmd, const tui_args *a,
+		      rep_sched_spec *spec, rep_sched_file *followed, FILE *err)
+{
+	const char *sv = tui_opt_value(cmd, a, "--schedule");
+	const char *seedv = tui_opt_value(cmd, a, "--schedule-seed");
+	const char *file = tui_opt_value(cmd, a, "--schedule-file");
+	static const char *const not_serial[] = {
+	    "--density", "--mask", "--seed", "--delay", "--profile", NULL};
+	wasm_err e;
+
+	for (const char *const *o = not_serial; *o; o++)
+		if (tui_opt_value(cmd, a, *o)) {
+			fprintf(err,
+				"heisen run: %s is not for a serial run: "
+				"--schedule runs one thread at a time under "
+				"the happens-before detector, with every "
+				"probe site armed\n",
+				*o);
+			return TUI_EXIT_USAGE;
+		}
+	spec->seed = 0;
+	if (rep_sched_parse(sv, spec, &e)) {
+		fprintf(err, "heisen run: --schedule: %s\n", e.msg);
+		return TUI_EXIT_USAGE;
+	}
+	if (seedv && !tui_parse_u64(seedv, &spec->seed)) {
+		fprintf(err,
+			"heisen run: --schedule-seed expects a 64-bit number "
+			"(decimal or 0x hex), got '%s'\n",
+			seedv);
+		return TUI_EXIT_USAGE;
+	}
+	if (!seedv)
+		spec->seed = tui_random_seed();
+	if (spec->strategy != REP_SCHED_FIXED) {
+		if (file) {
+			fprintf(err, "heisen run: --schedule-file is the "
+				     "schedule --schedule fixed follows\n");
+			return TUI_EXIT_USAGE;
+		}
+		return TUI_EXIT_OK;
+	}
+	if (!file) {
+		fprintf(err, "heisen run: --schedule fixed follows a "
+			     "recorded schedule: name it with --schedule-file "
+			     "FILE (written by --save-schedule)\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (seedv) {
+		fprintf(err, "heisen run: --schedule fixed takes its seed "
+			     "from the schedule file, not --schedule-seed\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (rep_sched_read(file, followed, &e)) {
+		fprintf(err, "heisen run: %s\n", e.msg);
+		return e.status == WASM_NOMEM ? TUI_EXIT_INTERNAL
+					      : TUI_EXIT_USAGE;
+	}
+	spec->seed = followed->spec.seed;
+	return TUI_EXIT_OK;
+}
+
+static int run_serial(const tui_cmd *cmd, const tui_args *a,
+		      const wasi_config *base, FILE *out, FILE *err)
+{
+	const char *path = a->operands[0];
+	const char *save = tui_opt_value(cmd, a, "--save-schedule");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	rep_sched_spec spec = {0};
+	rep_sched_file followed = {0};
+	rep_sched *s = NULL;
+	eng_sched hook;
+	tui_gate gate;
+	uint32_t failing;
+	det_prog *p = NULL;
+	uint8_t *mask = NULL;
+	det_run_opts o = {0};
+	det_run_result res = {0};
+	run_report r = {0};
+	det_supp *supp = NULL;
+	wasi_config cfg;
+	const char **argv = NULL;
+	char why[160];
+	wasm_err e;
+	int rc;
+
+	if ((rc = sched_opts(cmd, a, &spec, &followed, err)) ||
+	    (rc = tui_gate_parse(cmd, a, &gate, err)) ||
+	    (rc = tui_supp_open(cmd, a, &supp, err)) ||
+	    (rc = tui_load_prog(path, &p, err)))
+		goto done;
+	mask = wasm_malloc(p->sites.nsites ? p->sites.nsites : 1);
+	s = rep_sched_new(&spec, followed.d, followed.n);
+	if (!mask || !s) {
+		fprintf(err, "heisen run: out of memory\n");
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	memset(mask, 1, p->sites.nsites);
+	/* argv[0] is the program's file name without its folder: a
+	 * schedule replays from any folder, and the name is all a program
+	 * should learn from it. */
+	cfg = *base;
+	if (!(argv = wasm_malloc((base->argc ? base->argc : 1) *
+				 sizeof *argv))) {
+		fprintf(err, "heisen run: out of memory\n");
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	for (uint32_t i = 0; i < base->argc; i++)
+		argv[i] = base->argv[i];
+	if (base->argc && strrchr(argv[0], '/'))
+		argv[0] = strrchr(argv[0], '/') + 1;
+	cfg.argv = argv;
+	hook = rep_sched_hook(s);
+	o.algo = DET_HB;
+	o.mask = mask;
+	o.profile = det_profile_find("default");
+	o.wasi = &cfg;
+	o.sched = &hook;
+	o.sched_seed = spec.seed;
+	fflush(out);
+	fflush(err);
+	if (det_run(p->cm, &p->sites, &o, &res, &e)) {
+		tui_print_err(err, path, &e);
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	r.file = path;
+	r.seed = spec.seed;
+	r.npool = p->sites.nsites;
+	r.armed = p->sites.nsites;
+	r.prof = o.profile;
+	r.res = &res;
+	r.sched = &spec;
+	r.followed = spec.strategy == REP_SCHED_FIXED ? &followed : NULL;
+	r.diverged = rep_sched_diverged(s);
+	rep_sched_decisions(s, &r.ndecisions);
+	if (!run_report_name(&r, p) || rep_sched_nomem(s)) {
+		fprintf(err, "heisen run: out of memory\n");
+		rc = TUI_EXIT_INTERNAL;
+		goto done;
+	}
+	judge_violations(&r, supp);
+	if (json) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		print_run(out, &j, p, &r);
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else {
+		print_run(out, NULL, p, &r);
+	}
+	if (save) {
+		rep_sched_file f = {.spec = r.followed ? followed.spec : spec,
+				    .points = res.sched.events,
+				    .digest = res.sched.digest,
+				    .switches = res.sched.switches};
+		f.spec.seed = spec.seed;
+		f.d = (rep_decision *)rep_sched_decisions(s, &f.n);
+		if (rep_sched_write(save, &f, &e)) {
+			fprintf(err, "heisen run: %s\n", e.msg);
+			rc = TUI_EXIT_USAGE;
+			goto done;
+		}
+	}
+	if (r.followed && !rep_sched_fits(s, &res.sched, why, sizeof why)) {
+		fprintf(err, "heisen run: %s: %s\n",
+			tui_opt_value(cmd, a, "--schedule-file"), why);
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	if (r.followed &&
+	    (r.diverged != UINT64_MAX || res.sched.digest != followed.digest)) {
+		fprintf(err,
+			"heisen run: the run left the recorded schedule (%s): "
+			"the program, its arguments, environment or input "
+			"differ from the recorded run's\n",
+			r.diverged != UINT64_MAX ? "a recorded thread could "
+						   "not run"
+						 : "another digest");
+		rc = TUI_EXIT_FINDINGS;
+		goto done;
+	}
+	if (!(rc = tui_gate_hits(cmd, gate, tui_opt_value(cmd, a, "--db"),
+				 p->name, r.hit, r.suppressed, r.nhit, &failing,
+				 err)))
+		rc = run_exit(&res, failing, gate != TUI_GATE_OFF);
+done:
+	det_run_result_free(&res);
+	wasm_free(mask);
+	run_report_clear(&r);
+	rep_sched_free(s);
+	rep_sched_file_clear(&followed);
+	wasm_free(argv);
 	det_supp_free(supp);
 	det_prog_free(p);
 	return rc;
@@ -896,11 +1172,27 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	cfg.argc = (uint32_t)a->noperands;
 	cfg.stdio[1] = fileno(out);
 	cfg.stdio[2] = fileno(err);
-	if (tui_opt_value(cmd, a, "--density") ||
+	if (!tui_opt_value(cmd, a, "--schedule")) {
+		static const char *const sched_only[] = {
+		    "--schedule-seed", "--schedule-file", "--save-schedule",
+		    NULL};
+		for (const char *const *o = sched_only; *o; o++)
+			if (tui_opt_value(cmd, a, *o)) {
+				fprintf(err,
+					"heisen run: %s needs --schedule\n",
+					*o);
+				rc = TUI_EXIT_USAGE;
+				goto done;
+			}
+	}
+	if (tui_opt_value(cmd, a, "--schedule") ||
+	    tui_opt_value(cmd, a, "--density") ||
 	    tui_opt_value(cmd, a, "--mask")) {
 		if (tui_opt_value(cmd, a, "--json"))
 			cfg.stdio[1] = fileno(err);
-		rc = run_masked(cmd, a, &cfg, out, err);
+		rc = tui_opt_value(cmd, a, "--schedule")
+			 ? run_serial(cmd, a, &cfg, out, err)
+			 : run_masked(cmd, a, &cfg, out, err);
 		goto done;
 	}
 	{
@@ -912,8 +1204,9 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			if (tui_opt_value(cmd, a, masked_only[i])) {
 				fprintf(err,
 					"heisen run: %s needs --density or "
-					"--mask\n",
-					masked_only[i]);
+					"--mask%s\n",
+					masked_only[i],
+					i < 3 ? "" : " (or --schedule)");
 				rc = TUI_EXIT_USAGE;
 				goto done;
 			}

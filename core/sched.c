@@ -1,0 +1,425 @@
+/*
+ * sched.c - serial execution: one thread of a proc runs guest code at a
+ * time, and the embedder's scheduler (engine.h's eng_sched) chooses the
+ * next at every scheduling point. This file is the mechanism only: the
+ * turn, the threads' states, virtual time, the deadlock verdict and the
+ * execution digest. Which thread runs is the policy's (replay/sched.h).
+ *
+ * The turn: p->s_turn is the id of the one thread allowed to run guest
+ * code. Every other live thread sleeps until the turn is its
+ * own or the proc stops. Once the proc stops, order no longer matters:
+ * threads unwind on their own without running guest code (their polls
+ * see the stop word), so a stopped proc is never waited on here.
+ *
+ * A thread waits for its turn on a futex word of its own (s_wake), which
+ * the thread giving it the turn bumps: one wake per switch, not a herd.
+ * It spins a little first, since the other core is usually free and a
+ * futex sleep and wake cost tens of microseconds on a VM, which switches
+ * at every shared access would pay over and over. eng_sched_kick bumps
+ * every thread's word without the lock, so a stop from a signal handler
+ * is seen at once.
+ */
+#include "engine_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Virtual time per scheduling point: enough that a thread sleeping in a
+ * loop of others' work wakes after a plausible amount of it. */
+#define POINT_NS 1000u
+/* Polls of the wake word before a futex sleep (a few microseconds). */
+#define SPIN	    2000
+#define NO_DEADLINE UINT64_MAX
+
+static bool stopping(const eng_proc *p)
+{
+	return atomic_load_explicit(&p->stop, memory_order_relaxed) &
+	       ENG_STOP_REQ;
+}
+
+/* splitmix64's finaliser over the running digest: order matters, and
+ * one changed word changes everything after it. */
+static void mix(eng_proc *p, uint64_t v)
+{
+	uint64_t z = p->s_digest ^ (v + 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	p->s_digest = z ^ (z >> 31);
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+void eng_proc_set_sched(eng_proc *p, const eng_sched *s)
+{
+	p->sched = *s;
+	p->serial = true;
+}
+
+bool eng_proc_serial(const eng_proc *p) { return p->serial; }
+
+uint64_t eng_proc_vclock(eng_proc *p)
+{
+	uint64_t v;
+
+	if (!p->serial)
+		return 0;
+	pthread_mutex_lock(&p->s_lock);
+	v = p->s_vclock;
+	pthread_mutex_unlock(&p->s_lock);
+	return v;
+}
+
+void eng_proc_sched_stats(eng_proc *p, eng_sched_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!p->serial)
+		return;
+	pthread_mutex_lock(&p->s_lock);
+	out->events = p->s_events;
+	out->digest = p->s_digest;
+	out->switches = p->s_switches;
+	out->threads = p->s_nthreads;
+	out->vclock_ns = p->s_vclock;
+	pthread_mutex_unlock(&p->s_lock);
+}
+
+bool eng_sched_register(eng_thread *t)
+{
+	eng_proc *p = t->proc;
+	bool ok = true;
+
+	pthread_mutex_lock(&p->s_lock);
+	if (t->id >= p->s_cap) {
+		uint32_t nc = p->s_cap ? p->s_cap * 2 : 16;
+		eng_thread **v;
+		while (nc <= t->id)
+			nc *= 2;
+		v = wasm_realloc(p->s_threads, nc * sizeof *v);
+		if (v) {
+			memset(v + p->s_cap, 0, (nc - p->s_cap) * sizeof *v);
+			p->s_threads = v;
+			p->s_cap = nc;
+		} else {
+			ok = false;
+		}
+	}
+	if (ok) {
+		p->s_threads[t->id] = t;
+		if (t->id >= p->s_nthreads)
+			p->s_nthreads = t->id + 1;
+		t->s_state = ENG_S_RUN;
+		t->s_deadline = NO_DEADLINE;
+	}
+	pthread_mutex_unlock(&p->s_lock);
+	return ok;
+}
+
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+static void wake(eng_thread *t)
+{
+	atomic_fetch_add(&t->s_wake, 1);
+	syscall(SYS_futex, (uint32_t *)&t->s_wake, FUTEX_WAKE_PRIVATE, 1, NULL,
+		NULL, 0);
+}
+
+void eng_sched_kick(eng_proc *p)
+{
+	for (eng_thread *t = atomic_load(&p->threads); t; t = t->next_in_proc)
+		wake(t);
+}
+
+/* Sleep until it is t's turn or the proc stops. Holds p->s_lock, which
+ * it lets go while it sleeps. */
+static void await_turn(eng_thread *t)
+{
+	eng_proc *p = t->proc;
+
+	for (;;) {
+		/* The word before the conditions: a wake after this load
+		 * makes the futex wait return at once. */
+		uint32_t g = atomic_load(&t->s_wake);
+		if (p->s_turn == t->id ||
+		    (atomic_load(&p->stop) & ENG_STOP_REQ))
+			break;
+		pthread_mutex_unlock(&p->s_lock);
+		for (int i = 0;
+		     i < SPIN && atomic_load_explicit(
+				     &t->s_wake, memory_order_acquire) == g;
+		     i++)
+			spin_pause();
+		if (atomic_load(&t->s_wake) == g)
+			syscall(SYS_futex, (uint32_t *)&t->s_wake,
+				FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+		pthread_mutex_lock(&p->s_lock);
+	}
+}
+
+void eng_sched_enter(eng_thread *t)
+{
+	eng_proc *p = t->proc;
+
+	pthread_mutex_lock(&p->s_lock);
+	await_turn(t);
+	pthread_mutex_unlock(&p->s_lock);
+}
+
+/* Waiters whose deadline has come run again, timed out. */
+static void wake_due(eng_proc *p)
+{
+	for (uint32_t i = 0; i < p->s_nthreads; i++) {
+		eng_thread *w = p->s_threads[i];
+		if (w && w->s_state == ENG_S_WAIT &&
+		    w->s_deadline <= p->s_vclock) {
+			w->s_state = ENG_S_RUN;
+			w->s_result = 2;
+		}
+	}
+}
+
+static uint32_t runnable(eng_proc *p, uint32_t *ids)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->s_nthreads; i++)
+		if (p->s_threads[i] && p->s_threads[i]->s_state == ENG_S_RUN)
+			ids[n++] = i;
+	return n;
+}
+
+/* Stop p: every live thread waits and none has a deadline. Each thread's
+ * place goes into the message, so the user sees what waited on what. */
+static void deadlock(eng_proc *p)
+{
+	eng_trap tr;
+	size_t n;
+
+	memset(&tr, 0, sizeof tr);
+	tr.kind = ENG_DEADLOCK;
+	tr.func = WASM_NO_FUNC;
+	tr.offset = WASM_NO_OFFSET;
+	n = (size_t)snprintf(tr.msg, sizeof tr.msg,
+			     "deadlock: every thread waits (at point %llu)",
+			     (unsigned long long)p->s_events);
+	for (uint32_t i = 0; i < p->s_nthreads && n < sizeof tr.msg; i++) {
+		eng_thread *w = p->s_threads[i];
+		if (w && w->s_state == ENG_S_WAIT)
+			n += (size_t)snprintf(tr.msg + n, sizeof tr.msg - n,
+					      "; thread %u waits at 0x%llx", i,
+					      (unsigned long long)w->s_off);
+	}
+	eng_proc_stop(p, &tr);
+}
+
+/* Give the turn to the thread the scheduler picks after point `k` of
+ * thread cur (which may no longer be runnable). Holds p->s_lock. False
+ * when nobody can run: the proc was stopped as deadlocked. */
+static bool pass_turn(eng_proc *p, eng_thread *cur, eng_point_kind k)
+{
+	uint32_t ids[256], *v = ids, n, pick;
+	bool ok = true;
+
+	if (p->s_nthreads > 256 &&
+	    !(v = wasm_malloc(p->s_nthreads * sizeof *v))) {
+		/* Out of memory for the list: let cur go on if it can. */
+		return cur->s_state == ENG_S_RUN;
+	}
+	wake_due(p);
+	n = runnable(p, v);
+	if (n == 0) {
+		/* Everyone waits: time jumps to the earliest deadline. */
+		uint64_t next = NO_DEADLINE;
+		for (uint32_t i = 0; i < p->s_nthreads; i++) {
+			eng_thread *w = p->s_threads[i];
+			if (w && w->s_state == ENG_S_WAIT &&
+			    w->s_deadline < next)
+				next = w->s_deadline;
+		}
+		if (next != NO_DEADLINE) {
+			p->s_vclock = next;
+			wake_due(p);
+			n = runnable(p, v);
+		}
+	}
+	if (n == 0) {
+		/* Threads that ended leave none: that is the end, not a
+		 * deadlock, and the main thread's end stops the proc. */
+		bool waiting = false;
+		for (uint32_t i = 0; i < p->s_nthreads; i++)
+			waiting =
+			    waiting || (p->s_threads[i] &&
+					p->s_threads[i]->s_state == ENG_S_WAIT);
+		if (waiting)
+			deadlock(p);
+		ok = false;
+		goto out;
+	}
+	pick = p->sched.pick(p->sched.ctx, p->s_events, cur->id, k, v, n);
+	if (pick >= n)
+		pick = 0;
+	if (v[pick] != cur->id) {
+		p->s_switches++;
+		p->s_turn = v[pick];
+		wake(p->s_threads[v[pick]]);
+	}
+out:
+	if (v != ids)
+		wasm_free(v);
+	return ok;
+}
+
+/* One scheduling point of the turn holder t: count it, mix it into the
+ * digest (kind, then a and b), let the scheduler choose, and wait for
+ * the turn if it went elsewhere. Holds p->s_lock. */
+static eng_trap_kind point(eng_thread *t, eng_point_kind k, uint64_t a,
+			   uint64_t b)
+{
+	eng_proc *p = t->proc;
+
+	if (stopping(p))
+		return ENG_STOPPED;
+	p->s_vclock += POINT_NS;
+	mix(p, ((uint64_t)t->id << 8) | k);
+	mix(p, a);
+	mix(p, b);
+	pass_turn(p, t, k);
+	p->s_events++;
+	await_turn(t);
+	return stopping(p) ? ENG_STOPPED : ENG_OK;
+}
+
+eng_trap_kind eng_sched_host(eng_thread *t, const eng_func *f,
+			     const eng_val *args)
+{
+	eng_proc *p = t->proc;
+	uint64_t h = str_hash(f->name);
+	eng_trap_kind k;
+
+	for (uint32_t i = 0; i < f->nargs; i++)
+		h = (h ^ args[i]) * 0x100000001b3ull;
+	pthread_mutex_lock(&p->s_lock);
+	k = point(t, ENG_POINT_HOST, h, f->nargs);
+	pthread_mutex_unlock(&p->s_lock);
+	return k;
+}
+
+eng_trap_kind eng_sched_wait(eng_thread *t, uintptr_t key, uint64_t off,
+			     int64_t timeout_ns, uint32_t *result)
+{
+	eng_proc *p = t->proc;
+	eng_trap_kind k;
+
+	pthread_mutex_lock(&p->s_lock);
+	t->s_state = ENG_S_WAIT;
+	t->s_key = key;
+	t->s_off = off;
+	t->s_seq = p->s_events;
+	t->s_result = 0;
+	t->s_deadline = timeout_ns < 0 ? NO_DEADLINE
+			: (uint64_t)timeout_ns > NO_DEADLINE - p->s_vclock
+			    ? NO_DEADLINE - 1
+			    : p->s_vclock + (uint64_t)timeout_ns;
+	k = point(t, ENG_POINT_WAIT, off, (uint64_t)timeout_ns);
+	*result = t->s_result;
+	t->s_state = ENG_S_RUN;
+	t->s_deadline = NO_DEADLINE;
+	pthread_mutex_unlock(&p->s_lock);
+	return k;
+}
+
+eng_trap_kind eng_sched_sleep(eng_thread *t, uint64_t until)
+{
+	eng_proc *p = t->proc;
+	eng_trap_kind k;
+	uint32_t r;
+
+	pthread_mutex_lock(&p->s_lock);
+	if (until <= p->s_vclock) {
+		pthread_mutex_unlock(&p->s_lock);
+		return stopping(p) ? ENG_STOPPED : ENG_OK;
+	}
+	pthread_mutex_unlock(&p->s_lock);
+	/* A wait on no address that only its deadline ends. */
+	k = eng_sched_wait(t, 0, 0,
+			   (int64_t)(until - eng_proc_vclock(p) > INT64_MAX
+					 ? INT64_MAX
+					 : until - eng_proc_vclock(p)),
+			   &r);
+	return k;
+}
+
+uint32_t eng_sched_notify(eng_thread *t, uintptr_t key, uint64_t off,
+			  uint32_t count, eng_trap_kind *k)
+{
+	eng_proc *p = t->proc;
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&p->s_lock);
+	/* Oldest waiter first, as the parking lot does. */
+	while (n < count) {
+		eng_thread *first = NULL;
+		for (uint32_t i = 0; i < p->s_nthreads; i++) {
+			eng_thread *w = p->s_threads[i];
+			if (w && w->s_state == ENG_S_WAIT && key &&
+			    w->s_key == key &&
+			    (!first || w->s_seq < first->s_seq))
+				first = w;
+		}
+		if (!first)
+			break;
+		first->s_state = ENG_S_RUN;
+		first->s_result = 0;
+		n++;
+	}
+	*k = point(t, ENG_POINT_NOTIFY, off, n);
+	pthread_mutex_unlock(&p->s_lock);
+	return n;
+}
+
+void eng_sched_spawned(eng_proc *p)
+{
+	eng_thread *t;
+
+	pthread_mutex_lock(&p->s_lock);
+	t = p->s_turn < p->s_nthreads ? p->s_threads[p->s_turn] : NULL;
+	if (t)
+		point(t, ENG_POINT_SPAWN, p->s_nthreads, 0);
+	pthread_mutex_unlock(&p->s_lock);
+}
+
+void eng_sched_end(eng_thread *t)
+{
+	eng_proc *p = t->proc;
+
+	pthread_mutex_lock(&p->s_lock);
+	t->s_state = ENG_S_DONE;
+	if (p->s_turn == t->id && !stopping(p)) {
+		p->s_vclock += POINT_NS;
+		mix(p, ((uint64_t)t->id << 8) | ENG_POINT_END);
+		pass_turn(p, t, ENG_POINT_END);
+		p->s_events++;
+	}
+	pthread_mutex_unlock(&p->s_lock);
+}

@@ -663,6 +663,16 @@ void det_probe_release(det_probe *p, uint32_t addr)
 	pthread_mutex_unlock(&p->hint_lock);
 }
 
+/* The probe (by serial) whose thread on this OS thread is inside a
+ * nosync region, or 0: an OS thread runs one guest thread at a time, and
+ * a run that ends inside a region leaves nothing for the next run. */
+static _Thread_local uint64_t nosync_serial;
+
+void det_probe_nosync(det_probe *p, bool on)
+{
+	nosync_serial = on ? p->serial : 0;
+}
+
 void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi)
 {
 	struct thread_info *ti;
@@ -1294,6 +1304,8 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 		__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1,
 				   __ATOMIC_RELAXED);
 	if (p->algo == DET_HB) {
+		if (nosync_serial == p->serial)
+			return;
 		if (p->stacks && t)
 			note_context(p, t, tid);
 		det_hb_access(p->hb, tid, addr, site);

@@ -269,6 +269,13 @@ void det_probe_alloc(det_probe *p, const eng_thread *t, uint32_t tid,
 		     uint32_t addr, uint32_t size);
 void det_probe_release(det_probe *p, uint32_t addr);
 void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi);
+/* DET_HB: the calling thread's next accesses are the guest library's
+ * own bookkeeping (a live-thread count), not synchronisation POSIX
+ * promises (on), until it says otherwise (off): happens-before neither
+ * orders threads through them nor checks them. Without it, a thread
+ * that ended before another was created would be ordered before it
+ * through the count, hiding their races. */
+void det_probe_nosync(det_probe *p, bool on);
 
 /* DET_HB: thread tid has returned. */
 void det_probe_end(det_probe *p, uint32_t tid);

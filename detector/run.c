@@ -169,7 +169,7 @@ typedef struct run_ctx {
 	eng_proc *proc;
 	eng_memory *mask;
 	eng_func *probe_fn;
-	eng_func *hint_fn[3]; /* heisen.hint: alloc, free, stack */
+	eng_func *hint_fn[4]; /* heisen.hint: alloc, free, stack, nosync */
 	bool failed;	      /* err says why an import could not be provided */
 	wasm_err err;
 } run_ctx;
@@ -183,8 +183,9 @@ static eng_trap_kind probe_call(eng_thread *t, void *ctx, const eng_val *args,
 }
 
 /* The guest library's hints (core/wasi.h), in hint_names' order. */
-static const char *const hint_names[3] = {"alloc", "free", "stack"};
-static const char *const hint_sigs[3] = {"ii", "i", "ii"};
+static const char *const hint_names[4] = {"alloc", "free", "stack",
+					  "nosync"};
+static const char *const hint_sigs[4] = {"ii", "i", "ii", "i"};
 
 static eng_trap_kind hint_alloc(eng_thread *t, void *ctx, const eng_val *args,
 				eng_val *results, eng_trap *trap)
@@ -209,7 +210,15 @@ static eng_trap_kind hint_stack(eng_thread *t, void *ctx, const eng_val *args,
 	return ENG_OK;
 }
 
-static const eng_host_fn hint_fns[3] = {hint_alloc, hint_free, hint_stack};
+static eng_trap_kind hint_nosync(eng_thread *t, void *ctx, const eng_val *args,
+				 eng_val *results, eng_trap *trap)
+{
+	det_probe_nosync(ctx, (uint32_t)args[0] != 0);
+	return ENG_OK;
+}
+
+static const eng_host_fn hint_fns[4] = {hint_alloc, hint_free, hint_stack,
+					hint_nosync};
 
 /* One of the hints, when imp asks for it with its signature. */
 static bool resolve_hint(run_ctx *r, const wasm_import *imp, eng_extern *out)
@@ -218,7 +227,7 @@ static bool resolve_hint(run_ctx *r, const wasm_import *imp, eng_extern *out)
 
 	if (imp->kind != WASM_EXTERN_FUNC || r->opts->algo == DET_SHARED)
 		return false;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		wasm_functype ft = {(uint32_t)strlen(hint_sigs[i]), 0, i32s};
 		if (!is_name(&imp->name, hint_names[i]))
 			continue;

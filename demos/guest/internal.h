@@ -53,6 +53,12 @@ __attribute__((import_module("heisen.hint"), import_name("free"))) void
 __heisen_hint_free(void *p);
 __attribute__((import_module("heisen.hint"), import_name("stack"))) void
 __heisen_hint_stack(void *lo, void *hi);
+/* on: the calling thread's next accesses are the library's bookkeeping,
+ * which POSIX does not make synchronisation (the live-thread count), so
+ * a race detector must not order threads through them; off: back to
+ * normal. Only around accesses no program code can see. */
+__attribute__((import_module("heisen.hint"), import_name("nosync"))) void
+__heisen_hint_nosync(int on);
 
 /* memory.atomic.wait32: 0 woken, 1 value differed, 2 timed out.
  * timeout_ns < 0 waits forever. */

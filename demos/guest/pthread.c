@@ -184,11 +184,25 @@ static void put_on_reap_list(struct __pthread *t)
 static void run_key_destructors(struct __pthread *t);
 
 /* The end of a thread's C life: its result and key destructors. */
+/* live_threads += delta, the new count. Bookkeeping for main's
+ * pthread_exit, not synchronisation: a thread's end must not order it
+ * before a pthread_create that merely counts (a race detector would miss
+ * their races). Main's wait for zero is ordered by the notify instead. */
+static int count_live(int delta)
+{
+	int n;
+
+	__heisen_hint_nosync(1);
+	n = ADD(&live_threads, delta);
+	__heisen_hint_nosync(0);
+	return n;
+}
+
 static void finish(struct __pthread *t, void *result)
 {
 	run_key_destructors(t);
 	t->result = result;
-	if (t != &main_thread && ADD(&live_threads, -1) == 0)
+	if (t != &main_thread && count_live(-1) == 0)
 		futex_wake(&live_threads, FUTEX_ALL);
 }
 
@@ -243,11 +257,11 @@ int pthread_create(pthread_t *restrict out, const pthread_attr_t *restrict attr,
 	/* Before the spawn: some programs read the id the moment the
 	 * thread runs, as glibc allows. */
 	*out = t;
-	ADD(&live_threads, 1);
+	count_live(1);
 	tid = __heisen_wasi_thread_spawn((int32_t)(uintptr_t)t);
 	if (tid <= 0) {
 		/* The host refused (thread limit): nothing runs on t. */
-		if (ADD(&live_threads, -1) == 0)
+		if (count_live(-1) == 0)
 			futex_wake(&live_threads, FUTEX_ALL);
 		free(block);
 		return EAGAIN;

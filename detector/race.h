@@ -313,6 +313,13 @@ void det_profile_names(char *buf, size_t cap, const char *sep);
 
 /* ---- one run ------------------------------------------------------------ */
 
+/* DET_HB runs: how long a program whose main thread has ended (returned
+ * from _start or called proc_exit) waits for the spawned threads still
+ * alive to end (wasi_config.exit_grace_s), so that a thread main never
+ * joins runs what it would natively have run by then; bounded, for a
+ * thread that never ends. docs/check.md, "Threads main never joins". */
+#define DET_HB_EXIT_GRACE_S 0.5
+
 typedef struct det_run_opts {
 	det_algo algo;
 	const uint8_t *mask; /* nsites bytes, copied into heisen.mask */

@@ -483,6 +483,8 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 		cfg.limits.timeout_s = opts->timeout_s;
 	}
 	cfg.limits.throttle = pr->throttle;
+	if (opts->algo == DET_HB)
+		cfg.exit_grace_s = DET_HB_EXIT_GRACE_S;
 	cfg.resolve = resolve;
 	cfg.resolve_ctx = &r;
 	cfg.on_proc = on_proc;

@@ -23,6 +23,11 @@
  *   - _start returns: exit code 0, even if other threads still run (they
  *     are stopped and joined first);
  *   - proc_exit(code) on any thread: exit with that code;
+ *   With exit_grace_s > 0 the first two wait first, up to that long, for
+ *   the other spawned threads to end: a thread spawned just before the
+ *   end gets to run its start routine, as a native thread, whose start
+ *   costs a clone rather than an instantiation, usually has. A thread
+ *   that traps in the meantime makes the run that trap.
  *   - a trap on any thread ends the whole program with that trap;
  *   - the wall-clock timeout (ENG_TIMEOUT) or a resource limit (ENG_LIMIT).
  *
@@ -86,6 +91,10 @@ typedef struct wasi_config {
 	/* Runs whose proc is serial (on_proc set a scheduler): the seed of
 	 * what random_get returns. Ignored otherwise. */
 	uint64_t serial_seed;
+	/* When _start returns or proc_exit is called while spawned threads
+	 * are alive, wait up to this long (seconds) for them to end before
+	 * the program ends; 0 ends it at once. See "How a run ends". */
+	double exit_grace_s;
 
 	/* Imports the embedder provides (heisen.probe, heisen.mask…),
 	 * consulted before WASI's own for every instance of the run, thread

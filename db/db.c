@@ -131,6 +131,11 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     "ALTER TABLE run_bugs ADD COLUMN parents TEXT;"
     "ALTER TABLE run_bugs ADD COLUMN spawn_a INTEGER REFERENCES stacks(id);"
     "ALTER TABLE run_bugs ADD COLUMN spawn_b INTEGER REFERENCES stacks(id);",
+    /* 10 -> 11: every run's standard input (`--stdin`): its bytes and
+     * their hash; NULL for the campaigns before it and those without,
+     * whose runs read an empty stdin. */
+    "ALTER TABLE campaigns ADD COLUMN stdin BLOB;"
+    "ALTER TABLE campaigns ADD COLUMN stdin_hash TEXT;",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -143,7 +148,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	" ON rb.run_id = r.id WHERE r.campaign_id = c.id),"                    \
 	" (SELECT count(DISTINCT profile || ':' || density_bp) FROM runs"      \
 	" WHERE campaign_id = c.id), c.mask_version, c.owner, c.kind,"         \
-	" (SELECT hostname FROM nodes WHERE id = c.node_id)"                   \
+	" (SELECT hostname FROM nodes WHERE id = c.node_id), c.stdin,"         \
+	" c.stdin_hash"                                                        \
 	" FROM campaigns c JOIN programs p ON p.id = c.program_id"
 #define RUN_COLS                                                               \
 	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
@@ -197,8 +203,9 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  "INSERT INTO campaigns(program_id, node_id, created, densities,"     \
 	  " density_bp, profiles, runs, budget_s, jobs, seed, delay,"          \
 	  " timeout_s, prune, pruned, args, status, planned, mask_version,"    \
-	  " owner, kind) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11," \
-	  " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)")                     \
+	  " owner, kind, stdin, stdin_hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
+	  " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"     \
+	  " ?20, ?21, ?22)")                                                   \
 	X(CAMPAIGN_GET, "SELECT " CAMPAIGN_COLS " WHERE c.id = ?1")            \
 	X(CAMPAIGN_LIST,                                                       \
 	  "SELECT " CAMPAIGN_COLS " ORDER BY c.created DESC, c.id DESC")       \
@@ -1268,6 +1275,8 @@ void db_campaign_clear(db_campaign *c)
 	wasm_free(c->args);
 	wasm_free(c->status);
 	wasm_free(c->node);
+	wasm_free(c->input);
+	wasm_free(c->input_hash);
 	memset(c, 0, sizeof *c);
 }
 
@@ -1410,6 +1419,20 @@ static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 	c->mask_version = (uint32_t)sqlite3_column_int64(s, 22);
 	c->kind = db_kind_parse((const char *)sqlite3_column_text(s, 24));
 	c->node = col_dup(s, 25, &ok);
+	if (sqlite3_column_type(s, 27) != SQLITE_NULL) {
+		const uint8_t *in = sqlite3_column_blob(s, 26);
+		int n = sqlite3_column_bytes(s, 26);
+		c->input_hash = col_dup(s, 27, &ok);
+		if (n < 0 || (uint32_t)n > DB_STDIN_MAX)
+			bad = true;
+		else if ((c->input = wasm_malloc(n ? (size_t)n : 1))) {
+			if (n)
+				memcpy(c->input, in, (size_t)n);
+			c->ninput = (uint32_t)n;
+		} else {
+			ok = false;
+		}
+	}
 	if (ok && c->status && !strcmp(c->status, "running")) {
 		const char *owner = (const char *)sqlite3_column_text(s, 23);
 		ok = owner_check(d, owner, c);
@@ -1486,6 +1509,15 @@ wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
 	sqlite3_bind_int64(s, 17, (sqlite3_int64)c->planned);
 	sqlite3_bind_int64(s, 18, c->mask_version);
 	bind_text(s, 20, db_kind_name(c->kind));
+	if (c->input_hash) {
+		sqlite3_bind_blob(s, 21,
+				  c->ninput ? (const void *)c->input : "",
+				  (int)c->ninput, SQLITE_STATIC);
+		bind_text(s, 22, c->input_hash);
+	} else {
+		sqlite3_bind_null(s, 21);
+		sqlite3_bind_null(s, 22);
+	}
 	if ((st = bind_owner(d, s, 19, c->status ? c->status : "running",
 			     err))) {
 		done(s);

@@ -44,7 +44,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 10
+#define DB_SCHEMA_VERSION 11
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -103,6 +103,9 @@ typedef enum db_kind { DB_KIND_SWEEP, DB_KIND_CHECK } db_kind;
 const char *db_kind_name(db_kind k);
 db_kind db_kind_parse(const char *s);
 
+/* The most bytes a campaign's stdin may have (DET_STDIN_MAX). */
+#define DB_STDIN_MAX (1u << 20)
+
 typedef struct db_campaign {
 	int64_t id, program_id, node_id;
 	db_kind kind;
@@ -123,6 +126,13 @@ typedef struct db_campaign {
 	uint32_t *pruned;
 	char *args;           /* program arguments, NUL-separated */
 	uint32_t nargs;
+	/* Every run's standard input (`--stdin FILE`), kept whole so that
+	 * --resume, rerun and replay read the same bytes wherever the file
+	 * went: ninput bytes, and input_hash their rw_hash in hex. Without
+	 * --stdin input_hash is NULL (stdin empty). */
+	uint8_t *input;
+	uint32_t ninput;
+	char *input_hash;
 	/* "running", "stopped", "done", or "interrupted": marked running
 	 * but its sweep process on this machine is gone (killed, power
 	 * loss), found when the row is read. */

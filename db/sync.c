@@ -209,11 +209,13 @@ static const struct export_query {
      "SELECT id, hash, name, path, nsites FROM programs WHERE id IN"
      " (SELECT program_id FROM campaigns WHERE id IN " CAMPS_AFTER ")"
      " ORDER BY id"},
-    {R_CAMPAIGN, "uuussfsbs4f4u4f8bbsu4s",
+    /* Version 7 added the runs' stdin, bytes and hash. */
+    {R_CAMPAIGN, "uuussfsbs4f4u4f8bbsu4sbs",
      "SELECT c.id, c.program_id, coalesce(c.node_id, 0), " C_ORIGIN ","
      " c.kind, c.created, c.densities, c.density_bp, c.profiles, c.runs,"
      " c.budget_s, c.jobs, c.seed, c.delay, c.timeout_s, c.prune, c.pruned,"
-     " c.args, c.status, c.planned, c.mask_version, c.owner"
+     " c.args, c.status, c.planned, c.mask_version, c.owner, c.stdin,"
+     " c.stdin_hash"
      " FROM campaigns c LEFT JOIN nodes n ON n.id = c.node_id"
      " WHERE c.id IN " CAMPS_AFTER " ORDER BY c.id"},
     {R_RUN, "uuuus4ufus4s4",
@@ -729,8 +731,9 @@ static const char *const import_sql[Q_COUNT] = {
 	"INSERT INTO campaigns(program_id, node_id, origin, kind, created,"
 	" densities, density_bp, profiles, runs, budget_s, jobs, seed, delay,"
 	" timeout_s, prune, pruned, args, status, planned, mask_version,"
-	" owner) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-	" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+	" owner, stdin, stdin_hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+	" ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
+	" ?22, ?23)",
     /* A later export of a campaign tells how it went on; one made here is
      * this workspace's to tell. */
     [Q_CAMPAIGN_UPDATE] = "UPDATE campaigns SET status = ?2, owner = ?3,"
@@ -832,6 +835,19 @@ static bool imp_program(importer *im, size_t at)
 	return map_add(im, M_PROGRAM, sid, at, e);
 }
 
+/* A campaign's stdin: at most DB_STDIN_MAX bytes whose FNV-1a 64 (the
+ * rw_hash its hash was made with) is the hex text of hash. */
+static bool stdin_ok(span in, span hash)
+{
+	char want[17];
+
+	if (in.n > DB_STDIN_MAX || hash.n != 16)
+		return false;
+	snprintf(want, sizeof want, "%016llx",
+		 (unsigned long long)fnv(FNV_OFFSET, in.p, in.n));
+	return !memcmp(want, hash.p, 16);
+}
+
 static bool imp_campaign(importer *im, size_t at)
 {
 	static const char *const kinds[] = {"sweep", "check", NULL};
@@ -848,6 +864,7 @@ static bool imp_campaign(importer *im, size_t at)
 			      "campaign node");
 	span origin = rd_str(r, "campaign origin"), kind;
 	span dens, densbp, profiles, pruned, args, status, owner;
+	span in = {NULL, 0}, in_hash = {NULL, 0};
 	uint32_t runs, jobs, delay, mask;
 	double created, budget, timeout;
 	int64_t seed, planned;
@@ -872,8 +889,14 @@ static bool imp_campaign(importer *im, size_t at)
 	planned = rd_i64(r, "campaign plan size");
 	mask = rd_u32(r, "campaign mask version");
 	owner = rd_nstr(r, "campaign owner");
+	if (r->ver >= 7) {
+		in = rd_bytes(r, false, false, "campaign stdin");
+		in_hash = rd_nstr(r, "campaign stdin hash");
+	}
 	if (r->bad || !prog || !node)
 		return false;
+	if (in_hash.p ? !stdin_ok(in, in_hash) : in.n != 0)
+		return rd_fail(r, at, "damaged stdin in", "campaign");
 	if (!origin.n)
 		return rd_fail(r, at, "empty", "campaign origin");
 	if (!in_list(kind, kinds))
@@ -916,6 +939,8 @@ static bool imp_campaign(importer *im, size_t at)
 		sqlite3_bind_int64(s, 19, planned);
 		sqlite3_bind_int64(s, 20, mask);
 		bind_span(s, 21, owner, true);
+		bind_span(s, 22, in_hash.p ? in : (span){NULL, 0}, false);
+		bind_span(s, 23, in_hash, true);
 		if (!step(im, s, &e.id, true, "adding a campaign"))
 			return false;
 		im->added.campaigns++;

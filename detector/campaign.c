@@ -816,6 +816,8 @@ typedef struct pool {
 	det_prog *prog;
 	const char *const *argv;
 	uint32_t argc;
+	const uint8_t *in; /* every run's stdin; nin 0: empty */
+	uint32_t nin;
 	uint32_t delay;
 	double timeout_s;
 	const uint32_t *pool_sites; /* pruned set, or NULL */
@@ -853,12 +855,15 @@ static bool write_all(int fd, const void *p, size_t n)
 	return xfer_all(fd, (void *)p, n, true);
 }
 
-/* What a worker keeps across its jobs: the mask buffer, /dev/null, and
- * for a stdout failure the file the program's output goes to and the
- * compiled pattern. */
+_Static_assert(DET_STDIN_MAX == DB_STDIN_MAX, "one limit for --stdin");
+
+/* What a worker keeps across its jobs: the mask buffer, /dev/null, the
+ * runs' stdin and for a stdout failure the file the program's output
+ * goes to and the compiled pattern. */
 typedef struct worker_io {
 	uint8_t *mask;
 	int devnull;
+	int in_fd;  /* the pool's stdin (det_stdin_fd), or -1: devnull */
 	int out_fd; /* -1: output to devnull */
 	regex_t re;
 	char *out; /* WORKER_OUT_MAX + 1 bytes */
@@ -905,6 +910,17 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 	o.argv = pl->argv;
 	o.argc = pl->argc;
 	o.stdio[0] = o.stdio[1] = o.stdio[2] = io->devnull;
+	if (io->in_fd >= 0) {
+		/* The previous run read it to its end. */
+		if (lseek(io->in_fd, 0, SEEK_SET) != 0) {
+			h.status = DET_ERROR;
+			h.exit_code = -1;
+			snprintf(h.msg, sizeof h.msg, "rewinding stdin: %s",
+				 strerror(errno));
+			return write_all(fd, &h, sizeof h);
+		}
+		o.stdio[0] = io->in_fd;
+	}
 	if (io->out_fd >= 0) {
 		if (ftruncate(io->out_fd, 0) || lseek(io->out_fd, 0, SEEK_SET))
 			io->out[0] = '\0';
@@ -952,12 +968,14 @@ static void worker_main(const pool *pl, int job_fd, int res_fd)
 	uint32_t n = pl->prog->sites.nsites;
 	worker_io io = {.mask = wasm_calloc(n ? n : 1, 1),
 			.devnull = open("/dev/null", O_RDWR),
+			.in_fd = -1,
 			.out_fd = -1};
 	job j;
 
 	/* Ctrl-C reaches the whole process group: the parent decides. */
 	signal(SIGINT, SIG_IGN);
-	if (!io.mask || io.devnull < 0)
+	if (!io.mask || io.devnull < 0 ||
+	    (pl->nin && (io.in_fd = det_stdin_fd(pl->in, pl->nin)) < 0))
 		_exit(3);
 	if (pl->failure && pl->failure->kind == DET_FAIL_STDOUT &&
 	    ((io.out_fd = memfd_create("heisen-stdout", MFD_CLOEXEC)) < 0 ||
@@ -1527,6 +1545,8 @@ wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 	pl.prog = p;
 	pl.argv = argv;
 	pl.argc = c->nargs + 1;
+	pl.in = c->input;
+	pl.nin = c->ninput;
 	pl.delay = c->delay;
 	pl.timeout_s = c->timeout_s;
 	pl.pool_sites = c->prune ? c->pruned : NULL;
@@ -1609,8 +1629,9 @@ static bool shared_done(void *ctx, const job *j, double started,
 }
 
 wasm_status det_shared_sites(det_prog *p, const char *const *argv,
-			     uint32_t argc, uint32_t runs, uint32_t jobs,
-			     double timeout_s, uint8_t *shared, wasm_err *err)
+			     uint32_t argc, const uint8_t *in, uint32_t nin,
+			     uint32_t runs, uint32_t jobs, double timeout_s,
+			     uint8_t *shared, wasm_err *err)
 {
 	pool pl = {0};
 	shared_ctx s = {0};
@@ -1621,6 +1642,8 @@ wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 	pl.prog = p;
 	pl.argv = argv;
 	pl.argc = argc;
+	pl.in = in;
+	pl.nin = nin;
 	pl.timeout_s = timeout_s;
 	pl.npool = p->sites.nsites;
 	pl.jobs = jobs ? jobs : 1;
@@ -1697,6 +1720,8 @@ wasm_status det_batch_run(const det_batch *b, wasm_err *err)
 	pl.prog = b->prog;
 	pl.argv = b->argv;
 	pl.argc = b->argc;
+	pl.in = b->in;
+	pl.nin = b->nin;
 	pl.delay = b->delay;
 	pl.timeout_s = b->timeout_s;
 	pl.npool = b->prog->sites.nsites;

@@ -18,7 +18,8 @@
  * det_seed_mix(seed ^ det_seed_mix(i)). With a time budget the plan is
  * open-ended: rounds continue until the budget is spent.
  *
- * Each run executes in a forked worker process (at most `jobs` at once):
+ * Each run executes in a forked worker process (at most `jobs` at once)
+ * with the campaign's stdin (db_campaign.input; empty without):
  * a program that traps, exits non-zero, deadlocks (ends by the timeout)
  * or kills its worker is recorded with that status and the sweep goes on.
  * Only the parent writes the database, in batches committed every
@@ -125,10 +126,12 @@ wasm_status det_parse_profiles(const char *s, const det_profile ***out,
 
 /* Algorithm 2 over `runs` runs at density 100 %: the union of the sites
  * found shared into shared[0..nsites) (caller-allocated). Runs execute
- * in worker processes like a sweep's. */
+ * in worker processes like a sweep's, each reading the nin bytes of in
+ * as its stdin. */
 wasm_status det_shared_sites(det_prog *p, const char *const *argv,
-			     uint32_t argc, uint32_t runs, uint32_t jobs,
-			     double timeout_s, uint8_t *shared, wasm_err *err);
+			     uint32_t argc, const uint8_t *in, uint32_t nin,
+			     uint32_t runs, uint32_t jobs, double timeout_s,
+			     uint8_t *shared, wasm_err *err);
 
 #define DET_COMMIT_MS 250
 
@@ -197,6 +200,8 @@ typedef struct det_batch {
 	double timeout_s;
 	const char *const *argv; /* argv[0] = program name */
 	uint32_t argc;
+	const uint8_t *in; /* every run's stdin (nin bytes); empty: nin 0 */
+	uint32_t nin;
 	uint32_t runs, jobs;
 	bool (*on_run)(void *ctx, const det_batch_run_info *r);
 	void *ctx;

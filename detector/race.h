@@ -320,6 +320,24 @@ void det_profile_names(char *buf, size_t cap, const char *sep);
 
 /* ---- one run ------------------------------------------------------------ */
 
+/* DET_HB runs: how long a program whose main thread has ended (returned
+ * from _start or called proc_exit) waits for the spawned threads still
+ * alive to end (wasi_config.exit_grace_s), so that a thread main never
+ * joins runs what it would natively have run by then; bounded, for a
+ * thread that never ends. docs/check.md, "Threads main never joins". */
+#define DET_HB_EXIT_GRACE_S 0.5
+
+/* Standard input for runs (`--stdin FILE`): every run reads the same
+ * bytes, at most DET_STDIN_MAX of them, read once by the parent. */
+#define DET_STDIN_MAX (1u << 20)
+
+/* A host fd that reads as n bytes b from offset 0, for a run's
+ * det_run_opts.stdio[0]: a sealed memfd (the guest cannot change it, and
+ * each worker has its own, so no run consumes another's input). The
+ * caller rewinds it (lseek) before each run and closes it. -1 with errno
+ * set when the system refuses. */
+int det_stdin_fd(const uint8_t *b, uint32_t n);
+
 typedef struct det_run_opts {
 	det_algo algo;
 	const uint8_t *mask; /* nsites bytes, copied into heisen.mask */

@@ -9,11 +9,15 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 const det_profile det_profiles[] = {
     {"default", "the machine as it is: no pinning, no load, no throttling",
@@ -502,6 +506,10 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	}
 	cfg.limits.throttle = opts->sched ? 0 : pr->throttle;
 	cfg.serial_seed = opts->sched_seed;
+	/* A serial run's threads move only when the scheduler lets them:
+	 * waiting for them in real time would only delay its end. */
+	if (opts->algo == DET_HB && !opts->sched)
+		cfg.exit_grace_s = DET_HB_EXIT_GRACE_S;
 	cfg.resolve = resolve;
 	cfg.resolve_ctx = &r;
 	cfg.on_proc = on_proc;
@@ -533,6 +541,34 @@ done:
 	det_probe_free(r.probe);
 	pthread_mutex_destroy(&r.lock);
 	return st;
+}
+
+int det_stdin_fd(const uint8_t *b, uint32_t n)
+{
+	int fd = memfd_create("heisen-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	size_t done = 0;
+	int e;
+
+	if (fd < 0)
+		return -1;
+	while (done < n) {
+		ssize_t k = write(fd, b + done, n - done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			goto fail;
+		done += (size_t)k;
+	}
+	if (fcntl(fd, F_ADD_SEALS,
+		  F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) ||
+	    lseek(fd, 0, SEEK_SET) != 0)
+		goto fail;
+	return fd;
+fail:
+	e = errno ? errno : EIO;
+	close(fd);
+	errno = e;
+	return -1;
 }
 
 void det_run_result_free(det_run_result *res)

@@ -55,6 +55,8 @@ static wasm_status run_masks(det_prog *p, const rep_min_opts *o,
 	b.timeout_s = o->timeout_s;
 	b.argv = o->argv;
 	b.argc = o->argc;
+	b.in = o->in;
+	b.nin = o->nin;
 	b.runs = nmasks * each;
 	b.jobs = o->jobs;
 	b.on_run = count_run;

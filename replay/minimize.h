@@ -56,6 +56,8 @@ typedef struct rep_min_opts {
 	double timeout_s;
 	const char *const *argv;
 	uint32_t argc;
+	const uint8_t *in; /* every run's stdin (nin bytes; 0: empty) */
+	uint32_t nin;
 	uint32_t jobs;
 	const uint32_t *pool; /* candidate sites; NULL: every site */
 	uint32_t npool;

@@ -58,6 +58,7 @@ void rep_spec_clear(rep_spec *s)
 	wasm_free(s->pool);
 	wasm_free(s->profile);
 	wasm_free(s->args);
+	wasm_free(s->input);
 	wasm_free(s->failure);
 	wasm_free(s->delay_sites);
 	memset(s, 0, sizeof *s);
@@ -240,6 +241,14 @@ wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 		memcpy(out->args, c.args, alen);
 		out->args[alen] = '\0';
 		out->nargs = c.nargs;
+	}
+	if (c.input_hash) {
+		if (!(out->input = wasm_malloc(c.ninput ? c.ninput : 1))) {
+			st = nomem(err);
+			goto out;
+		}
+		memcpy(out->input, c.input, c.ninput);
+		out->ninput = c.ninput;
 	}
 	out->delay = c.delay;
 	out->timeout_s = c.timeout_s;
@@ -465,6 +474,8 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 	b.timeout_s = s->timeout_s;
 	b.argv = argv;
 	b.argc = s->nargs + 1;
+	b.in = s->input;
+	b.nin = s->ninput;
 	b.runs = o->runs;
 	b.jobs = o->jobs;
 	b.on_run = on_batch_run;
@@ -649,6 +660,18 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 		put_str(&b, "arg", s->args + off);
 		off += (uint32_t)strlen(s->args + off) + 1;
 	}
+	if (s->input) {
+		/* Hex: the bytes may be anything, a repro file is text. */
+		static const char hex[] = "0123456789abcdef";
+		put_fmt(&b, "stdin_hash", "%016" PRIx64,
+			rw_hash(s->input, s->ninput));
+		wasm_buf_put(&b, "stdin = ", 8);
+		for (uint32_t i = 0; i < s->ninput; i++) {
+			wasm_buf_byte(&b, (uint8_t)hex[s->input[i] >> 4]);
+			wasm_buf_byte(&b, (uint8_t)hex[s->input[i] & 15]);
+		}
+		wasm_buf_byte(&b, '\n');
+	}
 	put_fmt(&b, "delay", "%u", s->delay);
 	put_fmt(&b, "hold_us", "%" PRIu64, s->hold_ns / 1000);
 	put_fmt(&b, "timeout_s", "%.17g", s->timeout_s);
@@ -692,6 +715,8 @@ enum key_id {
 	K_POOL,
 	K_PROFILE,
 	K_ARG,
+	K_STDIN_HASH,
+	K_STDIN,
 	K_DELAY,
 	K_HOLD,
 	K_TIMEOUT,
@@ -734,6 +759,8 @@ static const struct {
     [K_POOL] = {"mask_pool", ALWAYS},
     [K_PROFILE] = {"profile", ALWAYS},
     [K_ARG] = {"arg", OPTIONAL},
+    [K_STDIN_HASH] = {"stdin_hash", OPTIONAL},
+    [K_STDIN] = {"stdin", OPTIONAL},
     [K_DELAY] = {"delay", ALWAYS},
     [K_HOLD] = {"hold_us", ALWAYS},
     [K_TIMEOUT] = {"timeout_s", ALWAYS},
@@ -926,6 +953,24 @@ static bool set_key(rep_spec *s, enum key_id k, char *v, wasm_buf *args,
 		wasm_buf_put(args, v, strlen(v) + 1);
 		s->nargs++;
 		return !(*oom = args->oom);
+	case K_STDIN_HASH:
+		return strlen(v) == 16 && strspn(v, "0123456789abcdef") == 16 &&
+		       sscanf(v, "%" SCNx64, &s->input_hash) == 1;
+	case K_STDIN: {
+		size_t n = strlen(v);
+		if (n % 2 || n / 2 > DET_STDIN_MAX ||
+		    strspn(v, "0123456789abcdef") != n)
+			return false;
+		if (!(s->input = wasm_malloc(n ? n / 2 : 1)))
+			return !(*oom = true);
+		for (size_t i = 0; i < n / 2; i++) {
+			unsigned byte;
+			sscanf(v + 2 * i, "%2x", &byte);
+			s->input[i] = (uint8_t)byte;
+		}
+		s->ninput = (uint32_t)(n / 2);
+		return true;
+	}
 	case K_DELAY:
 		if (!parse_u64(v, 100000000, &x))
 			return false;
@@ -1079,6 +1124,15 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 					  path, keys[k].name);
 			goto out;
 		}
+	if (seen[K_STDIN] != seen[K_STDIN_HASH] ||
+	    (out->input &&
+	     rw_hash(out->input, out->ninput) != out->input_hash)) {
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "%s: 'stdin' does not match its 'stdin_hash' "
+				  "(the file is truncated or was edited)",
+				  path);
+		goto out;
+	}
 	if ((out->mode != REP_FAILURE && (out->site[0].id > out->site[1].id ||
 					  out->site[1].id >= out->nsites)) ||
 	    (out->runs && out->reproduced > out->runs)) {

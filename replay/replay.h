@@ -75,6 +75,12 @@ typedef struct rep_spec {
 	char *profile;
 	char *args; /* program arguments, each NUL-terminated */
 	uint32_t nargs;
+	/* Every run's stdin: ninput bytes (input NULL: empty, as without
+	 * --stdin). A repro file carries the bytes themselves, so that it
+	 * replays where the input file is not. */
+	uint8_t *input;
+	uint32_t ninput;
+	uint64_t input_hash; /* rep_read: the file's stdin_hash, checked */
 	uint32_t delay;
 	uint64_t hold_ns; /* REP_TRIGGER */
 	/* The race's addresses in the detecting run, site[0]'s and

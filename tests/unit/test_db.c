@@ -272,6 +272,7 @@ static void campaign_round_trip(void **state)
 	uint32_t dens[] = {500, 1000, 1500, 10000};
 	uint32_t pruned[] = {3, 9, 4000000000u};
 	char args[] = "in.txt\0-v w\0"; /* "in.txt", "-v w", "" */
+	uint8_t input[] = {'4', '2', 0, '\n'};
 	db_campaign c = {0}, got;
 	wasm_err e;
 
@@ -294,9 +295,15 @@ static void campaign_round_trip(void **state)
 	c.nargs = 3;
 	c.status = "running";
 	c.planned = 0x8000000000000001ull;
+	c.input = input;
+	c.ninput = sizeof input;
+	c.input_hash = "0123456789abcdef";
 	assert_int_equal(db_campaign_new(fx->d, &c, &e), WASM_OK);
 
 	assert_int_equal(db_campaign_get(fx->d, c.id, &got, &e), WASM_OK);
+	assert_int_equal(got.ninput, sizeof input);
+	assert_memory_equal(got.input, input, sizeof input);
+	assert_string_equal(got.input_hash, "0123456789abcdef");
 	assert_int_equal(got.id, c.id);
 	assert_int_equal(got.program_id, c.program_id);
 	assert_int_equal(got.node_id, c.node_id);
@@ -327,6 +334,17 @@ static void campaign_round_trip(void **state)
 			 WASM_OK);
 	assert_int_equal(db_campaign_get(fx->d, c.id, &got, &e), WASM_OK);
 	assert_string_equal(got.status, "done");
+	db_campaign_clear(&got);
+
+	/* Without --stdin: no hash, no bytes (an empty stdin). */
+	c.input = NULL;
+	c.ninput = 0;
+	c.input_hash = NULL;
+	assert_int_equal(db_campaign_new(fx->d, &c, &e), WASM_OK);
+	assert_int_equal(db_campaign_get(fx->d, c.id, &got, &e), WASM_OK);
+	assert_null(got.input_hash);
+	assert_null(got.input);
+	assert_int_equal(got.ninput, 0);
 	db_campaign_clear(&got);
 
 	assert_int_equal(db_campaign_get(fx->d, 12, &got, &e), WASM_INVALID);

@@ -317,6 +317,46 @@ static void wilson_contains_the_rate(void **state)
 		}
 }
 
+/* A spec's stdin: written as its hash and its bytes in hex, any byte
+ * value; read back whole; a file whose bytes no longer match the hash,
+ * or that has one of the two keys without the other, is refused. */
+static void stdin_round_trips_and_is_checked(void **state)
+{
+	fixture *fx = *state;
+	static const uint8_t in[] = {0x00, 0xff, '1', '\n'};
+	rep_spec w, r;
+	wasm_err e;
+	char *text, *at;
+	size_t len;
+
+	full_spec(&w);
+	w.input = wasm_malloc(sizeof in);
+	assert_non_null(w.input);
+	memcpy(w.input, in, sizeof in);
+	w.ninput = sizeof in;
+	wasm_err_clear(&e);
+	assert_int_equal(rep_write(fx->path, &w, &e), WASM_OK);
+	rep_spec_clear(&w);
+	text = read_text(fx->path, &len);
+	assert_non_null(strstr(text, "\nstdin = 00ff310a\n"));
+	assert_non_null(strstr(text, "\nstdin_hash = "));
+
+	memset(&r, 0xa5, sizeof r);
+	assert_int_equal(rep_read(fx->path, &r, &e), WASM_OK);
+	assert_int_equal(r.ninput, sizeof in);
+	assert_memory_equal(r.input, in, sizeof in);
+	rep_spec_clear(&r);
+
+	at = strstr(text, "\nstdin = 00ff");
+	at[9] = '1'; /* 01ff310a */
+	REFUSED(fx, text, len, "does not match its 'stdin_hash'");
+	at[9] = '0';
+	at = strstr(text, "\nstdin_hash = ");
+	at[1] = '#'; /* the hash line becomes a comment */
+	REFUSED(fx, text, len, "does not match its 'stdin_hash'");
+	free(text);
+}
+
 static void full_spec_round_trips(void **state)
 {
 	fixture *fx = *state;
@@ -741,6 +781,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	    T(full_spec_round_trips),
 	    T(bare_spec_round_trips),
+	    T(stdin_round_trips_and_is_checked),
 	    T(odd_strings_round_trip),
 	    T(future_and_foreign_files_are_refused),
 	    T(truncated_file_is_refused),

@@ -323,5 +323,15 @@ int tui_opt_workers(const tui_cmd *cmd, const tui_args *a, uint32_t *jobs,
 		    double *timeout_s, FILE *err);
 wasm_status tui_campaign_add(struct db *d, const struct det_prog *p,
 			     struct db_campaign *c, wasm_err *e);
+/* --stdin FILE of the commands that run a program many times: FILE read
+ * whole, once (at most DET_STDIN_MAX bytes), into *bytes (wasm_malloc'd,
+ * *n bytes) and its rw_hash in hex into *hash (wasm_malloc'd). Without
+ * the option all three are NULL/0: the runs' stdin is empty. An exit
+ * code; an unreadable or too large FILE is bad usage, said on err. */
+int tui_opt_stdin(const tui_cmd *cmd, const tui_args *a, uint8_t **bytes,
+		  uint32_t *n, char **hash, FILE *err);
+/* The text of a stdin's rw_hash, as tui_opt_stdin gives it: 16 hex
+ * digits into out (17 bytes). */
+void tui_stdin_hash(const uint8_t *b, uint32_t n, char out[17]);
 
 #endif

@@ -132,6 +132,9 @@ static const tui_opt check_opts[] = {
     {"--fail-on-bugs", "[new|any]",
      "exit 1 when a race was found that is not suppressed (any, the "
      "default) and, with new, not triaged confirmed or not-a-bug"},
+    {"--stdin", "FILE",
+     "every run reads FILE's bytes (at most 1 MiB) as its standard "
+     "input, recorded with the campaign (default: stdin empty)"},
     {"--json", NULL, "print the races as JSON (schema heisen.check/1)"},
     FORMAT_OPTS,
     SUPP_OPT,
@@ -167,6 +170,9 @@ static const tui_opt check_opts[] = {
 
 static const tui_opt sweep_opts[] = {
     SWEEP_PLAN_OPTS,
+    {"--stdin", "FILE",
+     "every run reads FILE's bytes (at most 1 MiB) as its standard "
+     "input, recorded with the campaign (default: stdin empty)"},
     {"--resume", "CAMPAIGN", "continue a stopped campaign's plan"},
     {"--db", "FILE", "workspace database (default $HEISEN_DB or ./heisen.db)"},
     {"--fail-on-bugs", "[new|any]",
@@ -214,6 +220,10 @@ static const tui_opt replay_opts[] = {
      "not a terminal (the TUI reads them)"},
     {"--save", "FILE.repro", "write a repro file with the rate measured"},
     {"--force", NULL, "with --file: replay on a program whose hash differs"},
+    {"--stdin", "FILE",
+     "every run reads FILE's bytes (at most 1 MiB) as its standard "
+     "input (default: the campaign's or the repro file's; without "
+     "either, stdin empty)"},
     {"--db", "FILE", "workspace database (default $HEISEN_DB or ./heisen.db)"},
     {"--json", NULL, "print the result as JSON (schema heisen.replay/1)"},
     {NULL, NULL, NULL},
@@ -235,6 +245,9 @@ static const tui_opt minimize_opts[] = {
     {"--jobs", "J", "worker processes at once (default: CPUs online)"},
     {"--baseline", "N",
      "also run N random subsets of the result's size, for comparison"},
+    {"--stdin", "FILE",
+     "every run reads FILE's bytes (at most 1 MiB) as its standard "
+     "input, saved in the repro file (default: stdin empty)"},
     {"--save", "FILE.repro", "write the result as a repro file"},
     {"--json", NULL, "print the result as JSON (schema heisen.minimize/1)"},
     {NULL, NULL, NULL},
@@ -646,9 +659,9 @@ const tui_cmd tui_commands[] = {
      "[--timeout TIME] [--prune] [--db FILE] [--json] [--fail-on-bugs "
      "[new|any]] "
      "[--format sarif|junit|jsonl [--source-root DIR]] "
-     "[--suppressions FILE] [--progress-fd FD] [-- ARGS...]  |  --resume "
-     "CAMPAIGN [--jobs J] [--db FILE] [--format sarif|junit|jsonl] "
-     "[--suppressions FILE] [--progress-fd FD]",
+     "[--suppressions FILE] [--progress-fd FD] [--stdin FILE] [-- "
+     "ARGS...]  |  --resume CAMPAIGN [--jobs J] [--db FILE] [--format "
+     "sarif|junit|jsonl] [--suppressions FILE] [--progress-fd FD]",
      "run a program many times under random probe masks, record races",
      "A campaign: FILE.wasm (instrumented on the fly when it is not, "
      "cached by hash) runs once per plan entry, each run in its own "
@@ -668,6 +681,9 @@ const tui_cmd tui_commands[] = {
      "goes to the workspace database. A program that traps, exits "
      "non-zero, times out (a deadlock ends this way) or kills its "
      "worker is recorded with that status and the campaign goes on.\n"
+     "Without --stdin a run's stdin is empty; --stdin FILE gives every "
+     "run FILE's bytes (read once, at most 1 MiB), stored with the "
+     "campaign so that --resume, rerun and replay read the same.\n"
      "On a terminal a progress line shows runs done, runs/s, bugs and "
      "the time left, and each new bug is printed as it appears; "
      "otherwise the sweep is quiet until its summary. Ctrl-C stops it "
@@ -706,8 +722,8 @@ const tui_cmd tui_commands[] = {
     {"check",
      "FILE.wasm [--runs N] [--profile NAME] [--jobs J] [--timeout TIME] "
      "[--db FILE] [--json] [--fail-on-bugs [new|any]] [--format "
-     "sarif|junit|jsonl [--source-root DIR]] [--suppressions FILE] [-- "
-     "ARGS...]",
+     "sarif|junit|jsonl [--source-root DIR]] [--suppressions FILE] "
+     "[--stdin FILE] [-- ARGS...]",
      "find every race of a run by happens-before, as ThreadSanitizer does",
      "Runs FILE.wasm (instrumented on the fly when it is not, cached by "
      "hash) N times with every site probed and no delay, and tracks "
@@ -726,6 +742,12 @@ const tui_cmd tui_commands[] = {
      "A bug's detectability grid and heisen factor come from sweeps "
      "only: 'heisen sweep' the same program to measure how often it "
      "shows.\n"
+     "When main returns or the program calls exit while threads it "
+     "spawned are still alive (a thread main never joins), the end waits "
+     "up to 0.5 s for them to end, so that they run what they would "
+     "natively have run by then (docs/check.md). Without --stdin a run's "
+     "stdin is empty; --stdin FILE gives every run FILE's bytes (read "
+     "once, at most 1 MiB), stored with the campaign.\n"
      "A race that a rule of the suppressions file matches "
      "(--suppressions FILE, else ./.heisen-suppressions when it exists; "
      "docs/suppressions.md) is not printed: a race: rule on one of its "
@@ -750,10 +772,10 @@ const tui_cmd tui_commands[] = {
      "run one recorded run again, exactly, and compare",
      "Runs run RUN of the workspace (an id from 'heisen runs CAMPAIGN') "
      "again as its campaign ran it: the program at the path recorded "
-     "for it, with the campaign's arguments, no environment and no "
-     "directories, stdin empty; the run's profile, density and mask "
-     "seed over the campaign's site pool (its shared sites with "
-     "--prune), so exactly the same sites are armed; the campaign's "
+     "for it, with the campaign's arguments and stdin (empty unless it "
+     "had --stdin), no environment and no directories; the run's "
+     "profile, density and mask seed over the campaign's site pool "
+     "(its shared sites with --prune), so exactly the same sites are armed; the campaign's "
      "delay and timeout. The program's output goes to stdout (stderr "
      "with --json). Then heisen prints the result as 'heisen run "
      "--density' does, and a line comparing with the recording: "
@@ -773,7 +795,7 @@ const tui_cmd tui_commands[] = {
      "BUG [--run RUN] | --run RUN | --file FILE.repro PROGRAM.wasm "
      "[--force]  [--mode pinned|minimal|trigger] [--runs N] [--jobs J] "
      "[--hold TIME] [--any-address] [--until-first] [--save FILE.repro] "
-     "[--progress] "
+     "[--progress] [--stdin FILE] "
      "[--db FILE] [--json]",
      "reproduce a logged race and measure how often it shows",
      "Runs the program of a race again and again (--runs, default 100, "
@@ -793,10 +815,13 @@ const tui_cmd tui_commands[] = {
      "trigger forces it and is the default. --save writes a repro file "
      "(text, docs/replay.md): the program's hash, name and size, the "
      "sites, the mode, the mask (seed, density, pool, generator "
-     "version), profile, arguments, delay, hold and the rate measured. "
+     "version), profile, arguments, stdin (the bytes themselves), delay, "
+     "hold and the rate measured. "
      "'heisen replay --file FILE.repro PROGRAM.wasm' replays it on any "
      "machine without a workspace; a program whose hash differs is "
-     "refused unless --force. On a terminal a progress line counts the "
+     "refused unless --force. The runs read the campaign's or the file's "
+     "stdin, --stdin FILE's bytes instead when given, or an empty stdin "
+     "when there is none. On a terminal a progress line counts the "
      "runs; Ctrl-C stops and reports what ran.\n"
      "Exit status: 0 when the race was reproduced at least once; 1 when "
      "it was not (a failed reproduction); 2 for an unknown bug or run, "
@@ -808,7 +833,7 @@ const tui_cmd tui_commands[] = {
      "PROGRAM.wasm --failure trap|exit:N|stdout:REGEX [--groups L] "
      "[--repeat R] [--budget TIME] [--seed S] [--delay UNITS] "
      "[--profile NAME] [--timeout TIME] [--jobs J] [--baseline N] "
-     "[--save FILE.repro] [--json] [-- ARGS...]",
+     "[--save FILE.repro] [--stdin FILE] [--json] [-- ARGS...]",
      "find the few delay sites that make a program fail",
      "For a failure rather than a race (a trap, an exit code, an output "
      "pattern that shows now and then), finds a small set of sites "
@@ -822,7 +847,9 @@ const tui_cmd tui_commands[] = {
      "best kept; the set is then run 20 times for its failure rate. "
      "Progress goes to stderr, an iteration a line. --baseline N runs "
      "N random subsets of the same size, to compare. --save writes a "
-     "repro file that 'heisen replay --file' replays (mode failure).\n"
+     "repro file that 'heisen replay --file' replays (mode failure). "
+     "Without --stdin a run's stdin is empty; --stdin FILE gives every "
+     "run FILE's bytes, and the repro file carries them.\n"
      "Exit status: 0 when a set was found; 1 when none was (the "
      "failure never showed, or the budget ran out first); 2 for bad "
      "usage or an unreadable or invalid program; 3 on an internal "

@@ -6,8 +6,13 @@
  */
 #include "tui/cli/cli.h"
 
+#include "detector/race.h"
+#include "rewriter/instrument.h"
+
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -126,4 +131,66 @@ void tui_print_err(FILE *err, const char *path, const wasm_err *e)
 	char line[512];
 	wasm_err_format(e, path, line, sizeof line);
 	fprintf(err, "%s\n", line);
+}
+
+void tui_stdin_hash(const uint8_t *b, uint32_t n, char out[17])
+{
+	snprintf(out, 17, "%016" PRIx64, rw_hash(b, n));
+}
+
+int tui_opt_stdin(const tui_cmd *cmd, const tui_args *a, uint8_t **bytes,
+		  uint32_t *n, char **hash, FILE *err)
+{
+	const char *path = tui_opt_value(cmd, a, "--stdin");
+	size_t len = 0;
+	uint8_t *b;
+	int fd, e = 0;
+
+	*bytes = NULL;
+	*n = 0;
+	*hash = NULL;
+	if (!path)
+		return TUI_EXIT_OK;
+	/* One byte past the limit tells a file that is too large, whatever
+	 * it is (a pipe has no size to ask). */
+	if (!(b = wasm_malloc(DET_STDIN_MAX + 1)) ||
+	    !(*hash = wasm_malloc(17))) {
+		wasm_free(b);
+		fprintf(err, "heisen %s: out of memory\n", cmd->name);
+		return TUI_EXIT_INTERNAL;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		e = errno;
+	} else {
+		while (len <= DET_STDIN_MAX) {
+			ssize_t k = read(fd, b + len, DET_STDIN_MAX + 1 - len);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				e = errno;
+			if (k <= 0)
+				break;
+			len += (size_t)k;
+		}
+		close(fd);
+	}
+	if (e || len > DET_STDIN_MAX) {
+		if (e)
+			fprintf(err,
+				"heisen %s: --stdin %s: cannot read it: %s\n",
+				cmd->name, path, strerror(e));
+		else
+			fprintf(err,
+				"heisen %s: --stdin %s: more than %u bytes "
+				"(1 MiB), the most a run's stdin may have\n",
+				cmd->name, path, DET_STDIN_MAX);
+		wasm_free(b);
+		wasm_free(*hash);
+		*hash = NULL;
+		return TUI_EXIT_USAGE;
+	}
+	tui_stdin_hash(b, (uint32_t)len, *hash);
+	*bytes = b;
+	*n = (uint32_t)len;
+	return TUI_EXIT_OK;
 }

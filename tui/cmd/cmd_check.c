@@ -133,6 +133,9 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
 		c->jobs = c->runs;
 	c->planned = c->runs;
 	c->mask_version = DET_MASK_VERSION;
+	if ((rc = tui_opt_stdin(cmd, a, &c->input, &c->ninput, &c->input_hash,
+				err)))
+		return rc;
 	if (!tui_campaign_args(a, c))
 		goto oom;
 	return TUI_EXIT_OK;

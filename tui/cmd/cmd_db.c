@@ -108,6 +108,14 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 		json_ms(j, "timeout_ms", c->timeout_s);
 		tui_json_bool(j, "prune", c->prune);
 		tui_json_u64(j, "mask_version", c->mask_version);
+		if (c->input_hash) {
+			tui_json_obj(j, "stdin");
+			tui_json_str(j, "hash", c->input_hash);
+			tui_json_u64(j, "bytes", c->ninput);
+			tui_json_end(j, '}');
+		} else {
+			tui_json_null(j, "stdin");
+		}
 		tui_json_end(j, '}');
 		return true;
 	}

@@ -403,6 +403,17 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		}
 		if ((rc = get_spec(cmd, a, &s, &d, &path, err)))
 			goto out;
+		if (tui_opt_value(cmd, a, "--stdin")) {
+			uint8_t *in;
+			uint32_t nin;
+			char *hash;
+			if ((rc = tui_opt_stdin(cmd, a, &in, &nin, &hash, err)))
+				goto out;
+			wasm_free(hash);
+			wasm_free(s.input);
+			s.input = in;
+			s.ninput = nin;
+		}
 		rp.file_mode = s.mode;
 		if (modev)
 			s.mode = m;
@@ -617,6 +628,8 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	rep_min_opts o = {0};
 	rep_min_result res = {0};
+	uint8_t *input = NULL;
+	char *input_hash = NULL;
 	det_failure fail;
 	det_prog *p = NULL;
 	struct sigaction sa = {0}, old;
@@ -703,6 +716,9 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	o.argv = argv;
 	o.argc = (uint32_t)a->noperands;
 	o.failure = &fail;
+	if ((rc = tui_opt_stdin(cmd, a, &input, &o.nin, &input_hash, err)))
+		goto out;
+	o.in = input;
 	if (!json) {
 		fprintf(err,
 			"minimize %s for %s: %u candidate sites, %u groups, "
@@ -751,6 +767,8 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		}
 		s.args = args;
 		s.nargs = (uint32_t)a->noperands - 1;
+		s.input = input;
+		s.ninput = o.nin;
 		s.delay = o.delay;
 		s.timeout_s = o.timeout_s;
 		s.runs = res.check_runs;
@@ -871,6 +889,8 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			  : TUI_EXIT_FINDINGS;
 out:
 	free(argv);
+	wasm_free(input);
+	wasm_free(input_hash);
 	rep_min_result_free(&res);
 	det_prog_free(p);
 	return rc;

@@ -1003,7 +1003,7 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	uint32_t npool;
 	uint8_t *mask = NULL;
 	const char **argv = NULL;
-	int devnull = -1;
+	int in_fd = -1;
 	det_run_opts o = {0};
 	det_run_result res = {0};
 	run_report r = {0};
@@ -1058,14 +1058,17 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		goto done;
 	}
 	/* As the sweep ran it: argv[0] the recorded name, the campaign's
-	 * arguments, no environment or directories, stdin empty. */
+	 * arguments, no environment or directories, the campaign's stdin
+	 * (empty without --stdin). */
 	argv[0] = prog.name;
 	for (uint32_t i = 0, at = 0; i < c.nargs; i++) {
 		argv[i + 1] = c.args + at;
 		at += (uint32_t)strlen(c.args + at) + 1;
 	}
-	if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		fprintf(err, "heisen rerun: /dev/null: %s\n", strerror(errno));
+	if ((in_fd = c.ninput ? det_stdin_fd(c.input, c.ninput)
+			      : open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(err, "heisen rerun: the run's stdin: %s\n",
+			strerror(errno));
 		rc = TUI_EXIT_INTERNAL;
 		goto done;
 	}
@@ -1075,7 +1078,7 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	o.profile = prof;
 	o.argv = argv;
 	o.argc = c.nargs + 1;
-	o.stdio[0] = devnull;
+	o.stdio[0] = in_fd;
 	/* With --json, stdout carries the report, as with `heisen run`. */
 	o.stdio[1] = fileno(json ? err : out);
 	o.stdio[2] = fileno(err);
@@ -1127,8 +1130,8 @@ oom:
 	fprintf(err, "heisen rerun: out of memory\n");
 	rc = TUI_EXIT_INTERNAL;
 done:
-	if (devnull >= 0)
-		close(devnull);
+	if (in_fd >= 0)
+		close(in_fd);
 	run_report_clear(&r);
 	rerun_cmp_free(&cmp);
 	det_run_result_free(&res);

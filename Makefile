@@ -66,7 +66,8 @@ DB_FILL := $(BUILD)/tests/e2e/db_fill
 BENCH_BIN := $(BUILD)/tests/bench/genmod $(BUILD)/tests/bench/bench_validate \
 	$(BUILD)/tests/bench/bench_engine $(BUILD)/tests/bench/bench_rewrite \
 	$(BUILD)/tests/bench/bench_db $(BUILD)/tests/bench/bench_stats \
-	$(BUILD)/tests/bench/bench_check $(BUILD)/tests/bench/bench_stacks $(MASKED_RUN)
+	$(BUILD)/tests/bench/bench_check $(BUILD)/tests/bench/bench_stacks \
+	$(BUILD)/tests/bench/bench_sched $(MASKED_RUN)
 FUZZ_BIN := build-fuzz/fuzz_module
 FUZZ_RW_BIN := build-fuzz/fuzz_instrument
 

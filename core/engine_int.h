@@ -333,6 +333,7 @@ struct eng_proc {
 	eng_sched sched;
 	pthread_mutex_t s_lock;
 	uint32_t s_turn;
+	eng_thread *s_handoff; /* to wake once s_lock is let go */
 	eng_thread **s_threads;
 	uint32_t s_nthreads, s_cap;
 	uint64_t s_events, s_digest, s_vclock;

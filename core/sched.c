@@ -145,6 +145,18 @@ static void wake(eng_thread *t)
 		NULL, 0);
 }
 
+/* Let go of the lock, then wake the thread the turn went to: woken
+ * while we held it, it would find the lock taken and sleep again. */
+static void unlock(eng_proc *p)
+{
+	eng_thread *w = p->s_handoff;
+
+	p->s_handoff = NULL;
+	pthread_mutex_unlock(&p->s_lock);
+	if (w)
+		wake(w);
+}
+
 void eng_sched_kick(eng_proc *p)
 {
 	for (eng_thread *t = atomic_load(&p->threads); t; t = t->next_in_proc)
@@ -164,7 +176,7 @@ static void await_turn(eng_thread *t)
 		if (p->s_turn == t->id ||
 		    (atomic_load(&p->stop) & ENG_STOP_REQ))
 			break;
-		pthread_mutex_unlock(&p->s_lock);
+		unlock(p);
 		for (int i = 0;
 		     i < SPIN && atomic_load_explicit(
 				     &t->s_wake, memory_order_acquire) == g;
@@ -183,7 +195,7 @@ void eng_sched_enter(eng_thread *t)
 
 	pthread_mutex_lock(&p->s_lock);
 	await_turn(t);
-	pthread_mutex_unlock(&p->s_lock);
+	unlock(p);
 }
 
 /* Waiters whose deadline has come run again, timed out. */
@@ -282,7 +294,7 @@ static bool pass_turn(eng_proc *p, eng_thread *cur, eng_point_kind k)
 	if (v[pick] != cur->id) {
 		p->s_switches++;
 		p->s_turn = v[pick];
-		wake(p->s_threads[v[pick]]);
+		p->s_handoff = p->s_threads[v[pick]];
 	}
 out:
 	if (v != ids)
@@ -321,7 +333,7 @@ eng_trap_kind eng_sched_host(eng_thread *t, const eng_func *f,
 		h = (h ^ args[i]) * 0x100000001b3ull;
 	pthread_mutex_lock(&p->s_lock);
 	k = point(t, ENG_POINT_HOST, h, f->nargs);
-	pthread_mutex_unlock(&p->s_lock);
+	unlock(p);
 	return k;
 }
 
@@ -345,7 +357,7 @@ eng_trap_kind eng_sched_wait(eng_thread *t, uintptr_t key, uint64_t off,
 	*result = t->s_result;
 	t->s_state = ENG_S_RUN;
 	t->s_deadline = NO_DEADLINE;
-	pthread_mutex_unlock(&p->s_lock);
+	unlock(p);
 	return k;
 }
 
@@ -357,10 +369,10 @@ eng_trap_kind eng_sched_sleep(eng_thread *t, uint64_t until)
 
 	pthread_mutex_lock(&p->s_lock);
 	if (until <= p->s_vclock) {
-		pthread_mutex_unlock(&p->s_lock);
+		unlock(p);
 		return stopping(p) ? ENG_STOPPED : ENG_OK;
 	}
-	pthread_mutex_unlock(&p->s_lock);
+	unlock(p);
 	/* A wait on no address that only its deadline ends. */
 	k = eng_sched_wait(t, 0, 0,
 			   (int64_t)(until - eng_proc_vclock(p) > INT64_MAX
@@ -394,7 +406,7 @@ uint32_t eng_sched_notify(eng_thread *t, uintptr_t key, uint64_t off,
 		n++;
 	}
 	*k = point(t, ENG_POINT_NOTIFY, off, n);
-	pthread_mutex_unlock(&p->s_lock);
+	unlock(p);
 	return n;
 }
 
@@ -406,7 +418,7 @@ void eng_sched_spawned(eng_proc *p)
 	t = p->s_turn < p->s_nthreads ? p->s_threads[p->s_turn] : NULL;
 	if (t)
 		point(t, ENG_POINT_SPAWN, p->s_nthreads, 0);
-	pthread_mutex_unlock(&p->s_lock);
+	unlock(p);
 }
 
 void eng_sched_end(eng_thread *t)
@@ -421,5 +433,5 @@ void eng_sched_end(eng_thread *t)
 		pass_turn(p, t, ENG_POINT_END);
 		p->s_events++;
 	}
-	pthread_mutex_unlock(&p->s_lock);
+	unlock(p);
 }

@@ -16,6 +16,11 @@
 #define DEFAULT_P 0.05
 #define DEFAULT_K 100000u
 #define MAX_DEPTH 64
+/* Points one thread may run in a row while another could: past them, a
+ * strategy moves on, or a thread spinning on a flag that only a thread
+ * of lower priority sets would spin for ever (PCT starves by design;
+ * random:0 never switches). */
+#define STARVE 10000u
 /* A schedule file is read whole: a run with more decisions than this
  * fits in it is not a schedule anyone would step through. */
 #define FILE_MAX (64u << 20)
@@ -31,6 +36,7 @@ struct rep_sched {
 	uint64_t low;
 	uint64_t change[MAX_DEPTH];
 	uint32_t nchange, next_change;
+	uint32_t run_len; /* points the current thread ran in a row */
 	/* fixed: what to follow */
 	rep_decision *follow;
 	size_t nfollow, at;
@@ -144,13 +150,14 @@ rep_sched *rep_sched_new(const rep_sched_spec *spec, const rep_decision *d,
 	s->rng = spec->seed;
 	s->diverged = UINT64_MAX;
 	if (spec->strategy == REP_SCHED_PCT) {
-		/* Change points lower the running thread to d-1, d-2, ...:
-		 * below the initial priorities, which start at MAX_DEPTH. */
+		/* Change points lower the running thread to d-1, d-2, ...,
+		 * never below 1 (0 marks a thread not seen yet): below the
+		 * initial priorities, which start above MAX_DEPTH. */
 		s->nchange = spec->depth - 1;
 		for (uint32_t i = 0; i < s->nchange; i++)
 			s->change[i] = below(s, spec->k);
 		qsort(s->change, s->nchange, sizeof *s->change, cmp_u64);
-		s->low = s->nchange;
+		s->low = s->nchange ? s->nchange : 1;
 	}
 	if (spec->strategy == REP_SCHED_FIXED && n) {
 		if (!(s->follow = wasm_malloc(n * sizeof *d))) {
@@ -232,8 +239,9 @@ static uint32_t pick(void *ctx, uint64_t event, uint32_t cur, eng_point_kind k,
 		if (at == n)
 			choice = (uint32_t)below(s, n);
 		else if (n > 1 &&
-			 (double)(next_rand(s) >> 11) / 9007199254740992.0 <
-			     s->spec.p)
+			 ((double)(next_rand(s) >> 11) / 9007199254740992.0 <
+			      s->spec.p ||
+			  s->run_len >= STARVE))
 			choice = (at + 1 + (uint32_t)below(s, n - 1)) % n;
 		break;
 	case REP_SCHED_PCT:
@@ -243,8 +251,18 @@ static uint32_t pick(void *ctx, uint64_t event, uint32_t cur, eng_point_kind k,
 				prio_of(s, cur);
 			if (at < n && cur < s->nprio)
 				s->prio[cur] = s->low;
-			s->low = s->low ? s->low - 1 : 0;
+			s->low = s->low > 1 ? s->low - 1 : 1;
 			s->next_change++;
+		}
+		if (at < n && n > 1 && s->run_len >= STARVE) {
+			/* Below every other runnable thread. */
+			uint64_t low = UINT64_MAX;
+			for (uint32_t i = 0; i < n; i++)
+				if (i != at && prio_of(s, ids[i]) < low)
+					low = prio_of(s, ids[i]);
+			if (cur < s->nprio)
+				s->prio[cur] = low > 1 ? low - 1 : 1;
+			choice = (at + 1) % n;
 		}
 		for (uint32_t i = 0; i < n; i++)
 			if (prio_of(s, ids[i]) > prio_of(s, ids[choice]))
@@ -266,8 +284,12 @@ static uint32_t pick(void *ctx, uint64_t event, uint32_t cur, eng_point_kind k,
 		}
 		break;
 	}
-	if (at == n || choice != at)
+	if (at == n || choice != at) {
 		record(s, event, ids[choice]);
+		s->run_len = 0;
+	} else {
+		s->run_len++;
+	}
 	(void)k;
 	return choice;
 }

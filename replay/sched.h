@@ -14,6 +14,9 @@
  *               among n threads and k points is hit with probability at
  *               least 1/(n k^(D-1)) per run.
  *   fixed       follow a recorded decision list (a schedule file).
+ * random and pct never let a thread run more than 10 000 points in a row
+ * while another could run (pct then lowers it below every other), so a
+ * spin-wait on a lower-priority thread ends.
  * Every strategy records a decision whenever the thread that runs next is
  * not the one that reached the point (a switch, or the successor of a
  * thread that blocked or ended). fixed makes exactly those choices and

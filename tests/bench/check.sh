@@ -70,7 +70,6 @@ for k in fib matmul sort hash coremark; do
 		{ echo "| $k | instrument failed | | | | | | | |"; bad_run=1; continue; }
 	row "$k" "$build/kernels/$k.wasm" "$inst" "${ksmall[$k]}"
 done
-gm() { printf '%s\n' "$@" | awk '{ s += log($1); n++ } END { if (n) printf "%.2f×", exp(s / n); else print "n/a" }'; }
 echo "| geometric mean | | | $(gm "${rt[@]}") | | $(gm "${rtt[@]}") | | | $(gm "${rm[@]}") |"
 
 echo

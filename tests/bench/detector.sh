@@ -89,7 +89,6 @@ for p in "${programs[@]}"; do
 	done
 	echo "$row |"
 done
-gm() { printf '%s\n' "$@" | awk '{ s += log($1); n++ } END { if (n) printf "%.2f×", exp(s / n); else print "n/a" }'; }
 echo "| geometric mean | | $(gm "${r0[@]}") | $(gm "${r50[@]}") | $(gm "${r100[@]}") |"
 echo
 echo "at 100 %: demos alone $(gm "${d100[@]}"), kernels alone $(gm "${k100[@]}") (the demos'"

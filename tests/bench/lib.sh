@@ -34,6 +34,9 @@ ratio() {
 	fi
 }
 
+# gm R...: the geometric mean of ratios, as "G×" (n/a for none).
+gm() { printf '%s\n' "$@" | awk '{ s += log($1); n++ } END { if (n) printf "%.2f×", exp(s / n); else print "n/a" }'; }
+
 # bench_demos: the racy demos the reproduction and strategy benchmarks
 # sweep (comp-opt-bug and comp-unopt-bug are both built from comp-bug.c).
 # shellcheck disable=SC2034 # used by the scripts that source this

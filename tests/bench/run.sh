@@ -222,6 +222,10 @@ fi
 # memory, and its rates over 100 runs (tests/bench/check.sh).
 "$(dirname "${BASH_SOURCE[0]}")/check.sh" "$build" || bad_run=1
 
+# Serial execution against the same happens-before runs in parallel, and
+# a schedule's replay against its recording (tests/bench/sched.sh).
+"$(dirname "${BASH_SOURCE[0]}")/sched.sh" "$build" || bad_run=1
+
 # The TUI's key echo during a sweep of 10 000 runs, against tmux's own
 # latency (tests/bench/tui_echo.sh, see its header).
 "$(dirname "${BASH_SOURCE[0]}")/tui_echo.sh" "$build" || bad_run=1

@@ -107,6 +107,39 @@ static void same_seed_same_choices(void **state)
 	rep_sched_free(y);
 }
 
+/* A thread that spins while another could run is moved off after 10 000
+ * points in a row, whatever the strategy: PCT's priorities (even once
+ * its change points have lowered everyone) and random:0 alike. */
+static void no_thread_runs_for_ever(void **state)
+{
+	static const char *const strategies[] = {"pct:3", "pct:1", "pct:8:10",
+						 "random:0"};
+	for (size_t k = 0; k < 4; k++) {
+		rep_sched_spec spec = {.seed = k + 1};
+		wasm_err e;
+		assert_int_equal(rep_sched_parse(strategies[k], &spec, &e),
+				 WASM_OK);
+		rep_sched *s = rep_sched_new(&spec, NULL, 0);
+		eng_sched h = rep_sched_hook(s);
+		uint32_t ids[2] = {1, 2}, cur = 1;
+		uint64_t last = 0;
+		for (uint64_t ev = 0; ev < 200000; ev++) {
+			uint32_t i =
+			    h.pick(h.ctx, ev, cur, ENG_POINT_HOST, ids, 2);
+			if (ids[i] != cur)
+				last = ev;
+			cur = ids[i];
+			if (ev - last > 10001)
+				fail_msg("%s: thread %u ran from point %llu "
+					 "to %llu",
+					 strategies[k], cur,
+					 (unsigned long long)last,
+					 (unsigned long long)ev);
+		}
+		rep_sched_free(s);
+	}
+}
+
 static void fixed_reports_a_divergence(void **state)
 {
 	rep_decision d[] = {{10, 2}};
@@ -220,6 +253,7 @@ int main(void)
 	    cmocka_unit_test(parses_strategies),
 	    cmocka_unit_test(fixed_follows_what_was_recorded),
 	    cmocka_unit_test(same_seed_same_choices),
+	    cmocka_unit_test(no_thread_runs_for_ever),
 	    cmocka_unit_test(fixed_reports_a_divergence),
 	    cmocka_unit_test(reads_a_schedule),
 	    cmocka_unit_test(refuses_hostile_schedules),

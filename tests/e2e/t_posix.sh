@@ -7,6 +7,9 @@
 #             error; a missing "H" of the program's own stays clang's
 #   latomic   -latomic and -l atomic link (wasm32's atomics are
 #             instructions)
+#   misc      guests/posix-misc.c (<sys/queue.h>'s six kinds, getpid,
+#             chmod and chown) prints what its native glibc build prints;
+#             heisen check finds no race in it
 . "$(dirname "$0")/lib.sh"
 cd "$dir" || exit 1
 unset HEISEN_DB
@@ -70,5 +73,40 @@ for flag in -latomic "-l atomic"; do
 	out=$(timeout -s KILL 60 "$HEISEN" run "$dir/atomic.wasm" </dev/null 2>&1)
 	[ "$out" = 42 ] || bad "atomic.wasm built with $flag: printed '$out', want 42"
 done
+
+# ---- misc: <sys/queue.h>, getpid, chmod, against glibc --------------------------
+need_demos
+guests=$root/demos/build/guests
+# check_clean NAME WASM [ARGS...]: 3 runs of heisen check end ok, no race
+check_clean() {
+	local name=$1 wasm=$2
+	shift 2
+	timeout -s KILL 300 "$HEISEN" check "$wasm" --runs 3 --json --db "$dir/check.db" \
+		--timeout 60 -- "$@" >"$dir/$name.json" 2>"$dir/$name.cerr"
+	rc=$?
+	[ "$rc" -eq 0 ] || { bad "check $name: exit $rc: $(snippet "$dir/$name.cerr")"; return; }
+	python3 - "$dir/$name.json" <<'EOF' >"$dir/why" 2>&1 || bad "check $name: $(snippet "$dir/why")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["statuses"] == {"ok": 3}, "statuses %r" % d["statuses"]
+assert not d["races"], "races %r" % [[(s["file"], s["line"]) for s in r["sites"]] for r in d["races"]]
+EOF
+}
+# native NAME: build tests/e2e/guests/NAME.c with the host's cc into $dir/NAME
+native() {
+	command cc -pthread -O1 -o "$dir/$1" "$root/tests/e2e/guests/$1.c" 2>"$dir/$1.ncc" ||
+		{ bad "native $1.c: $(snippet "$dir/$1.ncc")"; return 1; }
+}
+mkdir -p "$dir/files"
+echo data >"$dir/files/mine"
+if native posix-misc; then
+	"$dir/posix-misc" "$dir/files/mine" "$dir/files/absent" >"$dir/misc.native" 2>&1
+	timeout -s KILL 60 "$HEISEN" run "$guests/posix-misc.wasm" --dir "$dir/files::/f" \
+		-- /f/mine /f/absent </dev/null >"$dir/misc.out" 2>"$dir/misc.err"
+	rc=$?
+	[ "$rc" -eq 0 ] && diff "$dir/misc.native" "$dir/misc.out" >"$dir/misc.diff" ||
+		bad "posix-misc: exit $rc, output differs from glibc's: $(snippet "$dir/misc.diff") $(snippet "$dir/misc.err")"
+fi
+check_clean misc "$guests/posix-misc.wasm"
 
 finish t_posix

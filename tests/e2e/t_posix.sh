@@ -10,6 +10,12 @@
 #   misc      guests/posix-misc.c (<sys/queue.h>'s six kinds, getpid,
 #             chmod and chown) prints what its native glibc build prints;
 #             heisen check finds no race in it
+#   signals   guests/posix-signals.c (a pool paused and resumed by
+#             pthread_kill(SIGUSR1), raise, sigaction, masks, SIG_IGN,
+#             nanosleep and sem_wait ended by EINTR, sleep cancelled)
+#             prints what its native glibc build prints; raise(SIGTERM)
+#             with no handler ends both with status 143; heisen check
+#             finds no race in it
 . "$(dirname "$0")/lib.sh"
 cd "$dir" || exit 1
 unset HEISEN_DB
@@ -108,5 +114,28 @@ if native posix-misc; then
 		bad "posix-misc: exit $rc, output differs from glibc's: $(snippet "$dir/misc.diff") $(snippet "$dir/misc.err")"
 fi
 check_clean misc "$guests/posix-misc.wasm"
+
+# ---- signals: a pool paused by pthread_kill, against glibc ------------------------
+if native posix-signals; then
+	timeout -s KILL 60 "$dir/posix-signals" >"$dir/sig.native" 2>&1
+	nrc=$?
+	timeout -s KILL 120 "$HEISEN" run "$guests/posix-signals.wasm" </dev/null \
+		>"$dir/sig.out" 2>"$dir/sig.err"
+	rc=$?
+	[ "$nrc" -eq 0 ] || bad "native posix-signals: exit $nrc: $(snippet "$dir/sig.native")"
+	[ "$rc" -eq 0 ] && diff "$dir/sig.native" "$dir/sig.out" >"$dir/sig.diff" ||
+		bad "posix-signals: exit $rc, output differs from glibc's: $(snippet "$dir/sig.diff") $(snippet "$dir/sig.err")"
+	grep -q '^pool: 0 of 8 jobs done while held$' "$dir/sig.out" ||
+		bad "posix-signals: a held pool ran jobs: $(snippet "$dir/sig.out")"
+	# in another bash, whose report of its child's death by SIGTERM
+	# goes to /dev/null
+	nrc=$(bash -c '"$1" term >/dev/null 2>&1; echo $?' _ "$dir/posix-signals" 2>/dev/null)
+	timeout -s KILL 60 "$HEISEN" run "$guests/posix-signals.wasm" -- term </dev/null \
+		>"$dir/term.out" 2>"$dir/term.err"
+	rc=$?
+	[ "$nrc" -eq 143 ] && [ "$rc" -eq 143 ] && [ ! -s "$dir/term.out" ] ||
+		bad "raise(SIGTERM) with no handler: exit $rc (native $nrc), want 143 and no output: $(snippet "$dir/term.out")"
+fi
+check_clean signals "$guests/posix-signals.wasm"
 
 finish t_posix

@@ -10,7 +10,8 @@
  *         -ftls-model=local-exec -nostdlibinc -isystem GUEST_INC
  *         -idirafter SYSROOT/include/wasm32-wasi [-fcolor-diagnostics]
  *         [-nostartfiles GUEST_LIB/crt1.o GUEST_LIB/thread_start.o
- *          -LGUEST_LIB -lheisen-guest -Wl,--import-memory
+ *          -LGUEST_LIB -lheisen-guest -lwasi-emulated-signal
+ *          -Wl,--import-memory
  *          -Wl,--max-memory=N -Wl,--export=wasi_thread_start
  *          -Wl,--no-check-features -Wl,--wrap=malloc ...]   (when linking)
  *         USER ARGS... (less -latomic)
@@ -27,6 +28,9 @@
  *                    missing parts (bits/setjmp.h, asm/types.h).
  *   -fcolor-diagnostics  when heisen's stderr is a terminal: clang's
  *                    stderr is a pipe (below), and it would drop colour.
+ *   -lwasi-emulated-signal  wasi-libc's strsignal and psignal; the guest
+ *                    library's signal.c defines the rest of that library
+ *                    (signal, raise, SIG_IGN), so its own is never used.
  *   -latomic         dropped: every atomic a wasm32 program can make is
  *                    an instruction, and there is no libatomic to link.
  *   crt1.o           replaces crt1-command.o: runs constructors once, on
@@ -35,7 +39,9 @@
  *   --import-memory  the wasi-threads convention (memory env.memory).
  *   --no-check-features  Debian's wasi-libc was built without atomics.
  *   --wrap=...       puts the guest library's lock around wasi-libc's
- *                    malloc and stdio output, which have none.
+ *                    malloc and stdio output, which have none, and
+ *                    replaces its sleeps and sched_yield by safe points
+ *                    for signals and cancellation.
  * Our link flags precede the user's so that a user -Wl,--max-memory=N
  * (the last one wins in wasm-ld) overrides the default.
  *
@@ -99,7 +105,8 @@ extern char **environ;
 #define DEB_TOOLS "clang lld wasi-libc libclang-rt-14-dev-wasm32"
 
 /* wasi-libc functions that get the guest library's lock (malloc.c,
- * stdio.c). One list: the --wrap flags come from it. */
+ * stdio.c) or become its safe points for signals and cancellation
+ * (signal.c). One list: the --wrap flags come from it. */
 static const char *const wrapped[] = {
     "malloc",
     "free",
@@ -116,6 +123,10 @@ static const char *const wrapped[] = {
     "putc",
     "putchar",
     "fflush",
+    "sleep",
+    "usleep",
+    "nanosleep",
+    "sched_yield",
 };
 #define NWRAPPED (sizeof wrapped / sizeof wrapped[0])
 
@@ -655,6 +666,7 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		    !addf(&l, "-L%s", lib))
 			goto nomem;
 		add(&l, "-lheisen-guest");
+		add(&l, "-lwasi-emulated-signal");
 		add(&l, "-Wl,--import-memory");
 		add(&l, "-Wl,--max-memory=" CC_MAX_MEMORY);
 		add(&l, "-Wl,--export=wasi_thread_start");

@@ -9,6 +9,11 @@
  *              succeed without changing anything when the file exists
  *              (WASI files have no owners), else fail as stat(), fstat()
  *              and lstat() do (ENOENT, EBADF ...)
+ *   pause()    sleeps until a signal handler has run (see signal.h), then
+ *              returns -1 with EINTR; a cancellation point
+ * sleep() and usleep() are wasi-libc's declarations with the guest
+ * library's definitions (signal.c): cancellation points, and safe points
+ * where a signal's handler runs and ends them early.
  */
 #ifndef HEISEN_GUEST_UNISTD_H
 #define HEISEN_GUEST_UNISTD_H
@@ -28,6 +33,7 @@ pid_t getppid(void);
 int chown(const char *, uid_t, gid_t);
 int fchown(int, uid_t, gid_t);
 int lchown(const char *, uid_t, gid_t);
+int pause(void);
 
 #ifdef __cplusplus
 }

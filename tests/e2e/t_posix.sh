@@ -12,7 +12,8 @@
 #             heisen check finds no race in it
 #   signals   guests/posix-signals.c (a pool paused and resumed by
 #             pthread_kill(SIGUSR1), raise, sigaction, masks, SIG_IGN,
-#             nanosleep and sem_wait ended by EINTR, sleep cancelled)
+#             nanosleep and sem_wait ended by EINTR, sleep and sem_wait
+#             cancelled)
 #             prints what its native glibc build prints; raise(SIGTERM)
 #             with no handler ends both with status 143; heisen check
 #             finds no race in it

@@ -6,8 +6,8 @@
  *     do: no job runs while they are held, all run after;
  *   - raise() runs the handler before it returns, SA_SIGINFO's si_signo,
  *     a blocked signal pending until unblocked, SIG_IGN, kill(pid, 0);
- *   - nanosleep and sem_wait ended by a handler with EINTR; sleep a
- *     cancellation point.
+ *   - nanosleep and sem_wait ended by a handler with EINTR; sleep and
+ *     sem_wait cancellation points.
  * Argument "term": raise(SIGTERM) with no handler, which ends the program
  * with status 143 (128 + SIGTERM).
  */
@@ -195,11 +195,31 @@ static void *sleeper(void *arg)
 	return "not cancelled";
 }
 
+static void *sem_sleeper(void *arg)
+{
+	atomic_store(&sleeping, 1);
+	sem_wait(&sem);
+	return "not cancelled";
+}
+
+/* Cancel fn's thread once it is about to sleep: cancelled either way. */
+static void cancel(const char *what, void *(*fn)(void *))
+{
+	pthread_t t;
+	void *r;
+
+	atomic_store(&sleeping, 0);
+	pthread_create(&t, NULL, fn, NULL);
+	while (!atomic_load(&sleeping))
+		usleep(1000);
+	pthread_cancel(t);
+	pthread_join(t, &r);
+	printf("%s: cancelled %d\n", what, r == PTHREAD_CANCELED);
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
-	pthread_t t;
-	void *r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "term")) {
@@ -216,11 +236,7 @@ int main(int argc, char **argv)
 	sem_init(&sem, 0, 0);
 	interrupt("nanosleep", naps);
 	interrupt("sem_wait", sem_waits);
-	pthread_create(&t, NULL, sleeper, NULL);
-	while (!atomic_load(&sleeping))
-		usleep(1000);
-	pthread_cancel(t);
-	pthread_join(t, &r);
-	printf("sleep: cancelled %d\n", r == PTHREAD_CANCELED);
+	cancel("sleep", sleeper);
+	cancel("sem_wait", sem_sleeper);
 	return 0;
 }

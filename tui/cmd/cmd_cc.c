@@ -514,11 +514,13 @@ static void filter_diagnostics(int fd, FILE *err)
 			skipping = true;
 			continue;
 		}
-		fwrite(held, 1, nheld, err);
+		if (nheld)
+			fwrite(held, 1, nheld, err);
 		nheld = 0;
 		fwrite(line, 1, (size_t)n, err);
 	}
-	fwrite(held, 1, nheld, err);
+	if (nheld)
+		fwrite(held, 1, nheld, err);
 	free(line);
 	free(held);
 	free(pbuf);

@@ -250,7 +250,7 @@ DEMO_OPT := -O1
 DEMO_WASM_FLAGS :=
 $(SIMD_DEMOS:%=demos/build/%.wasm) $(SIMD_DEMOS:%=demos/build/native/%): DEMO_OPT := -O2
 $(SIMD_DEMOS:%=demos/build/%.wasm): DEMO_WASM_FLAGS := -msimd128
-$(GUEST_DIR)/%.o: demos/guest/%.c $(wildcard demos/guest/*.h demos/guest/include/*.h)
+$(GUEST_DIR)/%.o: demos/guest/%.c $(wildcard demos/guest/*.h demos/guest/include/*.h demos/guest/include/sys/*.h)
 	@mkdir -p $(dir $@)
 	$(WASI_CLANG) $(GUEST_CFLAGS) -c -o $@ $<
 $(GUEST_DIR)/thread_start.o: demos/guest/thread_start.s
@@ -294,9 +294,10 @@ install: all
 	install -m 644 $(MAN_PAGE) $(DESTDIR)$(PREFIX)/share/man/man1/heisen.1
 	install -m 644 $(BASH_COMPLETION) \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/heisen
-	install -d $(DESTDIR)$(PREFIX)/lib/heisen/guest $(DESTDIR)$(PREFIX)/include/heisen/guest
+	install -d $(DESTDIR)$(PREFIX)/lib/heisen/guest $(DESTDIR)$(PREFIX)/include/heisen/guest/sys
 	install -m 644 $(GUEST_FILES) $(DESTDIR)$(PREFIX)/lib/heisen/guest
 	install -m 644 demos/guest/include/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest
+	install -m 644 demos/guest/include/sys/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest/sys
 
 format:
 	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*/*.h replay/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true

@@ -34,8 +34,15 @@ struct __pthread {
 	int cancel_async;	      /* PTHREAD_CANCEL_ASYNCHRONOUS, which
 					 acts as deferred */
 	struct __heisen_cleanup *cleanup; /* innermost handler pushed */
-	int *waiting_on; /* the word of the cancellable wait the thread is
-			    in, for pthread_cancel to wake it; NULL */
+	void *waiting_on;		  /* the word of the interruptible wait
+					     (__heisen_wait) the thread is in, for
+					     pthread_cancel and pthread_kill to wake it;
+					     NULL */
+	unsigned long long sig_pending;	  /* signal N at bit N - 1: sent
+					     (pthread_kill), not yet run */
+	unsigned long long sig_blocked;	  /* the thread's signal mask; its
+					     own, read by senders */
+	int nap; /* 0, never changed: what sleeps wait on */
 };
 
 _Static_assert(offsetof(struct __pthread, tls) == 4, "thread_start.s");
@@ -77,6 +84,30 @@ static inline void futex_wake(int *addr, unsigned n)
 /* Nanoseconds from now until the deadline abs (negative once past) on
  * CLOCK_MONOTONIC if monotonic, else CLOCK_REALTIME. */
 int64_t __heisen_ns_until(const struct timespec *abs, int monotonic);
+
+/* Safe points: where a thread acts on a cancellation request and runs
+ * the handlers of signals sent to it (signal.h lists them).
+ *
+ * __heisen_wait is futex_wait (64 bits wide when wide) that pthread_kill
+ * interrupts, and pthread_cancel too when cancellable: -1 without
+ * sleeping, or once woken, when a request (cancellable only) or an
+ * unblocked signal is due. The caller then acts on them when it may:
+ * __heisen_safe_point, or __heisen_run_signals alone. */
+int __heisen_wait(void *addr, int64_t expected, int wide, int64_t timeout_ns,
+		  int cancellable);
+/* A cancellation point, then the due signals' handlers, returning what
+ * __heisen_run_signals does. */
+int __heisen_safe_point(void);
+/* The handlers of the calling thread's due signals, run now: 0 when none
+ * ran (none due, or ignored), 2 when one of them was installed without
+ * SA_RESTART, else 1. A sleep ends with EINTR on any handler; a sem_wait,
+ * as on Linux, only on one without SA_RESTART. signal.c. */
+int __heisen_run_signals(void);
+/* Whether a signal is pending for t and not blocked. signal.c. */
+int __heisen_signal_due(struct __pthread *t);
+/* Wake t if it sleeps in a wait that a cancellation request (cancel) or
+ * its due signals interrupt, and return once it has left that wait. */
+void __heisen_wake(struct __pthread *t, int cancel);
 
 /* The 3-state futex lock (0 free, 1 locked, 2 locked and maybe waiters).
  * Not recursive. abs == NULL waits forever; otherwise returns ETIMEDOUT

@@ -69,7 +69,11 @@ int64_t __heisen_ns_until(const struct timespec *abs, int monotonic)
 	       (abs->tv_nsec - now.tv_nsec);
 }
 
-int __heisen_lock_word(int *w, const struct timespec *abs)
+/* safe: a thread asleep here runs the handlers of signals sent to it,
+ * then sleeps on (pthread_mutex_lock is a safe point, not a cancellation
+ * point). The library's own locks are not: a handler must not run while
+ * the thread holds one of them. */
+static int lock_word(int *w, const struct timespec *abs, int safe)
 {
 	int c = 0;
 
@@ -79,17 +83,21 @@ int __heisen_lock_word(int *w, const struct timespec *abs)
 	if (c != 2)
 		c = XCHG(w, 2);
 	while (c != 0) {
-		if (abs) {
-			int64_t ns = __heisen_ns_until(abs, 0);
-			if (ns <= 0)
-				return ETIMEDOUT;
+		int64_t ns = -1;
+		if (abs && (ns = __heisen_ns_until(abs, 0)) <= 0)
+			return ETIMEDOUT;
+		if (!safe)
 			futex_wait(w, 2, ns);
-		} else {
-			futex_wait(w, 2, -1);
-		}
+		else if (__heisen_wait(w, 2, 0, ns, 0) < 0)
+			__heisen_run_signals();
 		c = XCHG(w, 2);
 	}
 	return 0;
+}
+
+int __heisen_lock_word(int *w, const struct timespec *abs)
+{
+	return lock_word(w, abs, 0);
 }
 
 void __heisen_unlock_word(int *w)
@@ -98,7 +106,7 @@ void __heisen_unlock_word(int *w)
 		futex_wake(w, 1);
 }
 
-/* ---- cancellation points -------------------------------------------- */
+/* ---- cancellation points and safe points ----------------------------- */
 
 /* Whether the calling thread t must act on a cancellation request now. */
 static int cancel_due(struct __pthread *t)
@@ -106,30 +114,44 @@ static int cancel_due(struct __pthread *t)
 	return !t->cancel_off && LOAD(&t->cancel_pending);
 }
 
-/* futex_wait as a cancellation point: -1 without sleeping when a request
- * is due, which the caller acts on once it may (pthread_cond_wait holds
- * the mutex again first). waiting_on is published before the request is
- * read, and pthread_cancel sets the request before reading waiting_on, so
- * one of the two sees the other. */
-static int cancellable_wait(int *addr, int expected, int64_t timeout_ns)
+/* waiting_on is published before the request and the signals are read,
+ * and pthread_cancel and pthread_kill set theirs before reading
+ * waiting_on, so one of the two sees the other. Its bit 0 tells
+ * pthread_cancel whether a request interrupts this wait. */
+int __heisen_wait(void *addr, int64_t expected, int wide, int64_t timeout_ns,
+		  int cancellable)
 {
 	struct __pthread *t = self;
-	int rc;
+	int rc = -1;
 
-	if (t->cancel_off)
-		return futex_wait(addr, expected, timeout_ns);
-	STORE(&t->waiting_on, addr);
-	rc = LOAD(&t->cancel_pending) ? -1
-				      : futex_wait(addr, expected, timeout_ns);
+	STORE(&t->waiting_on, (void *)((uintptr_t)addr | (cancellable != 0)));
+	if (!(cancellable && cancel_due(t)) && !__heisen_signal_due(t)) {
+		if (wide)
+			rc = __builtin_wasm_memory_atomic_wait64(addr, expected,
+								 timeout_ns);
+		else
+			rc = futex_wait(addr, (int)expected, timeout_ns);
+		if (rc == 0 &&
+		    ((cancellable && cancel_due(t)) || __heisen_signal_due(t)))
+			rc = -1;
+	}
 	STORE(&t->waiting_on, NULL);
 	return rc;
 }
 
-void pthread_testcancel(void)
+static void cancel_point(void)
 {
 	if (cancel_due(self))
 		pthread_exit(PTHREAD_CANCELED);
 }
+
+int __heisen_safe_point(void)
+{
+	cancel_point();
+	return __heisen_run_signals();
+}
+
+void pthread_testcancel(void) { __heisen_safe_point(); }
 
 /* ---- threads -------------------------------------------------------- */
 
@@ -254,6 +276,7 @@ int pthread_create(pthread_t *restrict out, const pthread_attr_t *restrict attr,
 	t->fn = fn;
 	t->arg = arg;
 	t->detached = detached;
+	t->sig_blocked = LOAD(&self->sig_blocked);
 	/* Before the spawn: some programs read the id the moment the
 	 * thread runs, as glibc allows. */
 	*out = t;
@@ -279,8 +302,8 @@ int pthread_join(pthread_t t, void **result)
 		return EINVAL;
 	pthread_testcancel();
 	while (!LOAD(&t->exited))
-		if (cancellable_wait(&t->exited, 0, -1) < 0)
-			pthread_testcancel();
+		if (__heisen_wait(&t->exited, 0, 0, -1, 1) < 0)
+			__heisen_safe_point();
 	if (result)
 		*result = t->result;
 	free(t);
@@ -304,7 +327,7 @@ _Noreturn void pthread_exit(void *result)
 
 	/* A cancellation point in a handler or destructor must not start
 	 * the exit over. */
-	t->cancel_off = 1;
+	STORE(&t->cancel_off, 1);
 	while ((c = t->cleanup)) {
 		t->cleanup = c->__next;
 		c->__fn(c->__arg);
@@ -320,22 +343,30 @@ _Noreturn void pthread_exit(void *result)
 
 pthread_t pthread_self(void) { return self; }
 
-/* A millisecond sleep for pthread_cancel; nothing notifies it. */
+/* A millisecond sleep for __heisen_wake; nothing notifies it. */
 static int cancel_pause;
 
 int pthread_cancel(pthread_t t)
 {
-	int *w;
-
 	STORE(&t->cancel_pending, 1);
-	/* Wake t if it sleeps in a cancellation point. It may be between
-	 * publishing waiting_on and sleeping, where a notify is lost: notify
-	 * again each millisecond until it has left the wait. */
-	while ((w = LOAD(&t->waiting_on))) {
-		futex_wake(w, FUTEX_ALL);
+	__heisen_wake(t, 1);
+	return 0;
+}
+
+void __heisen_wake(struct __pthread *t, int cancel)
+{
+	uintptr_t w;
+
+	/* t may be between publishing waiting_on and sleeping, where a
+	 * notify is lost: notify again each millisecond until it has left
+	 * the wait. A t whose wait the request or signal does not interrupt
+	 * stays in it. */
+	while ((w = (uintptr_t)LOAD(&t->waiting_on)) &&
+	       (cancel ? (w & 1) && !LOAD(&t->cancel_off)
+		       : __heisen_signal_due(t))) {
+		futex_wake((int *)(w & ~(uintptr_t)1), FUTEX_ALL);
 		futex_wait(&cancel_pause, 0, 1000000);
 	}
-	return 0;
 }
 
 int pthread_setcancelstate(int state, int *old)
@@ -344,7 +375,7 @@ int pthread_setcancelstate(int state, int *old)
 		return EINVAL;
 	if (old)
 		*old = self->cancel_off;
-	self->cancel_off = state;
+	STORE(&self->cancel_off, state);
 	return 0;
 }
 
@@ -462,7 +493,7 @@ static int mutex_lock(pthread_mutex_t *m, const struct timespec *abs, int try)
 	/* The type is written only by init, before the mutex is shared. */
 	if (M_TYPE(m) == PTHREAD_MUTEX_NORMAL) {
 		if (!try)
-			return __heisen_lock_word(M_WORD(m), abs);
+			return lock_word(M_WORD(m), abs, 1);
 		return __atomic_compare_exchange_n(M_WORD(m), &c, 1, 0,
 						   __ATOMIC_SEQ_CST,
 						   __ATOMIC_SEQ_CST)
@@ -483,7 +514,7 @@ static int mutex_lock(pthread_mutex_t *m, const struct timespec *abs, int try)
 						 __ATOMIC_SEQ_CST,
 						 __ATOMIC_SEQ_CST))
 			return EBUSY;
-	} else if ((rc = __heisen_lock_word(M_WORD(m), abs))) {
+	} else if ((rc = lock_word(M_WORD(m), abs, 1))) {
 		return rc;
 	}
 	__atomic_store_n(M_OWNER(m), me, __ATOMIC_RELAXED);
@@ -563,14 +594,24 @@ int pthread_cond_timedwait(pthread_cond_t *restrict c,
 	int s = LOAD(seq);
 	int rc = 0, w = 1;
 
-	pthread_testcancel();
+	/* Signals only once the mutex is released: a handler that holds
+	 * the thread (a pool's pause) would hold the mutex from every other
+	 * thread too. */
+	cancel_point();
 	pthread_mutex_unlock(m);
-	if (!abs) {
-		w = cancellable_wait(seq, s, -1);
-	} else {
-		int64_t ns = __heisen_ns_until(abs, c->__u.__i[1]);
-		if (ns <= 0 || (w = cancellable_wait(seq, s, ns)) == 2)
+	for (;;) {
+		int64_t ns = -1;
+		if (abs && (ns = __heisen_ns_until(abs, c->__u.__i[1])) <= 0) {
 			rc = ETIMEDOUT;
+			break;
+		}
+		if ((w = __heisen_wait(seq, s, 0, ns, 1)) == 2)
+			rc = ETIMEDOUT;
+		if (w >= 0 || cancel_due(self))
+			break;
+		/* A signal: its handler runs without the mutex, as a thread
+		 * asleep in the kernel's wait runs it; then wait on. */
+		__heisen_run_signals();
 	}
 	pthread_mutex_lock(m);
 	if (cancel_due(self)) {

@@ -65,11 +65,15 @@ static int take(sem_t *s, count *seen)
 	}
 }
 
+/* A cancellation point; a signal's handler installed without SA_RESTART
+ * run while it sleeps ends it with EINTR (one due on entry runs first, as
+ * if sent before the call). */
 static int wait_until(sem_t *s, const struct timespec *abs)
 {
 	count seen;
 	int64_t ns = -1;
 
+	__heisen_safe_point();
 	while (!take(s, &seen)) {
 		if (abs) {
 			if (abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000) {
@@ -81,8 +85,11 @@ static int wait_until(sem_t *s, const struct timespec *abs)
 				return -1;
 			}
 		}
-		__builtin_wasm_memory_atomic_wait64((int64_t *)&s->__posts,
-						    (int64_t)seen, ns);
+		if (__heisen_wait(&s->__posts, (int64_t)seen, 1, ns, 1) < 0 &&
+		    __heisen_safe_point() == 2) {
+			errno = EINTR;
+			return -1;
+		}
 	}
 	return 0;
 }

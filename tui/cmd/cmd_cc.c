@@ -7,24 +7,41 @@
  * The command line it builds (--print-cmd shows it):
  *
  *   clang --target=wasm32-wasi --sysroot=SYSROOT -pthread
- *         -ftls-model=local-exec -isystem GUEST_INC
+ *         -ftls-model=local-exec -nostdlibinc -isystem GUEST_INC
+ *         -idirafter SYSROOT/include/wasm32-wasi [-fcolor-diagnostics]
  *         [-nostartfiles GUEST_LIB/crt1.o GUEST_LIB/thread_start.o
- *          -LGUEST_LIB -lheisen-guest -Wl,--import-memory
+ *          -LGUEST_LIB -lheisen-guest -lwasi-emulated-signal
+ *          -Wl,--import-memory
  *          -Wl,--max-memory=N -Wl,--export=wasi_thread_start
  *          -Wl,--no-check-features -Wl,--wrap=malloc ...]   (when linking)
- *         USER ARGS...
+ *         USER ARGS... (less -latomic)
  *
  * Why each piece:
  *   -pthread         atomics + bulk-memory features, _REENTRANT, and
  *                    --shared-memory at link time.
  *   local-exec TLS   the only TLS model clang 14 supports for wasm32-wasi.
+ *   -nostdlibinc ... -idirafter  clang's own search list for wasm32-wasi
+ *                    (its resource headers, then wasi-libc's) without the
+ *                    host's /usr/local/include and /usr/include, which
+ *                    follow wasi-libc's: there a header WASI lacks found
+ *                    glibc's or Linux's, which failed on their own
+ *                    missing parts (bits/setjmp.h, asm/types.h).
+ *   -fcolor-diagnostics  when heisen's stderr is a terminal: clang's
+ *                    stderr is a pipe (below), and it would drop colour.
+ *   -lwasi-emulated-signal  wasi-libc's strsignal and psignal; the guest
+ *                    library's signal.c defines the rest of that library
+ *                    (signal, raise, SIG_IGN), so its own is never used.
+ *   -latomic         dropped: every atomic a wasm32 program can make is
+ *                    an instruction, and there is no libatomic to link.
  *   crt1.o           replaces crt1-command.o: runs constructors once, on
  *                    the main thread, which stops wasm-ld from wrapping
  *                    wasi_thread_start in exit-time cleanup.
  *   --import-memory  the wasi-threads convention (memory env.memory).
  *   --no-check-features  Debian's wasi-libc was built without atomics.
  *   --wrap=...       puts the guest library's lock around wasi-libc's
- *                    malloc and stdio output, which have none.
+ *                    malloc and stdio output, which have none, and
+ *                    replaces its sleeps and sched_yield by safe points
+ *                    for signals and cancellation.
  * Our link flags precede the user's so that a user -Wl,--max-memory=N
  * (the last one wins in wasm-ld) overrides the default.
  *
@@ -46,6 +63,13 @@
  * clang, clang-14 on PATH); HEISEN_WASI_SYSROOT the wasi-libc sysroot
  * (default /usr, Debian's layout: /usr/lib/wasm32-wasi,
  * /usr/include/wasm32-wasi).
+ *
+ * Missing headers: clang's stderr passes through a filter that turns its
+ * "fatal error: 'H' file not found" for an #include <H> into one line
+ * naming H, why wasm32-wasi has no such header when that is known
+ * (missing_why) and docs/porting.md, and drops the include chain and
+ * source excerpt around it. A missing "H" (the program's own) is left
+ * as clang wrote it.
  *
  * Exit status: clang's 0 on success; 2 when clang fails (the input is
  * bad: compile or link errors, which clang has printed) or for
@@ -81,7 +105,8 @@ extern char **environ;
 #define DEB_TOOLS "clang lld wasi-libc libclang-rt-14-dev-wasm32"
 
 /* wasi-libc functions that get the guest library's lock (malloc.c,
- * stdio.c). One list: the --wrap flags come from it. */
+ * stdio.c) or become its safe points for signals and cancellation
+ * (signal.c). One list: the --wrap flags come from it. */
 static const char *const wrapped[] = {
     "malloc",
     "free",
@@ -98,6 +123,10 @@ static const char *const wrapped[] = {
     "putc",
     "putchar",
     "fflush",
+    "sleep",
+    "usleep",
+    "nanosleep",
+    "sched_yield",
 };
 #define NWRAPPED (sizeof wrapped / sizeof wrapped[0])
 
@@ -320,21 +349,223 @@ static bool toolchain_ok(const char *clang, const char *sysroot, bool link,
 	return true;
 }
 
-/* Run argv; returns its wait status in *status, or false with errno. */
-static bool run_argv(const char *const *argv, int *status)
+/* Why wasm32-wasi has no header H (as in #include <H>), or NULL. */
+static const char *missing_why(const char *h)
 {
-	pid_t pid;
-	int e = posix_spawn(&pid, argv[0], NULL, NULL, (char *const *)argv,
-			    environ);
+	static const char *const known[][2] = {
+	    {"setjmp.h", "not yet: setjmp and longjmp need WebAssembly "
+			 "exception handling, which heisen's engine does not "
+			 "run"},
+	    {"ucontext.h", "WASI has no user contexts"},
+	    {"sys/wait.h", "WASI has no child processes"},
+	    {"spawn.h", "WASI has no child processes"},
+	    {"sys/ipc.h", "WASI has no System V IPC"},
+	    {"sys/shm.h", "WASI has no shared memory between programs"},
+	    {"sys/sem.h", "WASI has no System V IPC; <semaphore.h> has "
+			  "POSIX semaphores"},
+	    {"sys/msg.h", "WASI has no System V IPC"},
+	    {"pwd.h", "WASI has no users or groups"},
+	    {"grp.h", "WASI has no users or groups"},
+	    {"termios.h", "WASI has no terminals"},
+	    {"dlfcn.h", "WASI has no dynamic loading"},
+	    {"sys/epoll.h", "a Linux interface; WASI has poll()"},
+	    {"sys/prctl.h", "a Linux interface"},
+	};
+	static const char *const prefix[][2] = {
+	    {"asm/", "a Linux kernel header; a WASI program does not run on "
+		     "Linux"},
+	    {"linux/", "a Linux kernel header; a WASI program does not run "
+		       "on Linux"},
+	    {"bits/", "a glibc internal header; wasi-libc is not glibc"},
+	    {"gnu/", "a glibc internal header; wasi-libc is not glibc"},
+	};
 
-	if (e) {
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (!strcmp(h, known[i][0]))
+			return known[i][1];
+	for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
+		if (!strncmp(h, prefix[i][0], strlen(prefix[i][0])))
+			return prefix[i][1];
+	return NULL;
+}
+
+/* line without its terminal escape sequences (clang's colours), in
+ * *buf. */
+static const char *plain_text(const char *line, char **buf, size_t *cap)
+{
+	size_t n = strlen(line) + 1, o = 0;
+
+	if (n > *cap) {
+		char *b = realloc(*buf, n);
+		if (!b)
+			return line;
+		*buf = b;
+		*cap = n;
+	}
+	while (*line) {
+		if (line[0] == '\033' && line[1] == '[') {
+			line += 2;
+			while (*line && !(*line >= '@' && *line <= '~'))
+				line++;
+			line += *line != '\0';
+		} else {
+			(*buf)[o++] = *line++;
+		}
+	}
+	(*buf)[o] = '\0';
+	return *buf;
+}
+
+/* Whether plain is clang's "LOC: fatal error: 'H' file not found": then
+ * LOC and H, as copies in loc and h. */
+static bool not_found(const char *plain, char *loc, char *h, size_t cap)
+{
+	static const char tag[] = ": fatal error: '";
+	static const char tail[] = "' file not found";
+	const char *t = strstr(plain, tag);
+	size_t n = strcspn(plain, "\n"), tl = sizeof tail - 1;
+
+	if (!t || n < tl || strncmp(plain + n - tl, tail, tl))
+		return false;
+	t += sizeof tag - 1;
+	return t <= plain + n - tl &&
+	       snprintf(loc, cap, "%.*s", (int)(t - (sizeof tag - 1) - plain),
+			plain) < (int)cap &&
+	       snprintf(h, cap, "%.*s", (int)(plain + n - tl - t), t) <
+		   (int)cap;
+}
+
+/* Whether the #include at loc (FILE:LINE:COL) names h in angle brackets
+ * rather than quotes; unknown (an unreadable FILE) counts as angle. */
+static bool angle_include(const char *loc, const char *h)
+{
+	char path[PATH_MAX], quoted[PATH_MAX + 3], *c, *l = NULL;
+	size_t cap = 0;
+	long want, n = 0;
+	bool angle = true;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s", loc);
+	if (!(c = strrchr(path, ':')))
+		return true;
+	*c = '\0';
+	if (!(c = strrchr(path, ':')))
+		return true;
+	*c = '\0';
+	want = atol(c + 1);
+	snprintf(quoted, sizeof quoted, "\"%s\"", h);
+	if (!(f = fopen(path, "r")))
+		return true;
+	while (getline(&l, &cap, f) > 0)
+		if (++n == want) {
+			angle = !strstr(l, quoted);
+			break;
+		}
+	free(l);
+	fclose(f);
+	return angle;
+}
+
+/* Copy clang's stderr (fd) to err, a missing system header's diagnostic
+ * as one line of heisen's (see the top of the file): the "In file
+ * included from" lines before it are held until the line they lead to
+ * is known, and the source excerpt and "1 error generated." after it
+ * dropped. */
+static void filter_diagnostics(int fd, FILE *err)
+{
+	FILE *in = fdopen(fd, "r");
+	char *line = NULL, *held = NULL, *pbuf = NULL;
+	char loc[PATH_MAX], h[PATH_MAX];
+	size_t cap = 0, pcap = 0, nheld = 0;
+	bool skipping = false;
+	ssize_t n;
+
+	if (!in) {
+		close(fd);
+		return;
+	}
+	while ((n = getline(&line, &cap, in)) > 0) {
+		const char *plain = plain_text(line, &pbuf, &pcap);
+		char *grown;
+
+		if (skipping) {
+			if (!strstr(plain, " generated."))
+				continue;
+			skipping = false;
+			if (!strncmp(plain, "1 error generated.", 18))
+				continue;
+		} else if (!strncmp(plain, "In file included from ", 22) ||
+			   !strncmp(plain, "                 from ", 22)) {
+			if ((grown = realloc(held, nheld + (size_t)n))) {
+				held = grown;
+				memcpy(held + nheld, line, (size_t)n);
+				nheld += (size_t)n;
+				continue;
+			}
+		} else if (not_found(plain, loc, h, sizeof loc) &&
+			   angle_include(loc, h)) {
+			const char *why = missing_why(h);
+			fprintf(err,
+				"heisen cc: %s: <%s> is not available for "
+				"wasm32-wasi (%s); see docs/porting.md\n",
+				loc, h,
+				why ? why : "wasi-libc has no such header");
+			nheld = 0;
+			skipping = true;
+			continue;
+		}
+		if (nheld)
+			fwrite(held, 1, nheld, err);
+		nheld = 0;
+		fwrite(line, 1, (size_t)n, err);
+	}
+	if (nheld)
+		fwrite(held, 1, nheld, err);
+	free(line);
+	free(held);
+	free(pbuf);
+	fclose(in);
+}
+
+/* Run argv, its stderr through filter_diagnostics to err; returns its
+ * wait status in *status, or false with errno. */
+static bool run_argv(const char *const *argv, int *status, FILE *err)
+{
+	posix_spawn_file_actions_t fa;
+	int p[2], e;
+	pid_t pid;
+
+	if (pipe(p))
+		return false;
+	if ((e = posix_spawn_file_actions_init(&fa)) ||
+	    (e = posix_spawn_file_actions_adddup2(&fa, p[1], 2)) ||
+	    (e = posix_spawn_file_actions_addclose(&fa, p[0])) ||
+	    (e = posix_spawn_file_actions_addclose(&fa, p[1])) ||
+	    (e = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
+			     environ))) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(p[0]);
+		close(p[1]);
 		errno = e;
 		return false;
 	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	filter_diagnostics(p[0], err);
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)
 			return false;
 	return true;
+}
+
+/* Whether the user chose clang's colours (then heisen leaves them). */
+static bool colour_chosen(const tui_args *a)
+{
+	for (int i = 0; i < a->noperands; i++)
+		if (strstr(a->operands[i], "color-diagnostics") ||
+		    !strncmp(a->operands[i], "-fdiagnostics-color", 19))
+			return true;
+	return false;
 }
 
 /* The compiler-rt builtins clang will link, when they are missing: clang
@@ -422,8 +653,14 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		goto nomem;
 	add(&l, "-pthread");
 	add(&l, "-ftls-model=local-exec");
+	add(&l, "-nostdlibinc");
 	add(&l, "-isystem");
 	add(&l, inc);
+	add(&l, "-idirafter");
+	if (!addf(&l, "%s/include/wasm32-wasi", sysroot))
+		goto nomem;
+	if (isatty(fileno(err)) && !colour_chosen(a))
+		add(&l, "-fcolor-diagnostics");
 	if (link) {
 		add(&l, "-nostartfiles");
 		if (!addf(&l, "%s/crt1.o", lib) ||
@@ -431,6 +668,7 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		    !addf(&l, "-L%s", lib))
 			goto nomem;
 		add(&l, "-lheisen-guest");
+		add(&l, "-lwasi-emulated-signal");
 		add(&l, "-Wl,--import-memory");
 		add(&l, "-Wl,--max-memory=" CC_MAX_MEMORY);
 		add(&l, "-Wl,--export=wasi_thread_start");
@@ -444,9 +682,14 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = TUI_EXIT_USAGE;
 		goto done;
 	}
-	for (int i = 0; i < a->noperands; i++)
-		if (strcmp(a->operands[i], "--print-cmd"))
-			add(&l, a->operands[i]);
+	for (int i = 0; i < a->noperands; i++) {
+		const char *w = a->operands[i];
+		if (!strcmp(w, "-l") && i + 1 < a->noperands &&
+		    !strcmp(a->operands[i + 1], "atomic"))
+			i++;
+		else if (strcmp(w, "--print-cmd") && strcmp(w, "-latomic"))
+			add(&l, w);
+	}
 	l.w[l.n] = NULL;
 
 	if (print) {
@@ -464,7 +707,7 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		goto done;
 	fflush(out);
 	fflush(err);
-	if (!run_argv(l.w, &status)) {
+	if (!run_argv(l.w, &status, err)) {
 		fprintf(err, "heisen cc: cannot run %s: %s\n", clang,
 			strerror(errno));
 		goto done;

@@ -29,15 +29,16 @@
  *     thread to finish and then ends the program with status 0.
  *   - Cancellation is deferred: pthread_cancel() sets a request that the
  *     thread acts on at its next cancellation point (pthread_testcancel,
- *     pthread_join, pthread_cond_wait, pthread_cond_timedwait), waking it
- *     if it sleeps in one of those, by pthread_exit(PTHREAD_CANCELED):
+ *     pthread_join, pthread_cond_wait, pthread_cond_timedwait, sem_wait,
+ *     sem_timedwait, sleep, usleep, nanosleep, pause, sigsuspend), waking
+ *     it if it sleeps in one of those, by pthread_exit(PTHREAD_CANCELED):
  *     cleanup handlers run innermost first (on pthread_exit too), then
  *     key destructors, and pthread_join returns PTHREAD_CANCELED. A
  *     thread cancelled in pthread_cond_wait holds the mutex again when its
  *     handlers run. PTHREAD_CANCEL_ASYNCHRONOUS is accepted and acts as
  *     deferred (Wasm cannot interrupt a thread between instructions).
- *     sleep, usleep, nanosleep and blocking I/O are wasi-libc's own and
- *     are not cancellation points. pthread_cancel of a thread blocked in a
+ *     Blocking I/O is wasi-libc's own and is not a cancellation point.
+ *     pthread_cancel of a thread blocked in a
  *     cancellation point reads that thread's state with an atomic, so
  *     `heisen check` orders the cancelling thread after what the target
  *     did before it blocked.
@@ -47,7 +48,8 @@
  *     without the atomics feature, so its `_Thread_local int errno` is a
  *     plain global. (heisen's __errno.h declares it that way so programs
  *     link.) Read errno right after the failing call.
- *   - No signals, no scheduling policies or priorities.
+ *   - Signals are process-local and run at safe points (signal.h); no
+ *     scheduling policies or priorities.
  *   - Stdio output functions (printf, puts, fwrite, ...) are serialised by
  *     one library lock; input functions are not.
  *   - Thread stacks have no guard page: overflowing one corrupts the heap.

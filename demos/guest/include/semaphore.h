@@ -20,7 +20,9 @@
  *   sem_destroy(s)               always 0; destroying a semaphore that
  *       threads still wait on is undefined, as in POSIX.
  *   sem_wait(s)                  take one unit, sleeping while there is
- *       none. Never fails (no signals, so no EINTR).
+ *       none. A cancellation point. EINTR: a signal's handler installed
+ *       without SA_RESTART ran while it slept (signal.h); with
+ *       SA_RESTART (signal() sets it) it waits on, as on Linux.
  *   sem_trywait(s)               take one unit if there is one. EAGAIN:
  *       the value was 0.
  *   sem_timedwait(s, abs)        sem_wait with a CLOCK_REALTIME deadline.

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# The POSIX surface `heisen cc` gives real threaded C programs:
+#   headers   the host's /usr/include is never searched: an #include <H>
+#             wasm32-wasi lacks (<setjmp.h>, a Linux <asm/types.h>, one
+#             behind a program's own header) fails with one line naming
+#             H and docs/porting.md, exit 2, not glibc's or Linux's
+#             error; a missing "H" of the program's own stays clang's
+#   latomic   -latomic and -l atomic link (wasm32's atomics are
+#             instructions)
+#   misc      guests/posix-misc.c (<sys/queue.h>'s six kinds, getpid,
+#             chmod and chown) prints what its native glibc build prints;
+#             heisen check finds no race in it
+#   signals   guests/posix-signals.c (a pool paused and resumed by
+#             pthread_kill(SIGUSR1), raise, sigaction, masks, SIG_IGN,
+#             nanosleep and sem_wait ended by EINTR, sleep and sem_wait
+#             cancelled)
+#             prints what its native glibc build prints; raise(SIGTERM)
+#             with no handler ends both with status 143; heisen check
+#             finds no race in it
+. "$(dirname "$0")/lib.sh"
+cd "$dir" || exit 1
+unset HEISEN_DB
+
+cc() { # NAME ARGS... : heisen cc ARGS, leaving rc, $dir/NAME.out and .err
+	local name=$1
+	shift
+	"$HEISEN" cc "$@" >"$dir/$name.out" 2>"$dir/$name.err"
+	rc=$?
+}
+
+# ---- headers: one line for what wasm32-wasi lacks --------------------------------
+printf '#include <stdio.h>\n#include "mine.h"\nint main(void) { return 0; }\n' >"$dir/via.c"
+printf '#include <setjmp.h>\n' >"$dir/mine.h"
+printf '#include <asm/types.h>\nint main(void) { return 0; }\n' >"$dir/linux.c"
+printf '#include <stdio.h>\n#include <sys/nosuch.h>\nint main(void) { return 0; }\n' >"$dir/nosuch.c"
+for c in "via.c|./mine.h:1:10: <setjmp.h> is not available for wasm32-wasi (not yet: setjmp" \
+	"linux.c|linux.c:1:10: <asm/types.h> is not available for wasm32-wasi (a Linux kernel header" \
+	"nosuch.c|nosuch.c:2:10: <sys/nosuch.h> is not available for wasm32-wasi (wasi-libc has no such header)"; do
+	src=${c%%|*}
+	want="heisen cc: ${c#*|}"
+	cc "$src" -o "$dir/x.wasm" "$src"
+	[ "$rc" -eq 2 ] || bad "cc $src: exit $rc, want 2"
+	[ "$(wc -l <"$dir/$src.err")" -eq 1 ] && grep -qF "$want" "$dir/$src.err" &&
+		grep -q 'see docs/porting.md$' "$dir/$src.err" ||
+		bad "cc $src: want one line '$want...; see docs/porting.md', got: $(snippet "$dir/$src.err")"
+	! grep -qE '/usr/include/[^w]|bits/|In file included' "$dir/$src.err" ||
+		bad "cc $src: the host's headers or clang's include chain show: $(snippet "$dir/$src.err")"
+done
+printf '#include "absent.h"\nint main(void) { return 0; }\n' >"$dir/own.c"
+cc own -c -o "$dir/own.o" "$dir/own.c"
+[ "$rc" -eq 2 ] && grep -q "'absent.h' file not found" "$dir/own.err" &&
+	! grep -q 'heisen cc' "$dir/own.err" ||
+	bad "cc own.c: a missing \"absent.h\" should be clang's error, exit 2; got exit $rc: $(snippet "$dir/own.err")"
+"$HEISEN" cc --print-cmd -c x.c >"$dir/cmd" 2>&1
+grep -q -- '-nostdlibinc' "$dir/cmd" && grep -q -- '-idirafter /usr/include/wasm32-wasi' "$dir/cmd" ||
+	bad "--print-cmd: no -nostdlibinc ... -idirafter /usr/include/wasm32-wasi: $(snippet "$dir/cmd")"
+printf '#include <stdio.h>\nint main(void) { return 0; }\n' >"$dir/search.c"
+cc search -E -v -o /dev/null "$dir/search.c"
+sed -n '/search starts here/,/End of search/p' "$dir/search.err" >"$dir/search.list"
+grep -q 'wasm32-wasi' "$dir/search.list" && ! grep -qE '^ /usr/(local/)?include$' "$dir/search.list" ||
+	bad "cc -E -v: the include search list has the host's headers: $(snippet "$dir/search.list")"
+
+# ---- -latomic ---------------------------------------------------------------------
+cat >"$dir/atomic.c" <<'EOF'
+#include <stdatomic.h>
+#include <stdio.h>
+static _Atomic long long n;
+int main(void)
+{
+	atomic_fetch_add(&n, 41);
+	atomic_fetch_add(&n, 1);
+	printf("%lld\n", (long long)atomic_load(&n));
+	return 0;
+}
+EOF
+for flag in -latomic "-l atomic"; do
+	# shellcheck disable=SC2086
+	cc atomic -O1 -o "$dir/atomic.wasm" "$dir/atomic.c" $flag
+	[ "$rc" -eq 0 ] || { bad "cc $flag: exit $rc: $(snippet "$dir/atomic.err")"; continue; }
+	out=$(timeout -s KILL 60 "$HEISEN" run "$dir/atomic.wasm" </dev/null 2>&1)
+	[ "$out" = 42 ] || bad "atomic.wasm built with $flag: printed '$out', want 42"
+done
+
+# ---- misc: <sys/queue.h>, getpid, chmod, against glibc --------------------------
+need_demos
+guests=$root/demos/build/guests
+# check_clean NAME WASM [ARGS...]: 3 runs of heisen check end ok, no race
+check_clean() {
+	local name=$1 wasm=$2
+	shift 2
+	timeout -s KILL 300 "$HEISEN" check "$wasm" --runs 3 --json --db "$dir/check.db" \
+		--timeout 60 -- "$@" >"$dir/$name.json" 2>"$dir/$name.cerr"
+	rc=$?
+	[ "$rc" -eq 0 ] || { bad "check $name: exit $rc: $(snippet "$dir/$name.cerr")"; return; }
+	python3 - "$dir/$name.json" <<'EOF' >"$dir/why" 2>&1 || bad "check $name: $(snippet "$dir/why")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["statuses"] == {"ok": 3}, "statuses %r" % d["statuses"]
+assert not d["races"], "races %r" % [[(s["file"], s["line"]) for s in r["sites"]] for r in d["races"]]
+EOF
+}
+# native NAME: build tests/e2e/guests/NAME.c with the host's cc into $dir/NAME
+native() {
+	command cc -pthread -O1 -o "$dir/$1" "$root/tests/e2e/guests/$1.c" 2>"$dir/$1.ncc" ||
+		{ bad "native $1.c: $(snippet "$dir/$1.ncc")"; return 1; }
+}
+mkdir -p "$dir/files"
+echo data >"$dir/files/mine"
+if native posix-misc; then
+	"$dir/posix-misc" "$dir/files/mine" "$dir/files/absent" >"$dir/misc.native" 2>&1
+	timeout -s KILL 60 "$HEISEN" run "$guests/posix-misc.wasm" --dir "$dir/files::/f" \
+		-- /f/mine /f/absent </dev/null >"$dir/misc.out" 2>"$dir/misc.err"
+	rc=$?
+	[ "$rc" -eq 0 ] && diff "$dir/misc.native" "$dir/misc.out" >"$dir/misc.diff" ||
+		bad "posix-misc: exit $rc, output differs from glibc's: $(snippet "$dir/misc.diff") $(snippet "$dir/misc.err")"
+fi
+check_clean misc "$guests/posix-misc.wasm"
+
+# ---- signals: a pool paused by pthread_kill, against glibc ------------------------
+if native posix-signals; then
+	timeout -s KILL 60 "$dir/posix-signals" >"$dir/sig.native" 2>&1
+	nrc=$?
+	timeout -s KILL 120 "$HEISEN" run "$guests/posix-signals.wasm" </dev/null \
+		>"$dir/sig.out" 2>"$dir/sig.err"
+	rc=$?
+	[ "$nrc" -eq 0 ] || bad "native posix-signals: exit $nrc: $(snippet "$dir/sig.native")"
+	[ "$rc" -eq 0 ] && diff "$dir/sig.native" "$dir/sig.out" >"$dir/sig.diff" ||
+		bad "posix-signals: exit $rc, output differs from glibc's: $(snippet "$dir/sig.diff") $(snippet "$dir/sig.err")"
+	grep -q '^pool: 0 of 8 jobs done while held$' "$dir/sig.out" ||
+		bad "posix-signals: a held pool ran jobs: $(snippet "$dir/sig.out")"
+	# in another bash, whose report of its child's death by SIGTERM
+	# goes to /dev/null
+	nrc=$(bash -c '"$1" term >/dev/null 2>&1; echo $?' _ "$dir/posix-signals" 2>/dev/null)
+	timeout -s KILL 60 "$HEISEN" run "$guests/posix-signals.wasm" -- term </dev/null \
+		>"$dir/term.out" 2>"$dir/term.err"
+	rc=$?
+	[ "$nrc" -eq 143 ] && [ "$rc" -eq 143 ] && [ ! -s "$dir/term.out" ] ||
+		bad "raise(SIGTERM) with no handler: exit $rc (native $nrc), want 143 and no output: $(snippet "$dir/term.out")"
+fi
+check_clean signals "$guests/posix-signals.wasm"
+
+finish t_posix

@@ -425,6 +425,23 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 
 /* `heisen run`'s exit status for a masked run that reports nbugs
  * violations. */
+/* r as `heisen run` reports it: text, or one JSON document. */
+static void report_run(FILE *out, bool json, const det_prog *p,
+		       const run_report *r)
+{
+	tui_json j;
+
+	if (!json) {
+		print_run(out, NULL, p, r);
+		return;
+	}
+	tui_json_init(&j, out);
+	tui_json_obj(&j, NULL);
+	print_run(out, &j, p, r);
+	tui_json_end(&j, '}');
+	tui_json_done(&j);
+}
+
 static int run_exit(const det_run_result *res, uint32_t nbugs, bool fail)
 {
 	int rc;
@@ -561,16 +578,7 @@ static int run_masked(const tui_cmd *cmd, const tui_args *a,
 		goto done;
 	}
 	judge_violations(&r, supp);
-	if (json) {
-		tui_json j;
-		tui_json_init(&j, out);
-		tui_json_obj(&j, NULL);
-		print_run(out, &j, p, &r);
-		tui_json_end(&j, '}');
-		tui_json_done(&j);
-	} else {
-		print_run(out, NULL, p, &r);
-	}
+	report_run(out, json, p, &r);
 	if (!(rc = tui_gate_hits(cmd, gate, tui_opt_value(cmd, a, "--db"),
 				 p->name, r.hit, r.suppressed, r.nhit, &failing,
 				 err)))
@@ -738,16 +746,7 @@ static int run_serial(const tui_cmd *cmd, const tui_args *a,
 		goto done;
 	}
 	judge_violations(&r, supp);
-	if (json) {
-		tui_json j;
-		tui_json_init(&j, out);
-		tui_json_obj(&j, NULL);
-		print_run(out, &j, p, &r);
-		tui_json_end(&j, '}');
-		tui_json_done(&j);
-	} else {
-		print_run(out, NULL, p, &r);
-	}
+	report_run(out, json, p, &r);
 	if (save) {
 		rep_sched_file f = {.spec = r.followed ? followed.spec : spec,
 				    .points = res.sched.events,

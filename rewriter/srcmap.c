@@ -89,6 +89,13 @@ struct rw_srcmap {
 	sunit *units; /* in .debug_line order, which is offset order */
 	size_t nunits, units_cap;
 	bool has_lines;
+	/* While an instrumented module's map is built: each kept sequence,
+	 * its DWARF range and its rows (drop_overlapping). */
+	struct seqspan {
+		uint64_t lo, hi;
+		size_t first, n;
+	} *seqs;
+	size_t nseqs, seqs_cap;
 };
 
 /* Comp dirs by line-table offset, from .debug_info. */
@@ -444,6 +451,77 @@ static bool seq_fits(const codespan *code, uint64_t lo, uint64_t hi)
 	return false;
 }
 
+static bool push_seq(rw_srcmap *s, uint64_t lo, uint64_t hi, size_t first)
+{
+	if (s->nseqs == s->seqs_cap) {
+		size_t nc = s->seqs_cap ? s->seqs_cap * 2 : 64;
+		struct seqspan *v = wasm_realloc(s->seqs, nc * sizeof *v);
+		if (!v)
+			return false;
+		s->seqs = v;
+		s->seqs_cap = nc;
+	}
+	s->seqs[s->nseqs++] =
+	    (struct seqspan){lo, hi, first, s->nrows - first};
+	return true;
+}
+
+static int seq_cmp(const void *a, const void *b)
+{
+	const struct seqspan *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* An instrumented module keeps the original's DWARF but not its function
+ * bodies, so seq_fits cannot tell a sequence wasm-ld left behind by its
+ * ends (--wrap relocates the wrapped original's table onto the wrapper,
+ * over the functions after it, and its end row would then hide them).
+ * Real sequences do not overlap one another; such a leftover overlaps two
+ * or more. So the sequence overlapping the most others goes, again while
+ * one overlaps two or more (a wrapper overlapped by two leftovers stays
+ * once they are gone). False when out of memory. */
+static bool drop_overlapping(rw_srcmap *s)
+{
+	uint32_t *hits = wasm_calloc(s->nseqs + 1, sizeof *hits);
+	uint8_t *gone = wasm_calloc(s->nrows + 1, 1);
+	size_t k = 0;
+
+	if (!hits || !gone) {
+		wasm_free(hits);
+		wasm_free(gone);
+		return false;
+	}
+	qsort(s->seqs, s->nseqs, sizeof *s->seqs, seq_cmp);
+	for (size_t i = 0; i < s->nseqs; i++)
+		for (size_t j = i + 1;
+		     j < s->nseqs && s->seqs[j].lo < s->seqs[i].hi; j++) {
+			hits[i]++;
+			hits[j]++;
+		}
+	for (;;) {
+		size_t worst = 0;
+		for (size_t i = 1; i < s->nseqs; i++)
+			if (hits[i] > hits[worst])
+				worst = i;
+		if (hits[worst] < 2)
+			break;
+		for (size_t j = 0; j < s->nseqs; j++)
+			if (j != worst && hits[j] &&
+			    s->seqs[j].lo < s->seqs[worst].hi &&
+			    s->seqs[worst].lo < s->seqs[j].hi)
+				hits[j]--;
+		hits[worst] = 0;
+		memset(gone + s->seqs[worst].first, 1, s->seqs[worst].n);
+	}
+	for (size_t r = 0; r < s->nrows; r++)
+		if (!gone[r])
+			s->rows[k++] = s->rows[r];
+	s->nrows = k;
+	wasm_free(hits);
+	wasm_free(gone);
+	return true;
+}
+
 /* Run one unit's line-number program over [c->pos, c->end). */
 static wasm_status run_program(rw_dcur *c, rw_srcmap *s, lunit *u,
 			       const codespan *code, uint8_t min_inst,
@@ -568,6 +646,9 @@ static wasm_status run_program(rw_dcur *c, rw_srcmap *s, lunit *u,
 			if (!seq_fits(code, seq_lo, addr)) {
 				s->nrows = seq_start;
 			} else {
+				if (code->moved &&
+				    !push_seq(s, seq_lo, addr, seq_start))
+					return WASM_NOMEM;
 				for (size_t i = seq_start; i < s->nrows; i++)
 					s->rows[i].off += code->start;
 			}
@@ -740,11 +821,18 @@ wasm_status rw_srcmap_new(const wasm_module *m, rw_srcmap **out, wasm_err *err)
 	}
 	if (st)
 		goto done;
+	if (code.moved && s->nseqs && !drop_overlapping(s)) {
+		st = WASM_NOMEM;
+		goto done;
+	}
 	if (s->nrows) /* qsort's pointer must not be NULL */
 		qsort(s->rows, s->nrows, sizeof *s->rows, srow_cmp);
 	s->has_lines = s->nrows > 0;
 done:
 	wasm_free(cd.v);
+	wasm_free(s->seqs);
+	s->seqs = NULL;
+	s->nseqs = s->seqs_cap = 0;
 	if (st == WASM_NOMEM) {
 		err->section = NULL;
 		err->func = WASM_NO_FUNC;

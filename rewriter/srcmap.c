@@ -94,7 +94,7 @@ struct rw_srcmap {
 	struct seqspan {
 		uint64_t lo, hi;
 		size_t first, n;
-	} *seqs;
+	} * seqs;
 	size_t nseqs, seqs_cap;
 };
 
@@ -461,8 +461,7 @@ static bool push_seq(rw_srcmap *s, uint64_t lo, uint64_t hi, size_t first)
 		s->seqs = v;
 		s->seqs_cap = nc;
 	}
-	s->seqs[s->nseqs++] =
-	    (struct seqspan){lo, hi, first, s->nrows - first};
+	s->seqs[s->nseqs++] = (struct seqspan){lo, hi, first, s->nrows - first};
 	return true;
 }
 

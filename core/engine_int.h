@@ -293,12 +293,12 @@ struct eng_thread {
 	uintptr_t park_key;
 	void *park_mem;
 	/* serial execution (sched.c), under proc->s_lock */
-	uint8_t s_state;     /* ENG_S_RUN, ENG_S_WAIT, ENG_S_DONE */
-	uint32_t s_result;   /* a finished wait: 0 woken, 2 timed out */
-	uintptr_t s_key;     /* the address waited on; 0 for a sleep */
-	uint64_t s_off;      /* that address as an offset in its memory */
-	uint64_t s_deadline; /* virtual ns; UINT64_MAX for none */
-	uint64_t s_seq;	     /* the point its wait began at (FIFO wakes) */
+	uint8_t s_state;	 /* ENG_S_RUN, ENG_S_WAIT, ENG_S_DONE */
+	uint32_t s_result;	 /* a finished wait: 0 woken, 2 timed out */
+	uintptr_t s_key;	 /* the address waited on; 0 for a sleep */
+	uint64_t s_off;		 /* that address as an offset in its memory */
+	uint64_t s_deadline;	 /* virtual ns; UINT64_MAX for none */
+	uint64_t s_seq;		 /* the point its wait began at (FIFO wakes) */
 	_Atomic uint32_t s_wake; /* futex: bumped when its turn may be due */
 	/* spawned threads */
 	pthread_t os;

@@ -187,8 +187,7 @@ static eng_trap_kind probe_call(eng_thread *t, void *ctx, const eng_val *args,
 }
 
 /* The guest library's hints (core/wasi.h), in hint_names' order. */
-static const char *const hint_names[4] = {"alloc", "free", "stack",
-					  "nosync"};
+static const char *const hint_names[4] = {"alloc", "free", "stack", "nosync"};
 static const char *const hint_sigs[4] = {"ii", "i", "ii", "i"};
 
 static eng_trap_kind hint_alloc(eng_thread *t, void *ctx, const eng_val *args,

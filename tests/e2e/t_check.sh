@@ -440,4 +440,18 @@ assert k == ["range-read", "range-write", "range-write", "read", "write", "write
 ' "$dir/range.json" 2>"$dir/why" || bad "hb-range kinds: $(snippet "$dir/why")"
 fi
 
+# The guest library's synchronisation is POSIX's only: destroying a mutex
+# the worker let go of must not order main's read after the worker's write
+# (the destroy's look at the mutex word hid this race in every run).
+g=$root/tests/e2e/guests/hb-destroy.c
+hc "$dir/destroy.json" "$dir/destroy.err" check "$build/guests/hb-destroy.wasm" \
+	--runs 3 --json --db "$dir/destroy.db" "${runtime[@]}"
+if [ "$rc" -ne 0 ]; then
+	bad "hb-destroy: check exit $rc: $(snippet "$dir/destroy.err")"
+else
+	hb races "$dir/destroy.json" hb-destroy.wasm 3 \
+		"hb-destroy.c:$(line_of "write result") hb-destroy.c:$(line_of "read result")" \
+		>"$dir/why" 2>&1 || bad "hb-destroy: $(snippet "$dir/why")"
+fi
+
 finish t_check

@@ -799,6 +799,7 @@ eng_func *eng_host_func_new(eng_proc *p, const wasm_functype *type,
 	}
 	memcpy(f->own_type.types, type->types, n);
 	strcpy(f->name, name ? name : "");
+	f->name_hash = eng_sched_name_hash(f->name);
 	f->type = &f->own_type;
 	f->type_id = eng_type_intern(type);
 	func_slots(f);
@@ -873,6 +874,13 @@ static bool bucket_remove(struct bucket *b, eng_thread *t)
 	return false;
 }
 
+/* The word memory.atomic.wait compares with its expected value. */
+static uint64_t wait_word(const uint8_t *addr, bool is64)
+{
+	return is64 ? __atomic_load_n((const uint64_t *)addr, __ATOMIC_SEQ_CST)
+		    : __atomic_load_n((const uint32_t *)addr, __ATOMIC_SEQ_CST);
+}
+
 eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 			  uint64_t expect, bool is64, int64_t timeout_ns,
 			  uint32_t *result)
@@ -888,9 +896,7 @@ eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 	if (p->serial) {
 		eng_trap_kind k;
 		/* Nobody else runs: the value cannot change under us. */
-		cur = is64
-			  ? __atomic_load_n((uint64_t *)addr, __ATOMIC_SEQ_CST)
-			  : __atomic_load_n((uint32_t *)addr, __ATOMIC_SEQ_CST);
+		cur = wait_word(addr, is64);
 		if (cur != expect) {
 			*result = 1;
 			return ENG_OK;
@@ -905,8 +911,7 @@ eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 	}
 	b = bucket_of((uintptr_t)addr);
 	pthread_mutex_lock(&b->lock);
-	cur = is64 ? __atomic_load_n((uint64_t *)addr, __ATOMIC_SEQ_CST)
-		   : __atomic_load_n((uint32_t *)addr, __ATOMIC_SEQ_CST);
+	cur = wait_word(addr, is64);
 	if (cur != expect) {
 		pthread_mutex_unlock(&b->lock);
 		*result = 1;

@@ -55,7 +55,7 @@ static void mix(eng_proc *p, uint64_t v)
 	p->s_digest = z ^ (z >> 31);
 }
 
-static uint64_t str_hash(const char *s)
+uint64_t eng_sched_name_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
@@ -326,7 +326,7 @@ eng_trap_kind eng_sched_host(eng_thread *t, const eng_func *f,
 			     const eng_val *args)
 {
 	eng_proc *p = t->proc;
-	uint64_t h = str_hash(f->name);
+	uint64_t h = f->name_hash;
 	eng_trap_kind k;
 
 	for (uint32_t i = 0; i < f->nargs; i++)
@@ -364,22 +364,19 @@ eng_trap_kind eng_sched_wait(eng_thread *t, uintptr_t key, uint64_t off,
 eng_trap_kind eng_sched_sleep(eng_thread *t, uint64_t until)
 {
 	eng_proc *p = t->proc;
-	eng_trap_kind k;
 	uint32_t r;
 
-	pthread_mutex_lock(&p->s_lock);
-	if (until <= p->s_vclock) {
-		unlock(p);
+	/* Only t runs: the clock cannot move between this read and the
+	 * wait. */
+	uint64_t now = eng_proc_vclock(p);
+
+	if (until <= now)
 		return stopping(p) ? ENG_STOPPED : ENG_OK;
-	}
-	unlock(p);
 	/* A wait on no address that only its deadline ends. */
-	k = eng_sched_wait(t, 0, 0,
-			   (int64_t)(until - eng_proc_vclock(p) > INT64_MAX
-					 ? INT64_MAX
-					 : until - eng_proc_vclock(p)),
-			   &r);
-	return k;
+	return eng_sched_wait(t, 0, 0,
+			      until - now > INT64_MAX ? INT64_MAX
+						      : (int64_t)(until - now),
+			      &r);
 }
 
 uint32_t eng_sched_notify(eng_thread *t, uintptr_t key, uint64_t off,

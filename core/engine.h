@@ -196,6 +196,9 @@ int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
 
 /* Wait until every thread started with eng_proc_spawn has returned. */
 void eng_proc_join(eng_proc *p);
+/* Wait until at most keep of those threads still run, p is stopping, or
+ * timeout_s seconds have passed, whichever comes first. */
+void eng_proc_await(eng_proc *p, uint32_t keep, double timeout_s);
 
 /* Host data attached to a proc (WASI state, the detector's tables). */
 void eng_proc_set_host(eng_proc *p, void *host);

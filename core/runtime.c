@@ -383,6 +383,24 @@ void eng_proc_join(eng_proc *p)
 	wasm_free(fin);
 }
 
+void eng_proc_await(eng_proc *p, uint32_t keep, double timeout_s)
+{
+	struct timespec dl;
+	uint64_t ns = (uint64_t)(timeout_s * 1e9);
+
+	/* done_cv times on CLOCK_REALTIME, the default. */
+	clock_gettime(CLOCK_REALTIME, &dl);
+	ns += (uint64_t)dl.tv_nsec;
+	dl.tv_sec += (time_t)(ns / 1000000000u);
+	dl.tv_nsec = (long)(ns % 1000000000u);
+	pthread_mutex_lock(&p->lock);
+	while (p->live > keep &&
+	       !(atomic_load(&p->stop) & ENG_STOP_REQ) &&
+	       pthread_cond_timedwait(&p->done_cv, &p->lock, &dl) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&p->lock);
+}
+
 void eng_proc_free(eng_proc *p)
 {
 	eng_obj *o, *next;

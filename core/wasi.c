@@ -18,7 +18,6 @@
  */
 #include "wasi_int.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,9 +39,7 @@ struct run {
 	wasi_ctx ctx;
 	eng_memory *memory;   /* env.memory, created once per run, or NULL */
 	eng_thread *main;     /* the thread that runs _start */
-	pthread_mutex_t lock; /* guards cache, cached and live */
-	pthread_cond_t ended; /* a spawned thread ended (live went down) */
-	uint32_t live;	      /* spawned threads not yet ended */
+	pthread_mutex_t lock; /* guards cache and cached */
 	eng_extern *cache;    /* per import index: what WASI resolved */
 	bool *cached;
 	binding *bind;	   /* per import index */
@@ -176,26 +173,8 @@ static eng_trap_kind host_hint(eng_thread *t, void *ctx, const eng_val *args,
  * stopping. */
 static void exit_grace(run *r, uint32_t keep)
 {
-	struct timespec dl;
-	uint64_t ns;
-	eng_trap st;
-
-	if (r->cfg->exit_grace_s <= 0)
-		return;
-	ns = (uint64_t)(r->cfg->exit_grace_s * 1e9);
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	ns += (uint64_t)dl.tv_nsec;
-	dl.tv_sec += (time_t)(ns / 1000000000u);
-	dl.tv_nsec = (long)(ns % 1000000000u);
-	pthread_mutex_lock(&r->lock);
-	while (r->live > keep) {
-		eng_proc_status(r->p, &st);
-		if (st.kind != ENG_OK ||
-		    pthread_cond_timedwait(&r->ended, &r->lock, &dl) ==
-			ETIMEDOUT)
-			break;
-	}
-	pthread_mutex_unlock(&r->lock);
+	if (r->cfg->exit_grace_s > 0)
+		eng_proc_await(r->p, keep, r->cfg->exit_grace_s);
 }
 
 static eng_trap_kind host_proc_exit(eng_thread *t, void *ctx,
@@ -235,7 +214,7 @@ static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out);
 
 /* A spawned thread: instantiate the module again on it, then
  * wasi_thread_start(tid, arg). */
-static void thread_run(eng_thread *t, void *arg)
+static void thread_body(eng_thread *t, void *arg)
 {
 	spawn *s = arg;
 	run *r = s->r;
@@ -279,17 +258,6 @@ end:
 		r->cfg->on_end(r->cfg->hook_ctx, t);
 }
 
-static void thread_body(eng_thread *t, void *arg)
-{
-	run *r = ((spawn *)arg)->r;
-
-	thread_run(t, arg);
-	pthread_mutex_lock(&r->lock);
-	r->live--;
-	pthread_cond_broadcast(&r->ended);
-	pthread_mutex_unlock(&r->lock);
-}
-
 static eng_trap_kind host_thread_spawn(eng_thread *t, void *ctx,
 				       const eng_val *args, eng_val *results,
 				       eng_trap *trap)
@@ -306,14 +274,7 @@ static eng_trap_kind host_thread_spawn(eng_thread *t, void *ctx,
 		s->token = r->cfg->on_spawn
 			       ? r->cfg->on_spawn(r->cfg->hook_ctx, t)
 			       : NULL;
-		/* Counted before it can end, so live never underflows. */
-		pthread_mutex_lock(&r->lock);
-		r->live++;
-		pthread_mutex_unlock(&r->lock);
 		if ((tid = eng_proc_spawn(r->p, thread_body, s, &err)) < 0) {
-			pthread_mutex_lock(&r->lock);
-			r->live--;
-			pthread_mutex_unlock(&r->lock);
 			if (r->cfg->on_start)
 				r->cfg->on_start(r->cfg->hook_ctx, NULL,
 						 s->token);
@@ -538,7 +499,6 @@ static void run_free(run *r)
 	if (r->cache)
 		wasi_ctx_fini(&r->ctx);
 	pthread_mutex_destroy(&r->lock);
-	pthread_cond_destroy(&r->ended);
 	wasm_free(r->cache);
 	wasm_free(r->cached);
 	wasm_free(r->bind);
@@ -565,13 +525,6 @@ wasm_status wasi_run(eng_module *cm, const wasi_config *cfg, eng_trap *trap,
 		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				    "out of memory starting a run");
 	pthread_mutex_init(&r->lock, NULL);
-	{
-		pthread_condattr_t ca;
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&r->ended, &ca);
-		pthread_condattr_destroy(&ca);
-	}
 	r->cm = cm;
 	r->m = m;
 	r->cfg = cfg;

@@ -154,16 +154,23 @@ grep -q "does not match its 'stdin_hash'" "$dir/edit.err" ||
 # ---- (d) ThreadSanitizer's verdicts, natively ------------------------------------
 
 # tsan NAME WANT [STDIN]: the native TSan build of NAME reports a race
-# (WANT 1) or none (0).
+# (WANT 1) or none (0). TSan too sees a race with a thread main never
+# joins only when the OS runs that thread before main ends, which a busy
+# machine sometimes does not (1 miss in 3 here, on unjoined-array): a race
+# gets up to three runs; a race-free twin gets three and must stay clean.
 tsan() {
-	local name=$1 want=$2 in=${3:-/dev/null} n
+	local name=$1 want=$2 in=${3:-/dev/null} n=0 k
 	if ! "$cc" -fsanitize=thread -g -O1 -pthread -o "$dir/$name" \
 		"$guests/$name.c" 2>"$dir/tsan.err"; then
 		bad "$name: native TSan build failed: $(snippet "$dir/tsan.err")"
 		return
 	fi
-	n=$(TSAN_OPTIONS=exitcode=0 "$dir/$name" <"$in" 2>&1 >/dev/null |
-		grep -c '^WARNING: ThreadSanitizer: data race')
+	for _ in 1 2 3; do
+		k=$(TSAN_OPTIONS=exitcode=0 "$dir/$name" <"$in" 2>&1 >/dev/null |
+			grep -c '^WARNING: ThreadSanitizer: data race')
+		n=$((n + k))
+		[ "$want" = 1 ] && [ "$n" -gt 0 ] && break
+	done
 	[ "$((n > 0))" -eq "$want" ] ||
 		bad "$name: natively TSan reports $n races, want $([ "$want" = 1 ] && echo some || echo none)"
 }

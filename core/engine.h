@@ -235,7 +235,14 @@ void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx);
  * same execution; eng_proc_sched_stats's digest, a hash over each
  * point's thread, kind and operands (a host call's function name and
  * arguments, a wait's or notify's address), shows two runs took the
- * same path. */
+ * same path.
+ *
+ * Every thread of a serial proc runs on one CPU, the one the thread
+ * calling eng_proc_set_sched was on (when the system lets it choose):
+ * only one runs at a time anyway, a handoff on one CPU is a plain
+ * context switch rather than a wake-up across CPUs, and the other CPUs
+ * stay free (for the other workers of a search). eng_proc_free gives
+ * the calling thread its affinity back. */
 typedef enum eng_point_kind {
 	ENG_POINT_HOST,	  /* a host function call */
 	ENG_POINT_WAIT,	  /* memory.atomic.wait (or a sleep) blocked */
@@ -271,6 +278,11 @@ typedef struct eng_sched_stats {
 	uint32_t threads;  /* threads the run had, the main one included */
 	uint64_t vclock_ns;
 } eng_sched_stats;
+/* A serial proc's spawned threads (the main thread, id 0, not counted)
+ * that have not ended, t excepted. The scheduler counts them, so the
+ * answer is the same at the same point of every run (eng_proc_live's,
+ * counted as OS threads finish, is not). */
+uint32_t eng_sched_alive(eng_thread *t);
 /* What a serial run did so far (all zero when not serial). */
 void eng_proc_sched_stats(eng_proc *p, eng_sched_stats *out);
 

@@ -21,6 +21,7 @@
 #define HEISEN_CORE_ENGINE_INT_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 
@@ -339,6 +340,12 @@ struct eng_proc {
 	uint32_t s_nthreads, s_cap;
 	uint64_t s_events, s_digest, s_vclock;
 	uint32_t s_switches;
+	/* The CPU the proc's threads run on (-1: not pinned), and the
+	 * affinity of the thread that set the scheduler, to give back. */
+	int s_cpu;
+	bool s_pinned;
+	pthread_t s_owner;
+	cpu_set_t s_saved;
 	/* watchdog */
 	bool has_watchdog;
 	pthread_t watchdog;
@@ -383,6 +390,9 @@ enum { ENG_S_RUN = 1, ENG_S_WAIT, ENG_S_DONE };
 bool eng_sched_register(eng_thread *t);
 /* A spawned thread, before it runs anything: wait for its turn. */
 void eng_sched_enter(eng_thread *t);
+/* At the proc's end: the affinity eng_proc_set_sched took from its
+ * caller, given back (on that thread only). */
+void eng_sched_release(eng_proc *p);
 /* The points: before host function f is called with args; a wait on key
  * (the address; off its offset in the memory, for the digest) of at most
  * timeout_ns virtual (< 0: none), *result 0 woken, 2 timed out; a notify

@@ -410,6 +410,8 @@ void eng_proc_free(eng_proc *p)
 		return;
 	eng_proc_stop(p, NULL);
 	eng_proc_join(p);
+	if (p->serial)
+		eng_sched_release(p);
 	if (p->has_watchdog) {
 		pthread_mutex_lock(&p->lock);
 		p->wd_quit = true;

@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <linux/futex.h>
 #include <stdlib.h>
@@ -33,9 +34,7 @@
 
 /* Virtual time per scheduling point: enough that a thread sleeping in a
  * loop of others' work wakes after a plausible amount of it. */
-#define POINT_NS 1000u
-/* Polls of the wake word before a futex sleep (a few microseconds). */
-#define SPIN	    2000
+#define POINT_NS    1000u
 #define NO_DEADLINE UINT64_MAX
 
 static bool stopping(const eng_proc *p)
@@ -66,8 +65,30 @@ uint64_t eng_sched_name_hash(const char *s)
 
 void eng_proc_set_sched(eng_proc *p, const eng_sched *s)
 {
+	cpu_set_t one;
+
 	p->sched = *s;
 	p->serial = true;
+	p->s_cpu = sched_getcpu();
+	p->s_owner = pthread_self();
+	CPU_ZERO(&one);
+	if (p->s_cpu >= 0 && p->s_cpu < CPU_SETSIZE)
+		CPU_SET(p->s_cpu, &one);
+	if (p->s_cpu < 0 || p->s_cpu >= CPU_SETSIZE ||
+	    pthread_getaffinity_np(p->s_owner, sizeof p->s_saved,
+				   &p->s_saved) ||
+	    pthread_setaffinity_np(p->s_owner, sizeof one, &one))
+		p->s_cpu = -1;
+	else
+		p->s_pinned = true;
+}
+
+void eng_sched_release(eng_proc *p)
+{
+	if (p->s_pinned && pthread_equal(pthread_self(), p->s_owner))
+		pthread_setaffinity_np(p->s_owner, sizeof p->s_saved,
+				       &p->s_saved);
+	p->s_pinned = false;
 }
 
 bool eng_proc_serial(const eng_proc *p) { return p->serial; }
@@ -82,6 +103,19 @@ uint64_t eng_proc_vclock(eng_proc *p)
 	v = p->s_vclock;
 	pthread_mutex_unlock(&p->s_lock);
 	return v;
+}
+
+uint32_t eng_sched_alive(eng_thread *t)
+{
+	eng_proc *p = t->proc;
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&p->s_lock);
+	for (uint32_t i = 1; i < p->s_nthreads; i++)
+		n += p->s_threads[i] && i != t->id &&
+		     p->s_threads[i]->s_state != ENG_S_DONE;
+	pthread_mutex_unlock(&p->s_lock);
+	return n;
 }
 
 void eng_proc_sched_stats(eng_proc *p, eng_sched_stats *out)
@@ -129,15 +163,6 @@ bool eng_sched_register(eng_thread *t)
 	return ok;
 }
 
-static inline void spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
 static void wake(eng_thread *t)
 {
 	atomic_fetch_add(&t->s_wake, 1);
@@ -177,11 +202,7 @@ static void await_turn(eng_thread *t)
 		    (atomic_load(&p->stop) & ENG_STOP_REQ))
 			break;
 		unlock(p);
-		for (int i = 0;
-		     i < SPIN && atomic_load_explicit(
-				     &t->s_wake, memory_order_acquire) == g;
-		     i++)
-			spin_pause();
+		/* No spinning: the turn holder runs on this CPU. */
 		if (atomic_load(&t->s_wake) == g)
 			syscall(SYS_futex, (uint32_t *)&t->s_wake,
 				FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
@@ -193,6 +214,12 @@ void eng_sched_enter(eng_thread *t)
 {
 	eng_proc *p = t->proc;
 
+	if (p->s_cpu >= 0) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(p->s_cpu, &one);
+		pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+	}
 	pthread_mutex_lock(&p->s_lock);
 	await_turn(t);
 	unlock(p);

@@ -169,12 +169,25 @@ static eng_trap_kind host_hint(eng_thread *t, void *ctx, const eng_val *args,
 }
 
 /* exit_grace_s: wait until at most `keep` spawned threads are alive (the
- * caller itself when it is one), the grace is over or the proc is
- * stopping. */
-static void exit_grace(run *r, uint32_t keep)
+ * caller t itself when it is one), the grace is over or the proc is
+ * stopping. A serial proc's threads run only while t waits at a point:
+ * t sleeps the grace in virtual time, which ends it early once every
+ * other thread has ended or blocks. */
+static void exit_grace(run *r, eng_thread *t, uint32_t keep)
 {
-	if (r->cfg->exit_grace_s > 0)
+	/* A serial proc counts t out of the threads the grace waits for
+	 * (eng_sched_alive); keep does so for eng_proc_await. */
+	if (r->cfg->exit_grace_s <= 0)
+		return;
+	if (!eng_proc_serial(r->p)) {
 		eng_proc_await(r->p, keep, r->cfg->exit_grace_s);
+		return;
+	}
+	uint64_t until =
+	    eng_proc_vclock(r->p) + (uint64_t)(r->cfg->exit_grace_s * 1e9);
+	while (eng_sched_alive(t) && eng_proc_vclock(r->p) < until &&
+	       eng_sched_sleep(t, until) == ENG_OK)
+		;
 }
 
 static eng_trap_kind host_proc_exit(eng_thread *t, void *ctx,
@@ -184,7 +197,7 @@ static eng_trap_kind host_proc_exit(eng_thread *t, void *ctx,
 	run *r = ctx;
 	int code = (int)(uint32_t)args[0];
 
-	exit_grace(r, t == r->main ? 0 : 1);
+	exit_grace(r, t, t == r->main ? 0 : 1);
 	set_trap(trap, ENG_EXIT, "exit with code %d", code);
 	trap->exit_code = code;
 	eng_proc_stop(r->p, trap); /* every thread, not only this one */
@@ -585,7 +598,7 @@ wasm_status wasi_run(eng_module *cm, const wasi_config *cfg, eng_trap *trap,
 	} else if (eng_call(t, ex.u.func, NULL, res, &tr) == ENG_OK) {
 		/* _start returned: the program is over, whatever its other
 		 * threads are doing (after the grace, if any). */
-		exit_grace(r, 0);
+		exit_grace(r, t, 0);
 		set_trap(&tr, ENG_EXIT, "_start returned");
 		tr.exit_code = 0;
 	}

@@ -136,6 +136,18 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
      * whose runs read an empty stdin. */
     "ALTER TABLE campaigns ADD COLUMN stdin BLOB;"
     "ALTER TABLE campaigns ADD COLUMN stdin_hash TEXT;",
+    /* 11 -> 12: serial execution (replay/sched.h). A campaign's schedule
+     * strategy ("pct:3"; NULL: its runs were not serial) and the failure
+     * an explore looked for; per serial run, what its schedule did: its
+     * points, switches and digest, whether it was a failure, and its
+     * decisions (rep_sched_encode's bytes; NULL where they were not
+     * kept, see db_sched). */
+    "ALTER TABLE campaigns ADD COLUMN schedule TEXT;"
+    "ALTER TABLE campaigns ADD COLUMN failure TEXT;"
+    "CREATE TABLE schedules(run_id INTEGER PRIMARY KEY"
+    " REFERENCES runs(id), points INTEGER NOT NULL,"
+    " switches INTEGER NOT NULL, digest TEXT NOT NULL,"
+    " failed INTEGER NOT NULL, decisions BLOB);",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -149,7 +161,7 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	" (SELECT count(DISTINCT profile || ':' || density_bp) FROM runs"      \
 	" WHERE campaign_id = c.id), c.mask_version, c.owner, c.kind,"         \
 	" (SELECT hostname FROM nodes WHERE id = c.node_id), c.stdin,"         \
-	" c.stdin_hash"                                                        \
+	" c.stdin_hash, c.schedule, c.failure"                                 \
 	" FROM campaigns c JOIN programs p ON p.id = c.program_id"
 #define RUN_COLS                                                               \
 	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
@@ -167,7 +179,7 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	"b.id, b.program_id, p.name, b.site_a, b.kind_a, b.func_a, b.file_a,"  \
 	" b.line_a, b.site_b, b.kind_b, b.func_b, b.file_b, b.line_b, "        \
 	nruns " AS nruns, b.first_run, " first ","                             \
-	" (SELECT max(c.kind = 'sweep') + 2 * max(c.kind = 'check')"           \
+	" (SELECT max(c.kind = 'sweep') + 2 * max(c.kind <> 'sweep')"          \
 	" FROM run_bugs rb JOIN runs r ON r.id = rb.run_id"                    \
 	" JOIN campaigns c ON c.id = r.campaign_id WHERE rb.bug_id = b.id),"   \
 	" b.width_a, b.width_b, " BUG_KEY("b") ", " BUG_TRIAGE("state") ", "   \
@@ -203,9 +215,9 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  "INSERT INTO campaigns(program_id, node_id, created, densities,"     \
 	  " density_bp, profiles, runs, budget_s, jobs, seed, delay,"          \
 	  " timeout_s, prune, pruned, args, status, planned, mask_version,"    \
-	  " owner, kind, stdin, stdin_hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
-	  " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"     \
-	  " ?20, ?21, ?22)")                                                   \
+	  " owner, kind, stdin, stdin_hash, schedule, failure) VALUES(?1, ?2," \
+	  " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"    \
+	  " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)")                          \
 	X(CAMPAIGN_GET, "SELECT " CAMPAIGN_COLS " WHERE c.id = ?1")            \
 	X(CAMPAIGN_LIST,                                                       \
 	  "SELECT " CAMPAIGN_COLS " ORDER BY c.created DESC, c.id DESC")       \
@@ -220,6 +232,14 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 		   " exit_code, msg, nbugs) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
 		   " ?7, ?8, ?9, ?10, ?11, ?12)")                              \
 	X(RUN_GET, "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?1")          \
+	X(SCHED_ADD, "INSERT INTO schedules(run_id, points, switches, digest," \
+		     " failed, decisions) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")     \
+	X(SCHED_GET, "SELECT points, switches, digest, failed, decisions"      \
+		     " FROM schedules WHERE run_id = ?1")                      \
+	X(BUG_SCHED_RUN, "SELECT rb.run_id FROM run_bugs rb JOIN schedules s"  \
+			 " ON s.run_id = rb.run_id WHERE rb.bug_id = ?1"       \
+			 " AND s.decisions IS NOT NULL ORDER BY rb.run_id"     \
+			 " LIMIT 1")                                           \
 	X(RUN_LIST, "SELECT " RUN_COLS " FROM runs r WHERE r.campaign_id = ?1" \
 		    " ORDER BY r.idx")                                         \
 	X(RUN_LIST_BUG, "SELECT " RUN_COLS " FROM run_bugs rb JOIN runs r"     \
@@ -1277,6 +1297,8 @@ void db_campaign_clear(db_campaign *c)
 	wasm_free(c->node);
 	wasm_free(c->input);
 	wasm_free(c->input_hash);
+	wasm_free(c->schedule);
+	wasm_free(c->failure);
 	memset(c, 0, sizeof *c);
 }
 
@@ -1433,6 +1455,8 @@ static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 			ok = false;
 		}
 	}
+	c->schedule = col_dup(s, 28, &ok);
+	c->failure = col_dup(s, 29, &ok);
 	if (ok && c->status && !strcmp(c->status, "running")) {
 		const char *owner = (const char *)sqlite3_column_text(s, 23);
 		ok = owner_check(d, owner, c);
@@ -1458,14 +1482,26 @@ const char *db_found_name(uint8_t found_by)
 	return names[found_by & 3];
 }
 
+static const char *const kind_names[] = {
+    [DB_KIND_SWEEP] = "sweep",
+    [DB_KIND_CHECK] = "check",
+    [DB_KIND_EXPLORE] = "explore",
+};
+
 const char *db_kind_name(db_kind k)
 {
-	return k == DB_KIND_CHECK ? "check" : "sweep";
+	return (unsigned)k < sizeof kind_names / sizeof *kind_names
+		   ? kind_names[k]
+		   : "sweep";
 }
 
 db_kind db_kind_parse(const char *s)
 {
-	return s && !strcmp(s, "check") ? DB_KIND_CHECK : DB_KIND_SWEEP;
+	for (unsigned k = 0; s && k < sizeof kind_names / sizeof *kind_names;
+	     k++)
+		if (!strcmp(s, kind_names[k]))
+			return (db_kind)k;
+	return DB_KIND_SWEEP;
 }
 
 wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
@@ -1518,6 +1554,8 @@ wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
 		sqlite3_bind_null(s, 21);
 		sqlite3_bind_null(s, 22);
 	}
+	bind_text(s, 23, c->schedule);
+	bind_text(s, 24, c->failure);
 	if ((st = bind_owner(d, s, 19, c->status ? c->status : "running",
 			     err))) {
 		done(s);
@@ -2127,6 +2165,27 @@ static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 	if (exec_stmt(d, s, "adding a run", err))
 		return err->status;
 	r->id = sqlite3_last_insert_rowid(d->h);
+	if (r->sched) {
+		const db_sched *sc = r->sched;
+		char hex[17];
+		snprintf(hex, sizeof hex, "%016" PRIx64, sc->digest);
+		s = d->st[S_SCHED_ADD];
+		sqlite3_bind_int64(s, 1, r->id);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)sc->points);
+		sqlite3_bind_int64(s, 3, sc->switches);
+		bind_text(s, 4, hex);
+		sqlite3_bind_int(s, 5, sc->failed);
+		if (sc->kept)
+			sqlite3_bind_blob(s, 6,
+					  sc->ndecisions
+					      ? (const void *)sc->decisions
+					      : "",
+					  (int)sc->ndecisions, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(s, 6);
+		if (exec_stmt(d, s, "adding a run's schedule", err))
+			return err->status;
+	}
 	for (uint32_t i = 0; i < nhits; i++) {
 		const db_hit *h = &hits[i];
 		/* Bugs are keyed by the ordered site pair. */
@@ -2228,6 +2287,80 @@ wasm_status db_run_list(db *d, int64_t campaign_id, int64_t bug_id,
 		st = sql_fail(d, err, rc, "listing runs");
 	done(s);
 	return st;
+}
+
+wasm_status db_run_sched(db *d, int64_t run_id, db_sched *out, bool *has,
+			 wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_SCHED_GET, err);
+	wasm_status st = WASM_OK;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	*has = false;
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, run_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const char *hex = (const char *)sqlite3_column_text(s, 2);
+		char *end = NULL;
+		int n = sqlite3_column_bytes(s, 4);
+		out->points = (uint64_t)sqlite3_column_int64(s, 0);
+		out->switches = (uint32_t)sqlite3_column_int64(s, 1);
+		out->failed = sqlite3_column_int(s, 3) != 0;
+		if (hex)
+			out->digest = strtoull(hex, &end, 16);
+		if (!hex || strlen(hex) != 16 || *end || n < 0 ||
+		    (uint32_t)n > DB_SCHED_MAX) {
+			st = wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+					  "%s: the schedule of run %lld is "
+					  "damaged; run a check of the "
+					  "database",
+					  d->path, (long long)run_id);
+		} else if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
+			out->kept = true;
+			out->ndecisions = (uint32_t)n;
+			if (!(out->decisions = wasm_malloc(n ? (size_t)n : 1)))
+				st = oom(d, err);
+			else if (n)
+				memcpy(out->decisions,
+				       sqlite3_column_blob(s, 4), (size_t)n);
+		}
+		*has = st == WASM_OK;
+	} else if (rc != SQLITE_DONE) {
+		st = sql_fail(d, err, rc, "reading a run's schedule");
+	}
+	done(s);
+	if (st)
+		db_sched_clear(out);
+	return st;
+}
+
+wasm_status db_bug_sched_run(db *d, int64_t bug_id, int64_t *run_id,
+			     wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_BUG_SCHED_RUN, err);
+	wasm_status st = WASM_OK;
+	int rc;
+
+	*run_id = 0;
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, bug_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*run_id = sqlite3_column_int64(s, 0);
+	else if (rc != SQLITE_DONE)
+		st = sql_fail(d, err, rc, "finding a bug's serial run");
+	done(s);
+	return st;
+}
+
+void db_sched_clear(db_sched *s)
+{
+	wasm_free(s->decisions);
+	memset(s, 0, sizeof *s);
 }
 
 /* run_row's strings point into the statement: a run that outlives it

@@ -14,7 +14,9 @@
  * (run_bugs.value) and each bug site's width (bugs.width_a/width_b).
  * Schema 9: bug signatures (bugs.sig) and triage decisions (triage).
  * Schema 10: a race's location (run_bugs.location, loc_stack) and who
- * created its threads (run_bugs.parents, spawn_a/spawn_b).
+ * created its threads (run_bugs.parents, spawn_a/spawn_b). Schema 11: a
+ * campaign's stdin. Schema 12: serial runs' schedules (campaigns.schedule
+ * and failure; schedules, one row per serial run).
  *
  * Writes: db_run_add inserts one run with its bugs. Callers batch many
  * runs in one transaction with db_begin/db_commit (a campaign commits
@@ -44,7 +46,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 12
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -95,11 +97,13 @@ void db_program_clear(db_program *p);
 
 /* ---- campaigns ------------------------------------------------------------ */
 
-/* What ran a campaign: collision sweeps (heisen sweep) or happens-before
- * checks (heisen check). Only sweeps' runs make detectability grids and
- * simulations: a check arms every site with no delay. */
-typedef enum db_kind { DB_KIND_SWEEP, DB_KIND_CHECK } db_kind;
-/* "sweep", "check"; parse maps anything else to sweep. */
+/* What ran a campaign: collision sweeps (heisen sweep), happens-before
+ * checks (heisen check) or schedule searches (heisen explore: a check
+ * whose every run is serial under its own schedule). Only sweeps' runs
+ * make detectability grids and simulations: the others arm every site
+ * with no delay. */
+typedef enum db_kind { DB_KIND_SWEEP, DB_KIND_CHECK, DB_KIND_EXPLORE } db_kind;
+/* "sweep", "check", "explore"; parse maps anything else to sweep. */
 const char *db_kind_name(db_kind k);
 db_kind db_kind_parse(const char *s);
 
@@ -133,6 +137,12 @@ typedef struct db_campaign {
 	uint8_t *input;
 	uint32_t ninput;
 	char *input_hash;
+	/* Serial runs (schema 12): the schedule strategy every run follows
+	 * with its own seed (the run's), as rep_sched_parse reads it; NULL
+	 * when the runs were not serial. failure: what an explore counted as
+	 * a failure (det_failure_parse's text), or NULL. */
+	char *schedule;
+	char *failure;
 	/* "running", "stopped", "done", or "interrupted": marked running
 	 * but its sweep process on this machine is gone (killed, power
 	 * loss), found when the row is read. */
@@ -321,7 +331,37 @@ typedef struct db_run {
 	int exit_code;
 	char *msg;
 	uint32_t nbugs;
+	/* A serial run's schedule (schema 12): given to db_run_add, NULL for
+	 * a run that was not serial; list and get leave it NULL (read it
+	 * with db_run_sched). */
+	const struct db_sched *sched;
 } db_run;
+
+/* What a serial run's schedule did: its scheduling points, switches and
+ * execution digest, whether the run was a failure its explore looked
+ * for, and the decisions (rep_sched_encode's bytes, opaque here) that
+ * replay it. Campaigns keep the decisions of the runs that found a bug,
+ * failed or did not end ok; for the others ndecisions is 0 and the
+ * strategy and seed make them again (the run is deterministic). */
+typedef struct db_sched {
+	uint64_t points, digest;
+	uint32_t switches;
+	bool failed;
+	uint8_t *decisions; /* owned when filled by db_run_sched */
+	uint32_t ndecisions;
+	bool kept; /* decisions stored (ndecisions may be 0: no switch) */
+} db_sched;
+/* The most bytes of decisions a run keeps. */
+#define DB_SCHED_MAX (64u << 20)
+/* run_id's schedule into *out (db_sched_clear); *has false (and out
+ * zeroed) for a run that was not serial. */
+wasm_status db_run_sched(db *d, int64_t run_id, db_sched *out, bool *has,
+			 wasm_err *err);
+void db_sched_clear(db_sched *s);
+/* The first run of bug_id that was serial and kept its decisions (a run
+ * of explore or check --schedule) into *run_id; 0 when none was. */
+wasm_status db_bug_sched_run(db *d, int64_t bug_id, int64_t *run_id,
+			     wasm_err *err);
 
 /* Insert one run (r->id is set) and its hits: each hit's bug is created
  * on first sight for the campaign's program (with both sites' positions)

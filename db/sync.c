@@ -39,6 +39,7 @@ enum {
 	R_RUN = 4,
 	R_BUG = 5,
 	R_RUN_BUG = 6,
+	R_SCHED = 7,
 	R_END = 0xff,
 };
 
@@ -174,7 +175,8 @@ static bool emit_rec(writer *w, uint8_t t)
 
 /* Write one column as it appears in the format; the query's columns are
  * in the record's order and each letter of the row's spec says how:
- * 8 u8, 4 u32, u u64 (ids and counts), f f64, s string, b blob. */
+ * 8 u8, 4 u32, u u64 (ids and counts), f f64, s string, b blob, n a
+ * blob that may be NULL. */
 static void put_row(wbuf *b, sqlite3_stmt *s, const char *spec)
 {
 	for (int i = 0; spec[i]; i++)
@@ -184,6 +186,12 @@ static void put_row(wbuf *b, sqlite3_stmt *s, const char *spec)
 		case 'u': put_col_u64(b, s, i); break;
 		case 'f': put_f64(b, sqlite3_column_double(s, i)); break;
 		case 's': put_col_str(b, s, i); break;
+		case 'n':
+			if (sqlite3_column_type(s, i) == SQLITE_NULL)
+				put_u32(b, NULL_STR);
+			else
+				put_col_blob(b, s, i);
+			break;
 		default: put_col_blob(b, s, i); break;
 		}
 }
@@ -209,13 +217,14 @@ static const struct export_query {
      "SELECT id, hash, name, path, nsites FROM programs WHERE id IN"
      " (SELECT program_id FROM campaigns WHERE id IN " CAMPS_AFTER ")"
      " ORDER BY id"},
-    /* Version 7 added the runs' stdin, bytes and hash. */
-    {R_CAMPAIGN, "uuussfsbs4f4u4f8bbsu4sbs",
+    /* Version 7 added the runs' stdin, bytes and hash; version 8 the
+     * schedule strategy and the failure an explore looked for. */
+    {R_CAMPAIGN, "uuussfsbs4f4u4f8bbsu4sbsss",
      "SELECT c.id, c.program_id, coalesce(c.node_id, 0), " C_ORIGIN ","
      " c.kind, c.created, c.densities, c.density_bp, c.profiles, c.runs,"
      " c.budget_s, c.jobs, c.seed, c.delay, c.timeout_s, c.prune, c.pruned,"
      " c.args, c.status, c.planned, c.mask_version, c.owner, c.stdin,"
-     " c.stdin_hash"
+     " c.stdin_hash, c.schedule, c.failure"
      " FROM campaigns c LEFT JOIN nodes n ON n.id = c.node_id"
      " WHERE c.id IN " CAMPS_AFTER " ORDER BY c.id"},
     {R_RUN, "uuuus4ufus4s4",
@@ -246,6 +255,11 @@ static const struct export_query {
      " LEFT JOIN stacks s1 ON s1.id = rb.spawn_a"
      " LEFT JOIN stacks s2 ON s2.id = rb.spawn_b"
      " WHERE rb.run_id > ?1 ORDER BY rb.run_id, rb.bug_id"},
+    /* Version 8: a serial run's schedule; decisions -1 bytes long for
+     * NULL (not kept). */
+    {R_SCHED, "uu4s8n",
+     "SELECT run_id, points, switches, digest, failed, decisions"
+     " FROM schedules WHERE run_id > ?1 ORDER BY run_id"},
 };
 
 /* Programs' hashes are stored as hex text; the stream carries the u64. */
@@ -531,7 +545,8 @@ static bool check_frame(rd *r)
 				       "truncated (a record runs past the",
 				       "end): the export was cut short");
 		if (t != R_END) {
-			if (t < R_NODE || t > R_RUN_BUG)
+			if (t < R_NODE || t > R_SCHED ||
+			    (t == R_SCHED && r->ver < 8))
 				return rd_fail(r, at, "unknown record type:",
 					       "the stream is corrupt");
 			r->off = at + REC_HEAD + n;
@@ -577,8 +592,9 @@ typedef struct map {
 enum { M_NODE, M_PROGRAM, M_CAMPAIGN, M_RUN, M_BUG, M_COUNT };
 
 static const char *const record_names[] = {
-    [R_NODE] = "node", [R_PROGRAM] = "program", [R_CAMPAIGN] = "campaign",
-    [R_RUN] = "run",   [R_BUG] = "bug",		[R_RUN_BUG] = "run_bug",
+    [R_NODE] = "node",	    [R_PROGRAM] = "program", [R_CAMPAIGN] = "campaign",
+    [R_RUN] = "run",	    [R_BUG] = "bug",	     [R_RUN_BUG] = "run_bug",
+    [R_SCHED] = "schedule",
 };
 
 enum {
@@ -594,6 +610,7 @@ enum {
 	Q_BUG_FIND,
 	Q_BUG_ADD,
 	Q_RUN_BUG_ADD,
+	Q_SCHED_ADD,
 	Q_STACK_ADD,
 	Q_COUNT
 };
@@ -731,9 +748,9 @@ static const char *const import_sql[Q_COUNT] = {
 	"INSERT INTO campaigns(program_id, node_id, origin, kind, created,"
 	" densities, density_bp, profiles, runs, budget_s, jobs, seed, delay,"
 	" timeout_s, prune, pruned, args, status, planned, mask_version,"
-	" owner, stdin, stdin_hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-	" ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
-	" ?22, ?23)",
+	" owner, stdin, stdin_hash, schedule, failure) VALUES(?1, ?2, ?3, ?4,"
+	" ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+	" ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
     /* A later export of a campaign tells how it went on; one made here is
      * this workspace's to tell. */
     [Q_CAMPAIGN_UPDATE] = "UPDATE campaigns SET status = ?2, owner = ?3,"
@@ -755,6 +772,8 @@ static const char *const import_sql[Q_COUNT] = {
 		      " location, loc_stack, parents, spawn_a, spawn_b)"
 		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 		      " ?12, ?13, ?14, ?15)",
+    [Q_SCHED_ADD] = "INSERT INTO schedules(run_id, points, switches, digest,"
+		    " failed, decisions) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
     [Q_STACK_ADD] = "INSERT INTO stacks(frames) VALUES(?1)"
 		    " ON CONFLICT(frames) DO UPDATE SET frames = frames"
 		    " RETURNING id",
@@ -850,7 +869,7 @@ static bool stdin_ok(span in, span hash)
 
 static bool imp_campaign(importer *im, size_t at)
 {
-	static const char *const kinds[] = {"sweep", "check", NULL};
+	static const char *const kinds[] = {"sweep", "check", "explore", NULL};
 	static const char *const statuses[] = {"running", "stopped", "done",
 					       "interrupted", NULL};
 	rd *r = &im->r;
@@ -865,6 +884,7 @@ static bool imp_campaign(importer *im, size_t at)
 	span origin = rd_str(r, "campaign origin"), kind;
 	span dens, densbp, profiles, pruned, args, status, owner;
 	span in = {NULL, 0}, in_hash = {NULL, 0};
+	span sched = {NULL, 0}, failure = {NULL, 0};
 	uint32_t runs, jobs, delay, mask;
 	double created, budget, timeout;
 	int64_t seed, planned;
@@ -893,8 +913,15 @@ static bool imp_campaign(importer *im, size_t at)
 		in = rd_bytes(r, false, false, "campaign stdin");
 		in_hash = rd_nstr(r, "campaign stdin hash");
 	}
+	if (r->ver >= 8) {
+		sched = rd_nstr(r, "campaign schedule");
+		failure = rd_nstr(r, "campaign failure");
+	}
 	if (r->bad || !prog || !node)
 		return false;
+	if ((sched.p && (!sched.n || sched.n > 64)) || failure.n > 4096)
+		return rd_fail(r, at, "malformed schedule or failure in",
+			       "campaign");
 	if (in_hash.p ? !stdin_ok(in, in_hash) : in.n != 0)
 		return rd_fail(r, at, "damaged stdin in", "campaign");
 	if (!origin.n)
@@ -941,6 +968,8 @@ static bool imp_campaign(importer *im, size_t at)
 		bind_span(s, 21, owner, true);
 		bind_span(s, 22, in_hash.p ? in : (span){NULL, 0}, false);
 		bind_span(s, 23, in_hash, true);
+		bind_span(s, 24, sched, true);
+		bind_span(s, 25, failure, true);
 		if (!step(im, s, &e.id, true, "adding a campaign"))
 			return false;
 		im->added.campaigns++;
@@ -1238,6 +1267,50 @@ static bool imp_run_bug(importer *im, size_t at)
 	return step(im, s, NULL, false, "linking a run to a bug");
 }
 
+static bool imp_sched(importer *im, size_t at)
+{
+	rd *r = &im->r;
+	sqlite3_stmt *s = im->st[Q_SCHED_ADD];
+	size_t rat = r->off;
+	const ent *run = ref(im, M_RUN, rd_u64(r, "schedule run"), rat, false,
+			     "schedule run");
+	int64_t points = rd_i64(r, "schedule points");
+	uint32_t switches = rd_u32(r, "schedule switches");
+	size_t dat = r->off;
+	span digest = rd_str(r, "schedule digest");
+	uint8_t failed = rd_u8(r, "schedule failure flag");
+	size_t kat = r->off;
+	uint32_t n = r->bad ? 0 : rd_u32(r, "schedule decisions");
+	span dec = {NULL, 0};
+
+	if (!r->bad && n != NULL_STR) {
+		r->off = kat;
+		dec = rd_bytes(r, false, false, "schedule decisions");
+	}
+	if (r->bad || !run)
+		return false;
+	for (uint32_t i = 0; i < digest.n; i++)
+		if (!strchr("0123456789abcdef", digest.p[i]) || !digest.p[i])
+			digest.n = 0;
+	if (digest.n != 16)
+		return rd_fail(r, dat, "malformed", "schedule digest");
+	if (failed > 1 || points < 0 || dec.n > DB_SCHED_MAX)
+		return rd_fail(r, at, "out-of-range field in", "schedule");
+	/* A run already here came with its schedule. */
+	if (!run->fresh)
+		return true;
+	sqlite3_bind_int64(s, 1, run->id);
+	sqlite3_bind_int64(s, 2, points);
+	sqlite3_bind_int64(s, 3, switches);
+	bind_span(s, 4, digest, true);
+	sqlite3_bind_int(s, 5, failed);
+	if (dec.p)
+		bind_span(s, 6, dec, false);
+	else
+		sqlite3_bind_null(s, 6);
+	return step(im, s, NULL, false, "adding a run's schedule");
+}
+
 /* Decode and write every record; false with the error set. */
 static bool import_records(importer *im)
 {
@@ -1263,6 +1336,7 @@ static bool import_records(importer *im)
 		case R_CAMPAIGN: ok = imp_campaign(im, at); break;
 		case R_RUN: ok = imp_run(im, at); break;
 		case R_BUG: ok = imp_bug(im, at); break;
+		case R_SCHED: ok = imp_sched(im, at); break;
 		default: ok = imp_run_bug(im, at); break;
 		}
 		if (ok && r->off != end)

@@ -777,7 +777,8 @@ typedef struct job {
 } job;
 
 /* What a worker sends back per job, followed by nbugs det_violation
- * records (DET_RACE) or nshared site ids (DET_SHARED). */
+ * records (DET_RACE) or nshared site ids (DET_SHARED), then a serial
+ * run's ndec bytes of decisions. */
 typedef struct wire_head {
 	uint32_t magic;
 	uint32_t status;
@@ -787,6 +788,9 @@ typedef struct wire_head {
 	uint64_t holds; /* with a trigger: det_run_result's */
 	uint32_t met;
 	uint32_t failed; /* with a failure: the run is one */
+	uint32_t ndec;	 /* a serial run's decisions, encoded */
+	eng_sched_stats sched;
+	uint64_t diverged;
 	char msg[256];
 } wire_head;
 
@@ -829,6 +833,11 @@ typedef struct pool {
 	uint32_t nmasks;
 	const det_trigger *trigger;
 	const det_failure *failure;
+	/* Serial runs: every job's scheduler, seeded with sched_seed when
+	 * fixed_seed (a batch), else with the job's seed. */
+	const det_sched_maker *sched;
+	uint64_t sched_seed;
+	bool fixed_seed;
 	uint32_t jobs;
 	worker *w;
 } pool;
@@ -867,6 +876,7 @@ typedef struct worker_io {
 	int out_fd; /* -1: output to devnull */
 	regex_t re;
 	char *out; /* WORKER_OUT_MAX + 1 bytes */
+	wasm_buf dec; /* a serial run's decisions */
 } worker_io;
 
 /* The output of a run that a stdout failure pattern sees: the first
@@ -899,6 +909,8 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 	wire_head h;
 	wasm_err e;
 	bool ok;
+	void *sched = NULL;
+	eng_sched hook;
 
 	memset(&h, 0, sizeof h);
 	memset(&res, 0, sizeof res);
@@ -928,16 +940,41 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 	}
 	o.timeout_s = pl->timeout_s;
 	o.trigger = pl->trigger;
+	h.diverged = UINT64_MAX;
+	if (pl->sched) {
+		uint64_t seed = pl->fixed_seed ? pl->sched_seed : j->seed;
+		if (!(sched = pl->sched->make(pl->sched->ctx, seed, &hook))) {
+			h.status = DET_ERROR;
+			h.exit_code = -1;
+			snprintf(h.msg, sizeof h.msg,
+				 "out of memory for the scheduler");
+			return write_all(fd, &h, sizeof h);
+		}
+		o.sched = &hook;
+		o.sched_seed = seed;
+	}
 	if (pl->masks)
 		memcpy(mask, pl->masks + (size_t)(j->idx % pl->nmasks) * n, n);
 	if ((!pl->masks && det_mask_make(j->seed, j->density_bp, pl->pool_sites,
 					 pl->npool, mask, n, &e)) ||
 	    det_run(p->cm, &p->sites, &o, &res, &e)) {
+		if (sched)
+			pl->sched->finish(sched, &io->dec, &h.diverged);
+		io->dec.len = 0;
 		h.status = DET_ERROR;
 		h.exit_code = -1;
 		snprintf(h.msg, sizeof h.msg, "%s", e.msg);
 		return write_all(fd, &h, sizeof h);
 	}
+	io->dec.len = 0;
+	if (sched && !pl->sched->finish(sched, &io->dec, &h.diverged)) {
+		io->dec.len = 0;
+		res.status = DET_ERROR;
+		snprintf(res.msg, sizeof res.msg,
+			 "out of memory recording the schedule");
+	}
+	h.ndec = (uint32_t)io->dec.len;
+	h.sched = res.sched;
 	h.status = res.status;
 	h.exit_code = res.exit_code;
 	h.duration_ns = res.duration_ns;
@@ -957,6 +994,8 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 	for (uint32_t i = 0; ok && res.shared && i < n; i++)
 		if (res.shared[i])
 			ok = write_all(fd, &i, sizeof i);
+	if (ok && h.ndec)
+		ok = write_all(fd, io->dec.data, h.ndec);
 	det_run_result_free(&res);
 	return ok;
 }
@@ -1042,6 +1081,7 @@ typedef struct outcome {
 	wire_head h;
 	const det_violation *bugs;
 	const uint32_t *shared;
+	const uint8_t *dec; /* h.ndec bytes */
 } outcome;
 
 /* Bytes of the complete record at the start of w->in, or 0 when it is
@@ -1054,10 +1094,10 @@ static size_t record_size(const worker *w)
 		return 0;
 	memcpy(&h, w->in.data, sizeof h);
 	if (h.magic != WIRE_MAGIC || h.status > DET_ERROR ||
-	    h.nbugs > DET_MAX_BUGS)
+	    h.nbugs > DET_MAX_BUGS || h.ndec > DB_SCHED_MAX)
 		return SIZE_MAX;
 	size_t need = sizeof h + h.nbugs * sizeof(det_violation) +
-		      (size_t)h.nshared * sizeof(uint32_t);
+		      (size_t)h.nshared * sizeof(uint32_t) + h.ndec;
 	return w->in.len >= need ? need : 0;
 }
 
@@ -1068,6 +1108,7 @@ static void outcome_of_record(const worker *w, outcome *o)
 	o->bugs = (const det_violation *)(w->in.data + sizeof o->h);
 	o->shared = (const uint32_t *)(w->in.data + sizeof o->h +
 				       o->h.nbugs * sizeof(det_violation));
+	o->dec = (const uint8_t *)(o->shared + o->h.nshared);
 }
 
 /* The worker is gone or must go: kill it if asked, reap it, and if it
@@ -1090,6 +1131,7 @@ static bool worker_reap(worker *w, bool kill_it, outcome *o)
 		return false;
 	memset(o, 0, sizeof *o);
 	o->h.exit_code = -1;
+	o->h.diverged = UINT64_MAX;
 	o->h.duration_ns = now_ns() - w->started_ns;
 	if (w->killed_late) {
 		o->h.status = DET_TIMEOUT;
@@ -1380,7 +1422,7 @@ static bool sweep_next(void *ctx, job *j)
 			continue;
 		uint32_t cell = plan_cell(s, idx);
 		j->idx = idx;
-		j->algo = c->kind == DB_KIND_CHECK ? DET_HB : DET_RACE;
+		j->algo = c->kind == DB_KIND_SWEEP ? DET_RACE : DET_HB;
 		j->profile = s->profiles[cell / c->ndensity];
 		j->density_bp = c->density_bp[cell % c->ndensity];
 		j->seed = det_seed_mix(c->seed ^ det_seed_mix(idx));
@@ -1414,6 +1456,7 @@ static bool sweep_done(void *ctx, const job *j, double started,
 	db_hit *hv;
 	uint32_t nh = o->h.nbugs;
 	db_run r = {0};
+	db_sched sc = {0};
 	bool ok;
 
 	if (nh > 16)
@@ -1451,6 +1494,22 @@ static bool sweep_done(void *ctx, const job *j, double started,
 	r.exit_code = o->h.exit_code;
 	r.msg = (char *)o->h.msg;
 	r.nbugs = nh;
+	if (s->c->schedule) {
+		sc.points = o->h.sched.events;
+		sc.digest = o->h.sched.digest;
+		sc.switches = o->h.sched.switches;
+		sc.failed = o->h.failed != 0;
+		/* A run that found nothing replays from its seed alone. */
+		sc.kept = nh || sc.failed || o->h.status != DET_OK;
+		sc.decisions = sc.kept ? (uint8_t *)o->dec : NULL;
+		sc.ndecisions = sc.kept ? o->h.ndec : 0;
+		r.sched = &sc;
+		s->pr.failures += sc.failed;
+		if (o->h.sched.threads > s->pr.max_threads)
+			s->pr.max_threads = o->h.sched.threads;
+		if (sc.points > s->pr.max_points)
+			s->pr.max_points = sc.points;
+	}
 	if (!s->in_batch) {
 		if (db_begin(s->d, err))
 			goto fail;
@@ -1511,6 +1570,7 @@ wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 	sweep s = {0};
 	pool pl = {0};
 	const char **argv = NULL;
+	det_failure failure;
 	wasm_status st;
 
 	stop_requested = 0;
@@ -1551,6 +1611,22 @@ wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 	pl.timeout_s = c->timeout_s;
 	pl.pool_sites = c->prune ? c->pruned : NULL;
 	pl.npool = c->prune ? c->npruned : p->sites.nsites;
+	if (c->schedule) {
+		if (!hooks || !hooks->sched) {
+			st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+					  "campaign %" PRId64 " runs under a "
+					  "schedule but was given no "
+					  "scheduler",
+					  c->id);
+			goto out;
+		}
+		pl.sched = hooks->sched;
+	}
+	if (c->failure) {
+		if ((st = det_failure_parse(c->failure, &failure, err)))
+			goto out;
+		pl.failure = &failure;
+	}
 	s.pr.done = s.ndone;
 	s.pr.planned = c->planned;
 	s.pr.budget_s = c->budget_s;
@@ -1682,7 +1758,7 @@ static bool batch_next(void *ctx, job *j)
 		return false;
 	memset(j, 0, sizeof *j);
 	j->idx = c->next++;
-	j->algo = DET_RACE;
+	j->algo = c->b->sched && !c->b->trigger ? DET_HB : DET_RACE;
 	j->profile = c->b->profile ? c->b->profile : &det_profiles[0];
 	return true;
 }
@@ -1702,6 +1778,10 @@ static bool batch_done(void *ctx, const job *j, double started,
 	    .holds = o->h.holds,
 	    .met = o->h.met != 0,
 	    .failed = o->h.failed != 0,
+	    .sched = o->h.sched,
+	    .diverged = o->h.diverged,
+	    .dec = o->dec,
+	    .ndec = o->dec ? o->h.ndec : 0,
 	};
 
 	if (!c->stop && !c->b->on_run(c->b->ctx, &r))
@@ -1729,6 +1809,9 @@ wasm_status det_batch_run(const det_batch *b, wasm_err *err)
 	pl.nmasks = b->nmasks ? b->nmasks : 1;
 	pl.trigger = b->trigger;
 	pl.failure = b->failure;
+	pl.sched = b->sched;
+	pl.sched_seed = b->sched_seed;
+	pl.fixed_seed = true;
 	pl.jobs = b->jobs ? b->jobs : 1;
 	if (pl.jobs > b->runs && b->runs)
 		pl.jobs = b->runs;

@@ -139,6 +139,10 @@ wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 typedef struct det_progress {
 	uint64_t done, planned; /* planned 0: budget */
 	uint64_t bugs;		/* distinct bugs of the campaign so far */
+	uint64_t failures;	/* runs judged failures (c->failure) */
+	/* Serial runs: the most threads and scheduling points of a run. */
+	uint32_t max_threads;
+	uint64_t max_points;
 	double elapsed_s, budget_s;
 	double runs_per_s;
 	uint64_t by_status[DET_ERROR + 1];
@@ -154,14 +158,21 @@ typedef struct det_sweep_hooks {
 	void (*run)(void *ctx, const db_run *r, const db_hit *hits,
 		    uint32_t nhits);
 	void *ctx;
+	/* Required for a campaign with a schedule (c->schedule): what makes
+	 * each run's scheduler, seeded with the run's seed. */
+	const det_sched_maker *sched;
 } det_sweep_hooks;
 
 /* Run campaign c (already in the database: c->id set; its parameters
  * are c's fields) of program p to the end of its plan or budget, or
- * until det_sweep_stop. Runs already recorded for c are skipped (the
- * resume case). On return c->status is "done" or "stopped" in the
- * database. Errors: database failures (the sweep stops; what was
- * committed stays), WASM_NOMEM, fork/pipe failures (WASM_IO). */
+ * until det_sweep_stop. A campaign with a schedule runs every run serial
+ * (hooks->sched) with the happens-before detector, records each run's
+ * schedule (db_sched; the decisions of those that found a bug, failed
+ * or did not end ok) and, with c->failure, judges each run by it. Runs
+ * already recorded for c are skipped (the resume case). On return
+ * c->status is "done" or "stopped" in the database. Errors: database
+ * failures (the sweep stops; what was committed stays), WASM_NOMEM,
+ * fork/pipe failures (WASM_IO). */
 wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 		      const det_sweep_hooks *hooks, wasm_err *err);
 
@@ -187,6 +198,14 @@ typedef struct det_batch_run_info {
 	uint64_t holds; /* waits at the breakpoint */
 	bool met;	/* two threads met at the breakpoint */
 	bool failed;	/* with a failure: the run was one */
+	/* A serial batch: what the run's schedule did (sched.events 0
+	 * otherwise), the followed schedule's divergence (UINT64_MAX:
+	 * none), its decisions (dec, ndec bytes, encoded as the maker
+	 * does). */
+	eng_sched_stats sched;
+	uint64_t diverged;
+	const uint8_t *dec;
+	uint32_t ndec;
 } det_batch_run_info;
 
 typedef struct det_batch {
@@ -203,6 +222,11 @@ typedef struct det_batch {
 	const uint8_t *in; /* every run's stdin (nin bytes); empty: nin 0 */
 	uint32_t nin;
 	uint32_t runs, jobs;
+	/* Not NULL: every run is serial, its scheduler made with seed
+	 * sched_seed (with the happens-before detector when the batch has
+	 * no trigger). */
+	const det_sched_maker *sched;
+	uint64_t sched_seed;
 	bool (*on_run)(void *ctx, const det_batch_run_info *r);
 	void *ctx;
 } det_batch;

@@ -338,6 +338,21 @@ void det_profile_names(char *buf, size_t cap, const char *sep);
  * set when the system refuses. */
 int det_stdin_fd(const uint8_t *b, uint32_t n);
 
+/* How a campaign's worker makes the scheduler of each serial run: the
+ * strategies live above the detector (replay/sched.h's
+ * rep_sched_maker). */
+typedef struct det_sched_maker {
+	/* A scheduler for the run of this seed, its hook into *hook; NULL
+	 * when out of memory. */
+	void *(*make)(const void *ctx, uint64_t seed, eng_sched *hook);
+	/* After the run: append its decisions, encoded, to out, set
+	 * *diverged (a followed schedule's first point it could not follow,
+	 * UINT64_MAX: none) and free s. False: the decisions are incomplete
+	 * (out of memory). */
+	bool (*finish)(void *s, wasm_buf *out, uint64_t *diverged);
+	const void *ctx;
+} det_sched_maker;
+
 typedef struct det_run_opts {
 	det_algo algo;
 	const uint8_t *mask; /* nsites bytes, copied into heisen.mask */

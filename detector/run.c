@@ -505,9 +505,9 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	}
 	cfg.limits.throttle = opts->sched ? 0 : pr->throttle;
 	cfg.serial_seed = opts->sched_seed;
-	/* A serial run's threads move only when the scheduler lets them:
-	 * waiting for them in real time would only delay its end. */
-	if (opts->algo == DET_HB && !opts->sched)
+	/* A serial run waits the grace in virtual time (wasi.c's
+	 * exit_grace): the unjoined threads run until they end or block. */
+	if (opts->algo == DET_HB)
 		cfg.exit_grace_s = DET_HB_EXIT_GRACE_S;
 	cfg.resolve = resolve;
 	cfg.resolve_ctx = &r;

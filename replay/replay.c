@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 static const char *const mode_names[] = {"pinned", "minimal", "trigger",
-					 "failure"};
+					 "failure", "schedule"};
 #define NMODES (sizeof mode_names / sizeof *mode_names)
 
 const char *rep_mode_name(rep_mode m)
@@ -61,6 +61,7 @@ void rep_spec_clear(rep_spec *s)
 	wasm_free(s->input);
 	wasm_free(s->failure);
 	wasm_free(s->delay_sites);
+	wasm_free(s->dec);
 	memset(s, 0, sizeof *s);
 }
 
@@ -129,8 +130,37 @@ static wasm_status copy_bug(const db_bug *b, rep_spec *s, wasm_err *err)
 	return WASM_OK;
 }
 
-wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
-			     rep_spec *out, wasm_err *err)
+/* run_id's schedule into s, when it was serial. */
+static wasm_status run_sched(db *d, int64_t run_id, rep_spec *s, wasm_err *err)
+{
+	db_sched sc;
+	bool has;
+	wasm_status st;
+
+	wasm_free(s->dec);
+	s->dec = NULL;
+	s->ndec = 0;
+	s->has_sched = s->has_dec = false;
+	if ((st = db_run_sched(d, run_id, &sc, &has, err)) || !has)
+		return st;
+	s->has_sched = true;
+	s->points = sc.points;
+	s->digest = sc.digest;
+	s->switches = sc.switches;
+	s->has_dec = sc.kept;
+	if (sc.kept && (st = rep_sched_decode(sc.decisions, sc.ndecisions,
+					      &s->dec, &s->ndec, err))) {
+		char msg[sizeof err->msg];
+		snprintf(msg, sizeof msg, "%s", err->msg);
+		st = wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+				  "run %" PRId64 ": %s", run_id, msg);
+	}
+	db_sched_clear(&sc);
+	return st;
+}
+
+static wasm_status spec_from_db(db *d, int64_t bug_id, int64_t run_id,
+				bool whole, rep_spec *out, wasm_err *err)
 {
 	db_bug bug = {0};
 	db_run run = {0};
@@ -145,7 +175,18 @@ wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 		goto out;
 	if (run_id && (st = db_run_bugs(d, run_id, collect_run_bug, &ids, err)))
 		goto out;
-	if (!bug_id) {
+	if (run_id && (st = run_sched(d, run_id, out, err)))
+		goto out;
+	if (whole && !out->has_sched) {
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "run %" PRId64 " was not serial: it has no "
+				  "schedule to replay",
+				  run_id);
+		goto out;
+	}
+	if (!bug_id && (whole || !ids.n) && out->has_sched) {
+		out->whole_run = true;
+	} else if (!bug_id) {
 		if (ids.n != 1) {
 			char list[160] = "";
 			for (uint32_t i = 0; i < ids.n && i < 8; i++)
@@ -171,7 +212,7 @@ wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 		bug_id = ids.v[0];
 		ids.has = true;
 	}
-	if ((st = db_bug_get(d, bug_id, &bug, err)))
+	if (!out->whole_run && (st = db_bug_get(d, bug_id, &bug, err)))
 		goto out;
 	if (!run_id) {
 		run_id = (int64_t)bug.first_run;
@@ -182,9 +223,10 @@ wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 					  bug_id);
 			goto out;
 		}
-		if ((st = db_run_get(d, run_id, &run, err)))
+		if ((st = db_run_get(d, run_id, &run, err)) ||
+		    (st = run_sched(d, run_id, out, err)))
 			goto out;
-	} else if (!ids.has) {
+	} else if (!ids.has && !out->whole_run) {
 		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 				  "run %" PRId64 " did not detect bug %" PRId64
 				  " ('heisen runs CAMPAIGN --bug %" PRId64
@@ -204,11 +246,32 @@ wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 				  c.id, c.mask_version, DET_MASK_VERSION);
 		goto out;
 	}
+	if (out->has_sched) {
+		wasm_err pe;
+		if (!c.schedule ||
+		    rep_sched_parse(c.schedule, &out->sched, &pe)) {
+			st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+					  "campaign %" PRId64 " has a schedule "
+					  "strategy this heisen does not know "
+					  "('%s'): replay it with the heisen "
+					  "that ran it",
+					  c.id, c.schedule ? c.schedule : "");
+			goto out;
+		}
+		out->sched.seed = run.seed;
+		if (c.failure && !(out->failure = dup_or_null(c.failure))) {
+			st = nomem(err);
+			goto out;
+		}
+	}
+	det_status_parse(run.status, &out->status);
+	out->exit_code = run.exit_code;
 	out->program = dup_or_null(prog.name);
 	out->program_path = dup_or_null(prog.path);
 	out->profile = dup_or_null(run.profile);
 	if (!out->program || (prog.path && !out->program_path) ||
-	    !out->profile || (st = copy_bug(&bug, out, err))) {
+	    !out->profile ||
+	    (!out->whole_run && (st = copy_bug(&bug, out, err)))) {
 		st = st ? st : nomem(err);
 		goto out;
 	}
@@ -253,9 +316,10 @@ wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 	out->delay = c.delay;
 	out->timeout_s = c.timeout_s;
 	out->hold_ns = rep_default_hold(run.duration_us * 1000);
-	out->bug_id = bug_id;
+	out->bug_id = out->whole_run ? 0 : bug_id;
 	out->run_id = run_id;
-	st = db_run_bugs(d, run_id, find_addr, out, err);
+	if (!out->whole_run)
+		st = db_run_bugs(d, run_id, find_addr, out, err);
 out:
 	if (st)
 		rep_spec_clear(out);
@@ -264,6 +328,18 @@ out:
 	db_campaign_clear(&c);
 	db_program_clear(&prog);
 	return st;
+}
+
+wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
+			     rep_spec *out, wasm_err *err)
+{
+	return spec_from_db(d, bug_id, run_id, false, out, err);
+}
+
+wasm_status rep_spec_from_run(db *d, int64_t run_id, rep_spec *out,
+			      wasm_err *err)
+{
+	return spec_from_db(d, 0, run_id, true, out, err);
 }
 
 typedef struct cell_sum {
@@ -356,7 +432,10 @@ wasm_status rep_mask(const rep_spec *s, const det_prog *p, uint8_t *mask,
 					s->pool ? s->npool : n, mask, n, err)))
 			return st;
 	}
-	if (s->mode == REP_FAILURE) {
+	if (s->mode == REP_SCHEDULE) {
+		/* Every site is a scheduling point of the recorded run. */
+		memset(mask, 1, n);
+	} else if (s->mode == REP_FAILURE) {
 		for (uint32_t i = 0; i < s->ndelay; i++)
 			if (s->delay_sites[i] < n)
 				mask[s->delay_sites[i]] = 1;
@@ -387,6 +466,7 @@ typedef struct replay_ctx {
 	const rep_spec *s;
 	const rep_opts *o;
 	rep_result *res;
+	char misfit[160]; /* why the decisions cannot be this program's */
 } replay_ctx;
 
 static bool on_batch_run(void *ctx, const det_batch_run_info *r)
@@ -395,12 +475,32 @@ static bool on_batch_run(void *ctx, const det_batch_run_info *r)
 	rep_result *res = c->res;
 	rep_run rr = {.info = r};
 
-	if (c->s->mode == REP_FAILURE && r->failed) {
+	bool race = c->s->mode != REP_FAILURE && !c->s->whole_run;
+	bool diverged = c->s->mode == REP_SCHEDULE && !c->o->any_path &&
+			(r->sched.digest != c->s->digest ||
+			 r->sched.events != c->s->points);
+
+	/* Decisions naming a thread the run never had, or a point past its
+	 * end, were made for another program or edited: bad input. */
+	if (c->s->mode == REP_SCHEDULE && c->s->has_dec && !c->o->any_path &&
+	    r->status != DET_ERROR && r->status != DET_CRASH &&
+	    !rep_sched_list_fits(c->s->dec, c->s->ndec, &r->sched, c->misfit,
+				 sizeof c->misfit))
+		return false;
+	if (diverged && !res->diverged++) {
+		res->div_digest = r->sched.digest;
+		res->div_points = r->sched.events;
+		res->div_at = r->diverged;
+	}
+	if (!race && !diverged &&
+	    (c->s->failure ? r->failed
+			   : r->status == c->s->status &&
+				 r->exit_code == c->s->exit_code)) {
 		rr.reproduced = true;
 		if (res->first_index < 0)
 			res->first_index = r->index;
 	}
-	for (uint32_t i = 0; c->s->mode != REP_FAILURE && i < r->nbugs; i++)
+	for (uint32_t i = 0; race && !diverged && i < r->nbugs; i++)
 		if (r->bugs[i].site[0] == c->s->site[0].id &&
 		    r->bugs[i].site[1] == c->s->site[1].id) {
 			rr.reproduced = true;
@@ -434,12 +534,22 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 			    0,
 			    s->has_addr && !o->any_address,
 			    {s->addr[0], s->addr[1]}};
-	replay_ctx c = {s, o, res};
+	replay_ctx c = {s, o, res, ""};
 	det_batch b = {0};
 	det_failure fail;
+	rep_sched_factory fac;
+	rep_sched_spec fixed;
 	wasm_status st;
 
 	memset(res, 0, sizeof *res);
+	res->div_at = UINT64_MAX;
+	if (s->mode == REP_SCHEDULE && !s->has_sched)
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "mode schedule replays a serial run's "
+				    "schedule, and this %s has none: find "
+				    "the race with 'heisen explore' or "
+				    "'heisen check --schedule'",
+				    s->run_id ? "run" : "spec");
 	res->first_index = -1;
 	argv = wasm_calloc(s->nargs + 2, sizeof *argv);
 	if (!mask || !argv) {
@@ -456,11 +566,21 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 	b.prog = p;
 	b.mask = mask;
 	b.trigger = s->mode == REP_TRIGGER ? &trig : NULL;
-	if (s->mode == REP_FAILURE) {
+	if (s->mode == REP_FAILURE || (s->mode == REP_SCHEDULE && s->failure)) {
 		if ((st = det_failure_parse(s->failure ? s->failure : "", &fail,
 					    err)))
 			goto out;
 		b.failure = &fail;
+	}
+	if (s->mode == REP_SCHEDULE) {
+		/* The decisions when kept; else the strategy makes them
+		 * again from the run's seed. */
+		fixed = s->sched;
+		if (s->has_dec)
+			fixed.strategy = REP_SCHED_FIXED;
+		rep_sched_factory_init(&fac, &fixed, s->dec, s->ndec);
+		b.sched = &fac.maker;
+		b.sched_seed = s->sched.seed;
 	}
 	b.profile = det_profile_find(s->profile ? s->profile : "default");
 	if (!b.profile) {
@@ -481,6 +601,12 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 	b.on_run = on_batch_run;
 	b.ctx = &c;
 	st = det_batch_run(&b, err);
+	if (!st && c.misfit[0])
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "the schedule does not fit this program: "
+				  "%s (was it recorded for another program, "
+				  "or edited?)",
+				  c.misfit);
 	res->stopped = det_sweep_stopped();
 	if (res->runs)
 		rep_wilson(res->reproduced, res->runs, &res->lo, &res->hi);
@@ -599,8 +725,8 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 
 	{
 		static const char head[] =
-		    "heisen-repro 1\n"
-		    "# A data race found by heisen. Reproduce it with\n"
+		    "heisen-repro 2\n"
+		    "# Found by heisen. Reproduce it with\n"
 		    "#   heisen replay --file THIS_FILE PROGRAM.wasm\n";
 		wasm_buf_put(&b, head, sizeof head - 1);
 	}
@@ -609,7 +735,14 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 	put_fmt(&b, "program_hash", "%016" PRIx64, s->program_hash);
 	put_fmt(&b, "program_size", "%" PRIu64, s->program_size);
 	put_fmt(&b, "sites", "%u", s->nsites);
-	for (int i = 0; i < 2 && s->mode != REP_FAILURE; i++) {
+	if (s->mode == REP_SCHEDULE && !s->has_dec) {
+		wasm_buf_fini(&b);
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "a schedule repro needs the run's "
+				    "decisions; replay it once to record "
+				    "them");
+	}
+	for (int i = 0; i < 2 && s->mode != REP_FAILURE && !s->whole_run; i++) {
 		char key[32];
 		const rep_site *x = &s->site[i];
 		snprintf(key, sizeof key, "site_%c", 'a' + i);
@@ -636,6 +769,24 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 		wasm_buf_put(&b, "delay_sites = ", 14);
 		put_id_list(&b, s->delay_sites, s->ndelay);
 		wasm_buf_byte(&b, '\n');
+	}
+	if (s->mode == REP_SCHEDULE) {
+		char name[64];
+		if (s->failure)
+			put_str(&b, "failure", s->failure);
+		rep_sched_name(&s->sched, name, sizeof name);
+		put_str(&b, "sched_strategy", name);
+		put_fmt(&b, "sched_seed", "0x%016" PRIx64, s->sched.seed);
+		put_fmt(&b, "sched_points", "%" PRIu64, s->points);
+		put_fmt(&b, "sched_switches", "%u", s->switches);
+		put_fmt(&b, "sched_digest", "%016" PRIx64, s->digest);
+		wasm_buf_put(&b, "sched_decisions =", 17);
+		if (!s->ndec)
+			wasm_buf_byte(&b, ' ');
+		rep_sched_format(s->dec, s->ndec, &b);
+		wasm_buf_byte(&b, '\n');
+		put_str(&b, "run_status", det_status_name(s->status));
+		put_fmt(&b, "run_exit", "%d", s->exit_code);
 	}
 	put_fmt(&b, "mask_seed", "0x%016" PRIx64, s->seed);
 	put_fmt(&b, "mask_density_bp", "%u", s->density_bp);
@@ -724,10 +875,20 @@ enum key_id {
 	K_RUN,
 	K_RUNS,
 	K_REPRODUCED,
+	K_SCHED_STRATEGY,
+	K_SCHED_SEED,
+	K_SCHED_POINTS,
+	K_SCHED_SWITCHES,
+	K_SCHED_DIGEST,
+	K_SCHED_DECISIONS,
+	K_RUN_STATUS,
+	K_RUN_EXIT,
 	K_COUNT
 };
 
-enum need { OPTIONAL, ALWAYS, RACE, FAILURE };
+/* RACE: in every mode but failure, unless a schedule's run found none;
+ * SCHEDULE: in mode schedule (version 2 on). */
+enum need { OPTIONAL, ALWAYS, RACE, FAILURE, SCHEDULE };
 
 static const struct {
 	const char *name;
@@ -768,6 +929,14 @@ static const struct {
     [K_RUN] = {"run", OPTIONAL},
     [K_RUNS] = {"runs", OPTIONAL},
     [K_REPRODUCED] = {"reproduced", OPTIONAL},
+    [K_SCHED_STRATEGY] = {"sched_strategy", SCHEDULE},
+    [K_SCHED_SEED] = {"sched_seed", SCHEDULE},
+    [K_SCHED_POINTS] = {"sched_points", SCHEDULE},
+    [K_SCHED_SWITCHES] = {"sched_switches", SCHEDULE},
+    [K_SCHED_DIGEST] = {"sched_digest", SCHEDULE},
+    [K_SCHED_DECISIONS] = {"sched_decisions", SCHEDULE},
+    [K_RUN_STATUS] = {"run_status", SCHEDULE},
+    [K_RUN_EXIT] = {"run_exit", SCHEDULE},
 };
 
 /* Decimal, or hex after "0x" (never octal: a hand-edited "0100" is 100). */
@@ -1001,6 +1170,48 @@ static bool set_key(rep_spec *s, enum key_id k, char *v, wasm_buf *args,
 			return false;
 		*(k == K_RUNS ? &s->runs : &s->reproduced) = (uint32_t)x;
 		return true;
+	case K_SCHED_STRATEGY: {
+		wasm_err e;
+		uint64_t seed = s->sched.seed;
+		if (rep_sched_parse(v, &s->sched, &e) ||
+		    s->sched.strategy == REP_SCHED_FIXED)
+			return false;
+		s->sched.seed = seed;
+		return true;
+	}
+	case K_SCHED_SEED: return parse_u64(v, UINT64_MAX, &s->sched.seed);
+	case K_SCHED_POINTS: return parse_u64(v, UINT64_MAX, &s->points);
+	case K_SCHED_SWITCHES:
+		if (!parse_u64(v, UINT32_MAX, &x))
+			return false;
+		s->switches = (uint32_t)x;
+		return true;
+	case K_SCHED_DIGEST:
+		return strlen(v) == 16 && strspn(v, "0123456789abcdef") == 16 &&
+		       sscanf(v, "%" SCNx64, &s->digest) == 1;
+	case K_SCHED_DECISIONS: {
+		rep_sched_file f;
+		wasm_err e;
+		if (rep_sched_decisions_parse(v, &f, &e)) {
+			*oom = e.status == WASM_NOMEM;
+			return false;
+		}
+		s->dec = f.d;
+		s->ndec = f.n;
+		s->has_dec = true;
+		return true;
+	}
+	case K_RUN_STATUS: return det_status_parse(v, &s->status);
+	case K_RUN_EXIT: {
+		char *end;
+		long c;
+		errno = 0;
+		c = strtol(v, &end, 10);
+		if (errno || end == v || *end || c < -1 || c > 255)
+			return false;
+		s->exit_code = (int)c;
+		return true;
+	}
 	case K_COUNT: break;
 	}
 	return false;
@@ -1014,7 +1225,7 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 	bool seen[K_COUNT] = {0};
 	wasm_status st;
 	char *line, *next;
-	unsigned lineno = 0;
+	unsigned lineno = 0, file_ver = 0;
 	bool oom = false;
 
 	memset(out, 0, sizeof *out);
@@ -1056,11 +1267,11 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 				    path);
 				goto out;
 			}
-			if (ver != REP_FILE_VERSION) {
+			if (ver < 1 || ver > REP_FILE_VERSION) {
 				st = wasm_err_set(
 				    err, WASM_INVALID, WASM_NO_OFFSET,
 				    "%s: line 1: repro file version %u; this "
-				    "heisen reads version %u%s",
+				    "heisen reads versions 1 to %u%s",
 				    path, ver, REP_FILE_VERSION,
 				    ver > REP_FILE_VERSION
 					? " (it comes from a newer heisen: "
@@ -1068,6 +1279,7 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 					: "");
 				goto out;
 			}
+			file_ver = ver;
 			continue;
 		}
 		if (!*line || line[0] == '#')
@@ -1084,7 +1296,8 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 		v = eq + 3;
 		for (k = 0; k < K_COUNT && strcmp(keys[k].name, key); k++)
 			;
-		if (k == K_COUNT) {
+		if (k == K_COUNT ||
+		    (keys[k].need == SCHEDULE && file_ver < 2)) {
 			st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 					  "%s: line %u: unknown key '%s'", path,
 					  lineno, key);
@@ -1113,11 +1326,16 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 				  "%s: empty file, not a repro file", path);
 		goto out;
 	}
+	/* A schedule's run that found no race has no sites. */
+	out->whole_run = out->mode == REP_SCHEDULE && !seen[K_SITE_A];
+	out->has_sched = out->mode == REP_SCHEDULE;
 	for (int k = 0; k < K_COUNT; k++)
 		if (!seen[k] &&
 		    (keys[k].need == ALWAYS ||
-		     keys[k].need ==
-			 (out->mode == REP_FAILURE ? FAILURE : RACE))) {
+		     (keys[k].need == RACE && out->mode != REP_FAILURE &&
+		      !out->whole_run) ||
+		     (keys[k].need == FAILURE && out->mode == REP_FAILURE) ||
+		     (keys[k].need == SCHEDULE && out->mode == REP_SCHEDULE))) {
 			st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 					  "%s: no '%s' (the file is truncated "
 					  "or was edited)",
@@ -1133,8 +1351,9 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 				  path);
 		goto out;
 	}
-	if ((out->mode != REP_FAILURE && (out->site[0].id > out->site[1].id ||
-					  out->site[1].id >= out->nsites)) ||
+	if ((out->mode != REP_FAILURE && !out->whole_run &&
+	     (out->site[0].id > out->site[1].id ||
+	      out->site[1].id >= out->nsites)) ||
 	    (out->runs && out->reproduced > out->runs)) {
 		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 				  "%s: inconsistent values (sites %u and %u of "

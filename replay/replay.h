@@ -19,14 +19,24 @@
  *   REP_FAILURE  not a race but a failure (det_failure: a trap, an exit
  *                code, an output pattern) and the delay sites that elicit
  *                it (`heisen minimize`); the race's sites are unset.
+ *   REP_SCHEDULE the serial run's schedule (replay/sched.h) followed
+ *                exactly, every site armed, under the happens-before
+ *                detector: the race (or, for a run without one, its
+ *                failure) happens by construction, and the execution
+ *                digest proves the run took the recorded path. A digest
+ *                that differs is a divergence (the program or its inputs
+ *                changed), counted apart from "not reproduced".
  * rep_replay runs the program `runs` times in worker processes
  * (det_batch_run) and counts the runs that detected the bug's site pair
  * (REP_FAILURE: that failed): the reproduction rate, with a 95 % Wilson
  * score interval.
  *
  * Repro files are text, one `key = value` a line after a first line
- * "heisen-repro 1"; '#' starts a comment line; docs/replay.md lists the
- * keys. rep_read refuses, naming the line, a file that is truncated (a
+ * "heisen-repro 2" (version 1, without schedules, is still read); '#'
+ * starts a comment line; docs/replay.md lists the keys. A schedule repro
+ * is self-contained: program hash, arguments, stdin bytes, strategy,
+ * seed, decisions, digest and the heisen version that wrote it.
+ * rep_read refuses, naming the line, a file that is truncated (a
  * required key missing), edited into nonsense (a bad value, an unknown
  * key) or of a future version.
  *
@@ -40,17 +50,19 @@
 
 #include "db/db.h"
 #include "detector/campaign.h"
+#include "replay/sched.h"
 
-#define REP_FILE_VERSION 1
+#define REP_FILE_VERSION 2
 
 typedef enum rep_mode {
 	REP_PINNED,
 	REP_MINIMAL,
 	REP_TRIGGER,
-	REP_FAILURE, /* a failure, from `heisen minimize`: delays at sites */
+	REP_FAILURE,  /* a failure, from `heisen minimize`: delays at sites */
+	REP_SCHEDULE, /* a serial run's schedule, followed exactly */
 } rep_mode;
 
-/* "pinned", "minimal", "trigger", "failure" and back. */
+/* "pinned", "minimal", "trigger", "failure", "schedule" and back. */
 const char *rep_mode_name(rep_mode m);
 bool rep_mode_parse(const char *s, rep_mode *out);
 
@@ -97,17 +109,44 @@ typedef struct rep_spec {
 	 * file was saved (runs 0: none). */
 	int64_t bug_id, run_id;
 	uint32_t runs, reproduced;
+	/* A serial run's schedule (has_sched; REP_SCHEDULE needs it): the
+	 * strategy that drew it (sched.seed the run's seed, which also
+	 * seeds random_get), its decisions (dec, ndec; has_dec false when
+	 * the workspace did not keep them: the strategy and seed make them
+	 * again), and what the run did: points, switches, digest. For a run
+	 * without a race, failure says what it did instead (its campaign's
+	 * --failure; NULL: its exit status alone). */
+	bool has_sched, has_dec;
+	rep_sched_spec sched;
+	rep_decision *dec;
+	size_t ndec;
+	uint64_t points, digest;
+	uint32_t switches;
+	/* REP_SCHEDULE of a run as a whole (rep_spec_from_run, or one
+	 * that found no race): its sites are unset, and it reproduces when
+	 * it fails again (failure), or without a failure when it ends as
+	 * recorded: status and exit_code. */
+	bool whole_run;
+	det_status status;
+	int exit_code;
 } rep_spec;
 
 void rep_spec_clear(rep_spec *s);
 
 /* The spec of bug_id (or, with bug_id 0, of the bug run_id detected:
  * then the run must have detected exactly one, else WASM_INVALID listing
- * them) from the workspace: the run is run_id, or without it the bug's
- * first detecting run. mode and hold_ns are left to the caller (mode
- * REP_PINNED, hold_ns from the run's duration: rep_default_hold). */
+ * them; a serial run that detected none is its own spec, with no sites)
+ * from the workspace: the run is run_id, or without it the bug's first
+ * detecting run. mode and hold_ns are left to the caller (mode
+ * REP_PINNED, hold_ns from the run's duration: rep_default_hold). The
+ * run's schedule, when it was serial, is read too (has_sched). */
 wasm_status rep_spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 			     rep_spec *out, wasm_err *err);
+/* The spec of serial run run_id as a whole (whole_run): its schedule,
+ * judged by how the run ended. WASM_INVALID for a run that was not
+ * serial. */
+wasm_status rep_spec_from_run(db *d, int64_t run_id, rep_spec *out,
+			      wasm_err *err);
 
 /* The detections of the spec's bug in the cell of its run (its profile
  * and density, over every node): k of n runs. */
@@ -139,6 +178,9 @@ typedef struct rep_opts {
 	uint32_t runs, jobs;
 	bool until_first; /* stop at the first reproduction */
 	bool any_address; /* trigger: wait at any address, not the race's */
+	/* REP_SCHEDULE: a run reproduces without the recorded digest (a
+	 * schedule being shrunk takes another path on purpose). */
+	bool any_path;
 	/* Called per finished run; false stops the replay. May be NULL. */
 	bool (*on_run)(void *ctx, const rep_run *r);
 	void *ctx;
@@ -156,6 +198,12 @@ typedef struct rep_result {
 	uint64_t total_ns; /* run time summed over the runs */
 	uint32_t by_status[DET_ERROR + 1];
 	bool stopped; /* det_sweep_stop (Ctrl-C) ended it */
+	/* REP_SCHEDULE: runs whose digest differed from the recorded one
+	 * (diverged), the first such run's digest and points, and the first
+	 * point where a decision could not be followed (UINT64_MAX: every
+	 * decision was; the path changed between decisions). */
+	uint32_t diverged;
+	uint64_t div_digest, div_points, div_at;
 } rep_result;
 
 /* Replay s on p (rep_load_program) under o. */

@@ -21,6 +21,14 @@
  * of lower priority sets would spin for ever (PCT starves by design;
  * random:0 never switches). */
 #define STARVE 10000u
+/* chaos: the chance per point that a thread starts to starve, the
+ * longest span, the chance of a plain switch, and how much of the run
+ * (beyond its first CHAOS_SLACK points) starved spans may take. */
+#define CHAOS_START    (1.0 / 2000)
+#define CHAOS_MAX_SPAN 50000.0
+#define CHAOS_SWITCH   0.01
+#define CHAOS_SHARE    0.5
+#define CHAOS_SLACK    1000u
 /* A schedule file is read whole: a run with more decisions than this
  * fits in it is not a schedule anyone would step through. */
 #define FILE_MAX (64u << 20)
@@ -37,6 +45,10 @@ struct rep_sched {
 	uint64_t change[MAX_DEPTH];
 	uint32_t nchange, next_change;
 	uint32_t run_len; /* points the current thread ran in a row */
+	/* chaos: the thread starved (UINT32_MAX: none) until point
+	 * starve_end, and the points starved spans took so far. */
+	uint32_t starved;
+	uint64_t starve_end, starve_total;
 	/* fixed: what to follow */
 	rep_decision *follow;
 	size_t nfollow, at;
@@ -102,10 +114,12 @@ wasm_status rep_sched_parse(const char *s, rep_sched_spec *out, wasm_err *e)
 		r.k = k;
 	} else if (!strcmp(s, "fixed")) {
 		r.strategy = REP_SCHED_FIXED;
+	} else if (!strcmp(s, "chaos")) {
+		r.strategy = REP_SCHED_CHAOS;
 	} else {
 		return wasm_err_set(e, WASM_INVALID, WASM_NO_OFFSET,
 				    "unknown schedule strategy '%s': use "
-				    "random[:P], pct:D[:K] or fixed",
+				    "random[:P], pct:D[:K], chaos or fixed",
 				    s);
 	}
 	*out = r;
@@ -130,6 +144,7 @@ void rep_sched_name(const rep_sched_spec *s, char *buf, size_t cap)
 		snprintf(buf, cap, "pct:%u:%" PRIu64, s->depth, s->k);
 		break;
 	case REP_SCHED_FIXED: snprintf(buf, cap, "fixed"); break;
+	case REP_SCHED_CHAOS: snprintf(buf, cap, "chaos"); break;
 	}
 }
 
@@ -149,6 +164,7 @@ rep_sched *rep_sched_new(const rep_sched_spec *spec, const rep_decision *d,
 	s->spec = *spec;
 	s->rng = spec->seed;
 	s->diverged = UINT64_MAX;
+	s->starved = UINT32_MAX;
 	if (spec->strategy == REP_SCHED_PCT) {
 		/* Change points lower the running thread to d-1, d-2, ...,
 		 * never below 1 (0 marks a thread not seen yet): below the
@@ -228,6 +244,54 @@ static uint64_t prio_of(rep_sched *s, uint32_t id)
 	return s->prio[id];
 }
 
+/* Uniform in [0, 1). */
+static double unit(rep_sched *s)
+{
+	return (double)(next_rand(s) >> 11) / 9007199254740992.0;
+}
+
+/* chaos: maybe start starving a runnable thread; then a thread that is
+ * not starved, the current one unless a switch is drawn. */
+static uint32_t chaos_pick(rep_sched *s, uint64_t event, uint32_t at,
+			   const uint32_t *ids, uint32_t n)
+{
+	uint32_t choice = at < n ? at : 0, fed = 0;
+
+	if (s->starved != UINT32_MAX && event >= s->starve_end)
+		s->starved = UINT32_MAX;
+	if (s->starved == UINT32_MAX && n > 1 && unit(s) < CHAOS_START) {
+		uint64_t room =
+		    (uint64_t)((double)event * CHAOS_SHARE) + CHAOS_SLACK;
+		uint64_t span =
+		    (uint64_t)exp(unit(s) * log(CHAOS_MAX_SPAN)) + 1;
+		if (s->starve_total + span > room)
+			span =
+			    room > s->starve_total ? room - s->starve_total : 0;
+		if (span) {
+			s->starved = ids[below(s, n)];
+			s->starve_end = event + span;
+			s->starve_total += span;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		fed += ids[i] != s->starved;
+	if (!fed)
+		return choice;
+	if (at == n || ids[at] == s->starved || s->run_len >= STARVE ||
+	    unit(s) < CHAOS_SWITCH) {
+		/* Uniformly among the others that are not starved. */
+		uint32_t others = fed - (at < n && ids[at] != s->starved);
+		uint32_t k;
+		if (!others)
+			return choice;
+		k = (uint32_t)below(s, others);
+		for (uint32_t i = 0; i < n; i++)
+			if (i != at && ids[i] != s->starved && !k--)
+				return i;
+	}
+	return choice;
+}
+
 static uint32_t pick(void *ctx, uint64_t event, uint32_t cur, eng_point_kind k,
 		     const uint32_t *ids, uint32_t n)
 {
@@ -238,10 +302,7 @@ static uint32_t pick(void *ctx, uint64_t event, uint32_t cur, eng_point_kind k,
 	case REP_SCHED_RANDOM:
 		if (at == n)
 			choice = (uint32_t)below(s, n);
-		else if (n > 1 &&
-			 ((double)(next_rand(s) >> 11) / 9007199254740992.0 <
-			      s->spec.p ||
-			  s->run_len >= STARVE))
+		else if (n > 1 && (unit(s) < s->spec.p || s->run_len >= STARVE))
 			choice = (at + 1 + (uint32_t)below(s, n - 1)) % n;
 		break;
 	case REP_SCHED_PCT:
@@ -268,6 +329,7 @@ static uint32_t pick(void *ctx, uint64_t event, uint32_t cur, eng_point_kind k,
 			if (prio_of(s, ids[i]) > prio_of(s, ids[choice]))
 				choice = i;
 		break;
+	case REP_SCHED_CHAOS: choice = chaos_pick(s, event, at, ids, n); break;
 	case REP_SCHED_FIXED:
 		if (s->at < s->nfollow && s->follow[s->at].event == event) {
 			uint32_t want =
@@ -310,11 +372,129 @@ uint64_t rep_sched_diverged(const rep_sched *s) { return s->diverged; }
 
 bool rep_sched_nomem(const rep_sched *s) { return s->nomem; }
 
+void rep_sched_encode(const rep_decision *d, size_t n, wasm_buf *out)
+{
+	uint64_t prev = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		wasm_buf_u64(out, d[i].event - prev);
+		wasm_buf_u32(out, d[i].thread);
+		prev = d[i].event;
+	}
+}
+
+/* One unsigned LEB128 of at most `bits` bits at p[*at..len). */
+static bool leb(const uint8_t *p, size_t len, size_t *at, unsigned bits,
+		uint64_t *out)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; *at < len && shift < bits; shift += 7) {
+		uint8_t b = p[(*at)++];
+		if (shift + 7 > bits && (b & 0x7f) >> (bits - shift))
+			return false;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+wasm_status rep_sched_decode(const uint8_t *p, size_t len, rep_decision **d,
+			     size_t *n, wasm_err *e)
+{
+	size_t at = 0, cap = 0;
+	uint64_t ev = 0;
+
+	*d = NULL;
+	*n = 0;
+	while (at < len) {
+		size_t start = at;
+		uint64_t delta, th;
+		if (!leb(p, len, &at, 64, &delta) ||
+		    !leb(p, len, &at, 32, &th) || (*n && !delta) ||
+		    delta > UINT64_MAX - ev) {
+			wasm_free(*d);
+			*d = NULL;
+			*n = 0;
+			return wasm_err_set(e, WASM_INVALID, start,
+					    "stored schedule: byte %zu: a "
+					    "damaged decision (the workspace "
+					    "or stream is corrupt)",
+					    start);
+		}
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			rep_decision *nd = wasm_realloc(*d, nc * sizeof *nd);
+			if (!nd) {
+				wasm_free(*d);
+				*d = NULL;
+				*n = 0;
+				return wasm_err_set(e, WASM_NOMEM,
+						    WASM_NO_OFFSET,
+						    "out of memory");
+			}
+			*d = nd;
+			cap = nc;
+		}
+		ev += delta;
+		(*d)[*n].event = ev;
+		(*d)[(*n)++].thread = (uint32_t)th;
+	}
+	return WASM_OK;
+}
+
+static void *factory_make(const void *ctx, uint64_t seed, eng_sched *hook)
+{
+	const rep_sched_factory *f = ctx;
+	rep_sched_spec spec = f->spec;
+	rep_sched *s;
+
+	spec.seed = seed;
+	if (!(s = rep_sched_new(&spec, f->d, f->n)))
+		return NULL;
+	*hook = rep_sched_hook(s);
+	return s;
+}
+
+static bool factory_finish(void *state, wasm_buf *out, uint64_t *diverged)
+{
+	rep_sched *s = state;
+	size_t n;
+	const rep_decision *d = rep_sched_decisions(s, &n);
+	bool ok;
+
+	rep_sched_encode(d, n, out);
+	*diverged = rep_sched_diverged(s);
+	ok = !rep_sched_nomem(s) && !out->oom;
+	rep_sched_free(s);
+	return ok;
+}
+
+void rep_sched_factory_init(rep_sched_factory *f, const rep_sched_spec *spec,
+			    const rep_decision *d, size_t n)
+{
+	f->spec = *spec;
+	f->d = d;
+	f->n = n;
+	f->maker.make = factory_make;
+	f->maker.finish = factory_finish;
+	f->maker.ctx = f;
+}
+
 bool rep_sched_fits(const rep_sched *s, const eng_sched_stats *st, char *why,
 		    size_t cap)
 {
-	for (size_t i = 0; i < s->nfollow; i++) {
-		const rep_decision *d = &s->follow[i];
+	return rep_sched_list_fits(s->follow, s->nfollow, st, why, cap);
+}
+
+bool rep_sched_list_fits(const rep_decision *list, size_t n,
+			 const eng_sched_stats *st, char *why, size_t cap)
+{
+	for (size_t i = 0; i < n; i++) {
+		const rep_decision *d = &list[i];
 		if (d->thread >= st->threads) {
 			snprintf(why, cap,
 				 "decision %" PRIu64 ":%u names thread %u; "
@@ -336,6 +516,16 @@ bool rep_sched_fits(const rep_sched *s, const eng_sched_stats *st, char *why,
 
 /* ---- schedule files -------------------------------------------------- */
 
+void rep_sched_format(const rep_decision *d, size_t n, wasm_buf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		char w[40];
+		int k = snprintf(w, sizeof w, " %" PRIu64 ":%u", d[i].event,
+				 d[i].thread);
+		wasm_buf_put(out, w, (size_t)k);
+	}
+}
+
 wasm_status rep_sched_write(const char *path, const rep_sched_file *f,
 			    wasm_err *e)
 {
@@ -354,8 +544,18 @@ wasm_status rep_sched_write(const char *path, const rep_sched_file *f,
 		"strategy = %s\nseed = %" PRIu64 "\npoints = %" PRIu64
 		"\nswitches = %u\ndigest = %016" PRIx64 "\ndecisions =",
 		name, f->spec.seed, f->points, f->switches, f->digest);
-	for (size_t i = 0; i < f->n; i++)
-		fprintf(o, " %" PRIu64 ":%u", f->d[i].event, f->d[i].thread);
+	{
+		wasm_buf b = {0};
+		rep_sched_format(f->d, f->n, &b);
+		if (b.oom) {
+			fclose(o);
+			return wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,
+					    "out of memory");
+		}
+		if (b.len)
+			fwrite(b.data, 1, b.len, o);
+		wasm_buf_fini(&b);
+	}
 	fputc('\n', o);
 	if (ferror(o) | fclose(o))
 		return wasm_err_set(e, WASM_IO, WASM_NO_OFFSET,
@@ -434,6 +634,17 @@ static wasm_status decisions(const char *v, const char *end, rep_sched_file *f,
 			v++;
 	}
 	return WASM_OK;
+}
+
+wasm_status rep_sched_decisions_parse(const char *text, rep_sched_file *f,
+				      wasm_err *e)
+{
+	wasm_status st;
+
+	memset(f, 0, sizeof *f);
+	if ((st = decisions(text, text + strlen(text), f, "decisions", 1, e)))
+		rep_sched_file_clear(f);
+	return st;
 }
 
 wasm_status rep_sched_parse_file(const char *text, size_t len, const char *name,

@@ -13,10 +13,18 @@
  *               running thread drops below every other. A bug of depth D
  *               among n threads and k points is hit with probability at
  *               least 1/(n k^(D-1)) per run.
+ *   chaos       rr's chaos mode: now and then (1 point in 2 000) a
+ *               runnable thread is starved, not run while another can,
+ *               for a span of points drawn log-uniformly from 1 to
+ *               50 000, starved spans capped at half the run; otherwise
+ *               the running thread goes on, switching with probability
+ *               0.01. Starving finds bugs that need one thread to fall
+ *               far behind (rr found some that uniform random priorities
+ *               missed in thousands of runs).
  *   fixed       follow a recorded decision list (a schedule file).
- * random and pct never let a thread run more than 10 000 points in a row
- * while another could run (pct then lowers it below every other), so a
- * spin-wait on a lower-priority thread ends.
+ * random, pct and chaos never let a thread run more than 10 000 points
+ * in a row while another could run (pct then lowers it below every
+ * other), so a spin-wait on a lower-priority thread ends.
  * Every strategy records a decision whenever the thread that runs next is
  * not the one that reached the point (a switch, or the successor of a
  * thread that blocked or ended). fixed makes exactly those choices and
@@ -39,6 +47,7 @@
 #define HEISEN_REPLAY_SCHED_H
 
 #include "core/engine.h"
+#include "detector/race.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +56,7 @@ typedef enum rep_strategy {
 	REP_SCHED_RANDOM,
 	REP_SCHED_PCT,
 	REP_SCHED_FIXED,
+	REP_SCHED_CHAOS,
 } rep_strategy;
 
 typedef struct rep_sched_spec {
@@ -57,7 +67,7 @@ typedef struct rep_sched_spec {
 	uint64_t seed;
 } rep_sched_spec;
 
-/* "random", "random:0.1", "pct:3", "pct:3:50000", "fixed" into *out
+/* "random", "random:0.1", "pct:3", "pct:3:50000", "chaos", "fixed" into *out
  * (seed left as it was). */
 wasm_status rep_sched_parse(const char *s, rep_sched_spec *out, wasm_err *e);
 /* The spec's name as rep_sched_parse reads it, into buf. */
@@ -89,8 +99,33 @@ uint64_t rep_sched_diverged(const rep_sched *s);
  * schedule edited or made for another program, not a divergence. */
 bool rep_sched_fits(const rep_sched *s, const eng_sched_stats *st, char *why,
 		    size_t cap);
+/* The same for a decision list d[0..n) and a run's stats. */
+bool rep_sched_list_fits(const rep_decision *d, size_t n,
+			 const eng_sched_stats *st, char *why, size_t cap);
 /* Out of memory while recording: the decision list is incomplete. */
 bool rep_sched_nomem(const rep_sched *s);
+
+/* Decisions as the workspace keeps them (db_sched.decisions): for each,
+ * its event's distance from the previous decision's (the first's from
+ * 0), then its thread, both unsigned LEB128. decode refuses (WASM_INVALID,
+ * naming the byte) bytes that are truncated, overlong, or whose events do
+ * not ascend; *d is wasm_malloc'd (NULL when n is 0). */
+void rep_sched_encode(const rep_decision *d, size_t n, wasm_buf *out);
+wasm_status rep_sched_decode(const uint8_t *p, size_t len, rep_decision **d,
+			     size_t *n, wasm_err *e);
+
+/* What campaigns and batches make their runs' schedulers with
+ * (det_sched_maker): spec's strategy seeded with each run's seed, or for
+ * fixed, following d[0..n) (not copied: they must outlive the maker's
+ * use). The maker's decisions are rep_sched_encode's. */
+typedef struct rep_sched_factory {
+	rep_sched_spec spec;
+	const rep_decision *d;
+	size_t n;
+	det_sched_maker maker;
+} rep_sched_factory;
+void rep_sched_factory_init(rep_sched_factory *f, const rep_sched_spec *spec,
+			    const rep_decision *d, size_t n);
 
 /* A schedule file's content. */
 typedef struct rep_sched_file {
@@ -102,6 +137,12 @@ typedef struct rep_sched_file {
 } rep_sched_file;
 wasm_status rep_sched_write(const char *path, const rep_sched_file *f,
 			    wasm_err *e);
+/* The decision list as files write it: " EVENT:THREAD" each, appended
+ * to out; and back (a NUL-terminated list into f->d, f->n; the other
+ * fields zero). */
+void rep_sched_format(const rep_decision *d, size_t n, wasm_buf *out);
+wasm_status rep_sched_decisions_parse(const char *text, rep_sched_file *f,
+				      wasm_err *e);
 /* Parse text[0..len) (named `name` in messages). */
 wasm_status rep_sched_parse_file(const char *text, size_t len, const char *name,
 				 rep_sched_file *f, wasm_err *e);

@@ -9,8 +9,10 @@
 # own time): its threads in parallel (the reference), serially under
 # random:0.05, replaying that run's schedule (fixed), and under pct:3.
 # Ratios to the parallel run, geometric mean. Goals: serial <= 2x, replay
-# <= 1.2x its recording. A report only: nothing here fails on a timing; a
-# failed run or a replay that leaves its recording fails it.
+# <= 1.2x its recording. Then explore's runs per second against check's,
+# and the shrinking of a race's schedule. A report only: nothing here
+# fails on a timing; a failed run or a replay that leaves its recording
+# fails it.
 set -uo pipefail
 
 build=${1:?usage: tests/bench/sched.sh BUILD_DIR}
@@ -46,4 +48,38 @@ for d in $demos; do
 	rp+=("$(awk -v a="$tc" -v b="$tp" 'BEGIN { printf "%.4f", a / b }')")
 done
 echo "| geometric mean | | | $(gm "${rs[@]}") | | $(gm "${rr[@]}") | | $(gm "${rp[@]}") | | |"
+
+# Schedule search and shrinking: heisen explore (pct:3, 40 runs, 2 jobs)
+# runs per second against heisen check (40 parallel runs, 2 jobs), and a
+# race's schedule shrunk by replay --save (decisions and switches before
+# and after, the candidate runs it took).
+heisen=$build/heisen
+echo
+echo "Schedule search (explore pct:3, 40 runs, 2 jobs) against check (40 runs,"
+echo "2 jobs), and replay --save's shrinking of the first race's schedule"
+echo
+echo "| demo | check runs/s | explore runs/s | ratio | races | decisions | after shrinking | switches | after | shrink runs |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+re=()
+for d in fibonacci lock-free-queue lost-update helper-race heap-race prod-cons; do
+	args=$(sed -n 's/^ \* args: *//p' "$root/demos/$d.c")
+	ws=$scratch/$d.db
+	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	"$heisen" check "$root/demos/build/$d.wasm" --runs 40 --jobs 2 --db "$ws" -- $args >/dev/null 2>&1
+	t1=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	"$heisen" explore "$root/demos/build/$d.wasm" --runs 40 --jobs 2 --seed 1 --db "$ws" --json -- $args >"$scratch/ex.json" 2>"$scratch/err" ||
+		{ echo "| $d | explore failed: $(head -c 200 "$scratch/err") | | | | | | | | |"; bad_run=1; continue; }
+	t2=$(date +%s.%N)
+	bug=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["races"]; print(r[0]["bug"] if r else "")' "$scratch/ex.json")
+	shr="| - | - | - | - | -"
+	if [ -n "$bug" ] && "$heisen" replay "$bug" --mode schedule --runs 1 --save "$scratch/s.repro" --db "$ws" --json >"$scratch/rp.json" 2>"$scratch/err"; then
+		shr=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["schedule"]["shrunk"]; print("| %d | %d | %d | %d | %d" % (s["decisions_before"], s["decisions_after"], s["switches_before"], s["switches_after"], s["runs"]))' "$scratch/rp.json")
+	fi
+	awk -v n="$d" -v a="$t0" -v b="$t1" -v c="$t2" -v nb="$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["races"]))' "$scratch/ex.json")" -v shr="$shr" 'BEGIN {
+		printf "| %s | %.0f | %.0f | %.2f× | %d %s |\n", n, 40 / (b - a), 40 / (c - b), (c - b) / (b - a), nb, shr }'
+	re+=("$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "%.4f", (c - b) / (b - a) }')")
+done
+echo "| geometric mean | | | $(gm "${re[@]}") | | | | | | |"
 exit "$bad_run"

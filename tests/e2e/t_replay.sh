@@ -70,7 +70,7 @@ grep -q "^original cell " "$dir/p.out" || bad "plain output has no original cell
 # --- repro file: save, delete the workspace, replay elsewhere ------------------
 "$HEISEN" replay "$bug" --db "$db" --runs 10 --save "$dir/race.repro" >/dev/null ||
 	bad "--save: exit $?"
-grep -q '^heisen-repro 1$' "$dir/race.repro" || bad "repro file has no version line"
+grep -q '^heisen-repro 2$' "$dir/race.repro" || bad "repro file has no version line"
 mkdir "$dir/elsewhere"
 prog=$(sqlite3 "$db" "SELECT p.name FROM bugs b JOIN programs p ON p.id=b.program_id WHERE b.id=$bug")
 cp "$b/$prog" "$dir/elsewhere/app.wasm"
@@ -103,11 +103,11 @@ expect2() { # NAME PATTERN CMD...
 }
 expect2 unknown-bug "no bug 999" "$HEISEN" replay 999 --db "$db" --save "$dir/never.repro"
 expect2 unknown-run "no run 999" "$HEISEN" replay --run 999 --db "$db" --save "$dir/never.repro"
-expect2 bad-mode "pinned, minimal or trigger" "$HEISEN" replay 1 --db "$db" --mode sideways
+expect2 bad-mode "pinned, minimal, trigger or schedule" "$HEISEN" replay 1 --db "$db" --mode sideways
 expect2 no-workspace "No such file" "$HEISEN" replay 1 --db "$dir/none.db"
 head -n 12 "$dir/race.repro" >"$dir/trunc.repro"
 expect2 truncated "truncated" "$HEISEN" replay --file "$dir/trunc.repro" "$dir/elsewhere/app.wasm" --save "$dir/never.repro"
-sed 's/^heisen-repro 1$/heisen-repro 9/' "$dir/race.repro" >"$dir/future.repro"
+sed 's/^heisen-repro [12]$/heisen-repro 9/' "$dir/race.repro" >"$dir/future.repro"
 expect2 future "newer heisen" "$HEISEN" replay --file "$dir/future.repro" "$dir/elsewhere/app.wasm"
 sed 's/^mode = trigger$/mode = sideways/' "$dir/race.repro" >"$dir/edited.repro"
 expect2 edited "line [0-9]*: bad value for mode" "$HEISEN" replay --file "$dir/edited.repro" "$dir/elsewhere/app.wasm"

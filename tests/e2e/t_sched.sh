@@ -15,18 +15,28 @@ b=$root/demos/build
 serial() {
 	local name=$1
 	shift
-	timeout -s KILL 120 "$HEISEN" run "$@" --json >"$dir/$name.json" 2>"$dir/$name.prog"
+	timeout -s KILL 120 "$HEISEN" run --json "$@" >"$dir/$name.json" 2>"$dir/$name.prog"
 	rc=$?
 }
 field() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$dir/$1.json" "$2"
 }
 
-# (1) Determinism: 20 runs a demo, one seed: one output, one digest.
-for demo in lost-update fibonacci control-mutex helper-race; do
+# (1) Determinism: 20 runs of every demo (lost-update with its "check"),
+# one seed, while a busy loop keeps another core busy: one output, one
+# exit status, one digest.
+busy() { while :; do :; done; }
+busy &
+busy_pid=$!
+trap 'kill "$busy_pid" 2>/dev/null; rm -rf "$dir"' EXIT
+for src in "$root"/demos/*.c; do
+	demo=$(basename "$src" .c)
+	# shellcheck disable=SC2207
+	args=($(sed -n 's/^ \* args: *//p' "$src"))
+	[ "$demo" = lost-update ] && args=(check)
 	want_out= want_digest=
 	for i in $(seq 20); do
-		serial det "$b/$demo.wasm" --schedule pct:3 --schedule-seed 11
+		serial det "$b/$demo.wasm" --schedule pct:3 --schedule-seed 11 -- "${args[@]}"
 		d=$(field det 'd["schedule"]["digest"]')
 		o=$(sha256sum <"$dir/det.prog")
 		if [ "$i" = 1 ]; then
@@ -37,6 +47,8 @@ for demo in lost-update fibonacci control-mutex helper-race; do
 			{ bad "$demo: run $i differs (digest $d, wanted $want_digest; exit $rc, wanted $want_rc)"; break; }
 	done
 done
+kill "$busy_pid" 2>/dev/null
+wait "$busy_pid" 2>/dev/null
 
 # (2) The interleaving is the schedule's: lost-update loses a different
 # number of deposits under different seeds.

@@ -371,7 +371,7 @@ static void full_spec_round_trips(void **state)
 
 	/* The file: sorted pool as ranges, the hold in microseconds. */
 	text = read_text(fx->path, NULL);
-	assert_true(!strncmp(text, "heisen-repro 1\n", 15));
+	assert_true(!strncmp(text, "heisen-repro 2\n", 15));
 	assert_non_null(strstr(text, "\nmask_pool = 3-5 9 100-101\n"));
 	assert_non_null(strstr(text, "\nhold_us = 2500\n"));
 	assert_non_null(strstr(text, "\nprogram_hash = 0123456789abcdef\n"));
@@ -476,13 +476,145 @@ static void future_and_foreign_files_are_refused(void **state)
 	fixture *fx = *state;
 	char *text = valid_file(fx, NULL), *bad;
 
-	bad = edit(text, "heisen-repro 1", "heisen-repro 2\n", NULL);
-	REFUSED(fx, bad, strlen(bad), "line 1", "version 2", "newer");
+	bad = edit(text, "heisen-repro 2", "heisen-repro 3\n", NULL);
+	REFUSED(fx, bad, strlen(bad), "line 1", "version 3", "newer");
 	free(bad);
 
-	bad = edit(text, "heisen-repro 1", "hello\n", NULL);
+	bad = edit(text, "heisen-repro 2", "hello\n", NULL);
 	REFUSED(fx, bad, strlen(bad), "line 1", "not a heisen repro file");
 	free(bad);
+	free(text);
+}
+
+/* A schedule spec: the race of full_spec found by a serial run. */
+static void schedule_spec(rep_spec *s)
+{
+	static const rep_decision dec[] = {{0, 1}, {7, 2}, {1000000, 0}};
+
+	full_spec(s);
+	s->mode = REP_SCHEDULE;
+	s->has_sched = s->has_dec = true;
+	s->sched = (rep_sched_spec){.strategy = REP_SCHED_PCT,
+				    .depth = 3,
+				    .k = 1908,
+				    .seed = 0x8000000000000001ull};
+	s->dec = (rep_decision *)own((const char *)dec, sizeof dec);
+	s->ndec = 3;
+	s->points = 1000001;
+	s->switches = 3;
+	s->digest = 0xfedcba9876543210ull;
+	s->status = DET_EXIT;
+	s->exit_code = 1;
+}
+
+static void schedule_spec_round_trips(void **state)
+{
+	fixture *fx = *state;
+	rep_spec w, r;
+	wasm_err e;
+	char *text;
+
+	schedule_spec(&w);
+	wasm_err_clear(&e);
+	assert_int_equal(rep_write(fx->path, &w, &e), WASM_OK);
+	text = read_text(fx->path, NULL);
+	assert_non_null(
+	    strstr(text, "\nsched_decisions = 0:1 7:2 1000000:0\n"));
+	assert_non_null(strstr(text, "\nsched_strategy = pct:3:1908\n"));
+	free(text);
+	assert_int_equal(rep_read(fx->path, &r, &e), WASM_OK);
+	assert_int_equal(r.mode, REP_SCHEDULE);
+	assert_true(r.has_sched && r.has_dec && !r.whole_run);
+	assert_int_equal(r.sched.strategy, REP_SCHED_PCT);
+	assert_int_equal(r.sched.depth, 3);
+	assert_true(r.sched.k == 1908);
+	assert_true(r.sched.seed == w.sched.seed);
+	assert_int_equal(r.ndec, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_true(r.dec[i].event == w.dec[i].event);
+		assert_int_equal(r.dec[i].thread, w.dec[i].thread);
+	}
+	assert_true(r.points == w.points && r.digest == w.digest);
+	assert_int_equal(r.switches, 3);
+	assert_int_equal(r.status, DET_EXIT);
+	assert_int_equal(r.exit_code, 1);
+	assert_site_equal(&r.site[0], &w.site[0]);
+	rep_spec_clear(&r);
+
+	/* A run as a whole: no sites, judged by its failure. */
+	for (int i = 0; i < 2; i++) {
+		wasm_free(w.site[i].func);
+		wasm_free(w.site[i].file);
+		w.site[i] = (rep_site){0};
+	}
+	w.whole_run = true;
+	w.failure = own_str("exit:1");
+	assert_int_equal(rep_write(fx->path, &w, &e), WASM_OK);
+	assert_int_equal(rep_read(fx->path, &r, &e), WASM_OK);
+	assert_true(r.whole_run);
+	assert_string_equal(r.failure, "exit:1");
+	rep_spec_clear(&r);
+	rep_spec_clear(&w);
+}
+
+static void bad_schedules_are_refused(void **state)
+{
+	fixture *fx = *state;
+	rep_spec w;
+	wasm_err e;
+	char *text, *bad;
+
+	schedule_spec(&w);
+	wasm_err_clear(&e);
+	assert_int_equal(rep_write(fx->path, &w, &e), WASM_OK);
+	rep_spec_clear(&w);
+	text = read_text(fx->path, NULL);
+	{
+		static const struct {
+			const char *line, *repl;
+		} cases[] = {
+		    {"sched_decisions", "sched_decisions = 7:2 3:1\n"},
+		    {"sched_decisions", "sched_decisions = 7:x\n"},
+		    {"sched_decisions", "sched_decisions = 7:99999999999\n"},
+		    {"sched_strategy", "sched_strategy = fixed\n"},
+		    {"sched_strategy", "sched_strategy = pct:0\n"},
+		    {"sched_digest", "sched_digest = 12\n"},
+		    {"run_status", "run_status = fine\n"},
+		    {"run_exit", "run_exit = 300\n"},
+		};
+		for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+			unsigned line;
+			char where[32];
+			bad = edit(text, cases[i].line, cases[i].repl, &line);
+			snprintf(where, sizeof where, "line %u", line);
+			REFUSED(fx, bad, strlen(bad), where, cases[i].line);
+			free(bad);
+		}
+	}
+	/* Truncated: the decisions gone. */
+	bad = edit(text, "sched_decisions", "", NULL);
+	REFUSED(fx, bad, strlen(bad), "no 'sched_decisions'");
+	free(bad);
+	/* Version 1 knew no schedules. */
+	bad = edit(text, "heisen-repro 2", "heisen-repro 1\n", NULL);
+	REFUSED(fx, bad, strlen(bad), "unknown key 'sched_");
+	free(bad);
+	free(text);
+}
+
+static void version_1_files_are_read(void **state)
+{
+	fixture *fx = *state;
+	char *text = valid_file(fx, NULL), *old;
+	rep_spec r;
+	wasm_err e;
+
+	old = edit(text, "heisen-repro 2", "heisen-repro 1\n", NULL);
+	write_bytes(fx->path, old, strlen(old));
+	assert_int_equal(rep_read(fx->path, &r, &e), WASM_OK);
+	assert_int_equal(r.mode, REP_TRIGGER);
+	rep_spec_clear(&r);
+	free(old);
 	free(text);
 }
 
@@ -702,12 +834,14 @@ static void allocation_failures_are_clean(void **state)
 
 static void mode_names_round_trip(void **state)
 {
-	static const rep_mode modes[] = {REP_PINNED, REP_MINIMAL, REP_TRIGGER};
-	static const char *const names[] = {"pinned", "minimal", "trigger"};
+	static const rep_mode modes[] = {REP_PINNED, REP_MINIMAL, REP_TRIGGER,
+					 REP_FAILURE, REP_SCHEDULE};
+	static const char *const names[] = {"pinned", "minimal", "trigger",
+					    "failure", "schedule"};
 	rep_mode m;
 
 	(void)state;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		assert_string_equal(rep_mode_name(modes[i]), names[i]);
 		m = (rep_mode)-1;
 		assert_true(rep_mode_parse(names[i], &m));
@@ -784,6 +918,9 @@ int main(void)
 	    T(stdin_round_trips_and_is_checked),
 	    T(odd_strings_round_trip),
 	    T(future_and_foreign_files_are_refused),
+	    T(schedule_spec_round_trips),
+	    T(bad_schedules_are_refused),
+	    T(version_1_files_are_read),
 	    T(truncated_file_is_refused),
 	    T(unknown_and_repeated_keys_are_refused),
 	    T(bad_values_are_refused),

@@ -36,11 +36,15 @@ static void parses_strategies(void **state)
 	assert_string_equal(name, "pct:2:500");
 	assert_int_equal(rep_sched_parse("fixed", &s, &e), WASM_OK);
 	assert_int_equal(s.strategy, REP_SCHED_FIXED);
+	assert_int_equal(rep_sched_parse("chaos", &s, &e), WASM_OK);
+	assert_int_equal(s.strategy, REP_SCHED_CHAOS);
+	rep_sched_name(&s, name, sizeof name);
+	assert_string_equal(name, "chaos");
 	static const char *const bad[] = {
-	    "",		 "rand",     "random:", "random:1.5",
-	    "random:-1", "random:x", "pct",	"pct:",
-	    "pct:0",	 "pct:65",   "pct:-2",	"pct:3:0",
-	    "pct:3:-1",	 "pct:3:x",  "fixed:1", "random:nan"};
+	    "",		  "rand",    "random:",	 "random:1.5", "random:-1",
+	    "random:x",	  "pct",     "pct:",	 "pct:0",      "pct:65",
+	    "pct:-2",	  "pct:3:0", "pct:3:-1", "pct:3:x",    "fixed:1",
+	    "random:nan", "chaos:2", "Chaos"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		assert_int_equal(rep_sched_parse(bad[i], &s, &e), WASM_INVALID);
 }
@@ -62,8 +66,9 @@ static void drive(rep_sched *s, uint32_t *chosen, int npoints)
 
 static void fixed_follows_what_was_recorded(void **state)
 {
-	static const char *const strategies[] = {"random:0.3", "pct:3:150"};
-	for (size_t k = 0; k < 2; k++) {
+	static const char *const strategies[] = {"random:0.3", "pct:3:150",
+						 "chaos"};
+	for (size_t k = 0; k < 3; k++) {
 		rep_sched_spec spec = {.seed = 99};
 		uint32_t a[200], b[200];
 		const rep_decision *d;
@@ -105,6 +110,40 @@ static void same_seed_same_choices(void **state)
 	assert_memory_not_equal(a, b, sizeof a);
 	rep_sched_free(x);
 	rep_sched_free(y);
+}
+
+/* chaos starves: over a long run some thread is left out for a span of
+ * thousands of points while the others run, and never past half the
+ * run in all; the same seed, the same choices. */
+static void chaos_starves_for_spans(void **state)
+{
+	enum { N = 200000 };
+	rep_sched_spec spec = {.strategy = REP_SCHED_CHAOS, .seed = 3};
+	uint32_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+	uint32_t longest = 0, gap[3] = {0};
+	rep_sched *x = rep_sched_new(&spec, NULL, 0);
+	rep_sched *y = rep_sched_new(&spec, NULL, 0);
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	drive(x, a, N);
+	drive(y, b, N);
+	assert_memory_equal(a, b, N * sizeof *a);
+	for (int i = 0; i < N; i++)
+		for (int t = 0; t < 3; t++) {
+			gap[t] = a[i] == (uint32_t)t ? 0 : gap[t] + 1;
+			if (gap[t] > longest)
+				longest = gap[t];
+		}
+	/* Plain switches (p 0.01) alone leave a thread out for a few
+	 * hundred points at most. */
+	assert_true(longest > 2000);
+	assert_true(longest <= N / 2 + 1000);
+	rep_sched_free(x);
+	rep_sched_free(y);
+	free(a);
+	free(b);
 }
 
 /* A thread that spins while another could run is moved off after 10 000
@@ -247,6 +286,61 @@ static void writes_what_it_reads(void **state)
 	rep_sched_file_clear(&b);
 }
 
+static void decisions_encode_and_decode(void **state)
+{
+	static const rep_decision d[] = {
+	    {0, 1}, {1, 0}, {300, 7}, {UINT64_MAX - 1, UINT32_MAX}};
+	wasm_buf b = {0};
+	rep_decision *out;
+	size_t n;
+	wasm_err e;
+
+	(void)state;
+	rep_sched_encode(d, 4, &b);
+	assert_false(b.oom);
+	assert_int_equal(rep_sched_decode(b.data, b.len, &out, &n, &e),
+			 WASM_OK);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(out[i].event == d[i].event);
+		assert_int_equal(out[i].thread, d[i].thread);
+	}
+	wasm_free(out);
+	/* Every truncation is refused, never read past. */
+	for (size_t cut = 1; cut < b.len; cut++) {
+		wasm_status st = rep_sched_decode(b.data, cut, &out, &n, &e);
+		if (st == WASM_OK) {
+			/* A cut between two decisions is a shorter list. */
+			assert_true(n < 4);
+			wasm_free(out);
+		} else {
+			assert_int_equal(st, WASM_INVALID);
+			assert_null(out);
+		}
+	}
+	/* Events that do not ascend (a zero distance after the first). */
+	{
+		static const uint8_t same[] = {5, 1, 0, 2};
+		static const uint8_t overlong[] = {0x80, 0x80, 0x80, 0x80,
+						   0x80, 0x80, 0x80, 0x80,
+						   0x80, 0x80, 0x01, 0};
+		static const uint8_t big_thread[] = {1,	   0xff, 0xff,
+						     0xff, 0xff, 0x7f};
+		assert_int_equal(
+		    rep_sched_decode(same, sizeof same, &out, &n, &e),
+		    WASM_INVALID);
+		assert_int_equal(
+		    rep_sched_decode(overlong, sizeof overlong, &out, &n, &e),
+		    WASM_INVALID);
+		assert_int_equal(rep_sched_decode(big_thread, sizeof big_thread,
+						  &out, &n, &e),
+				 WASM_INVALID);
+	}
+	assert_int_equal(rep_sched_decode(NULL, 0, &out, &n, &e), WASM_OK);
+	assert_int_equal(n, 0);
+	wasm_buf_fini(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +352,8 @@ int main(void)
 	    cmocka_unit_test(reads_a_schedule),
 	    cmocka_unit_test(refuses_hostile_schedules),
 	    cmocka_unit_test(writes_what_it_reads),
+	    cmocka_unit_test(decisions_encode_and_decode),
+	    cmocka_unit_test(chaos_starves_for_spans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

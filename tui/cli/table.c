@@ -109,7 +109,7 @@ static const tui_opt run_opts[] = {
     {"--suppressions", "FILE", "with --density/--mask: " SUPP_HELP},
     {"--schedule", "STRATEGY",
      "run serially, one thread at a time, the scheduler choosing at every "
-     "shared access: random[:P], pct:D[:K] or fixed (races by "
+     "shared access: random[:P], pct:D[:K], chaos or fixed (races by "
      "happens-before)"},
     {"--schedule-seed", "S", "with --schedule: its seed (default: random)"},
     {"--schedule-file", "FILE",
@@ -135,7 +135,42 @@ static const tui_opt check_opts[] = {
     {"--stdin", "FILE",
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
      "input, recorded with the campaign (default: stdin empty)"},
+    {"--schedule", "STRATEGY",
+     "serial runs: one thread at a time, each run under its own schedule "
+     "(random[:P], pct:D[:K] or chaos, docs/schedules.md), recorded "
+     "with it"},
+    {"--schedule-seed", "S",
+     "with --schedule: the campaign seed run i's schedule seed derives "
+     "from (default: random, printed)"},
     {"--json", NULL, "print the races as JSON (schema heisen.check/1)"},
+    FORMAT_OPTS,
+    SUPP_OPT,
+    {NULL, NULL, NULL},
+};
+
+static const tui_opt explore_opts[] = {
+    {"--strategy", "STRATEGY",
+     "how each run's schedule is drawn: random[:P], pct:D[:K] or chaos "
+     "(default pct:3, K measured by one run)"},
+    {"--runs", "N", "serial runs (default 100)"},
+    {"--budget", "TIME", "run until TIME (90s, 10m) has passed instead"},
+    {"--seed", "S",
+     "campaign seed; run i's schedule seed derives from it (default: "
+     "random, printed)"},
+    {"--failure", "WHAT",
+     "also record runs that fail: trap, exit:N or stdout:REGEX"},
+    {"--jobs", "J", "worker processes at once (default: CPUs online)"},
+    {"--timeout", "TIME",
+     "a run still going after TIME is stopped and recorded as a timeout "
+     "(default 10s)"},
+    {"--stdin", "FILE",
+     "every run reads FILE's bytes (at most 1 MiB) as its standard "
+     "input, recorded with the campaign (default: stdin empty)"},
+    {"--db", "FILE", "workspace database (default $HEISEN_DB or ./heisen.db)"},
+    {"--fail-on-bugs", "[new|any]",
+     "exit 1 when a race not suppressed (with new: nor triaged) or a "
+     "failure was found"},
+    {"--json", NULL, "print the result as JSON (schema heisen.explore/1)"},
     FORMAT_OPTS,
     SUPP_OPT,
     {NULL, NULL, NULL},
@@ -203,8 +238,8 @@ static const tui_opt replay_opts[] = {
      "the run detected"},
     {"--file", "FILE.repro", "replay a repro file on PROGRAM.wasm"},
     {"--mode", "MODE",
-     "pinned, minimal or trigger (default trigger; with --file the "
-     "file's)"},
+     "pinned, minimal, trigger or schedule (default trigger, or "
+     "schedule for a run without a race; with --file the file's)"},
     {"--runs", "N", "runs (default 100)"},
     {"--jobs", "J", "worker processes at once (default: CPUs online)"},
     {"--hold", "TIME",
@@ -218,7 +253,11 @@ static const tui_opt replay_opts[] = {
     {"--progress", NULL,
      "a progress line on stderr per tenth of the runs, also when it is "
      "not a terminal (the TUI reads them)"},
-    {"--save", "FILE.repro", "write a repro file with the rate measured"},
+    {"--save", "FILE.repro",
+     "write a repro file with the rate measured (a schedule shrunk "
+     "first)"},
+    {"--no-shrink", NULL,
+     "schedule: save the recorded decisions as they are"},
     {"--force", NULL, "with --file: replay on a program whose hash differs"},
     {"--stdin", "FILE",
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
@@ -575,7 +614,8 @@ const tui_cmd tui_commands[] = {
      "every scheduling point (each shared access's probe, each WASI "
      "call, atomic wait and notify, thread spawn and end): random[:P] "
      "switches with probability P (default 0.05), pct:D[:K] is PCT for "
-     "bugs of depth D over the first K points, fixed follows "
+     "bugs of depth D over the first K points, chaos starves a thread "
+     "now and then for a log-uniform span (rr's chaos mode), fixed follows "
      "--schedule-file FILE. Clocks, sleeps and random_get are virtual, "
      "so one seed gives one execution, shown by the digest on the "
      "report's first line; every site is armed and races are found by "
@@ -777,8 +817,58 @@ const tui_cmd tui_commands[] = {
      "unreadable or invalid "
      "program, a suppressions file that cannot be read or has a bad "
      "line (the message names FILE:LINE), or a database that cannot be "
-     "used; 3 on an internal error; 130 when stopped by Ctrl-C.",
+     "used; 3 on an internal error; 130 when stopped by Ctrl-C.\n"
+     "With --schedule STRATEGY every run is serial (docs/schedules.md): "
+     "one thread runs at a time and the strategy, seeded per run from "
+     "the campaign seed (--schedule-seed), chooses which at every probe "
+     "site, atomic, wait, notify, spawn, thread end and WASI call; clocks, "
+     "random_get and timeouts are virtual. Each run is recorded with its "
+     "schedule, so a race it found replays exactly ('heisen replay BUG "
+     "--mode schedule'); see 'heisen help explore'.",
      1, TUI_MAX_OPERANDS, check_opts, tui_cmd_check},
+    {"explore",
+     "FILE.wasm [--strategy random[:P]|pct:D[:K]|chaos] [--runs N | --budget "
+     "TIME] [--seed S] [--failure trap|exit:N|stdout:RE] [--jobs J] "
+     "[--timeout TIME] [--stdin FILE] [--db FILE] [--json] "
+     "[--fail-on-bugs [new|any]] [--format sarif|junit|jsonl] "
+     "[--suppressions FILE] [-- ARGS...]",
+     "search thread schedules: serial runs under drawn schedules, every "
+     "race and failure kept with its schedule",
+     "Runs FILE.wasm (instrumented on the fly when it is not) N times "
+     "serially, in worker processes: one thread at a time, with a "
+     "scheduler choosing which thread runs at every probe site (every "
+     "shared-memory access), atomic, wait, notify, spawn, thread end "
+     "and WASI call, under the happens-before detector of 'heisen "
+     "check'. Each run draws its schedule from the strategy with its own "
+     "seed, derived from the campaign seed:\n"
+     "  random:P   at each point, switch to another runnable thread with "
+     "probability P (default 0.05)\n"
+     "  pct:D[:K]  PCT: random thread priorities and D-1 priority change "
+     "points drawn from the first K points (without K, one run of the "
+     "program measures its points); a bug of depth D among n threads is "
+     "found by a run with probability at least 1/(n K^(D-1))\n"
+     "  chaos      rr's chaos mode: now and then a thread is starved (not "
+     "run while another can) for a log-uniform span of up to 50 000 "
+     "points, at most half the run\n"
+     "Everything a program can observe that differs between runs comes "
+     "from the schedule (virtual clocks, random_get, sched_yield, "
+     "timeouts), so a run replays exactly from its decisions. Every race "
+     "of every explored interleaving is recorded as a bug of the "
+     "workspace with both stacks, in a campaign of kind explore, and each "
+     "run with its schedule: strategy, seed, points, switches, digest, "
+     "and the decisions of runs that found a race, failed or did not end "
+     "ok. With --failure, runs that fail are counted and listed; 'heisen "
+     "replay --run RUN --mode schedule' replays one, 'heisen replay BUG "
+     "--mode schedule' a race. The report ends with the schedules' "
+     "figures and, for pct, the bound PCT gives: after N runs that did "
+     "not find it, the chance that a bug of depth D was missed, from the "
+     "measured threads n and points K.\n"
+     "Exit status: 0 on success; 1 with --fail-on-bugs when a race not "
+     "suppressed or a failure was found; 2 on bad usage (a bad strategy "
+     "or parameter, --runs with --budget, a bad --failure), an unreadable "
+     "or invalid program, or a database that cannot be used; 3 on an "
+     "internal error; 130 when stopped by Ctrl-C.",
+     1, TUI_MAX_OPERANDS, explore_opts, tui_cmd_explore},
     {"rerun", "RUN [--db FILE] [--json] [--fail-on-bugs]",
      "run one recorded run again, exactly, and compare",
      "Runs run RUN of the workspace (an id from 'heisen runs CAMPAIGN') "

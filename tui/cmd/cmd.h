@@ -28,6 +28,9 @@ int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
 int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+/* `heisen explore` (tui/cmd/cmd_check.c beside check). */
+int tui_cmd_explore(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		    FILE *err);
 /* `heisen rerun` (tui/cmd/cmd_run.c with `run --density`/`--mask`). */
 int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);

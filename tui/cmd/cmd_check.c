@@ -1,7 +1,10 @@
 /*
  * cmd_check.c - `heisen check`: happens-before detection (detector/hb.h)
  * over N runs of a program, recorded as a campaign of kind check, and each
- * race printed the way ThreadSanitizer prints one.
+ * race printed the way ThreadSanitizer prints one; and `heisen explore`,
+ * the same over serial runs (replay/sched.h), each under its own
+ * schedule, recorded as a campaign of kind explore with every run's
+ * schedule and judged by a failure.
  */
 #include "tui/cli/cli.h"
 #include "tui/report/report.h"
@@ -14,6 +17,9 @@
 #include "tui/report/jsonw.h"
 #include "tui/report/race.h"
 #include "tui/report/report_fmt.h"
+#include "replay/sched.h"
+
+#include <math.h>
 
 #include <inttypes.h>
 #include <signal.h>
@@ -39,6 +45,9 @@ typedef struct check_ui {
 	bool nomem;
 	det_progress last;
 	tui_emit em; /* --format's report; its run lines stream */
+	/* A serial campaign's failing runs (ids, ascending). */
+	int64_t *failed;
+	size_t nfailed, capfailed;
 } check_ui;
 
 static void on_progress(void *ctx, const det_progress *pr)
@@ -49,7 +58,22 @@ static void on_progress(void *ctx, const det_progress *pr)
 static void on_run(void *ctx, const db_run *r, const db_hit *hits,
 		   uint32_t nhits)
 {
-	tui_emit_run(&((check_ui *)ctx)->em, r, hits, nhits);
+	check_ui *u = ctx;
+
+	tui_emit_run(&u->em, r, hits, nhits);
+	if (!r->sched || !r->sched->failed)
+		return;
+	if (u->nfailed == u->capfailed) {
+		size_t cap = u->capfailed ? u->capfailed * 2 : 16;
+		int64_t *v = realloc(u->failed, cap * sizeof *v);
+		if (!v) {
+			u->nomem = true;
+			return;
+		}
+		u->failed = v;
+		u->capfailed = cap;
+	}
+	u->failed[u->nfailed++] = r->id;
 }
 
 static void on_race(void *ctx, const db_hit *h)
@@ -85,8 +109,88 @@ static bool count_run(void *ctx, const db_run *r)
 	return true;
 }
 
-/* A campaign of kind check from the options; an exit code. */
-static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
+/* The explore runs without --runs or --budget. */
+#define EXPLORE_RUNS 100
+/* The strategy explore searches with by default: PCT for bugs of depth
+ * 3 (two preemptions); most concurrency bugs of real programs need no
+ * more (Lu et al., ASPLOS 2008: 96% involve at most two threads). */
+#define EXPLORE_STRATEGY "pct:3"
+
+/* The schedule options of check (--schedule, --schedule-seed) or
+ * explore (--strategy, --seed, --failure) into c and *spec; *need_k
+ * when pct's K is to be measured. */
+static int plan_schedule(const tui_cmd *cmd, const tui_args *a, bool explore,
+			 db_campaign *c, rep_sched_spec *spec, bool *need_k,
+			 FILE *err)
+{
+	const char *sv =
+	    tui_opt_value(cmd, a, explore ? "--strategy" : "--schedule");
+	const char *seedv =
+	    tui_opt_value(cmd, a, explore ? "--seed" : "--schedule-seed");
+	const char *fv = explore ? tui_opt_value(cmd, a, "--failure") : NULL;
+	char name[64];
+	det_failure f;
+	wasm_err e;
+
+	if (!sv && !explore) {
+		if (seedv) {
+			fprintf(err, "heisen check: --schedule-seed is the "
+				     "seed of --schedule's runs\n");
+			return TUI_EXIT_USAGE;
+		}
+		return TUI_EXIT_OK;
+	}
+	if (tui_opt_value(cmd, a, "--profile")) {
+		fprintf(err,
+			"heisen %s: --profile is not for serial runs: one "
+			"thread runs at a time and the schedule alone "
+			"decides when threads switch\n",
+			cmd->name);
+		return TUI_EXIT_USAGE;
+	}
+	if (rep_sched_parse(sv ? sv : EXPLORE_STRATEGY, spec, &e)) {
+		fprintf(err, "heisen %s: %s: %s\n", cmd->name,
+			explore ? "--strategy" : "--schedule", e.msg);
+		return TUI_EXIT_USAGE;
+	}
+	/* pct:D without K: K is the points of a run (measure_k). */
+	*need_k = spec->strategy == REP_SCHED_PCT &&
+		  !strchr(strchr(sv ? sv : EXPLORE_STRATEGY, ':') + 1, ':');
+	if (spec->strategy == REP_SCHED_FIXED) {
+		fprintf(err,
+			"heisen %s: fixed follows one recorded schedule: "
+			"replay it with 'heisen run --schedule fixed "
+			"--schedule-file FILE' or 'heisen replay --mode "
+			"schedule'\n",
+			cmd->name);
+		return TUI_EXIT_USAGE;
+	}
+	c->seed = tui_random_seed();
+	if (seedv && !tui_parse_u64(seedv, &c->seed)) {
+		fprintf(err,
+			"heisen %s: %s expects a 64-bit number (decimal or "
+			"0x hex), got '%s'\n",
+			cmd->name, explore ? "--seed" : "--schedule-seed",
+			seedv);
+		return TUI_EXIT_USAGE;
+	}
+	if (fv && det_failure_parse(fv, &f, &e)) {
+		fprintf(err, "heisen explore: --failure: %s\n", e.msg);
+		return TUI_EXIT_USAGE;
+	}
+	rep_sched_name(spec, name, sizeof name);
+	if (!(c->schedule = strdup(name)) ||
+	    (fv && !(c->failure = strdup(fv)))) {
+		fprintf(err, "heisen %s: out of memory\n", cmd->name);
+		return TUI_EXIT_INTERNAL;
+	}
+	return TUI_EXIT_OK;
+}
+
+/* A campaign of kind check (explore: explore) from the options; an exit
+ * code. */
+static int plan_check(const tui_cmd *cmd, const tui_args *a, bool explore,
+		      db_campaign *c, rep_sched_spec *spec, bool *need_k,
 		      FILE *err)
 {
 	const char *v;
@@ -95,32 +199,49 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
 	wasm_err e;
 	int rc;
 
-	c->kind = DB_KIND_CHECK;
-	c->runs = 1;
+	c->kind = explore ? DB_KIND_EXPLORE : DB_KIND_CHECK;
+	c->runs = explore ? EXPLORE_RUNS : 1;
 	if ((v = tui_opt_value(cmd, a, "--runs")) &&
 	    !tui_parse_u32(v, 1, 1000000, &c->runs)) {
 		fprintf(err,
-			"heisen check: --runs expects 1 to 1000000, got "
+			"heisen %s: --runs expects 1 to 1000000, got "
 			"'%s'\n",
-			v);
+			cmd->name, v);
 		return TUI_EXIT_USAGE;
 	}
+	if (explore && (v = tui_opt_value(cmd, a, "--budget"))) {
+		if (tui_opt_value(cmd, a, "--runs")) {
+			fprintf(err, "heisen explore: give --runs or "
+				     "--budget, not both\n");
+			return TUI_EXIT_USAGE;
+		}
+		if (!tui_parse_duration(v, &c->budget_s)) {
+			fprintf(err,
+				"heisen explore: --budget expects a duration "
+				"such as 90s, 10m or 2h, got '%s'\n",
+				v);
+			return TUI_EXIT_USAGE;
+		}
+		c->runs = 0;
+	}
+	if ((rc = plan_schedule(cmd, a, explore, c, spec, need_k, err)))
+		return rc;
 	/* Threads that never take turns leave nothing to check: under the
 	 * default profile a thread often finished its loop before the other
 	 * woke from the barrier that started them (fibonacci: 2 runs of 20
 	 * saw its races); throttled threads yield every 64 polls (20 of
-	 * 20). */
+	 * 20). A serial run's schedule decides the turns: no profile. */
 	v = tui_opt_value(cmd, a, "--profile");
-	c->profiles = strdup(v ? v : "throttled");
+	c->profiles = strdup(v ? v : c->schedule ? "default" : "throttled");
 	c->densities = strdup("100");
 	if (!c->profiles || !c->densities)
 		goto oom;
 	if (det_parse_profiles(c->profiles, &profs, &nprofs, &e) ||
 	    nprofs != 1) {
 		fprintf(err,
-			"heisen check: --profile expects one profile "
+			"heisen %s: --profile expects one profile "
 			"(see 'heisen profiles'), got '%s'\n",
-			c->profiles);
+			cmd->name, c->profiles);
 		wasm_free(profs);
 		return TUI_EXIT_USAGE;
 	}
@@ -129,7 +250,7 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
 		goto oom;
 	if ((rc = tui_opt_workers(cmd, a, &c->jobs, &c->timeout_s, err)))
 		return rc;
-	if (c->jobs > c->runs)
+	if (c->runs && c->jobs > c->runs)
 		c->jobs = c->runs;
 	c->planned = c->runs;
 	c->mask_version = DET_MASK_VERSION;
@@ -140,7 +261,7 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, db_campaign *c,
 		goto oom;
 	return TUI_EXIT_OK;
 oom:
-	fprintf(err, "heisen check: out of memory\n");
+	fprintf(err, "heisen %s: out of memory\n", cmd->name);
 	return TUI_EXIT_INTERNAL;
 }
 
@@ -244,7 +365,155 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 	tui_json_end(j, ']');
 }
 
-int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+/* PCT's guarantee (Burckhardt et al., ASPLOS 2010): a run finds a bug
+ * of depth d among n threads whose change points are drawn from k points
+ * with probability at least 1/(n k^(d-1)); after `runs` runs without it,
+ * the chance it was missed is at most (1 - p)^runs. */
+static void pct_bound(const rep_sched_spec *spec, const det_progress *pr,
+		      double *p, double *miss)
+{
+	double n = pr->max_threads ? pr->max_threads : 1;
+
+	*p = 1.0 / (n * pow((double)spec->k, (double)spec->depth - 1));
+	*miss = exp((double)pr->done * log1p(-*p));
+}
+
+/* PCT draws its change points from the points of the run: without a K
+ * given, one serial run of the program measures it (the most the first
+ * run took, at least 1). */
+typedef struct k_probe {
+	uint64_t points;
+	det_status status;
+} k_probe;
+
+static bool on_k_run(void *ctx, const det_batch_run_info *r)
+{
+	k_probe *k = ctx;
+	k->points = r->sched.events;
+	k->status = r->status;
+	return false;
+}
+
+static wasm_status measure_k(det_prog *p, const db_campaign *c,
+			     rep_sched_spec *spec, wasm_err *e)
+{
+	rep_sched_factory fac;
+	k_probe k = {0};
+	const char **argv = wasm_malloc((c->nargs + 1) * sizeof *argv);
+	uint8_t *mask = wasm_malloc(p->sites.nsites ? p->sites.nsites : 1);
+	const char *arg = c->args;
+	det_batch b = {0};
+	wasm_status st;
+
+	if (!argv || !mask) {
+		wasm_free(argv);
+		wasm_free(mask);
+		return wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	}
+	/* Every site armed, as in the campaign's runs: each is a point. */
+	memset(mask, 1, p->sites.nsites);
+	argv[0] = p->name;
+	for (uint32_t i = 0; i < c->nargs; i++, arg += strlen(arg) + 1)
+		argv[i + 1] = arg;
+	rep_sched_factory_init(&fac, spec, NULL, 0);
+	b.prog = p;
+	b.mask = mask;
+	b.nmasks = 1;
+	b.argv = argv;
+	b.argc = c->nargs + 1;
+	b.in = c->input;
+	b.nin = c->ninput;
+	b.runs = b.jobs = 1;
+	b.timeout_s = c->timeout_s;
+	b.sched = &fac.maker;
+	b.sched_seed = c->seed;
+	b.on_run = on_k_run;
+	b.ctx = &k;
+	st = det_batch_run(&b, e);
+	wasm_free(argv);
+	wasm_free(mask);
+	if (!st)
+		spec->k = k.points ? k.points : 1;
+	return st;
+}
+
+/* What the schedules of a serial campaign did, for people. */
+static void print_schedule(FILE *out, const db_campaign *c,
+			   const rep_sched_spec *spec, const check_ui *u)
+{
+	const det_progress *pr = &u->last;
+
+	fprintf(out,
+		"  schedule %s, campaign seed 0x%016" PRIx64 ": at most %u "
+		"threads and %" PRIu64 " points a run\n",
+		c->schedule, c->seed, pr->max_threads, pr->max_points);
+	if (spec->strategy == REP_SCHED_PCT) {
+		double p, miss;
+		pct_bound(spec, pr, &p, &miss);
+		fprintf(out,
+			"  PCT bound: a run finds a given bug of depth %u with "
+			"probability >= 1/(n k^%u) = %.3g (n %u threads, k "
+			"%" PRIu64 " points); after %" PRIu64 " runs the "
+			"chance one was missed is <= %.6g%s\n",
+			spec->depth, spec->depth - 1, p,
+			pr->max_threads ? pr->max_threads : 1, spec->k,
+			pr->done, miss,
+			pr->max_points > spec->k
+			    ? " (for bugs within the first k points)"
+			    : "");
+	}
+	if (c->failure)
+		fprintf(out, "  %" PRIu64 " run%s failed (%s)%s", pr->failures,
+			pr->failures == 1 ? "" : "s", c->failure,
+			u->nfailed ? ": runs" : "\n");
+	for (size_t i = 0; i < u->nfailed && i < 10; i++)
+		fprintf(out, " %" PRId64 "%s", u->failed[i],
+			i + 1 == u->nfailed ? "\n"
+			: i == 9	    ? " ...\n"
+					    : "");
+	if (u->nfailed)
+		fprintf(out,
+			"  replay one exactly: heisen replay --run %" PRId64
+			" --mode schedule\n",
+			u->failed[0]);
+}
+
+static void json_schedule(tui_json *j, const db_campaign *c,
+			  const rep_sched_spec *spec, const check_ui *u)
+{
+	const det_progress *pr = &u->last;
+	char hex[19];
+
+	tui_json_obj(j, "schedule");
+	tui_json_str(j, "strategy", c->schedule);
+	snprintf(hex, sizeof hex, "0x%016" PRIx64, c->seed);
+	tui_json_str(j, "seed", hex);
+	tui_json_u64(j, "max_threads", pr->max_threads);
+	tui_json_u64(j, "max_points", pr->max_points);
+	if (spec->strategy == REP_SCHED_PCT) {
+		double p, miss;
+		pct_bound(spec, pr, &p, &miss);
+		tui_json_obj(j, "pct_bound");
+		tui_json_u64(j, "depth", spec->depth);
+		tui_json_u64(j, "k", spec->k);
+		tui_json_f64(j, "per_run", p);
+		tui_json_f64(j, "missed_at_most", miss);
+		tui_json_end(j, '}');
+	}
+	if (c->failure) {
+		tui_json_str(j, "failure", c->failure);
+		tui_json_u64(j, "failures", pr->failures);
+		tui_json_arr(j, "failed_runs");
+		for (size_t i = 0; i < u->nfailed; i++)
+			tui_json_i64(j, NULL, u->failed[i]);
+		tui_json_end(j, ']');
+	}
+	tui_json_end(j, '}');
+}
+
+static int check_main(const tui_cmd *cmd, const tui_args *a, bool explore,
+		      FILE *out, FILE *err)
 {
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	tui_gate gate;
@@ -256,6 +525,9 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	    .progress = on_progress, .bug = on_race, .run = on_run, .ctx = &ui};
 	det_supp *supp = NULL;
 	size_t nsupp = 0;
+	rep_sched_spec spec = {0};
+	rep_sched_factory fac;
+	bool need_k = false;
 	struct sigaction sa = {0}, old;
 	wasm_status st;
 	wasm_err e;
@@ -263,9 +535,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 
 	if (a->noperands < 1) {
 		fprintf(err,
-			"heisen check: missing FILE.wasm; usage: heisen "
-			"check %s\n",
-			cmd->usage);
+			"heisen %s: missing FILE.wasm; usage: heisen %s %s\n",
+			cmd->name, cmd->name, cmd->usage);
 		return TUI_EXIT_USAGE;
 	}
 	/* Bad options and a bad rules file are bad input: refused before
@@ -286,13 +557,34 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		tui_print_err(err, a->operands[0], &e);
 		return tui_exit_for(st);
 	}
-	if ((rc = plan_check(cmd, a, &c, err)))
+	if ((rc = plan_check(cmd, a, explore, &c, &spec, &need_k, err)))
 		goto done;
+	if (need_k) {
+		char name[64];
+		if ((st = measure_k(p, &c, &spec, &e))) {
+			fprintf(err,
+				"heisen %s: measuring the run's points: %s\n",
+				cmd->name, e.msg);
+			rc = tui_exit_for(st);
+			goto done;
+		}
+		rep_sched_name(&spec, name, sizeof name);
+		free(c.schedule);
+		if (!(c.schedule = strdup(name))) {
+			fprintf(err, "heisen %s: out of memory\n", cmd->name);
+			rc = TUI_EXIT_INTERNAL;
+			goto done;
+		}
+	}
+	if (c.schedule) {
+		rep_sched_factory_init(&fac, &spec, NULL, 0);
+		hooks.sched = &fac.maker;
+	}
 	/* Only now: bad input must not leave an empty workspace. */
 	if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
 		goto done;
 	if ((st = tui_campaign_add(d, p, &c, &e))) {
-		fprintf(err, "heisen check: %s\n", e.msg);
+		fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
 		rc = tui_exit_for(st);
 		goto done;
 	}
@@ -323,8 +615,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if (!st)
 		st = judge_races(d, c.id, supp, &ui, &nsupp, &e);
 	if (st) {
-		fprintf(err, "heisen check: campaign %" PRId64 ": %s\n", c.id,
-			e.msg);
+		fprintf(err, "heisen %s: campaign %" PRId64 ": %s\n", cmd->name,
+			c.id, e.msg);
 		rc = tui_exit_for(st);
 		goto done;
 	}
@@ -346,7 +638,7 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		if (!st)
 			st = tui_emit_close(&ui.em, &end, &e);
 		if (st) {
-			fprintf(err, "heisen check: %s\n", e.msg);
+			fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
 			rc = tui_exit_for(st);
 			goto done;
 		}
@@ -354,7 +646,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		tui_json j;
 		tui_json_init(&j, out);
 		tui_json_obj(&j, NULL);
-		tui_json_str(&j, "schema", "heisen.check/1");
+		tui_json_str(&j, "schema",
+			     explore ? "heisen.explore/1" : "heisen.check/1");
 		tui_json_str(&j, "program", p->name);
 		tui_json_i64(&j, "campaign", c.id);
 		tui_json_u64(&j, "runs", ui.last.done);
@@ -365,6 +658,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					     ui.last.by_status[s]);
 		tui_json_end(&j, '}');
 		json_races(&j, p, &ui);
+		if (c.schedule)
+			json_schedule(&j, &c, &spec, &ui);
 		tui_supp_json(&j, supp, nsupp);
 		tui_json_end(&j, '}');
 		tui_json_done(&j);
@@ -373,10 +668,11 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			if (!ui.v[i].rule)
 				print_race(out, p, &ui.v[i], ui.last.done);
 		fprintf(out,
-			"heisen check: %s: %" PRIu64 " run%s, %zu race%s; "
+			"heisen %s: %s: %" PRIu64 " run%s, %zu race%s; "
 			"campaign %" PRId64 "\n",
-			p->name, ui.last.done, ui.last.done == 1 ? "" : "s",
-			ui.n - nsupp, ui.n - nsupp == 1 ? "" : "s", c.id);
+			cmd->name, p->name, ui.last.done,
+			ui.last.done == 1 ? "" : "s", ui.n - nsupp,
+			ui.n - nsupp == 1 ? "" : "s", c.id);
 		for (int s = DET_EXIT; s <= DET_ERROR; s++)
 			if (ui.last.by_status[s])
 				fprintf(out,
@@ -385,6 +681,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					ui.last.by_status[s],
 					ui.last.by_status[s] == 1 ? "" : "s",
 					det_status_name((det_status)s));
+		if (c.schedule)
+			print_schedule(out, &c, &spec, &ui);
 		tui_supp_print(out, supp, nsupp, "race", NULL);
 	}
 	if (det_sweep_stopped()) {
@@ -400,7 +698,10 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			db_bug_clear(&b);
 		}
 		if (st)
-			fprintf(err, "heisen check: %s\n", e.msg);
+			fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
+		/* A failure explore found is a finding as a race is. */
+		if (gate)
+			failing += ui.last.failures;
 		rc = st	       ? tui_exit_for(st)
 		     : failing ? TUI_EXIT_FINDINGS
 			       : TUI_EXIT_OK;
@@ -410,10 +711,21 @@ done:
 	for (size_t i = 0; i < ui.n; i++)
 		db_hit_clear(&ui.v[i].hit);
 	free(ui.v);
+	free(ui.failed);
 	db_campaign_clear(&c);
 	if (d)
 		db_close(d);
 	det_prog_free(p);
 	det_supp_free(supp);
 	return rc;
+}
+
+int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	return check_main(cmd, a, false, out, err);
+}
+
+int tui_cmd_explore(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	return check_main(cmd, a, true, out, err);
 }

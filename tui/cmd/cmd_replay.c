@@ -10,6 +10,7 @@
 #include "tui/report/jsonw.h"
 #include "replay/minimize.h"
 #include "replay/replay.h"
+#include "replay/shrink.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -91,7 +92,107 @@ typedef struct replay_report {
 	uint64_t cell_k, cell_n;
 	rep_mode file_mode; /* with --file: the mode the file was saved in */
 	bool any_address;   /* --any-address */
+	const rep_shrink_result *shrunk; /* --save of a schedule, or NULL */
+	bool from_file;			 /* --file */
+	/* The schedule replayed, before --save shrank the spec's. */
+	size_t ndec;
+	uint64_t points, digest;
+	uint32_t switches;
 } replay_report;
+
+/* A schedule replay's own lines: what it followed, whether each run took
+ * the recorded path, and what --save shrank. */
+static void print_schedule(const replay_report *r, FILE *out)
+{
+	const rep_spec *s = r->s;
+	const rep_result *res = r->res;
+	char name[64];
+
+	rep_sched_name(&s->sched, name, sizeof name);
+	fprintf(out,
+		"mode schedule: %s, seed 0x%016" PRIx64 ", %zu decisions%s; "
+		"recorded %" PRIu64 " points, %u switches, digest %016" PRIx64
+		"\n",
+		name, s->sched.seed, r->ndec,
+		s->has_dec ? "" : " (made again from the seed)", r->points,
+		r->switches, r->digest);
+	if (res->runs && !res->diverged)
+		fprintf(out,
+			"digest: every run took the recorded path (%u of "
+			"%u)\n",
+			res->runs, res->runs);
+	else if (res->diverged) {
+		fprintf(out,
+			"DIVERGED in %u of %u runs: the first took %" PRIu64
+			" points, digest %016" PRIx64,
+			res->diverged, res->runs, res->div_points,
+			res->div_digest);
+		if (res->div_at != UINT64_MAX)
+			fprintf(out,
+				", and could not follow the decision at "
+				"point %" PRIu64,
+				res->div_at);
+		fprintf(out, ": the program, its arguments or its input are "
+			     "not the recorded ones\n");
+	}
+	if (r->shrunk)
+		fprintf(out,
+			"shrunk for --save: %zu decisions (%u switches) -> %zu "
+			"(%u switches) in %u runs%s\n",
+			r->shrunk->before, r->shrunk->switches_before,
+			r->shrunk->after, r->shrunk->switches_after,
+			r->shrunk->tests,
+			r->shrunk->complete ? "" : " (budget reached)");
+}
+
+static void json_schedule(tui_json *j, const replay_report *r)
+{
+	const rep_spec *s = r->s;
+	const rep_result *res = r->res;
+	char name[64], hex[24];
+
+	if (s->mode != REP_SCHEDULE) {
+		tui_json_null(j, "schedule");
+		return;
+	}
+	tui_json_obj(j, "schedule");
+	rep_sched_name(&s->sched, name, sizeof name);
+	tui_json_str(j, "strategy", name);
+	snprintf(hex, sizeof hex, "%016" PRIx64, s->sched.seed);
+	tui_json_str(j, "seed", hex);
+	tui_json_u64(j, "decisions", r->ndec);
+	tui_json_u64(j, "points", r->points);
+	tui_json_u64(j, "switches", r->switches);
+	snprintf(hex, sizeof hex, "%016" PRIx64, r->digest);
+	tui_json_str(j, "digest", hex);
+	tui_json_u64(j, "diverged", res->diverged);
+	if (res->diverged) {
+		tui_json_obj(j, "divergence");
+		tui_json_u64(j, "points", res->div_points);
+		snprintf(hex, sizeof hex, "%016" PRIx64, res->div_digest);
+		tui_json_str(j, "digest", hex);
+		if (res->div_at != UINT64_MAX)
+			tui_json_u64(j, "at", res->div_at);
+		else
+			tui_json_null(j, "at");
+		tui_json_end(j, '}');
+	} else {
+		tui_json_null(j, "divergence");
+	}
+	if (r->shrunk) {
+		tui_json_obj(j, "shrunk");
+		tui_json_u64(j, "decisions_before", r->shrunk->before);
+		tui_json_u64(j, "decisions_after", r->shrunk->after);
+		tui_json_u64(j, "switches_before", r->shrunk->switches_before);
+		tui_json_u64(j, "switches_after", r->shrunk->switches_after);
+		tui_json_u64(j, "runs", r->shrunk->tests);
+		tui_json_bool(j, "complete", r->shrunk->complete);
+		tui_json_end(j, '}');
+	} else {
+		tui_json_null(j, "shrunk");
+	}
+	tui_json_end(j, '}');
+}
 
 static void print_plain(const replay_report *r, FILE *out)
 {
@@ -99,7 +200,12 @@ static void print_plain(const replay_report *r, FILE *out)
 	const rep_result *res = r->res;
 	char a[512], b[512], dens[16];
 
-	if (s->mode == REP_FAILURE) {
+	if (s->whole_run) {
+		fprintf(out, "replay of run %" PRId64 " (%s %d%s%s) in %s\n",
+			s->run_id, det_status_name(s->status), s->exit_code,
+			s->failure ? ", failure " : "",
+			s->failure ? s->failure : "", r->path);
+	} else if (s->mode == REP_FAILURE) {
 		fprintf(out, "replay of failure %s with delays at site%s",
 			s->failure, s->ndelay == 1 ? "" : "s");
 		for (uint32_t i = 0; i < s->ndelay; i++)
@@ -117,8 +223,11 @@ static void print_plain(const replay_report *r, FILE *out)
 			s->site[1].id, b, r->path);
 	}
 	tui_fmt_density(s->density_bp, dens, sizeof dens);
-	fprintf(out, "mode %s: %u sites armed", rep_mode_name(s->mode),
-		res->armed);
+	if (s->mode == REP_SCHEDULE)
+		print_schedule(r, out);
+	else
+		fprintf(out, "mode %s: %u sites armed", rep_mode_name(s->mode),
+			res->armed);
 	if (s->mode == REP_PINNED)
 		fprintf(out, " (density %s, mask seed %016" PRIx64 ")", dens,
 			s->seed);
@@ -127,11 +236,12 @@ static void print_plain(const replay_report *r, FILE *out)
 			(double)s->hold_ns / 1e6);
 	if (s->mode == REP_TRIGGER && s->has_addr && !r->any_address)
 		fprintf(out, " at 0x%x/0x%x", s->addr[0], s->addr[1]);
-	fprintf(out, "; profile %s, delay %u\n",
-		s->profile ? s->profile : "default", s->delay);
+	if (s->mode != REP_SCHEDULE)
+		fprintf(out, "; profile %s, delay %u\n",
+			s->profile ? s->profile : "default", s->delay);
 	if (!res->runs) {
 		fprintf(out, "no run finished\n");
-	} else {
+	} else if (res->diverged < res->runs) {
 		fprintf(out, "reproduced in ");
 		print_pct(out, res->reproduced, res->runs);
 		fputc('\n', out);
@@ -141,7 +251,7 @@ static void print_plain(const replay_report *r, FILE *out)
 			s->profile ? s->profile : "default", dens);
 		print_pct(out, r->cell_k, r->cell_n);
 		fputc('\n', out);
-	} else if (s->runs) {
+	} else if (s->runs && r->from_file) {
 		fprintf(out, "when the repro file was saved (mode %s): ",
 			rep_mode_name(r->file_mode));
 		print_pct(out, s->reproduced, s->runs);
@@ -152,8 +262,9 @@ static void print_plain(const replay_report *r, FILE *out)
 			"breakpoint: threads met in %u runs, %" PRIu64
 			" waits\n",
 			res->met, res->holds);
-	if (res->first_index >= 0 && s->mode == REP_FAILURE)
-		fprintf(out, "first failure: run %" PRId64 "\n",
+	if (res->first_index >= 0 && (s->mode == REP_FAILURE || s->whole_run))
+		fprintf(out, "first %s: run %" PRId64 "\n",
+			s->failure ? "failure" : "reproduction",
 			res->first_index);
 	else if (res->first_index >= 0)
 		fprintf(out,
@@ -194,7 +305,7 @@ static void print_json(const replay_report *r, FILE *out)
 	else
 		tui_json_null(&j, "run");
 	tui_json_arr(&j, "sites");
-	for (int i = 0; i < 2 && s->mode != REP_FAILURE; i++) {
+	for (int i = 0; i < 2 && s->mode != REP_FAILURE && !s->whole_run; i++) {
 		tui_json_obj(&j, NULL);
 		tui_json_site(&j, &s->site[i]);
 		tui_json_end(&j, '}');
@@ -240,7 +351,7 @@ static void print_json(const replay_report *r, FILE *out)
 	} else {
 		tui_json_null(&j, "original");
 	}
-	if (s->runs) {
+	if (s->runs && r->from_file) {
 		tui_json_obj(&j, "when_saved");
 		tui_json_str(&j, "mode", rep_mode_name(r->file_mode));
 		json_rate(&j, "reproduced", s->reproduced, s->runs);
@@ -252,7 +363,8 @@ static void print_json(const replay_report *r, FILE *out)
 		tui_json_u64(&j, "met", res->met);
 		tui_json_u64(&j, "holds", res->holds);
 	}
-	if (res->first_index >= 0 && s->mode == REP_FAILURE) {
+	json_schedule(&j, r);
+	if (res->first_index >= 0 && (s->mode == REP_FAILURE || s->whole_run)) {
 		tui_json_obj(&j, "first");
 		tui_json_i64(&j, "index", res->first_index);
 		tui_json_end(&j, '}');
@@ -287,8 +399,8 @@ static void print_json(const replay_report *r, FILE *out)
 
 /* The spec from the workspace or a file, and the program's path; on
  * failure prints the message and returns the exit code. */
-static int get_spec(const tui_cmd *cmd, const tui_args *a, rep_spec *s, db **d,
-		    const char **path, FILE *err)
+static int get_spec(const tui_cmd *cmd, const tui_args *a, bool schedule,
+		    rep_spec *s, db **d, const char **path, FILE *err)
 {
 	const char *file = tui_opt_value(cmd, a, "--file");
 	const char *runv = tui_opt_value(cmd, a, "--run");
@@ -326,7 +438,25 @@ static int get_spec(const tui_cmd *cmd, const tui_args *a, rep_spec *s, db **d,
 	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), d,
 				       &dbpath, err)))
 		return rc;
-	if ((st = rep_spec_from_db(*d, bug, run, s, &e))) {
+	/* A schedule is a run's: the bug's first serial run. */
+	if (schedule && bug && !run) {
+		if ((st = db_bug_sched_run(*d, bug, &run, &e))) {
+			fprintf(err, "heisen replay: %s\n", e.msg);
+			return tui_exit_for(st);
+		}
+		if (!run) {
+			fprintf(err,
+				"heisen replay: bug %" PRId64 " was not found "
+				"by a serial run, so it has no schedule to "
+				"replay: run 'heisen explore' on its program, "
+				"or replay it with --mode trigger\n",
+				bug);
+			return TUI_EXIT_USAGE;
+		}
+	}
+	if ((st = schedule && run && !bug
+		      ? rep_spec_from_run(*d, run, s, &e)
+		      : rep_spec_from_db(*d, bug, run, s, &e))) {
 		fprintf(err, "heisen replay: %s\n", e.msg);
 		return tui_exit_for(st);
 	}
@@ -357,6 +487,7 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	rep_opts o = {0};
 	replay_ui ui = {0};
 	replay_report rp = {0};
+	rep_shrink_result shrunk;
 	det_prog *p = NULL;
 	db *d = NULL;
 	const char *path = NULL;
@@ -387,8 +518,8 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		double hold;
 		if (modev && !rep_mode_parse(modev, &m)) {
 			fprintf(err,
-				"heisen replay: --mode is pinned, minimal "
-				"or trigger, not '%s'\n",
+				"heisen replay: --mode is pinned, minimal, "
+				"trigger or schedule, not '%s'\n",
 				modev);
 			return TUI_EXIT_USAGE;
 		}
@@ -401,7 +532,8 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				holdv);
 			return TUI_EXIT_USAGE;
 		}
-		if ((rc = get_spec(cmd, a, &s, &d, &path, err)))
+		if ((rc = get_spec(cmd, a, modev && m == REP_SCHEDULE, &s, &d,
+				   &path, err)))
 			goto out;
 		if (tui_opt_value(cmd, a, "--stdin")) {
 			uint8_t *in;
@@ -418,7 +550,16 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		if (modev)
 			s.mode = m;
 		else if (!tui_opt_value(cmd, a, "--file"))
-			s.mode = REP_TRIGGER;
+			s.mode = s.whole_run ? REP_SCHEDULE : REP_TRIGGER;
+		if (s.whole_run && s.mode != REP_SCHEDULE) {
+			fprintf(err,
+				"heisen replay: run %" PRId64 " found no race: "
+				"only its schedule replays it (--mode "
+				"schedule)\n",
+				s.run_id);
+			rc = TUI_EXIT_USAGE;
+			goto out;
+		}
 		if (holdv)
 			s.hold_ns = (uint64_t)(hold * 1e9);
 	}
@@ -459,6 +600,22 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = tui_exit_for(st);
 		goto out;
 	}
+	rp.ndec = s.ndec;
+	rp.points = s.points;
+	rp.digest = s.digest;
+	rp.switches = s.switches;
+	rp.from_file = tui_opt_value(cmd, a, "--file") != NULL;
+	if (save && res.runs && s.mode == REP_SCHEDULE && !res.diverged &&
+	    res.reproduced && !tui_opt_value(cmd, a, "--no-shrink")) {
+		if ((st = rep_shrink(&s, p, NULL, &shrunk, &e))) {
+			fprintf(err,
+				"heisen replay: shrinking the schedule: %s\n",
+				e.msg);
+			rc = tui_exit_for(st);
+			goto out;
+		}
+		rp.shrunk = &shrunk;
+	}
 	if (save && res.runs) {
 		s.runs = res.runs;
 		s.reproduced = res.reproduced;
@@ -476,9 +633,15 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		print_json(&rp, out);
 	else
 		print_plain(&rp, out);
-	rc = res.stopped      ? REPLAY_EXIT_INTERRUPTED
-	     : res.reproduced ? TUI_EXIT_OK
-			      : TUI_EXIT_FINDINGS;
+	if (res.diverged)
+		fprintf(err,
+			"heisen replay: the replay diverged from the recorded "
+			"schedule in %u of %u runs (not a failed "
+			"reproduction: the execution changed)\n",
+			res.diverged, res.runs);
+	rc = res.stopped		       ? REPLAY_EXIT_INTERRUPTED
+	     : res.reproduced && !res.diverged ? TUI_EXIT_OK
+					       : TUI_EXIT_FINDINGS;
 out:
 	det_prog_free(p);
 	rep_spec_clear(&s);

@@ -250,6 +250,29 @@ static bool last_note(void *vctx, const db_triage *t)
 	return true;
 }
 
+/* The bug's first serial run with its schedule, when it has one. */
+static wasm_status load_sched(db *d, tui_report *s, wasm_err *e)
+{
+	db_run run = {0};
+	db_campaign c = {0};
+	bool has;
+	wasm_status st;
+
+	if ((st = db_bug_sched_run(d, s->bug.id, &s->sched_run, e)) ||
+	    !s->sched_run)
+		return st;
+	if (!(st = db_run_sched(d, s->sched_run, &s->sched, &has, e)) &&
+	    !(st = db_run_get(d, s->sched_run, &run, e)) &&
+	    !(st = db_campaign_get(d, run.campaign_id, &c, e))) {
+		s->sched_campaign = c.id;
+		s->sched_strategy = c.schedule;
+		c.schedule = NULL;
+	}
+	db_run_clear(&run);
+	db_campaign_clear(&c);
+	return st;
+}
+
 wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 			    wasm_err *e)
 {
@@ -272,7 +295,8 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 	    (st = db_run_bug_where(d, s->ex[s->evidence].run, bug, &s->loc,
 				   s->spawn, e)))
 		return st;
-	if ((st = db_bug_cells(d, bug, cell_row, s, e)))
+	if ((st = db_bug_cells(d, bug, cell_row, s, e)) ||
+	    (st = load_sched(d, s, e)))
 		return st;
 	if (s->nomem || !build_grid(s))
 		return wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET,
@@ -297,6 +321,8 @@ void tui_report_free(tui_report *s)
 	db_loc_clear(&s->loc);
 	db_stack_clear(&s->spawn[0].stack);
 	db_stack_clear(&s->spawn[1].stack);
+	db_sched_clear(&s->sched);
+	wasm_free(s->sched_strategy);
 	memset(s, 0, sizeof *s);
 }
 

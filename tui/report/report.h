@@ -134,6 +134,12 @@ typedef struct tui_report {
 	 * threads (kind DB_LOC_NONE, spawns unknown: not recorded). */
 	db_loc loc;
 	db_spawn spawn[2];
+	/* The first serial run that found it and kept its schedule
+	 * (sched_run 0: none): the schedule, and its campaign's strategy
+	 * (sched_strategy, NULL when unknown). */
+	int64_t sched_run, sched_campaign;
+	db_sched sched;
+	char *sched_strategy;
 } tui_report;
 
 /* Load bug `bug`: WASM_INVALID when there is no such bug (the message

@@ -294,7 +294,8 @@ void tui_open_rerun(tui_app *app, int64_t run);
 /* The new-sweep form, with program preset when not NULL. */
 bool tui_open_sweep_form(tui_app *app, const char *program);
 /* The replay form of bug, and `heisen replay BUG [--save FILE] OPTIONS
- * --progress` run in an output screen (save may be NULL). */
+ * --progress` run in an output screen (save may be NULL; bug 0: no BUG,
+ * the options name the run, "--run RUN ..."). */
 bool tui_open_replay_form(tui_app *app, int64_t bug);
 void tui_open_replay(tui_app *app, int64_t bug, const char *save,
 		     char *const opts[], int nopts);

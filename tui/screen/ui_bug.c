@@ -33,6 +33,7 @@ typedef struct bugv_target {
 typedef struct bug_view {
 	int64_t id;
 	int64_t rerun; /* the first example run, for x */
+	int64_t sched_run; /* its first serial run, for e (0: none) */
 	tui_doc doc;
 	unsigned gen; /* of the factors last shown */
 	bool unfold[2];
@@ -50,6 +51,7 @@ static const tui_keydoc bugv_keys[] = {
     {"x", "rerun the first example run exactly (same mask seed)"},
     {"o", "the runs that detected it"},
     {"p", "replay it: a form for the mode, then the rate live"},
+    {"e", "found by a serial run: replay its schedule exactly"},
     {"w", "write a repro file (replays it 100 times to measure the rate)"},
     {"t", "triage: new, confirmed, fixed, not-a-bug (in turn)"},
     {"Tab S-Tab", "select a call stack, or a frame of an unfolded one"},
@@ -356,6 +358,20 @@ static bool bugv_load(tui_screen *scr, tui_app *app)
 		}
 		doc_grid(d, r);
 	}
+	s->sched_run = r->sched_run;
+	if (r->sched_run) {
+		tui_doc_add(d,
+			    TUI_M_HEADER
+			    "Schedule" TUI_M_NORMAL " of run %" PRId64
+			    " (campaign %" PRId64 "): %s, %" PRIu64
+			    " points, %u "
+			    "switches, digest %016" PRIx64 " " TUI_M_DIM
+			    "(e replays it exactly)",
+			    r->sched_run, r->sched_campaign,
+			    tui_or_unknown(r->sched_strategy), r->sched.points,
+			    r->sched.switches, r->sched.digest);
+		tui_doc_add(d, " ");
+	}
 	s->rerun = r->nex ? r->ex[0].run : 0;
 	if (r->nex) {
 		tui_doc_add(d, TUI_M_HEADER "Example runs" TUI_M_NORMAL
@@ -532,6 +548,17 @@ static bool bugv_key(tui_screen *scr, tui_app *app, int ch)
 	}
 	if (ch == 'p') {
 		tui_open_replay_form(app, s->id);
+		return true;
+	}
+	if (ch == 'e') {
+		char *opts[] = {"--mode", "schedule"};
+		if (s->sched_run)
+			tui_open_replay(app, s->id, NULL, opts, 2);
+		else
+			tui_msg(app, true,
+				"no serial run found bug %" PRId64 ": explore "
+				"its program (e on the Campaigns screen)",
+				s->id);
 		return true;
 	}
 	if (ch == 't') {

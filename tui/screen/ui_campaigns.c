@@ -47,6 +47,7 @@ static const tui_keydoc camp_keys[] = {
     {"R", "resume the selected stopped or interrupted campaign"},
     {"s", "simulate budgets over its program's recorded runs"},
     {"c", "check its program for races by happens-before (one run)"},
+    {"e", "explore its program's schedules (100 serial runs, pct:3)"},
     {"S", "stop the running sweep"},
     {NULL, NULL},
 };
@@ -143,9 +144,10 @@ static void open_simulate(tui_app *app, const camp_row *r)
 	tui_open_output(app, title, argv);
 }
 
-/* `heisen check` of a campaign's program with its arguments, one run,
- * into an output screen; the check is a campaign of its own. */
-static void open_check(tui_app *app, const camp_row *r)
+/* `heisen check` (or `explore`) of a campaign's program with its
+ * arguments, with the command's default runs, into an output screen; it
+ * is a campaign of its own. */
+static void open_check(tui_app *app, const camp_row *r, const char *command)
 {
 	db_campaign c = {0};
 	db_program p = {0};
@@ -168,7 +170,7 @@ static void open_check(tui_app *app, const camp_row *r)
 		goto out;
 	}
 	argv[n++] = "heisen";
-	argv[n++] = "check";
+	argv[n++] = (char *)command;
 	argv[n++] = p.path;
 	argv[n++] = "--db";
 	argv[n++] = (char *)tui_app_dbpath(app);
@@ -177,7 +179,8 @@ static void open_check(tui_app *app, const camp_row *r)
 		argv[n++] = c.args + at;
 		at += (uint32_t)strlen(c.args + at) + 1;
 	}
-	snprintf(title, sizeof title, "Check of %s", p.name);
+	snprintf(title, sizeof title, "%s of %s",
+		 strcmp(command, "check") ? "Explore" : "Check", p.name);
 	tui_open_output(app, title, argv);
 out:
 	free(argv);
@@ -202,8 +205,9 @@ static bool camp_key(tui_screen *scr, tui_app *app, int ch)
 			open_simulate(app, r);
 		return true;
 	case 'c':
+	case 'e':
 		if (r)
-			open_check(app, r);
+			open_check(app, r, ch == 'c' ? "check" : "explore");
 		return true;
 	case 'n': {
 		db_program p = {0};
@@ -352,6 +356,7 @@ bool tui_open_runs(tui_app *app, int64_t campaign_id)
 
 typedef struct run_view {
 	int64_t id;
+	bool serial; /* recorded with a schedule: e replays it */
 	tui_doc head;
 	tui_table t; /* its bugs */
 	db_run_bug *rb;
@@ -369,8 +374,34 @@ static const tui_col rv_cols[] = {
 static const tui_keydoc rv_keys[] = {
     {"Enter", "open the selected bug"},
     {"x", "rerun this run exactly (same mask seed)"},
+    {"e", "a serial run: replay its schedule exactly, digest checked"},
     {NULL, NULL},
 };
+
+/* A serial run's schedule, a line under its status. */
+static void rv_schedule(run_view *s, db *d, const db_run *r, wasm_err *e)
+{
+	db_campaign c = {0};
+	db_sched sc;
+	bool has;
+
+	s->serial = false;
+	if (db_run_sched(d, r->id, &sc, &has, e) || !has)
+		return;
+	if (!db_campaign_get(d, r->campaign_id, &c, e)) {
+		s->serial = true;
+		tui_doc_add(&s->head,
+			    "  schedule %s, seed %016" PRIx64 ": %" PRIu64
+			    " points, %u switches, digest %016" PRIx64
+			    "%s " TUI_M_DIM "(e replays it exactly)",
+			    c.schedule ? c.schedule : "?", r->seed, sc.points,
+			    sc.switches, sc.digest,
+			    sc.failed ? TUI_M_ERROR " failed" TUI_M_NORMAL
+				      : "");
+	}
+	db_campaign_clear(&c);
+	db_sched_clear(&sc);
+}
 
 static bool rv_bug_cb(void *ctx, const db_run_bug *rb)
 {
@@ -422,6 +453,7 @@ static bool rv_load(tui_screen *scr, tui_app *app)
 			: TUI_M_GOOD,
 		    r.status, r.exit_code, r.msg && *r.msg ? ": " : "",
 		    r.msg ? r.msg : "", (double)r.duration_us / 1000.0);
+	rv_schedule(s, d, &r, &e);
 	tui_doc_add(&s->head, "  %zu violation%s (x reruns it)", s->nrb,
 		    s->nrb == 1 ? "" : "s");
 	db_run_clear(&r);
@@ -477,6 +509,19 @@ static bool rv_key(tui_screen *scr, tui_app *app, int ch)
 	}
 	if (ch == 'x') {
 		tui_open_rerun(app, s->id);
+		return true;
+	}
+	if (ch == 'e') {
+		char rid[24], *opts[] = {"--run", rid, "--mode", "schedule"};
+		if (!s->serial) {
+			tui_msg(app, true,
+				"run %" PRId64 " was not serial: it has no "
+				"schedule (x reruns it)",
+				s->id);
+			return true;
+		}
+		snprintf(rid, sizeof rid, "%" PRId64, s->id);
+		tui_open_replay(app, 0, NULL, opts, 4);
 		return true;
 	}
 	return false;

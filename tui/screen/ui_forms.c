@@ -73,8 +73,9 @@ enum { R_MODE, R_RUNS, R_HOLD, R_START, R_N };
 
 static const form_field replay_fields[R_N] = {
     [R_MODE] = {"Mode", "--mode",
-		"trigger forces it; pinned, minimal: how often it shows",
-		"trigger|pinned|minimal"},
+		"trigger forces it; pinned, minimal: how often it shows; "
+		"schedule: a serial run's, exactly",
+		"trigger|pinned|minimal|schedule"},
     [R_RUNS] = {"Runs", "--runs", "how many times to run it", NULL},
     [R_HOLD] = {"Hold", "--hold",
 		"trigger: seconds a thread waits; empty: a tenth of a run",
@@ -187,7 +188,7 @@ void tui_open_replay(tui_app *app, int64_t bug, const char *save,
 {
 	char id[24], title[64];
 	char *argv[24] = {"heisen", "replay", id};
-	int n = 3;
+	int n = bug ? 3 : 2;
 
 	snprintf(id, sizeof id, "%" PRId64, bug);
 	for (int i = 0; i < nopts && n < 16; i++)
@@ -200,8 +201,12 @@ void tui_open_replay(tui_app *app, int64_t bug, const char *save,
 	argv[n++] = "--db";
 	argv[n++] = (char *)tui_app_dbpath(app);
 	argv[n] = NULL;
-	snprintf(title, sizeof title, "%s of bug %" PRId64,
-		 save ? "Repro file" : "Replay", bug);
+	if (bug)
+		snprintf(title, sizeof title, "%s of bug %" PRId64,
+			 save ? "Repro file" : "Replay", bug);
+	else
+		snprintf(title, sizeof title, "Replay of run %s",
+			 nopts > 1 ? opts[1] : "?");
 	tui_open_output(app, title, argv);
 }
 

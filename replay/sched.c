@@ -20,7 +20,7 @@
  * strategy moves on, or a thread spinning on a flag that only a thread
  * of lower priority sets would spin for ever (PCT starves by design;
  * random:0 never switches). */
-#define STARVE 10000u
+#define STARVE 1000u
 /* chaos: the chance per point that a thread starts to starve, the
  * longest span, the chance of a plain switch, and how much of the run
  * (beyond its first CHAOS_SLACK points) starved spans may take. */

@@ -22,7 +22,7 @@
  *               far behind (rr found some that uniform random priorities
  *               missed in thousands of runs).
  *   fixed       follow a recorded decision list (a schedule file).
- * random, pct and chaos never let a thread run more than 10 000 points
+ * random, pct and chaos never let a thread run more than 1 000 points
  * in a row while another could run (pct then lowers it below every
  * other), so a spin-wait on a lower-priority thread ends.
  * Every strategy records a decision whenever the thread that runs next is

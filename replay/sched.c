@@ -125,7 +125,15 @@ bad_d:
 void rep_sched_name(const rep_sched_spec *s, char *buf, size_t cap)
 {
 	switch (s->strategy) {
-	case REP_SCHED_RANDOM: snprintf(buf, cap, "random:%g", s->p); break;
+	case REP_SCHED_RANDOM:
+		/* The fewest digits that read back as the same P (a schedule
+		 * file records it, and a replay must switch as often). */
+		for (int prec = 6; prec <= 17; prec++) {
+			snprintf(buf, cap, "random:%.*g", prec, s->p);
+			if (strtod(buf + 7, NULL) == s->p)
+				break;
+		}
+		break;
 	case REP_SCHED_PCT:
 		snprintf(buf, cap, "pct:%u:%" PRIu64, s->depth, s->k);
 		break;

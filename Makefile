@@ -71,7 +71,7 @@ BENCH_BIN := $(BUILD)/tests/bench/genmod $(BUILD)/tests/bench/bench_validate \
 FUZZ_BIN := build-fuzz/fuzz_module
 FUZZ_RW_BIN := build-fuzz/fuzz_instrument
 
-.PHONY: all deps run test unit spec e2e line-check fuzz fuzz-regress bench demos install clean help format
+.PHONY: all deps run test unit spec e2e line-check fuzz fuzz-all fuzz-regress bench demos install clean help format
 
 # What an installed heisen needs besides itself: the guest library that
 # `heisen cc` links (demos/guest/, built below with the demos' rules), and
@@ -90,7 +90,7 @@ $(BASH_COMPLETION): $(HEISEN)
 	$(HEISEN) completion bash > $@.tmp && mv $@.tmp $@
 
 help:
-	@echo "targets: deps all run test unit spec e2e line-check fuzz bench demos install clean"
+	@echo "targets: deps all run test unit spec e2e line-check fuzz fuzz-all bench demos install clean"
 	@echo "options: SANITIZE=1  DISPATCH=switch  LINE=edit  PREFIX=$(PREFIX)  FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 # Debian packages the project needs. Idempotent: installs only what is
@@ -185,6 +185,37 @@ $(FUZZ_RW_BIN): tests/fuzz/fuzz_instrument.c $(FUZZ_RW_SRC) $(wildcard core/*.h 
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_instrument.c $(FUZZ_RW_SRC) -lm -lpthread
 
+# One target per reader of untrusted input (tests/fuzz/fuzz_NAME.c; issue
+# 31): the reader's own files are built for coverage and the sanitizers,
+# everything else it calls comes plain from FUZZ_LIB (heisen's objects but
+# main.o, without instrumentation). Each target's committed corpus is
+# tests/fuzz/corpus/NAME/; fuzz_module and fuzz_instrument share module/.
+FUZZ_READERS := repro sched mask suppress script nodeurl import dwarf
+FUZZ_SRC_repro := replay/replay.c
+FUZZ_SRC_sched := replay/sched.c
+FUZZ_SRC_mask := detector/mask.c
+FUZZ_SRC_suppress := detector/suppress.c tui/report/suppress.c
+FUZZ_SRC_script := tui/cli/script.c tui/cli/parse.c
+FUZZ_SRC_nodeurl := db/nodes.c
+FUZZ_SRC_import := db/sync.c db/db.c
+FUZZ_SRC_dwarf := rewriter/dwarf.c rewriter/srcmap.c rewriter/symbols.c \
+	rewriter/inline.c
+FUZZ_READER_BIN := $(FUZZ_READERS:%=build-fuzz/fuzz_%)
+FUZZ_ALL_BIN := $(FUZZ_BIN) $(FUZZ_RW_BIN) $(FUZZ_READER_BIN)
+FUZZ_LIB := build-fuzz/lib/libheisen-plain.a
+FUZZ_LIB_OBJ := $(patsubst %.c,build-fuzz/lib/%.o,$(CORE_SRC) $(filter-out tui/cli/main.c,$(TUI_SRC)))
+FUZZ_HDR := $(wildcard core/*.h core/*.def */*.h tui/*/*.h)
+build-fuzz/lib/%.o: %.c $(FUZZ_HDR)
+	@mkdir -p $(dir $@)
+	clang $(CSTD) $(WARN) -g -O1 -I. -c -o $@ $<
+$(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+.SECONDEXPANSION:
+$(FUZZ_READER_BIN): build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $$(FUZZ_SRC_$$*) $(FUZZ_LIB) $(FUZZ_HDR)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_$*) $(FUZZ_LIB) $(HEISEN_LIBS)
+
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
@@ -209,12 +240,19 @@ line-check: $(HEISEN) $(BUILD)/tests/unit/test_complete $(BUILD)/tests/unit/test
 
 # Replays the committed corpus, then explores for FUZZ_SECONDS.
 fuzz: $(FUZZ_BIN)
-	@mkdir -p build-fuzz/corpus
-	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build-fuzz/corpus tests/fuzz/corpus
+	@mkdir -p build-fuzz/corpus/module
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build-fuzz/corpus/module tests/fuzz/corpus/module
 
-fuzz-regress: $(FUZZ_BIN) $(FUZZ_RW_BIN)
-	$(FUZZ_BIN) -runs=0 tests/fuzz/corpus
-	$(FUZZ_RW_BIN) -runs=0 tests/fuzz/corpus
+# Every target for FUZZ_SECONDS each, one after the other, new inputs in
+# build-fuzz/corpus/NAME/ (crashes in build-fuzz/crash/NAME/); one line per
+# target (tests/fuzz/run.sh).
+fuzz-all: $(FUZZ_ALL_BIN)
+	tests/fuzz/run.sh explore $(FUZZ_SECONDS) $(FUZZ_ALL_BIN)
+
+# Replays every committed corpus under ASan and UBSan, no new inputs: a
+# finding fixed once stays fixed.
+fuzz-regress: $(FUZZ_ALL_BIN)
+	tests/fuzz/run.sh replay 0 $(FUZZ_ALL_BIN)
 
 test: deps
 	$(MAKE) all

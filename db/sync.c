@@ -31,6 +31,12 @@ static const uint8_t sync_magic[8] = {'H', 'E', 'I', 'S', 'S', 'Y', 'N', 'C'};
 #define END_LEN	 16 /* u64 record count and u64 checksum */
 /* A string's length that stands for SQL NULL. */
 #define NULL_STR UINT32_MAX
+/* The longest text import takes (a call stack of 33 frames with their
+ * inlined ones fits many times), and the longest site function or file
+ * name: anything longer is a hostile or damaged source, and would only
+ * flood every report that prints it. */
+#define TEXT_MAX      (1u << 20)
+#define SITE_NAME_MAX (1u << 16)
 
 enum {
 	R_NODE = 1,
@@ -41,6 +47,12 @@ enum {
 	R_RUN_BUG = 6,
 	R_SCHED = 7,
 	R_END = 0xff,
+};
+
+static const char *const record_names[] = {
+    [R_NODE] = "node",	    [R_PROGRAM] = "program", [R_CAMPAIGN] = "campaign",
+    [R_RUN] = "run",	    [R_BUG] = "bug",	     [R_RUN_BUG] = "run_bug",
+    [R_SCHED] = "schedule",
 };
 
 /* FNV-1a 64, the hash heisen already uses for programs: each step is a
@@ -175,14 +187,15 @@ static bool emit_rec(writer *w, uint8_t t)
 
 /* Write one column as it appears in the format; the query's columns are
  * in the record's order and each letter of the row's spec says how:
- * 8 u8, 4 u32, u u64 (ids and counts), f f64, s string, b blob, n a
- * blob that may be NULL. */
+ * 8 u8, 4 u32, i i32 (as a u32), u u64 (ids and counts), f f64, s string,
+ * b blob, n a blob that may be NULL. */
 static void put_row(wbuf *b, sqlite3_stmt *s, const char *spec)
 {
 	for (int i = 0; spec[i]; i++)
 		switch (spec[i]) {
 		case '8': put_u8(b, (uint8_t)sqlite3_column_int64(s, i)); break;
-		case '4': put_col_u32(b, s, i); break;
+		case '4':
+		case 'i': put_col_u32(b, s, i); break;
 		case 'u': put_col_u64(b, s, i); break;
 		case 'f': put_f64(b, sqlite3_column_double(s, i)); break;
 		case 's': put_col_str(b, s, i); break;
@@ -194,6 +207,44 @@ static void put_row(wbuf *b, sqlite3_stmt *s, const char *spec)
 			break;
 		default: put_col_blob(b, s, i); break;
 		}
+}
+
+/* Whether t is a program's hash as the workspace keeps it. */
+static bool hex16(const unsigned char *t)
+{
+	return t && strlen((const char *)t) == 16 &&
+	       strspn((const char *)t, "0123456789abcdef") == 16;
+}
+
+/* What column i must hold to be written as letter c of a spec (NULL: it
+ * does), so that a workspace damaged or made by hand (`heisen import
+ * FILE.db` exports it first) is refused with the column named rather
+ * than exported with text read as 0 or a 64-bit number cut to 32 bits. */
+static const char *col_bad(sqlite3_stmt *s, int i, char c)
+{
+	int t = sqlite3_column_type(s, i);
+	sqlite3_int64 v = sqlite3_column_int64(s, i);
+
+	switch (c) {
+	case '8':
+		return t != SQLITE_INTEGER || v < 0 || v > UINT8_MAX
+			   ? "an integer from 0 to 255"
+			   : NULL;
+	case '4':
+		return t != SQLITE_INTEGER || v < 0 || v > UINT32_MAX
+			   ? "an integer from 0 to 2^32-1"
+			   : NULL;
+	case 'i':
+		return t != SQLITE_INTEGER || v < INT32_MIN || v > INT32_MAX
+			   ? "a 32-bit integer"
+			   : NULL;
+	case 'u': return t != SQLITE_INTEGER ? "an integer" : NULL;
+	case 'f':
+		return t != SQLITE_INTEGER && t != SQLITE_FLOAT ? "a number"
+								: NULL;
+	case 's': return t != SQLITE_TEXT && t != SQLITE_NULL ? "text" : NULL;
+	default: return t != SQLITE_BLOB && t != SQLITE_NULL ? "a blob" : NULL;
+	}
 }
 
 /* The runs after the cursor, and what they need; ?1 is the cursor. The
@@ -227,7 +278,7 @@ static const struct export_query {
      " c.stdin_hash, c.schedule, c.failure"
      " FROM campaigns c LEFT JOIN nodes n ON n.id = c.node_id"
      " WHERE c.id IN " CAMPS_AFTER " ORDER BY c.id"},
-    {R_RUN, "uuuus4ufus4s4",
+    {R_RUN, "uuuus4ufusis4",
      "SELECT id, campaign_id, coalesce(node_id, 0), idx, profile,"
      " density_bp, seed, started, duration_us, status, exit_code, msg,"
      " nbugs FROM runs WHERE id > ?1"
@@ -288,6 +339,29 @@ static wasm_status export_query(db *d, writer *w, const struct export_query *q,
 			sqlite3_bind_int(s, 2, all_campaigns);
 	}
 	while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *bad = NULL;
+		int i;
+
+		/* A program's hash is text (put_program). */
+		for (i = 0; q->spec[i]; i++) {
+			bool hash = q->type == R_PROGRAM && i == 1;
+			if ((bad = col_bad(s, i, hash ? 's' : q->spec[i])))
+				break;
+			if (hash && !hex16(sqlite3_column_text(s, i))) {
+				bad = "16 hex digits";
+				break;
+			}
+		}
+		if (bad) {
+			wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+				     "%s: %s %lld: %s is not %s; the "
+				     "workspace is damaged",
+				     db_file(d), record_names[q->type],
+				     (long long)sqlite3_column_int64(s, 0),
+				     sqlite3_column_name(s, i), bad);
+			sqlite3_finalize(s);
+			return WASM_MALFORMED;
+		}
 		w->rec.len = 0;
 		if (q->type == R_PROGRAM)
 			put_program(&w->rec, s);
@@ -481,6 +555,10 @@ static span rd_bytes(rd *r, bool text, bool nullable, const char *what)
 		rd_fail(r, at, "length runs past its record:", what);
 		return sp;
 	}
+	if (text && n > TEXT_MAX) {
+		rd_fail(r, at, "longer than 1 MiB:", what);
+		return sp;
+	}
 	sp.p = r->p + r->off;
 	sp.n = n;
 	if (text && memchr(sp.p, 0, n))
@@ -590,12 +668,6 @@ typedef struct map {
 } map;
 
 enum { M_NODE, M_PROGRAM, M_CAMPAIGN, M_RUN, M_BUG, M_COUNT };
-
-static const char *const record_names[] = {
-    [R_NODE] = "node",	    [R_PROGRAM] = "program", [R_CAMPAIGN] = "campaign",
-    [R_RUN] = "run",	    [R_BUG] = "bug",	     [R_RUN_BUG] = "run_bug",
-    [R_SCHED] = "schedule",
-};
 
 enum {
 	Q_NODE_FIND,
@@ -1047,7 +1119,13 @@ static void imp_site(rd *r, sqlite3_stmt *s, int i, uint32_t *id, bool *kind_ok)
 	*id = rd_u32(r, "bug site");
 	kind = rd_u8(r, "bug site kind");
 	func = rd_nstr(r, "bug site function");
+	if (func.n > SITE_NAME_MAX)
+		rd_fail(r, r->off - func.n,
+			"longer than 64 KiB:", "bug site function");
 	file = rd_nstr(r, "bug site file");
+	if (file.n > SITE_NAME_MAX)
+		rd_fail(r, r->off - file.n,
+			"longer than 64 KiB:", "bug site file");
 	sqlite3_bind_int64(s, i, *id);
 	sqlite3_bind_int(s, i + 1, kind);
 	bind_span(s, i + 2, func, true);

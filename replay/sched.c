@@ -139,7 +139,15 @@ bad_d:
 void rep_sched_name(const rep_sched_spec *s, char *buf, size_t cap)
 {
 	switch (s->strategy) {
-	case REP_SCHED_RANDOM: snprintf(buf, cap, "random:%g", s->p); break;
+	case REP_SCHED_RANDOM:
+		/* The fewest digits that read back as the same P (a schedule
+		 * file records it, and a replay must switch as often). */
+		for (int prec = 6; prec <= 17; prec++) {
+			snprintf(buf, cap, "random:%.*g", prec, s->p);
+			if (strtod(buf + 7, NULL) == s->p)
+				break;
+		}
+		break;
 	case REP_SCHED_PCT:
 		snprintf(buf, cap, "pct:%u:%" PRIu64, s->depth, s->k);
 		break;
@@ -696,6 +704,18 @@ wasm_status rep_sched_parse_file(const char *text, size_t len, const char *name,
 		for (v = eq + 1; v < le && *v == ' '; v++)
 			;
 #define KEY(s) ((size_t)(ke - k) == strlen(s) && !memcmp(k, s, strlen(s)))
+		/* A key given twice is an edit gone wrong (and a second
+		 * decisions line would grow a list sized for the first). */
+		if (seen & (KEY("strategy")    ? K_STRATEGY
+			    : KEY("seed")      ? K_SEED
+			    : KEY("points")    ? K_POINTS
+			    : KEY("switches")  ? K_SWITCHES
+			    : KEY("digest")    ? K_DIGEST
+			    : KEY("decisions") ? K_DECISIONS
+					       : 0))
+			return wasm_err_set(e, WASM_INVALID, WASM_NO_OFFSET,
+					    "%s:%u: a second '%.*s' line", name,
+					    line, (int)(ke - k), k);
 		if (KEY("strategy")) {
 			char buf[64];
 			uint64_t seed = f->spec.seed;

@@ -30,6 +30,9 @@ bool rw_dc_need(rw_dcur *c, size_t n)
 uint64_t rw_dc_uint(rw_dcur *c, size_t n) /* little-endian, n <= 8 */
 {
 	uint64_t v = 0;
+	/* n comes from the data (a unit's address size is a byte). */
+	if (n > 8 && !c->bad)
+		rw_dc_fail(c, c->pos, "address or offset wider than 8 bytes");
 	if (!rw_dc_need(c, n))
 		return 0;
 	for (size_t i = 0; i < n; i++)

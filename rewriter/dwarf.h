@@ -26,7 +26,7 @@ typedef struct rw_dcur {
 void rw_dc_fail(rw_dcur *c, size_t at, const char *why);
 /* Whether n more bytes are there (fails the cursor if not). */
 bool rw_dc_need(rw_dcur *c, size_t n);
-uint64_t rw_dc_uint(rw_dcur *c, size_t n); /* little-endian, n <= 8 */
+uint64_t rw_dc_uint(rw_dcur *c, size_t n); /* little-endian; n > 8 fails c */
 uint8_t rw_dc_u8(rw_dcur *c);
 /* LEB128 of up to 10 bytes; bits beyond 64 are dropped. */
 uint64_t rw_dc_uleb(rw_dcur *c);

@@ -291,10 +291,16 @@ static wasm_status read_v5_table(rw_dcur *c, rw_srcmap *s, lunit *u,
 	count = rw_dc_uleb(c);
 	if (c->bad)
 		return WASM_MALFORMED;
+	/* An entry without formats says nothing: a table of them is
+	 * corrupt, and its count cannot be bounded by the bytes it takes. */
+	if (count && !nfmt) {
+		rw_dc_fail(c, c->pos, "entries without an entry format");
+		return WASM_MALFORMED;
+	}
 	/* Each entry takes at least one byte unless every form is empty:
 	 * bound the count by the bytes left so a huge count cannot make us
 	 * allocate or loop for nothing. */
-	if (count > c->end - c->pos && nfmt) {
+	if (count > c->end - c->pos) {
 		rw_dc_fail(c, c->pos, "entry count exceeds the header");
 		return WASM_MALFORMED;
 	}

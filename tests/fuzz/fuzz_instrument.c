@@ -19,7 +19,7 @@
  *
  * A broken property prints what broke and calls __builtin_trap(), so
  * libFuzzer keeps the input as a crash. `make fuzz-regress` replays the
- * committed corpus (tests/fuzz/corpus) through this target too.
+ * committed corpus (tests/fuzz/corpus/module) through this target too.
  */
 #include <stdio.h>
 #include <string.h>

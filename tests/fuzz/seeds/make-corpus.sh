@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerate tests/fuzz/corpus/ from the .wat seeds next to this script.
+# Regenerate tests/fuzz/corpus/module/ from the .wat seeds next to this script.
 #
 # Every seed is assembled with the features heisen supports (threads and
 # multi-memory on top of wabt's defaults: SIMD, bulk memory, reference
@@ -12,7 +12,7 @@
 # after editing a seed and commit both. Output is deterministic.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=$here/../corpus
+out=$here/../corpus/module
 command -v wat2wasm >/dev/null || { echo "make-corpus: wat2wasm (wabt) not found" >&2; exit 2; }
 mkdir -p "$out"
 rm -f "$out"/*.wasm

@@ -28,7 +28,8 @@ static bool same_spec(const rep_sched_spec *a, const rep_sched_spec *b)
 	switch (a->strategy) {
 	case REP_SCHED_RANDOM: return a->p == b->p;
 	case REP_SCHED_PCT: return a->depth == b->depth && a->k == b->k;
-	case REP_SCHED_FIXED: return true;
+	case REP_SCHED_FIXED:
+	case REP_SCHED_CHAOS: return true;
 	}
 	return false;
 }

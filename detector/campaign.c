@@ -542,13 +542,11 @@ wasm_status det_prog_stack(const det_prog *p, const det_violation *v, int side,
 	return WASM_OK;
 }
 
-/* Where v's finder's address is: the run's hints first (a heap block, a
- * thread's stack), then the module's symbols. */
-static wasm_status prog_loc(const det_prog *p, const det_violation *v,
+/* Where addr is: the run's hints first (l: a heap block, a thread's
+ * stack), then the module's symbols. */
+static wasm_status addr_loc(const det_prog *p, uint32_t addr, const det_loc *l,
 			    db_loc *out, wasm_err *err)
 {
-	uint32_t addr = v->addr[v->cur < 2 ? v->cur : 1];
-	const det_loc *l = &v->loc;
 	rw_symbol sym;
 
 	memset(out, 0, sizeof *out);
@@ -585,6 +583,41 @@ static wasm_status prog_loc(const det_prog *p, const det_violation *v,
 	return WASM_OK;
 }
 
+/* Where v's finder's address is. */
+static wasm_status prog_loc(const det_prog *p, const det_violation *v,
+			    db_loc *out, wasm_err *err)
+{
+	return addr_loc(p, v->addr[v->cur < 2 ? v->cur : 1], &v->loc, out, err);
+}
+
+/* The locks of one side of a violation as the workspace keeps them. */
+static wasm_status prog_locks(const det_prog *p, const det_lockset *ls,
+			      db_locks *out, wasm_err *err)
+{
+	/* A record from a worker: never trust a count past the array. */
+	uint32_t n = ls->n < DET_MAX_LOCKS ? ls->n : DET_MAX_LOCKS;
+
+	memset(out, 0, sizeof *out);
+	if (!n)
+		return WASM_OK;
+	if (!(out->lock = wasm_calloc(n, sizeof *out->lock)))
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	out->held = ls->held > n ? ls->held : n;
+	for (uint32_t i = 0; i < n; i++) {
+		const det_lock *l = &ls->lock[i];
+		db_lock *o = &out->lock[out->n++];
+		o->kind = l->kind < DB_LOCK_KINDS ? l->kind : DB_LOCK_MUTEX;
+		o->addr = l->addr;
+		o->known = l->known;
+		o->tid = l->tid;
+		if (addr_loc(p, l->addr, &l->loc, &o->loc, err) ||
+		    prog_frames(p, &l->first, &o->first, err))
+			return err->status;
+	}
+	return WASM_OK;
+}
+
 wasm_status det_prog_hit(const det_prog *p, const det_violation *v, db_hit *h,
 			 char (*func)[128], wasm_err *err)
 {
@@ -615,7 +648,9 @@ wasm_status det_prog_hit(const det_prog *p, const det_violation *v, db_hit *h,
 		h->spawn[k].known = v->spawn[k].known;
 		h->spawn[k].parent = v->spawn[k].parent;
 		if (det_prog_stack(p, v, k, &h->stack[k], err) ||
-		    prog_frames(p, &v->spawn[k].stack, &h->spawn[k].stack, err))
+		    prog_frames(p, &v->spawn[k].stack, &h->spawn[k].stack,
+				err) ||
+		    prog_locks(p, &v->locks[k], &h->locks[k], err))
 			goto fail;
 	}
 	if (prog_loc(p, v, &h->loc, err))

@@ -61,9 +61,20 @@
 #define CTX_MAX	  65536u
 #define CTX_DEPTH (DET_MAX_CALLERS + 1)
 
+/* Locks a thread holds, as contexts and violations keep them: the first
+ * DET_MAX_LOCKS taken, of held in all. */
+typedef struct held_set {
+	uint8_t n, held;
+	uint8_t kind[DET_MAX_LOCKS];
+	uint32_t addr[DET_MAX_LOCKS];
+} held_set;
+
+/* A context is its callers and the locks held (hb.h "Caller contexts":
+ * the earlier access's locks come from its context). */
 typedef struct ctx_entry {
 	uint32_t n;
 	const void *ip[CTX_DEPTH];
+	held_set locks;
 	det_stack stack;
 } ctx_entry;
 
@@ -181,6 +192,15 @@ struct det_probe {
 		uint32_t lo, hi;
 	} * threads;
 	uint32_t nthreads;
+	/* Locks by address, open addressing (mix()), at most LOCKS_MAX:
+	 * their first use and where they lie. */
+	struct lock_rec {
+		bool used;
+		uint32_t addr, tid;
+		det_stack first;
+		det_loc loc;
+	} * lrec;
+	uint32_t lcap, lcount;
 };
 
 static inline void cpu_relax(void)
@@ -301,6 +321,7 @@ void det_probe_free(det_probe *p)
 		wasm_free(p->blocks[i].frames);
 	wasm_free(p->blocks);
 	wasm_free(p->threads);
+	wasm_free(p->lrec);
 	for (uint32_t i = 0; i < CTX_MAX / CTX_CHUNK; i++)
 		wasm_free(p->ctx_chunk[i]);
 	wasm_free(p->ctx_hash);
@@ -399,13 +420,26 @@ static inline ctx_entry *ctx_at(det_probe *p, uint32_t id)
 	return &p->ctx_chunk[(id - 1) / CTX_CHUNK][(id - 1) % CTX_CHUNK];
 }
 
-static uint32_t ctx_key_hash(const void *const *ip, uint32_t n)
+static uint32_t ctx_key_hash(const void *const *ip, uint32_t n,
+			     const held_set *ls)
 {
-	uint64_t h = n;
+	uint64_t h = n ^ (uint64_t)ls->held << 40;
 
 	for (uint32_t i = 0; i < n; i++)
 		h = mix(h ^ (uintptr_t)ip[i]);
+	for (uint32_t i = 0; i < ls->n; i++)
+		h = mix(h ^ ((uint64_t)ls->kind[i] << 32 | ls->addr[i]));
 	return (uint32_t)h;
+}
+
+static bool held_eq(const held_set *a, const held_set *b)
+{
+	if (a->n != b->n || a->held != b->held)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->addr[i] != b->addr[i] || a->kind[i] != b->kind[i])
+			return false;
+	return true;
 }
 
 static bool ctx_rehash(det_probe *p)
@@ -417,7 +451,7 @@ static bool ctx_rehash(det_probe *p)
 		return false;
 	for (uint32_t id = 1; id <= p->nctx; id++) {
 		ctx_entry *e = ctx_at(p, id);
-		uint32_t j = ctx_key_hash(e->ip, e->n) & (cap - 1);
+		uint32_t j = ctx_key_hash(e->ip, e->n, &e->locks) & (cap - 1);
 		while (t[j])
 			j = (j + 1) & (cap - 1);
 		t[j] = id;
@@ -428,12 +462,13 @@ static bool ctx_rehash(det_probe *p)
 	return true;
 }
 
-/* The id of the context whose callers are ip[0..n), made (with its stack,
- * taken from the probe's thread, which runs in it) when new; 0 when the
- * run has CTX_MAX already or memory runs out. */
-static uint32_t ctx_intern(det_probe *p, const void *const *ip, uint32_t n)
+/* The id of the context whose callers are ip[0..n) and held locks ls,
+ * made (with its stack, taken from the probe's thread, which runs in it)
+ * when new; 0 when the run has CTX_MAX already or memory runs out. */
+static uint32_t ctx_intern(det_probe *p, const void *const *ip, uint32_t n,
+			   const held_set *ls)
 {
-	uint32_t h = ctx_key_hash(ip, n), id = 0, j;
+	uint32_t h = ctx_key_hash(ip, n, ls), id = 0, j;
 	ctx_entry *e;
 
 	pthread_mutex_lock(&p->ctx_lock);
@@ -442,7 +477,8 @@ static uint32_t ctx_intern(det_probe *p, const void *const *ip, uint32_t n)
 	for (j = h & (p->ctx_hcap - 1); p->ctx_hash[j];
 	     j = (j + 1) & (p->ctx_hcap - 1)) {
 		e = ctx_at(p, p->ctx_hash[j]);
-		if (e->n == n && !memcmp(e->ip, ip, n * sizeof *ip)) {
+		if (e->n == n && !memcmp(e->ip, ip, n * sizeof *ip) &&
+		    held_eq(&e->locks, ls)) {
 			id = p->ctx_hash[j];
 			goto done;
 		}
@@ -458,6 +494,7 @@ static uint32_t ctx_intern(det_probe *p, const void *const *ip, uint32_t n)
 	memset(e, 0, sizeof *e);
 	e->n = n;
 	memcpy(e->ip, ip, n * sizeof *ip);
+	e->locks = *ls;
 	take_stack(&e->stack);
 	p->ctx_hash[j] = id;
 done:
@@ -474,8 +511,71 @@ static _Thread_local struct {
 	uint64_t serial;
 	uint32_t n;
 	const void *ip[CTX_DEPTH];
+	uint32_t gen; /* held.gen when it was named */
 	uint32_t seen[CTX_SEEN];
 } cur_ctx;
+
+/* The locks this OS thread's guest thread holds (det_probe_lock), in the
+ * order it took them, for the probe of serial: a thread runs one guest
+ * thread of one run at a time. gen moves at every change, for the
+ * happens-before contexts; known caches locks whose first use is
+ * recorded, so that taking a known lock costs no probe-wide lock. */
+#define HELD_MAX  16u
+#define HELD_SEEN 64u
+static _Thread_local struct {
+	uint64_t serial;
+	uint32_t n, over; /* in l[]; held beyond it */
+	uint32_t gen;
+	struct {
+		uint32_t addr, depth;
+		uint8_t kind;
+	} l[HELD_MAX];
+	uint32_t known[HELD_SEEN]; /* addr + 1 */
+} held;
+
+/* held, for probe p (emptied when it was another run's). */
+static void held_for(const det_probe *p)
+{
+	if (held.serial != p->serial) {
+		memset(&held, 0, sizeof held);
+		held.serial = p->serial;
+	}
+}
+
+/* The calling thread's locks as a held_set. */
+static void held_now(const det_probe *p, held_set *out)
+{
+	uint32_t all;
+
+	held_for(p);
+	memset(out, 0, sizeof *out);
+	all = held.n + held.over;
+	out->held = (uint8_t)(all > 255 ? 255 : all);
+	for (uint32_t i = 0; i < held.n && i < DET_MAX_LOCKS; i++) {
+		out->addr[out->n] = held.l[i].addr;
+		out->kind[out->n++] = held.l[i].kind;
+	}
+}
+
+static void lockset_of(const held_set *h, det_lockset *out)
+{
+	memset(out, 0, sizeof *out);
+	out->held = h->held;
+	for (uint32_t i = 0; i < h->n && i < DET_MAX_LOCKS; i++) {
+		out->lock[i].addr = h->addr[i];
+		out->lock[i].kind = h->kind[i];
+	}
+	out->n = h->n;
+}
+
+/* The calling thread's locks into out. */
+static void take_locks(const det_probe *p, det_lockset *out)
+{
+	held_set h;
+
+	held_now(p, &h);
+	lockset_of(&h, out);
+}
 
 /* Tell the happens-before detector when thread tid's callers change. */
 static void note_context(det_probe *p, const eng_thread *t, uint32_t tid)
@@ -483,6 +583,9 @@ static void note_context(det_probe *p, const eng_thread *t, uint32_t tid)
 	uint32_t h, id, n;
 	const ctx_entry *e;
 
+	held_set ls;
+
+	held_for(p);
 	if (cur_ctx.serial != p->serial) {
 		/* Another run's: named below even when the walk finds no
 		 * callers. */
@@ -491,15 +594,19 @@ static void note_context(det_probe *p, const eng_thread *t, uint32_t tid)
 		eng_thread_callers_changed(t, cur_ctx.ip, &cur_ctx.n,
 					   CTX_DEPTH);
 	} else if (!eng_thread_callers_changed(t, cur_ctx.ip, &cur_ctx.n,
-					       CTX_DEPTH)) {
+					       CTX_DEPTH) &&
+		   cur_ctx.gen == held.gen) {
 		return;
 	}
+	cur_ctx.gen = held.gen;
+	held_now(p, &ls);
 	n = cur_ctx.n;
-	h = ctx_key_hash(cur_ctx.ip, n) % CTX_SEEN;
+	h = ctx_key_hash(cur_ctx.ip, n, &ls) % CTX_SEEN;
 	id = cur_ctx.seen[h];
 	if (!id || (e = ctx_at(p, id), e->n != n) ||
-	    memcmp(e->ip, cur_ctx.ip, n * sizeof *e->ip))
-		id = cur_ctx.seen[h] = ctx_intern(p, cur_ctx.ip, n);
+	    memcmp(e->ip, cur_ctx.ip, n * sizeof *e->ip) ||
+	    !held_eq(&e->locks, &ls))
+		id = cur_ctx.seen[h] = ctx_intern(p, cur_ctx.ip, n, &ls);
 	det_hb_context(p->hb, tid, id);
 }
 
@@ -688,27 +795,20 @@ void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi)
 	pthread_mutex_unlock(&p->hint_lock);
 }
 
-/* v's location (the finder's address) and who created its threads,
- * from the hints so far. A heap lookup walks the whole block table: it
- * runs once per new bug, and keeps malloc and free O(1). */
-/* Where addr is, and each thread's creation, for violation v (its tids
- * set), from the hints so far: under hint_lock only, so that p->lock,
- * which every finder of a collision waits for, is not held meanwhile. */
-static void where(det_probe *p, det_violation *v, uint32_t addr)
+/* The heap block or thread stack addr is in, from the hints so far.
+ * A heap lookup walks the whole block table: it runs once per new bug
+ * and per lock, and keeps malloc and free O(1). Under hint_lock. */
+static void loc_of(const det_probe *p, uint32_t addr, det_loc *out)
 {
-
-	pthread_mutex_lock(&p->hint_lock);
-	for (int k = 0; k < 2; k++)
-		if (v->tid[k] < p->nthreads)
-			v->spawn[k] = p->threads[v->tid[k]].spawn;
+	memset(out, 0, sizeof *out);
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		const struct thread_info *ti = &p->threads[i];
 		if (ti->has_stack && addr >= ti->lo && addr < ti->hi) {
-			v->loc = (det_loc){.kind = DET_LOC_STACK,
-					   .base = ti->lo,
-					   .size = ti->hi - ti->lo,
-					   .tid = i};
-			goto done;
+			*out = (det_loc){.kind = DET_LOC_STACK,
+					 .base = ti->lo,
+					 .size = ti->hi - ti->lo,
+					 .tid = i};
+			return;
 		}
 	}
 	for (uint32_t i = 0; i < p->bcap; i++) {
@@ -716,18 +816,171 @@ static void where(det_probe *p, det_violation *v, uint32_t addr)
 		if (b->state != SLOT_LIVE || addr < b->base ||
 		    addr - b->base >= (b->size ? b->size : 1))
 			continue;
-		v->loc = (det_loc){.kind = DET_LOC_HEAP,
-				   .base = b->base,
-				   .size = b->size,
-				   .tid = b->tid};
-		v->loc.stack.n = b->n;
-		v->loc.stack.truncated = b->truncated;
-		memcpy(v->loc.stack.caller, b->frames,
-		       b->n * sizeof *b->frames);
-		break;
+		*out = (det_loc){.kind = DET_LOC_HEAP,
+				 .base = b->base,
+				 .size = b->size,
+				 .tid = b->tid};
+		out->stack.n = b->n;
+		out->stack.truncated = b->truncated;
+		memcpy(out->stack.caller, b->frames, b->n * sizeof *b->frames);
+		return;
 	}
-done:
+}
+
+/* Where addr is, and each thread's creation, for violation v (its tids
+ * set), from the hints so far: under hint_lock only, so that p->lock,
+ * which every finder of a collision waits for, is not held meanwhile. */
+static void where(det_probe *p, det_violation *v, uint32_t addr)
+{
+	pthread_mutex_lock(&p->hint_lock);
+	for (int k = 0; k < 2; k++)
+		if (v->tid[k] < p->nthreads)
+			v->spawn[k] = p->threads[v->tid[k]].spawn;
+	loc_of(p, addr, &v->loc);
 	pthread_mutex_unlock(&p->hint_lock);
+}
+
+/* ---- locks held ---------------------------------------------------------- */
+
+/* Locks whose first use a run records: a program that makes a lock per
+ * element of a large array names the first LOCKS_MAX in its reports. */
+#define LOCKS_MAX 4096u
+
+/* The slot of the lock at addr, or the empty one where it goes. Under
+ * hint_lock; lcap > 0. */
+static uint32_t lock_slot(const det_probe *p, uint32_t addr)
+{
+	uint32_t j = (uint32_t)mix(addr) & (p->lcap - 1);
+
+	while (p->lrec[j].used && p->lrec[j].addr != addr)
+		j = (j + 1) & (p->lcap - 1);
+	return j;
+}
+
+/* Record the first use of the lock at addr by thread tid (engine thread
+ * t) unless it is known; false when it cannot be (the run has
+ * LOCKS_MAX, or memory ran out). Under hint_lock. */
+static bool lock_first_use(det_probe *p, const eng_thread *t, uint32_t tid,
+			   uint32_t addr)
+{
+	struct lock_rec *r;
+
+	if (p->lcap && p->lrec[lock_slot(p, addr)].used)
+		return true;
+	if (p->lcount >= LOCKS_MAX)
+		return false;
+	if ((p->lcount + 1) * 2 > p->lcap) {
+		uint32_t cap = p->lcap ? p->lcap * 2 : 64, old = p->lcap;
+		struct lock_rec *was = p->lrec;
+		if (!(p->lrec = wasm_calloc(cap, sizeof *p->lrec))) {
+			p->lrec = was;
+			return false;
+		}
+		p->lcap = cap;
+		for (uint32_t i = 0; i < old; i++)
+			if (was[i].used)
+				p->lrec[lock_slot(p, was[i].addr)] = was[i];
+		wasm_free(was);
+	}
+	r = &p->lrec[lock_slot(p, addr)];
+	memset(r, 0, sizeof *r);
+	r->used = true;
+	r->addr = addr;
+	r->tid = tid;
+	if (p->stacks)
+		stack_of(t, 0, &r->first);
+	loc_of(p, addr, &r->loc);
+	p->lcount++;
+	return true;
+}
+
+/* A rwlock's write beats its read: the strongest way a lock is held. */
+static uint8_t lock_stronger(uint8_t a, uint8_t b)
+{
+	return a == DET_LOCK_READ ? b : a;
+}
+
+void det_probe_lock(det_probe *p, const eng_thread *t, uint32_t tid,
+		    uint32_t addr, uint8_t kind)
+{
+	uint32_t i, k;
+
+	if (p->algo == DET_SHARED || kind == DET_LOCK_NONE ||
+	    kind >= DET_LOCK_KINDS)
+		return;
+	held_for(p);
+	for (i = 0; i < held.n; i++)
+		if (held.l[i].addr == addr) {
+			held.l[i].depth++;
+			held.l[i].kind = lock_stronger(held.l[i].kind, kind);
+			held.gen++;
+			return;
+		}
+	if (held.n < HELD_MAX) {
+		held.l[held.n].addr = addr;
+		held.l[held.n].depth = 1;
+		held.l[held.n++].kind = kind;
+	} else {
+		held.over++;
+	}
+	held.gen++;
+	k = (uint32_t)mix(addr) % HELD_SEEN;
+	if (held.known[k] == addr + 1)
+		return;
+	pthread_mutex_lock(&p->hint_lock);
+	if (lock_first_use(p, t, tid, addr))
+		held.known[k] = addr + 1;
+	pthread_mutex_unlock(&p->hint_lock);
+}
+
+void det_probe_unlock(det_probe *p, uint32_t addr)
+{
+	if (p->algo == DET_SHARED)
+		return;
+	held_for(p);
+	for (uint32_t i = 0; i < held.n; i++) {
+		if (held.l[i].addr != addr)
+			continue;
+		if (--held.l[i].depth == 0) {
+			memmove(&held.l[i], &held.l[i + 1],
+				(held.n - i - 1) * sizeof held.l[0]);
+			held.n--;
+		}
+		held.gen++;
+		return;
+	}
+	/* Not among those kept: one of the others (or a lock taken before
+	 * the probe watched, which then counts nothing). */
+	if (held.over) {
+		held.over--;
+		held.gen++;
+	}
+}
+
+void det_probe_lock_details(const det_probe *p, det_violation *v, uint32_t n)
+{
+	det_probe *q = (det_probe *)p; /* hint_lock only */
+
+	pthread_mutex_lock(&q->hint_lock);
+	for (uint32_t i = 0; i < n; i++)
+		for (int k = 0; k < 2; k++) {
+			det_lockset *ls = &v[i].locks[k];
+			for (uint32_t j = 0; j < ls->n && j < DET_MAX_LOCKS;
+			     j++) {
+				det_lock *l = &ls->lock[j];
+				const struct lock_rec *r;
+				if (!p->lcap)
+					continue;
+				r = &p->lrec[lock_slot(p, l->addr)];
+				if (!r->used)
+					continue;
+				l->known = true;
+				l->tid = r->tid;
+				l->first = r->first;
+				l->loc = r->loc;
+			}
+		}
+	pthread_mutex_unlock(&q->hint_lock);
 }
 
 /* Two accesses as the one that found the other sees them: side 1 is the
@@ -837,13 +1090,17 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 		};
 		__atomic_store_n(&p->nreq_live, p->nreqs, __ATOMIC_RELEASE);
 	}
-	if (p->stacks)
+	if (p->stacks) {
 		take_stack(&v->stack[cur]);
+		take_locks(p, &v->locks[cur]);
+	}
 	if (p->stacks && hb) {
 		uint32_t c = det_hb_prev_context(p->hb, hb->tid[0], hb->clock,
 						 hb->site[0]);
-		if (c)
+		if (c) {
 			v->stack[1 - cur] = ctx_at(p, c)->stack;
+			lockset_of(&ctx_at(p, c)->locks, &v->locks[1 - cur]);
+		}
 	}
 	if (b == p->nbugs) {
 		p->vals[j] = b;
@@ -961,6 +1218,7 @@ static void serve_requests(det_probe *p, uint32_t tid, const uint64_t *armed,
 		if (mine) {
 			det_violation *v = &p->bugs[q->bug];
 			take_stack(&v->stack[q->side]);
+			take_locks(p, &v->locks[q->side]);
 			if (mb) {
 				v->vwidth = (uint8_t)width;
 				v->vside = q->side;

@@ -71,6 +71,7 @@ static void on_race(void *ctx, const db_hit *h)
 	memset(u->v[u->n].hit.stack, 0, sizeof h->stack);
 	memset(&u->v[u->n].hit.loc, 0, sizeof h->loc);
 	memset(u->v[u->n].hit.spawn, 0, sizeof h->spawn);
+	memset(u->v[u->n].hit.locks, 0, sizeof h->locks);
 	u->n++;
 }
 
@@ -195,6 +196,7 @@ static void print_race(FILE *out, const det_prog *p, const race *r,
 		    .file = pos[i].file,
 		    .line = pos[i].line,
 		    .spawn = &r->hit.spawn[k],
+		    .locks = &r->hit.locks[k],
 		};
 	}
 	tr.loc = &r->hit.loc;
@@ -210,6 +212,8 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 			continue;
 		char kinds[4] = {tui_kind_letter(r->hit.site[0].kind), '/',
 				 tui_kind_letter(r->hit.site[1].kind), 0};
+		const db_locks *const acc[2] = {&r->hit.locks[0],
+						&r->hit.locks[1]};
 		tui_json_obj(j, NULL);
 		tui_json_i64(j, "bug", r->bug);
 		tui_json_str(j, "kinds", kinds);
@@ -225,6 +229,7 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 					 : 1);
 			tui_json_stack(j, "stack", &r->hit.stack[k]);
 			tui_json_spawn(j, "created_by", &r->hit.spawn[k]);
+			tui_json_locks(j, "locks", "locks_held", acc, k);
 			tui_json_end(j, '}');
 		}
 		tui_json_end(j, ']');
@@ -319,6 +324,9 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		if (!st)
 			st = db_run_bug_where(d, r->first, r->bug, &r->hit.loc,
 					      r->hit.spawn, &e);
+		if (!st)
+			st = db_run_bug_locks(d, r->first, r->bug, r->hit.locks,
+					      &e);
 	}
 	if (!st)
 		st = judge_races(d, c.id, supp, &ui, &nsupp, &e);

@@ -266,6 +266,7 @@ static void print_violation(FILE *out, const det_violation *v, const db_hit *h,
 		    .file = h->site[x].file,
 		    .line = h->site[x].line,
 		    .spawn = &h->spawn[x],
+		    .locks = &h->locks[x],
 		};
 	}
 	r.loc = &h->loc;
@@ -364,6 +365,8 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		tui_json_arr(j, "violations");
 		for (uint32_t i = 0; i < res->nbugs; i++) {
 			const det_violation *v = &res->bugs[i];
+			const db_locks *const acc[2] = {&r->hit[i].locks[0],
+							&r->hit[i].locks[1]};
 			if (left_out(r, i))
 				continue;
 			tui_json_obj(j, NULL);
@@ -378,6 +381,8 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 				tui_json_stack(j, "stack", &r->hit[i].stack[k]);
 				tui_json_spawn(j, "created_by",
 					       &r->hit[i].spawn[k]);
+				tui_json_locks(j, "locks", "locks_held", acc,
+					       k);
 				tui_json_end(j, '}');
 			}
 			tui_json_end(j, ']');

@@ -228,6 +228,7 @@ void tui_report_race(FILE *out, const tui_report *s)
 		    .file = b->site[i].file,
 		    .line = b->site[i].line,
 		    .spawn = &s->spawn[i],
+		    .locks = &s->locks[i],
 		};
 	r.loc = &s->loc;
 	/* A pair of stacks or a value is a collision's; so is a bug that only
@@ -269,8 +270,10 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 	if ((st = pick_stacks(d, s, e)))
 		return st;
 	if (s->evidence >= 0 &&
-	    (st = db_run_bug_where(d, s->ex[s->evidence].run, bug, &s->loc,
-				   s->spawn, e)))
+	    ((st = db_run_bug_where(d, s->ex[s->evidence].run, bug, &s->loc,
+				    s->spawn, e)) ||
+	     (st = db_run_bug_locks(d, s->ex[s->evidence].run, bug, s->locks,
+				    e))))
 		return st;
 	if ((st = db_bug_cells(d, bug, cell_row, s, e)))
 		return st;
@@ -297,6 +300,8 @@ void tui_report_free(tui_report *s)
 	db_loc_clear(&s->loc);
 	db_stack_clear(&s->spawn[0].stack);
 	db_stack_clear(&s->spawn[1].stack);
+	db_locks_clear(&s->locks[0]);
+	db_locks_clear(&s->locks[1]);
 	memset(s, 0, sizeof *s);
 }
 

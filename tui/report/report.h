@@ -134,6 +134,8 @@ typedef struct tui_report {
 	 * threads (kind DB_LOC_NONE, spawns unknown: not recorded). */
 	db_loc loc;
 	db_spawn spawn[2];
+	/* The locks each access's thread held in the evidence run. */
+	db_locks locks[2];
 } tui_report;
 
 /* Load bug `bug`: WASM_INVALID when there is no such bug (the message

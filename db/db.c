@@ -139,7 +139,10 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     /* 11 -> 12: the locks each access of a race held, with where each
      * lies and was first taken (db_locks_format's text); NULL when
      * neither held one or for the runs before it. */
-    "ALTER TABLE run_bugs ADD COLUMN locks TEXT;",
+    "ALTER TABLE run_bugs ADD COLUMN locks TEXT;"
+    /* ... and the names the program gave each access's thread
+     * (db_names_format's text); NULL when neither was named. */
+    "ALTER TABLE run_bugs ADD COLUMN names TEXT;",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -241,8 +244,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(RUN_BUG_ADD,                                                         \
 	  "INSERT INTO run_bugs(run_id, bug_id, tid_a, tid_b, addr_a, addr_b," \
 	  " count, stack_a, stack_b, value, location, loc_stack, parents,"     \
-	  " spawn_a, spawn_b, locks) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"   \
-	  " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"                            \
+	  " spawn_a, spawn_b, locks, names) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
+	  " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"               \
 	  " ON CONFLICT(run_id, bug_id) DO UPDATE"                             \
 	  " SET count = count + excluded.count,"                               \
 	  " stack_a = coalesce(stack_a, excluded.stack_a),"                    \
@@ -253,7 +256,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  " parents = coalesce(parents, excluded.parents),"                    \
 	  " spawn_a = coalesce(spawn_a, excluded.spawn_a),"                    \
 	  " spawn_b = coalesce(spawn_b, excluded.spawn_b),"                    \
-	  " locks = coalesce(locks, excluded.locks)")                          \
+	  " locks = coalesce(locks, excluded.locks),"                          \
+	  " names = coalesce(names, excluded.names)")                          \
 	X(STACK_ADD, "INSERT INTO stacks(frames) VALUES(?1)"                   \
 		     " ON CONFLICT(frames) DO UPDATE SET frames = frames"      \
 		     " RETURNING id")                                          \
@@ -270,6 +274,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 			 " LEFT JOIN stacks s1 ON s1.id = rb.spawn_a"          \
 			 " LEFT JOIN stacks s2 ON s2.id = rb.spawn_b"          \
 			 " WHERE rb.run_id = ?1 AND rb.bug_id = ?2")           \
+	X(RUN_BUG_NAMES, "SELECT names FROM run_bugs"                          \
+			 " WHERE run_id = ?1 AND bug_id = ?2")                 \
 	X(RUN_BUG_LOCKS, "SELECT locks FROM run_bugs"                          \
 			 " WHERE run_id = ?1 AND bug_id = ?2")                 \
 	X(BUG_GET, "SELECT " BUG_COLS " WHERE b.id = ?1")                      \
@@ -2244,6 +2250,80 @@ done:
 	return st;
 }
 
+char *db_names_format(const char *sides[2], bool *nomem)
+{
+	wasm_buf b = {0};
+
+	*nomem = false;
+	if (!sides[0][0] && !sides[1][0])
+		return NULL;
+	for (int k = 0; k < 2; k++) {
+		if (!sides[k][0])
+			continue;
+		wasm_buf_byte(&b, k ? '1' : '0');
+		wasm_buf_byte(&b, ' ');
+		put_field(&b, sides[k]);
+		wasm_buf_byte(&b, '\n');
+	}
+	wasm_buf_byte(&b, 0);
+	if (b.oom) {
+		wasm_buf_fini(&b);
+		*nomem = true;
+		return NULL;
+	}
+	return (char *)b.data;
+}
+
+wasm_status db_names_parse(const char *text, char out[2][DB_NAME_MAX],
+			   wasm_err *err)
+{
+	out[0][0] = out[1][0] = '\0';
+	for (const char *p = text; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		int k = p[0] - '0';
+		if (len < 3 || (k != 0 && k != 1) || p[1] != ' ' || out[k][0] ||
+		    len - 2 >= DB_NAME_MAX) {
+			out[0][0] = out[1][0] = '\0';
+			return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+					    "thread names '%.40s': not lines "
+					    "of SIDE NAME",
+					    text);
+		}
+		memcpy(out[k], p + 2, len - 2);
+		out[k][len - 2] = '\0';
+		p += len + (eol ? 1 : 0);
+	}
+	return WASM_OK;
+}
+
+wasm_status db_run_bug_names(db *d, int64_t run_id, int64_t bug_id,
+			     char names[2][DB_NAME_MAX], wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_RUN_BUG_NAMES, err);
+	wasm_status st = WASM_OK;
+	const char *t;
+	int rc;
+
+	names[0][0] = names[1][0] = '\0';
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, bug_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		if ((t = (const char *)sqlite3_column_text(s, 0)) &&
+		    (st = db_names_parse(t, names, err)))
+			wasm_err_set(err, st, WASM_NO_OFFSET,
+				     "%s: run %" PRId64 ", bug %" PRId64 ": %s",
+				     d->path, run_id, bug_id, err->msg);
+	} else if (rc != SQLITE_DONE) {
+		st = sql_fail(d, err, rc, "reading a race's thread names");
+	}
+	done(s);
+	return st;
+}
+
 void db_hit_clear(db_hit *h)
 {
 	for (int k = 0; k < 2; k++) {
@@ -2312,16 +2392,20 @@ static void parents_text(const db_hit *h, int lo, char *buf, size_t cap)
 	snprintf(buf, cap, "%s %s", p[0], p[1]);
 }
 
-/* A hit's locks, sides as the bug's sites (lo first), to parameter i
- * of s; on an error s is reset. */
+/* A hit's locks and thread names, sides as the bug's sites (lo first),
+ * to parameters i and i + 1 of s; on an error s is reset. */
 static wasm_status bind_locks(db *d, sqlite3_stmt *s, int i, const db_hit *h,
 			      int lo, wasm_err *err)
 {
 	const db_locks *sides[2] = {&h->locks[lo], &h->locks[1 - lo]};
-	bool nomem;
+	const char *names[2] = {h->name[lo], h->name[1 - lo]};
+	bool nomem, nomem2;
 	char *text = db_locks_format(sides, &nomem);
+	char *nt = db_names_format(names, &nomem2);
 
-	if (nomem) {
+	if (nomem || nomem2) {
+		wasm_free(text);
+		wasm_free(nt);
 		sqlite3_reset(s);
 		return oom(d, err);
 	}
@@ -2329,11 +2413,17 @@ static wasm_status bind_locks(db *d, sqlite3_stmt *s, int i, const db_hit *h,
 		sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(s, i);
+	if (nt)
+		sqlite3_bind_text(s, i + 1, nt, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i + 1);
 	wasm_free(text);
+	wasm_free(nt);
 	return WASM_OK;
 }
 
-/* RUN_BUG_ADD's location (11), parents (13) and locks (16). */
+/* RUN_BUG_ADD's location (11), parents (13), locks (16) and names
+ * (17). */
 static wasm_status bind_where(db *d, sqlite3_stmt *s, const db_hit *h, int lo,
 			      wasm_err *err)
 {

@@ -16,7 +16,8 @@
  * Schema 10: a race's location (run_bugs.location, loc_stack) and who
  * created its threads (run_bugs.parents, spawn_a/spawn_b). Schema 11:
  * campaigns' standard input. Schema 12: the locks each access of a race
- * held (run_bugs.locks, db_locks_format's text).
+ * held (run_bugs.locks, db_locks_format's text) and the names of its
+ * threads (run_bugs.names, db_names_format's).
  *
  * Writes: db_run_add inserts one run with its bugs. Callers batch many
  * runs in one transaction with db_begin/db_commit (a campaign commits
@@ -338,6 +339,19 @@ char *db_locks_format(const db_locks *sides[2], bool *nomem);
 wasm_status db_locks_parse(const char *text, db_locks out[2], wasm_err *err);
 void db_locks_clear(db_locks *l);
 
+/* A thread's name (AnnotateThreadName), with its NUL. */
+#define DB_NAME_MAX 32u
+
+/* The text form the workspace (run_bugs.names) and export streams keep
+ * for both threads' names: a line "SIDE NAME" per named side (sides[0]
+ * as side 0). db_names_format returns a malloc'd string, NULL when
+ * neither is named (*nomem: or out of memory); db_names_parse fills
+ * out[2] ("" for a side without a line) and gives WASM_MALFORMED for
+ * text not of this form. */
+char *db_names_format(const char *sides[2], bool *nomem);
+wasm_status db_names_parse(const char *text, char out[2][DB_NAME_MAX],
+			   wasm_err *err);
+
 /* One bug seen in a run (det_violation plus source positions). */
 typedef struct db_hit {
 	db_site site[2];   /* site[0].id <= site[1].id */
@@ -351,6 +365,7 @@ typedef struct db_hit {
 	db_loc loc;	   /* at the finder's address */
 	db_spawn spawn[2]; /* who created each side's thread */
 	db_locks locks[2]; /* the locks each side's thread held */
+	char name[2][DB_NAME_MAX]; /* each side's thread's name, "" none */
 } db_hit;
 
 /* Release what a hit owns: its stacks, location, spawns and locks. */
@@ -502,6 +517,10 @@ wasm_status db_run_bug_where(db *d, int64_t run_id, int64_t bug_id, db_loc *loc,
  * that does not parse. */
 wasm_status db_run_bug_locks(db *d, int64_t run_id, int64_t bug_id,
 			     db_locks out[2], wasm_err *err);
+/* The names of run_id's race of bug_id's two threads (names[i] as the
+ * bug's site i, "" for a thread the program did not name). */
+wasm_status db_run_bug_names(db *d, int64_t run_id, int64_t bug_id,
+			     char names[2][DB_NAME_MAX], wasm_err *err);
 
 /* Detections of a bug per cell: for each (node, profile, density) where
  * the bug's program ran, K runs that detected it out of N. */

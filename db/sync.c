@@ -236,11 +236,11 @@ static const struct export_query {
      * location (db_loc_format's) with its stack, the threads' parents
      * (db_parents_parse's) and the stacks of their spawns, version 6
      * inlined frames in the stacks, version 8 the locks held
-     * (db_locks_format's). */
-    {R_RUN_BUG, "uu4444usssssssss",
+     * (db_locks_format's) and the threads' names (db_names_format's). */
+    {R_RUN_BUG, "uu4444ussssssssss",
      "SELECT rb.run_id, rb.bug_id, rb.tid_a, rb.tid_b, rb.addr_a,"
      " rb.addr_b, rb.count, sa.frames, sb.frames, rb.value, rb.location,"
-     " sl.frames, rb.parents, s1.frames, s2.frames, rb.locks"
+     " sl.frames, rb.parents, s1.frames, s2.frames, rb.locks, rb.names"
      " FROM run_bugs rb"
      " LEFT JOIN stacks sa ON sa.id = rb.stack_a"
      " LEFT JOIN stacks sb ON sb.id = rb.stack_b"
@@ -754,9 +754,9 @@ static const char *const import_sql[Q_COUNT] = {
 		  " ?15, ?16)",
     [Q_RUN_BUG_ADD] = "INSERT OR IGNORE INTO run_bugs(run_id, bug_id, tid_a,"
 		      " tid_b, addr_a, addr_b, count, stack_a, stack_b, value,"
-		      " location, loc_stack, parents, spawn_a, spawn_b, locks)"
-		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-		      " ?12, ?13, ?14, ?15, ?16)",
+		      " location, loc_stack, parents, spawn_a, spawn_b, locks,"
+		      " names) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		      " ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     [Q_STACK_ADD] = "INSERT INTO stacks(frames) VALUES(?1)"
 		    " ON CONFLICT(frames) DO UPDATE SET frames = frames"
 		    " RETURNING id",
@@ -1135,6 +1135,13 @@ static bool parents_ok(const char *t)
 	return db_parents_parse(t, sp);
 }
 
+static bool names_ok(const char *t)
+{
+	char n[2][DB_NAME_MAX];
+	wasm_err e;
+	return !db_names_parse(t, n, &e);
+}
+
 /* Whether t is the locks held in db_locks_format's text. */
 static bool locks_ok(const char *t)
 {
@@ -1173,7 +1180,7 @@ static bool imp_run_bug(importer *im, size_t at)
 	int64_t count;
 	/* The accesses' stacks, the location's, the spawns'. */
 	span stk[5] = {{NULL, 0}}, val = {NULL, 0}, loc = {NULL, 0},
-	     par = {NULL, 0}, locks = {NULL, 0};
+	     par = {NULL, 0}, locks = {NULL, 0}, names = {NULL, 0};
 	char vt[80];
 
 	for (int i = 0; i < 4; i++)
@@ -1222,6 +1229,11 @@ static bool imp_run_bug(importer *im, size_t at)
 		locks = rd_nstr(r, "run_bug locks");
 		if (locks.p && !text_ok(locks, locks_ok))
 			return rd_fail(r, kat, "malformed", "run_bug locks");
+		kat = r->off;
+		names = rd_nstr(r, "run_bug thread names");
+		if (names.p && !text_ok(names, names_ok))
+			return rd_fail(r, kat, "malformed",
+				       "run_bug thread names");
 	}
 	if (r->bad || !run || !bug)
 		return false;
@@ -1258,6 +1270,7 @@ static bool imp_run_bug(importer *im, size_t at)
 	bind_span(s, 11, loc, true);
 	bind_span(s, 13, par, true);
 	bind_span(s, 16, locks, true);
+	bind_span(s, 17, names, true);
 	return step(im, s, NULL, false, "linking a run to a bug");
 }
 

@@ -652,6 +652,9 @@ wasm_status det_prog_hit(const det_prog *p, const det_violation *v, db_hit *h,
 				err) ||
 		    prog_locks(p, &v->locks[k], &h->locks[k], err))
 			goto fail;
+		/* A record from a worker: never trust its NUL. */
+		memcpy(h->name[k], v->name[k], DB_NAME_MAX - 1);
+		h->name[k][DB_NAME_MAX - 1] = '\0';
 	}
 	if (prog_loc(p, v, &h->loc, err))
 		goto fail;
@@ -818,6 +821,7 @@ typedef struct wire_head {
 	uint32_t status;
 	int32_t exit_code;
 	uint32_t nbugs, dropped, nshared;
+	uint32_t benign; /* det_run_result's */
 	uint64_t duration_ns, probes;
 	uint64_t holds; /* with a trigger: det_run_result's */
 	uint32_t met;
@@ -891,6 +895,7 @@ static bool write_all(int fd, const void *p, size_t n)
 }
 
 _Static_assert(DET_STDIN_MAX == DB_STDIN_MAX, "one limit for --stdin");
+_Static_assert(DET_NAME_MAX == DB_NAME_MAX, "one limit for thread names");
 
 /* What a worker keeps across its jobs: the mask buffer, /dev/null, the
  * runs' stdin and for a stdout failure the file the program's output
@@ -983,6 +988,7 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 	memcpy(h.msg, res.msg, sizeof h.msg);
 	h.nbugs = res.nbugs;
 	h.dropped = res.dropped;
+	h.benign = res.benign;
 	if (res.shared)
 		for (uint32_t i = 0; i < n; i++)
 			h.nshared += res.shared[i] != 0;
@@ -1497,6 +1503,8 @@ static bool sweep_done(void *ctx, const job *j, double started,
 		s->hooks->run(s->hooks->ctx, &r, hv, nh);
 	s->pr.done++;
 	s->pr.by_status[o->h.status]++;
+	s->pr.benign += o->h.benign;
+	s->pr.benign_runs += o->h.benign != 0;
 	for (uint32_t i = 0; i < nh; i++)
 		if (pair_add(&s->bugs, hv[i].site[0].id, hv[i].site[1].id)) {
 			s->pr.bugs++;

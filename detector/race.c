@@ -60,6 +60,11 @@
 #define CTX_CHUNK 256u
 #define CTX_MAX	  65536u
 #define CTX_DEPTH (DET_MAX_CALLERS + 1)
+/* Address ranges a run keeps annotated benign; the ones after are not
+ * (a program annotating every element of a big array should annotate
+ * the array). The distinct site pairs it counts exactly. */
+#define BENIGN_MAX   1024u
+#define BENIGN_PAIRS 256u
 
 /* Locks a thread holds, as contexts and violations keep them: the first
  * DET_MAX_LOCKS taken, of held in all. */
@@ -190,6 +195,7 @@ struct det_probe {
 		det_spawn spawn;
 		bool has_stack;
 		uint32_t lo, hi;
+		char name[DET_NAME_MAX]; /* AnnotateThreadName's; "" none */
 	} * threads;
 	uint32_t nthreads;
 	/* Locks by address, open addressing (mix()), at most LOCKS_MAX:
@@ -201,6 +207,18 @@ struct det_probe {
 		det_loc loc;
 	} * lrec;
 	uint32_t lcap, lcount;
+
+	/* Ranges annotated benign (det_probe_benign): appended under
+	 * hint_lock, nbenign published with a release store so that a
+	 * finder reads them with no lock. */
+	struct benign_range {
+		uint32_t lo, hi;
+	} benign[BENIGN_MAX];
+	uint32_t nbenign;
+	/* The distinct site pairs (keys as p->keys) whose races they left
+	 * out, under lock; benign_count goes on past the set's capacity. */
+	uint64_t bkeys[BENIGN_PAIRS];
+	uint32_t benign_count;
 };
 
 static inline void cpu_relax(void)
@@ -780,6 +798,137 @@ void det_probe_nosync(det_probe *p, bool on)
 	nosync_serial = on ? p->serial : 0;
 }
 
+/* ---- annotations ----------------------------------------------------------
+ */
+
+/* The calling thread's ignore regions (det_probe_ignore), for the probe
+ * of serial: depths of nested begins. */
+static _Thread_local struct {
+	uint64_t serial;
+	uint32_t reads, writes;
+} ignoring;
+
+void det_probe_ignore(det_probe *p, bool writes, bool begin)
+{
+	uint32_t *n;
+
+	if (ignoring.serial != p->serial)
+		memset(&ignoring, 0, sizeof ignoring);
+	ignoring.serial = p->serial;
+	n = writes ? &ignoring.writes : &ignoring.reads;
+	if (begin)
+		(*n)++;
+	else if (*n)
+		(*n)--;
+}
+
+/* Whether the calling thread ignores plain accesses of kind now. */
+static inline bool ignored(const det_probe *p, uint8_t kind)
+{
+	if (ignoring.serial != p->serial || !(ignoring.reads | ignoring.writes))
+		return false;
+	if (kind == RW_READ || kind == RW_RANGE_READ)
+		return ignoring.reads != 0;
+	return (kind == RW_WRITE || kind == RW_RANGE_WRITE) &&
+	       ignoring.writes != 0;
+}
+
+void det_probe_benign(det_probe *p, uint32_t addr, uint32_t size)
+{
+	uint32_t n;
+
+	if (p->algo == DET_SHARED || !size)
+		return;
+	pthread_mutex_lock(&p->hint_lock);
+	n = p->nbenign;
+	if (n < BENIGN_MAX) {
+		p->benign[n].lo = addr;
+		p->benign[n].hi = (uint64_t)addr + size > UINT32_MAX
+				      ? UINT32_MAX
+				      : addr + size;
+		__atomic_store_n(&p->nbenign, n + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&p->hint_lock);
+}
+
+/* Whether [addr, addr + width) meets a range annotated benign. */
+static bool benign_at(const det_probe *p, uint32_t addr, uint32_t width)
+{
+	uint32_t n = __atomic_load_n(&p->nbenign, __ATOMIC_ACQUIRE);
+	uint64_t end = (uint64_t)addr + width;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (addr < p->benign[i].hi && end > p->benign[i].lo)
+			return true;
+	return false;
+}
+
+/* Count the pair of key, a race left out as benign, once. */
+static void benign_note(det_probe *p, uint64_t key)
+{
+	uint32_t j = (uint32_t)mix(key) % BENIGN_PAIRS;
+
+	pthread_mutex_lock(&p->lock);
+	for (uint32_t k = 0; k < BENIGN_PAIRS;
+	     k++, j = (j + 1) % BENIGN_PAIRS) {
+		if (p->bkeys[j] == key)
+			goto done;
+		if (!p->bkeys[j]) {
+			p->bkeys[j] = key;
+			break;
+		}
+	}
+	p->benign_count++;
+done:
+	pthread_mutex_unlock(&p->lock);
+}
+
+uint32_t det_probe_benign_count(const det_probe *p)
+{
+	return __atomic_load_n(&p->benign_count, __ATOMIC_RELAXED);
+}
+
+void det_probe_hb_edge(det_probe *p, uint32_t tid, uint32_t addr, bool release)
+{
+	if (p->algo != DET_HB)
+		return;
+	if (release)
+		det_hb_notify(p->hb, tid, addr);
+	else
+		det_hb_woken(p->hb, tid, addr);
+}
+
+void det_probe_thread_name(det_probe *p, const eng_thread *t, uint32_t tid,
+			   uint32_t addr, uint32_t len)
+{
+	eng_instance *inst = t ? eng_thread_instance(t) : NULL;
+	eng_memory *mem = inst ? eng_instance_memory(inst, 0) : NULL;
+	struct thread_info *ti;
+	char name[DET_NAME_MAX];
+
+	if (p->algo == DET_SHARED || !mem ||
+	    (uint64_t)addr + len > eng_memory_size(mem))
+		return;
+	if (len >= DET_NAME_MAX)
+		len = DET_NAME_MAX - 1;
+	copy_racy((uint8_t *)name, eng_memory_data(mem) + addr, len);
+	name[len] = '\0';
+	/* One line of text in every report. */
+	for (uint32_t i = 0; i < len; i++)
+		if ((unsigned char)name[i] < ' ' || name[i] == 0x7f)
+			name[i] = name[i] ? '?' : '\0';
+	pthread_mutex_lock(&p->hint_lock);
+	if ((ti = thread_info(p, tid)))
+		memcpy(ti->name, name, sizeof name);
+	pthread_mutex_unlock(&p->hint_lock);
+}
+
+void det_probe_new_memory(det_probe *p, uint32_t addr, uint32_t size)
+{
+	if (p->algo == DET_HB)
+		det_hb_forget(p->hb, addr, size);
+}
+
 void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi)
 {
 	struct thread_info *ti;
@@ -834,8 +983,11 @@ static void where(det_probe *p, det_violation *v, uint32_t addr)
 {
 	pthread_mutex_lock(&p->hint_lock);
 	for (int k = 0; k < 2; k++)
-		if (v->tid[k] < p->nthreads)
+		if (v->tid[k] < p->nthreads) {
 			v->spawn[k] = p->threads[v->tid[k]].spawn;
+			memcpy(v->name[k], p->threads[v->tid[k]].name,
+			       DET_NAME_MAX);
+		}
 	loc_of(p, addr, &v->loc);
 	pthread_mutex_unlock(&p->hint_lock);
 }
@@ -1036,6 +1188,13 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 	det_violation *v;
 
 	key = ((uint64_t)x->site[1 - cur] << 32 | x->site[cur]) + 1;
+	for (int k = 0; k < 2; k++)
+		if (x->site[k] < p->nsites &&
+		    benign_at(p, x->addr[k],
+			      site_width(&p->site[x->site[k]]))) {
+			benign_note(p, key);
+			return;
+		}
 	pthread_mutex_lock(&p->lock);
 	j = pair_slot(p, key);
 	if (p->keys[j]) {
@@ -1117,13 +1276,17 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 		w.tid[1] = x->tid[1];
 		memset(&w.loc, 0, sizeof w.loc);
 		memset(w.spawn, 0, sizeof w.spawn);
+		memset(w.name, 0, sizeof w.name);
 		where(p, &w, x->addr[1]);
 		pthread_mutex_lock(&p->lock);
 		/* Another collision may have become the example meanwhile. */
 		if (same_collision(v, x, cur)) {
 			v->loc = w.loc;
-			for (int k = 0; k < 2; k++)
+			for (int k = 0; k < 2; k++) {
 				v->spawn[k] = w.spawn[cur ? k : 1 - k];
+				memcpy(v->name[k], w.name[cur ? k : 1 - k],
+				       DET_NAME_MAX);
+			}
 		}
 		pthread_mutex_unlock(&p->lock);
 	}
@@ -1561,6 +1724,8 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 	else
 		__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1,
 				   __ATOMIC_RELAXED);
+	if (site < p->nsites && ignored(p, p->site[site].kind))
+		return;
 	if (p->algo == DET_HB) {
 		if (nosync_serial == p->serial)
 			return;

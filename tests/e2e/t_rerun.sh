@@ -298,11 +298,11 @@ expect2 "rerun, other mask generator" "mask generator version 7" \
 expect2 "resume, other mask generator" "mask generator version 7" \
 	"$HEISEN" sweep --resume "$c" --db "$db"
 # A workspace of schema 1 (before the columns mask_version, owner, kind,
-# origin, stack_a, stack_b, value, width_a, width_b, sig, stdin, stdin_hash and locks, and the tables remotes, stacks and triage) opens, migrated to the newest schema, its
+# origin, stack_a, stack_b, value, width_a, width_b, sig, stdin, stdin_hash, locks and names, and the tables remotes, stacks and triage) opens, migrated to the newest schema, its
 # campaigns at version 1 and of kind sweep.
 latest=$(sqlite3 "$db" "PRAGMA user_version")
 cp "$db" "$dir/v1.db"
-sqlite3 "$dir/v1.db" "ALTER TABLE run_bugs DROP COLUMN locks; ALTER TABLE campaigns DROP COLUMN stdin; ALTER TABLE campaigns DROP COLUMN stdin_hash; ALTER TABLE run_bugs DROP COLUMN location; ALTER TABLE run_bugs DROP COLUMN loc_stack; ALTER TABLE run_bugs DROP COLUMN parents; ALTER TABLE run_bugs DROP COLUMN spawn_a; ALTER TABLE run_bugs DROP COLUMN spawn_b; DROP TABLE triage; DROP INDEX bugs_sig; ALTER TABLE bugs DROP COLUMN sig; ALTER TABLE bugs DROP COLUMN width_a; ALTER TABLE bugs DROP COLUMN width_b; ALTER TABLE run_bugs DROP COLUMN value; ALTER TABLE run_bugs DROP COLUMN stack_a; ALTER TABLE run_bugs DROP COLUMN stack_b; DROP TABLE stacks; DROP TABLE remotes; DROP INDEX campaigns_origin; ALTER TABLE campaigns DROP COLUMN origin; ALTER TABLE campaigns DROP COLUMN kind; ALTER TABLE campaigns DROP COLUMN owner; ALTER TABLE campaigns DROP COLUMN mask_version; PRAGMA user_version=1" ||
+sqlite3 "$dir/v1.db" "ALTER TABLE run_bugs DROP COLUMN locks; ALTER TABLE run_bugs DROP COLUMN names; ALTER TABLE campaigns DROP COLUMN stdin; ALTER TABLE campaigns DROP COLUMN stdin_hash; ALTER TABLE run_bugs DROP COLUMN location; ALTER TABLE run_bugs DROP COLUMN loc_stack; ALTER TABLE run_bugs DROP COLUMN parents; ALTER TABLE run_bugs DROP COLUMN spawn_a; ALTER TABLE run_bugs DROP COLUMN spawn_b; DROP TABLE triage; DROP INDEX bugs_sig; ALTER TABLE bugs DROP COLUMN sig; ALTER TABLE bugs DROP COLUMN width_a; ALTER TABLE bugs DROP COLUMN width_b; ALTER TABLE run_bugs DROP COLUMN value; ALTER TABLE run_bugs DROP COLUMN stack_a; ALTER TABLE run_bugs DROP COLUMN stack_b; DROP TABLE stacks; DROP TABLE remotes; DROP INDEX campaigns_origin; ALTER TABLE campaigns DROP COLUMN origin; ALTER TABLE campaigns DROP COLUMN kind; ALTER TABLE campaigns DROP COLUMN owner; ALTER TABLE campaigns DROP COLUMN mask_version; PRAGMA user_version=1" ||
 	bad "could not make a schema-1 copy"
 "$HEISEN" campaigns --db "$dir/v1.db" --json >"$dir/v1.json" ||
 	bad "campaigns on a schema-1 workspace: exit $?"

@@ -979,6 +979,39 @@ static void locks_text_round_trip(void **state)
 	}
 }
 
+/* Thread names: both sides, one, none; text not of the form refused. */
+static void names_text_round_trip(void **state)
+{
+	const char *both[2] = {"producer", "con\tsumer"}, *one[2] = {"", "x"},
+		   *none[2] = {"", ""};
+	char back[2][DB_NAME_MAX];
+	bool nomem;
+	char *t;
+	wasm_err e;
+	(void)state;
+
+	assert_null(db_names_format(none, &nomem));
+	assert_false(nomem);
+	t = db_names_format(both, &nomem);
+	assert_string_equal(t, "0 producer\n1 con sumer\n");
+	assert_int_equal(db_names_parse(t, back, &e), WASM_OK);
+	assert_string_equal(back[0], "producer");
+	assert_string_equal(back[1], "con sumer");
+	wasm_free(t);
+	t = db_names_format(one, &nomem);
+	assert_int_equal(db_names_parse(t, back, &e), WASM_OK);
+	assert_string_equal(back[0], "");
+	assert_string_equal(back[1], "x");
+	wasm_free(t);
+	assert_int_equal(db_names_parse("2 x\n", back, &e), WASM_MALFORMED);
+	assert_int_equal(db_names_parse("0 x\n0 y\n", back, &e),
+			 WASM_MALFORMED);
+	assert_int_equal(db_names_parse("0 "
+					"0123456789012345678901234567890123\n",
+					back, &e),
+			 WASM_MALFORMED);
+}
+
 /* A hit's locks are stored as the bug's sites order them. */
 static void locks_follow_the_sites(void **state)
 {
@@ -1164,6 +1197,7 @@ int main(void)
 	    cmocka_unit_test(stack_text_round_trip),
 	    cmocka_unit_test(value_text_round_trip),
 	    cmocka_unit_test(locks_text_round_trip),
+	    cmocka_unit_test(names_text_round_trip),
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	    T(locks_follow_the_sites),
 	    T(value_and_widths_follow_the_sites),

@@ -197,6 +197,7 @@ static void print_race(FILE *out, const det_prog *p, const race *r,
 		    .line = pos[i].line,
 		    .spawn = &r->hit.spawn[k],
 		    .locks = &r->hit.locks[k],
+		    .name = r->hit.name[k],
 		};
 	}
 	tr.loc = &r->hit.loc;
@@ -230,6 +231,9 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 			tui_json_stack(j, "stack", &r->hit.stack[k]);
 			tui_json_spawn(j, "created_by", &r->hit.spawn[k]);
 			tui_json_locks(j, "locks", "locks_held", acc, k);
+			tui_json_str_or_null(j, "thread_name",
+					     r->hit.name[k][0] ? r->hit.name[k]
+							       : NULL);
 			tui_json_end(j, '}');
 		}
 		tui_json_end(j, ']');
@@ -327,6 +331,9 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		if (!st)
 			st = db_run_bug_locks(d, r->first, r->bug, r->hit.locks,
 					      &e);
+		if (!st)
+			st = db_run_bug_names(d, r->first, r->bug, r->hit.name,
+					      &e);
 	}
 	if (!st)
 		st = judge_races(d, c.id, supp, &ui, &nsupp, &e);
@@ -374,6 +381,7 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		tui_json_end(&j, '}');
 		json_races(&j, p, &ui);
 		tui_supp_json(&j, supp, nsupp);
+		tui_benign_json(&j, ui.last.benign, ui.last.benign_runs);
 		tui_json_end(&j, '}');
 		tui_json_done(&j);
 	} else {
@@ -394,6 +402,8 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					ui.last.by_status[s] == 1 ? "" : "s",
 					det_status_name((det_status)s));
 		tui_supp_print(out, supp, nsupp, "race", NULL);
+		tui_benign_print(out, ui.last.benign, ui.last.benign_runs,
+				 ui.last.done);
 	}
 	if (det_sweep_stopped()) {
 		rc = CHECK_EXIT_INTERRUPTED;

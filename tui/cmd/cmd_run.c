@@ -267,6 +267,7 @@ static void print_violation(FILE *out, const det_violation *v, const db_hit *h,
 		    .line = h->site[x].line,
 		    .spawn = &h->spawn[x],
 		    .locks = &h->locks[x],
+		    .name = h->name[x],
 		};
 	}
 	r.loc = &h->loc;
@@ -383,6 +384,10 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 					       &r->hit[i].spawn[k]);
 				tui_json_locks(j, "locks", "locks_held", acc,
 					       k);
+				tui_json_str_or_null(j, "thread_name",
+						     r->hit[i].name[k][0]
+							 ? r->hit[i].name[k]
+							 : NULL);
 				tui_json_end(j, '}');
 			}
 			tui_json_end(j, ']');
@@ -392,6 +397,7 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		}
 		tui_json_end(j, ']');
 		tui_supp_json(j, r->supp, r->nsuppressed);
+		tui_benign_json(j, res->benign, res->benign != 0);
 		return;
 	}
 	if (r->sched)
@@ -426,6 +432,7 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		fprintf(out, "  (%u more distinct pairs not kept)\n",
 			res->dropped);
 	tui_supp_print(out, r->supp, r->nsuppressed, "violation", NULL);
+	tui_benign_print(out, res->benign, res->benign != 0, 1);
 }
 
 /* `heisen run`'s exit status for a masked run that reports nbugs

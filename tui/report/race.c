@@ -113,8 +113,11 @@ static void print_spawns(FILE *out, const tui_race *r)
 		if (!a->spawn || !a->spawn->known ||
 		    (i && a->tid == r->acc[0].tid))
 			continue;
-		fprintf(out, "  Thread %u created by thread %u%s\n", a->tid,
-			a->spawn->parent, a->spawn->stack.n ? " at:" : "");
+		fprintf(out, "  Thread %u%s%s%s created by thread %u%s\n",
+			a->tid, a->name && a->name[0] ? " '" : "",
+			a->name ? a->name : "",
+			a->name && a->name[0] ? "'" : "", a->spawn->parent,
+			a->spawn->stack.n ? " at:" : "");
 		print_stack(out, &a->spawn->stack, NO_SITE);
 	}
 }
@@ -258,6 +261,8 @@ void tui_race_print(FILE *out, const tui_race *r)
 		if (a->width)
 			fprintf(out, " of size %u", a->width);
 		fprintf(out, " at 0x%08x by thread %u", a->addr, a->tid);
+		if (a->name && a->name[0])
+			fprintf(out, " '%s'", a->name);
 		print_lock_list(out, locks, i);
 		fprintf(out, ":\n");
 		print_frames(out, a);

@@ -50,6 +50,7 @@ typedef struct tui_access {
 	uint32_t line;
 	const db_spawn *spawn; /* who created its thread, or NULL */
 	const db_locks *locks; /* the locks its thread held, or NULL */
+	const char *name;      /* its thread's name, or NULL / "" */
 } tui_access;
 
 typedef struct tui_race {

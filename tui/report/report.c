@@ -229,6 +229,7 @@ void tui_report_race(FILE *out, const tui_report *s)
 		    .line = b->site[i].line,
 		    .spawn = &s->spawn[i],
 		    .locks = &s->locks[i],
+		    .name = s->name[i],
 		};
 	r.loc = &s->loc;
 	/* A pair of stacks or a value is a collision's; so is a bug that only
@@ -273,6 +274,8 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 	    ((st = db_run_bug_where(d, s->ex[s->evidence].run, bug, &s->loc,
 				    s->spawn, e)) ||
 	     (st = db_run_bug_locks(d, s->ex[s->evidence].run, bug, s->locks,
+				    e)) ||
+	     (st = db_run_bug_names(d, s->ex[s->evidence].run, bug, s->name,
 				    e))))
 		return st;
 	if ((st = db_bug_cells(d, bug, cell_row, s, e)))

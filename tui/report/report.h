@@ -134,8 +134,10 @@ typedef struct tui_report {
 	 * threads (kind DB_LOC_NONE, spawns unknown: not recorded). */
 	db_loc loc;
 	db_spawn spawn[2];
-	/* The locks each access's thread held in the evidence run. */
+	/* The locks each access's thread held in the evidence run, and
+	 * the names the program gave those threads ("" none). */
 	db_locks locks[2];
+	char name[2][DB_NAME_MAX];
 } tui_report;
 
 /* Load bug `bug`: WASM_INVALID when there is no such bug (the message

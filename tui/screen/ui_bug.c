@@ -152,10 +152,11 @@ static void doc_location(tui_doc *d, const tui_report *r)
 			continue;
 		doc_frames(&sp->stack, 0, frames, sizeof frames);
 		tui_doc_add(d,
-			    TUI_M_HEADER "Thread %u" TUI_M_NORMAL
+			    TUI_M_HEADER "Thread %u%s%s%s" TUI_M_NORMAL
 					 " created by thread %u%s%s",
-			    x->tid[i], sp->parent, sp->stack.n ? " at" : "",
-			    frames);
+			    x->tid[i], r->name[i][0] ? " '" : "", r->name[i],
+			    r->name[i][0] ? "'" : "", sp->parent,
+			    sp->stack.n ? " at" : "", frames);
 	}
 	doc_locks(d, r);
 	if (r->loc.kind || r->spawn[0].known || r->spawn[1].known ||

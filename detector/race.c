@@ -822,11 +822,17 @@ void det_probe_ignore(det_probe *p, bool writes, bool begin)
 		(*n)--;
 }
 
-/* Whether the calling thread ignores plain accesses of kind now. */
-static inline bool ignored(const det_probe *p, uint8_t kind)
+/* Whether the calling thread ignores site's plain accesses now: a
+ * thread-local load and compare on every probe, the site looked up only
+ * inside a region. */
+static inline bool ignored(const det_probe *p, uint32_t site)
 {
-	if (ignoring.serial != p->serial || !(ignoring.reads | ignoring.writes))
+	uint8_t kind;
+
+	if (ignoring.serial != p->serial ||
+	    !(ignoring.reads | ignoring.writes) || site >= p->nsites)
 		return false;
+	kind = p->site[site].kind;
 	if (kind == RW_READ || kind == RW_RANGE_READ)
 		return ignoring.reads != 0;
 	return (kind == RW_WRITE || kind == RW_RANGE_WRITE) &&
@@ -1724,7 +1730,7 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 	else
 		__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1,
 				   __ATOMIC_RELAXED);
-	if (site < p->nsites && ignored(p, p->site[site].kind))
+	if (ignored(p, site))
 		return;
 	if (p->algo == DET_HB) {
 		if (nosync_serial == p->serial)

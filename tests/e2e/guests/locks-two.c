@@ -11,10 +11,13 @@ static pthread_mutex_t right = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t table = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_spinlock_t *spin;
 static int counter;
+/* Both threads count at once: a sweep's delays then see them collide. */
+static pthread_barrier_t start;
 
 static void *one(void *arg)
 {
-	for (int i = 0; i < 300; i++) {
+	pthread_barrier_wait(&start);
+	for (int i = 0; i < 2000; i++) {
 		pthread_rwlock_rdlock(&table);
 		pthread_mutex_lock(&left);
 		counter++; /* race: one */
@@ -26,7 +29,8 @@ static void *one(void *arg)
 
 static void *two(void *arg)
 {
-	for (int i = 0; i < 300; i++) {
+	pthread_barrier_wait(&start);
+	for (int i = 0; i < 2000; i++) {
 		pthread_spin_lock(spin);
 		pthread_mutex_lock(&right);
 		counter++; /* race: two */
@@ -42,6 +46,7 @@ int main(void)
 
 	spin = malloc(sizeof *spin);
 	pthread_spin_init(spin, 0);
+	pthread_barrier_init(&start, NULL, 2);
 	pthread_create(&t[0], NULL, one, NULL);
 	pthread_create(&t[1], NULL, two, NULL);
 	pthread_join(t[0], NULL);

@@ -290,7 +290,7 @@ DEMO_OPT := -O1
 DEMO_WASM_FLAGS :=
 $(SIMD_DEMOS:%=demos/build/%.wasm) $(SIMD_DEMOS:%=demos/build/native/%): DEMO_OPT := -O2
 $(SIMD_DEMOS:%=demos/build/%.wasm): DEMO_WASM_FLAGS := -msimd128
-$(GUEST_DIR)/%.o: demos/guest/%.c $(wildcard demos/guest/*.h demos/guest/include/*.h demos/guest/include/sys/*.h)
+$(GUEST_DIR)/%.o: demos/guest/%.c $(wildcard demos/guest/*.h demos/guest/include/*.h demos/guest/include/*/*.h)
 	@mkdir -p $(dir $@)
 	$(WASI_CLANG) $(GUEST_CFLAGS) -c -o $@ $<
 $(GUEST_DIR)/thread_start.o: demos/guest/thread_start.s
@@ -316,6 +316,8 @@ $(DEMO_COMP:%=demos/build/native/%): demos/comp-bug.c
 demos/build/guests/%.wasm: tests/e2e/guests/%.c $(GUEST_FILES) tui/cmd/cmd_cc.c | $(HEISEN)
 	@mkdir -p $(dir $@)
 	$(HEISEN) cc -g -O1 -Wall -o $@ $<
+# The same program without its annotations (#include of the other).
+demos/build/guests/annotations-off.wasm: tests/e2e/guests/annotations-on.c
 $(BUILD)/tui/cmd/cmd_cc.o: CFLAGS_ALL += -DHEISEN_GUEST_LIBDIR='"$(PREFIX)/lib/heisen/guest"' \
 	-DHEISEN_GUEST_INCDIR='"$(PREFIX)/include/heisen/guest"'
 
@@ -338,6 +340,10 @@ install: all
 	install -m 644 $(GUEST_FILES) $(DESTDIR)$(PREFIX)/lib/heisen/guest
 	install -m 644 demos/guest/include/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest
 	install -m 644 demos/guest/include/sys/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest/sys
+	for d in heisen sanitizer valgrind; do \
+		install -d $(DESTDIR)$(PREFIX)/include/heisen/guest/$$d && \
+		install -m 644 demos/guest/include/$$d/*.h $(DESTDIR)$(PREFIX)/include/heisen/guest/$$d || exit 1; \
+	done
 
 format:
 	clang-format -i $(CORE_SRC) $(TUI_SRC) core/*.h tui/*/*.h replay/*.h tests/*/*.c tests/*/*.h 2>/dev/null || true

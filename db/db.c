@@ -148,6 +148,13 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     " REFERENCES runs(id), points INTEGER NOT NULL,"
     " switches INTEGER NOT NULL, digest TEXT NOT NULL,"
     " failed INTEGER NOT NULL, decisions BLOB);",
+    /* 12 -> 13: the locks each access of a race held, with where each
+     * lies and was first taken (db_locks_format's text); NULL when
+     * neither held one or for the runs before it. */
+    "ALTER TABLE run_bugs ADD COLUMN locks TEXT;"
+    /* ... and the names the program gave each access's thread
+     * (db_names_format's text); NULL when neither was named. */
+    "ALTER TABLE run_bugs ADD COLUMN names TEXT;",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -257,8 +264,9 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(RUN_BUG_ADD,                                                         \
 	  "INSERT INTO run_bugs(run_id, bug_id, tid_a, tid_b, addr_a, addr_b," \
 	  " count, stack_a, stack_b, value, location, loc_stack, parents,"     \
-	  " spawn_a, spawn_b) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10," \
-	  " ?11, ?12, ?13, ?14, ?15) ON CONFLICT(run_id, bug_id) DO UPDATE"    \
+	  " spawn_a, spawn_b, locks, names) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
+	  " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"               \
+	  " ON CONFLICT(run_id, bug_id) DO UPDATE"                             \
 	  " SET count = count + excluded.count,"                               \
 	  " stack_a = coalesce(stack_a, excluded.stack_a),"                    \
 	  " stack_b = coalesce(stack_b, excluded.stack_b),"                    \
@@ -267,7 +275,9 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  " loc_stack = coalesce(loc_stack, excluded.loc_stack),"              \
 	  " parents = coalesce(parents, excluded.parents),"                    \
 	  " spawn_a = coalesce(spawn_a, excluded.spawn_a),"                    \
-	  " spawn_b = coalesce(spawn_b, excluded.spawn_b)")                    \
+	  " spawn_b = coalesce(spawn_b, excluded.spawn_b),"                    \
+	  " locks = coalesce(locks, excluded.locks),"                          \
+	  " names = coalesce(names, excluded.names)")                          \
 	X(STACK_ADD, "INSERT INTO stacks(frames) VALUES(?1)"                   \
 		     " ON CONFLICT(frames) DO UPDATE SET frames = frames"      \
 		     " RETURNING id")                                          \
@@ -284,6 +294,10 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 			 " LEFT JOIN stacks s1 ON s1.id = rb.spawn_a"          \
 			 " LEFT JOIN stacks s2 ON s2.id = rb.spawn_b"          \
 			 " WHERE rb.run_id = ?1 AND rb.bug_id = ?2")           \
+	X(RUN_BUG_NAMES, "SELECT names FROM run_bugs"                          \
+			 " WHERE run_id = ?1 AND bug_id = ?2")                 \
+	X(RUN_BUG_LOCKS, "SELECT locks FROM run_bugs"                          \
+			 " WHERE run_id = ?1 AND bug_id = ?2")                 \
 	X(BUG_GET, "SELECT " BUG_COLS " WHERE b.id = ?1")                      \
 	X(BUG_LIST, "SELECT " BUG_COLS " WHERE ?1 = 0 OR b.program_id = ?1"    \
 		    " ORDER BY nruns DESC, b.id")                              \
@@ -2051,11 +2065,309 @@ bad:
 			    text);
 }
 
+/* ---- locks held ---------------------------------------------------------- */
+
+static const char *const lock_kinds[] = {
+    [DB_LOCK_NONE] = "",
+    [DB_LOCK_MUTEX] = "mutex",
+    [DB_LOCK_READ] = "rwlock-read",
+    [DB_LOCK_WRITE] = "rwlock-write",
+    [DB_LOCK_SPIN] = "spinlock",
+};
+_Static_assert(sizeof lock_kinds / sizeof *lock_kinds == DB_LOCK_KINDS,
+	       "a name per kind");
+
+const char *db_lock_kind_name(uint8_t kind)
+{
+	return kind < DB_LOCK_KINDS ? lock_kinds[kind] : "";
+}
+
+void db_locks_clear(db_locks *l)
+{
+	if (!l)
+		return;
+	for (uint32_t i = 0; i < l->n; i++) {
+		db_loc_clear(&l->lock[i].loc);
+		db_stack_clear(&l->lock[i].first);
+	}
+	wasm_free(l->lock);
+	memset(l, 0, sizeof *l);
+}
+
+/* Each line of a stack's text form, with prefix before it. */
+static void put_prefixed(wasm_buf *b, const char *prefix, const db_stack *st)
+{
+	char *text = st->n ? db_stack_format(st) : NULL;
+
+	if (st->n && !text) {
+		b->oom = true;
+		return;
+	}
+	for (char *p = text; p && *p;) {
+		char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p + 1) : strlen(p);
+		wasm_buf_put(b, prefix, strlen(prefix));
+		wasm_buf_put(b, p, len);
+		p += len;
+	}
+	wasm_free(text);
+}
+
+char *db_locks_format(const db_locks *sides[2], bool *nomem)
+{
+	wasm_buf b = {0};
+	char line[96];
+
+	*nomem = false;
+	if ((!sides[0] || !sides[0]->held) && (!sides[1] || !sides[1]->held))
+		return NULL;
+	for (int k = 0; k < 2; k++) {
+		const db_locks *ls = sides[k];
+		if (!ls || !ls->held)
+			continue;
+		snprintf(line, sizeof line, "H %d %" PRIu32 "\n", k, ls->held);
+		wasm_buf_put(&b, line, strlen(line));
+		for (uint32_t i = 0; i < ls->n; i++) {
+			const db_lock *l = &ls->lock[i];
+			char tid[16] = "-", *loc;
+			if (l->known)
+				snprintf(tid, sizeof tid, "%" PRIu32, l->tid);
+			snprintf(line, sizeof line, "L %d %s %" PRIu32 " %s\n",
+				 k, db_lock_kind_name(l->kind), l->addr, tid);
+			wasm_buf_put(&b, line, strlen(line));
+			if ((loc = db_loc_format(&l->loc))) {
+				wasm_buf_put(&b, "W ", 2);
+				wasm_buf_put(&b, loc, strlen(loc));
+				wasm_buf_byte(&b, '\n');
+				wasm_free(loc);
+			} else if (l->loc.kind) {
+				b.oom = true;
+			}
+			put_prefixed(&b, "F ", &l->first);
+			if (l->loc.kind)
+				put_prefixed(&b, "A ", &l->loc.stack);
+		}
+	}
+	wasm_buf_byte(&b, 0);
+	if (b.oom) {
+		wasm_buf_fini(&b);
+		*nomem = true;
+		return NULL;
+	}
+	return (char *)b.data;
+}
+
+/* Parse the stack lines gathered in b (NUL-terminated) into st. */
+static wasm_status locks_stack(wasm_buf *b, db_stack *st, wasm_err *err)
+{
+	wasm_status s;
+
+	if (!b->len)
+		return WASM_OK;
+	wasm_buf_byte(b, 0);
+	if (b->oom)
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	s = db_stack_parse((const char *)b->data, st, err);
+	b->len = 0;
+	return s;
+}
+
+wasm_status db_locks_parse(const char *text, db_locks out[2], wasm_err *err)
+{
+	wasm_buf fb = {0}, ab = {0};
+	db_lock *cur = NULL;
+	wasm_status st = WASM_OK;
+	uint32_t line = 0;
+
+	memset(out, 0, 2 * sizeof *out);
+	for (const char *p = text; *p && !st; line++) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char buf[128], kind[16], tid[16];
+		unsigned side, held;
+		unsigned long long addr;
+		int n = 0;
+		if (len < 2 || p[1] != ' ')
+			goto bad;
+		if (p[0] == 'F' || p[0] == 'A') {
+			wasm_buf *b = p[0] == 'F' ? &fb : &ab;
+			if (!cur)
+				goto bad;
+			wasm_buf_put(b, p + 2, len - 2);
+			wasm_buf_byte(b, '\n');
+		} else if (p[0] == 'W') {
+			char *w;
+			if (!cur || cur->loc.kind ||
+			    !(w = wasm_strndup(p + 2, len - 2))) {
+				if (!cur || cur->loc.kind)
+					goto bad;
+				st = wasm_err_set(err, WASM_NOMEM,
+						  WASM_NO_OFFSET,
+						  "out of memory");
+				break;
+			}
+			st = db_loc_parse(w, &cur->loc, err);
+			wasm_free(w);
+		} else {
+			/* A new record: the last lock's stacks are whole. */
+			if (cur &&
+			    ((st = locks_stack(&fb, &cur->first, err)) ||
+			     (st = locks_stack(&ab, &cur->loc.stack, err))))
+				break;
+			cur = NULL;
+			if (len >= sizeof buf)
+				goto bad;
+			memcpy(buf, p, len);
+			buf[len] = '\0';
+			if (p[0] == 'H') {
+				if (sscanf(buf, "H %u %u%n", &side, &held,
+					   &n) != 2 ||
+				    (size_t)n != len || side > 1 ||
+				    out[side].held)
+					goto bad;
+				out[side].held = held;
+			} else if (p[0] == 'L') {
+				db_lock *v;
+				uint8_t k;
+				if (sscanf(buf, "L %u %15s %llu %15s%n", &side,
+					   kind, &addr, tid, &n) != 4 ||
+				    (size_t)n != len || side > 1 ||
+				    addr > UINT32_MAX ||
+				    out[side].n >= out[side].held)
+					goto bad;
+				for (k = DB_LOCK_MUTEX; k < DB_LOCK_KINDS; k++)
+					if (!strcmp(kind, lock_kinds[k]))
+						break;
+				if (k == DB_LOCK_KINDS)
+					goto bad;
+				v = wasm_realloc(out[side].lock,
+						 (out[side].n + 1) * sizeof *v);
+				if (!v) {
+					st = wasm_err_set(err, WASM_NOMEM,
+							  WASM_NO_OFFSET,
+							  "out of memory");
+					break;
+				}
+				out[side].lock = v;
+				cur = &v[out[side].n++];
+				memset(cur, 0, sizeof *cur);
+				cur->kind = k;
+				cur->addr = (uint32_t)addr;
+				if (strcmp(tid, "-")) {
+					char *end;
+					unsigned long t =
+					    strtoul(tid, &end, 10);
+					if (*end || t > UINT32_MAX)
+						goto bad;
+					cur->known = true;
+					cur->tid = (uint32_t)t;
+				}
+			} else {
+				goto bad;
+			}
+		}
+		p += len + (eol ? 1 : 0);
+	}
+	if (!st && cur)
+		if (!(st = locks_stack(&fb, &cur->first, err)))
+			st = locks_stack(&ab, &cur->loc.stack, err);
+	goto done;
+bad:
+	st = wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+			  "locks held, line %u: not H SIDE HELD, L SIDE KIND "
+			  "ADDR TID, W LOCATION, F FRAME or A FRAME",
+			  line + 1);
+done:
+	wasm_buf_fini(&fb);
+	wasm_buf_fini(&ab);
+	if (st) {
+		db_locks_clear(&out[0]);
+		db_locks_clear(&out[1]);
+	}
+	return st;
+}
+
+char *db_names_format(const char *sides[2], bool *nomem)
+{
+	wasm_buf b = {0};
+
+	*nomem = false;
+	if (!sides[0][0] && !sides[1][0])
+		return NULL;
+	for (int k = 0; k < 2; k++) {
+		if (!sides[k][0])
+			continue;
+		wasm_buf_byte(&b, k ? '1' : '0');
+		wasm_buf_byte(&b, ' ');
+		put_field(&b, sides[k]);
+		wasm_buf_byte(&b, '\n');
+	}
+	wasm_buf_byte(&b, 0);
+	if (b.oom) {
+		wasm_buf_fini(&b);
+		*nomem = true;
+		return NULL;
+	}
+	return (char *)b.data;
+}
+
+wasm_status db_names_parse(const char *text, char out[2][DB_NAME_MAX],
+			   wasm_err *err)
+{
+	out[0][0] = out[1][0] = '\0';
+	for (const char *p = text; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		int k = p[0] - '0';
+		if (len < 3 || (k != 0 && k != 1) || p[1] != ' ' || out[k][0] ||
+		    len - 2 >= DB_NAME_MAX) {
+			out[0][0] = out[1][0] = '\0';
+			return wasm_err_set(err, WASM_MALFORMED, WASM_NO_OFFSET,
+					    "thread names '%.40s': not lines "
+					    "of SIDE NAME",
+					    text);
+		}
+		memcpy(out[k], p + 2, len - 2);
+		out[k][len - 2] = '\0';
+		p += len + (eol ? 1 : 0);
+	}
+	return WASM_OK;
+}
+
+wasm_status db_run_bug_names(db *d, int64_t run_id, int64_t bug_id,
+			     char names[2][DB_NAME_MAX], wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_RUN_BUG_NAMES, err);
+	wasm_status st = WASM_OK;
+	const char *t;
+	int rc;
+
+	names[0][0] = names[1][0] = '\0';
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, bug_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		if ((t = (const char *)sqlite3_column_text(s, 0)) &&
+		    (st = db_names_parse(t, names, err)))
+			wasm_err_set(err, st, WASM_NO_OFFSET,
+				     "%s: run %" PRId64 ", bug %" PRId64 ": %s",
+				     d->path, run_id, bug_id, err->msg);
+	} else if (rc != SQLITE_DONE) {
+		st = sql_fail(d, err, rc, "reading a race's thread names");
+	}
+	done(s);
+	return st;
+}
+
 void db_hit_clear(db_hit *h)
 {
 	for (int k = 0; k < 2; k++) {
 		db_stack_clear(&h->stack[k]);
 		db_stack_clear(&h->spawn[k].stack);
+		db_locks_clear(&h->locks[k]);
 	}
 	db_loc_clear(&h->loc);
 }
@@ -2118,7 +2430,38 @@ static void parents_text(const db_hit *h, int lo, char *buf, size_t cap)
 	snprintf(buf, cap, "%s %s", p[0], p[1]);
 }
 
-/* RUN_BUG_ADD's location (11) and parents (13). */
+/* A hit's locks and thread names, sides as the bug's sites (lo first),
+ * to parameters i and i + 1 of s; on an error s is reset. */
+static wasm_status bind_locks(db *d, sqlite3_stmt *s, int i, const db_hit *h,
+			      int lo, wasm_err *err)
+{
+	const db_locks *sides[2] = {&h->locks[lo], &h->locks[1 - lo]};
+	const char *names[2] = {h->name[lo], h->name[1 - lo]};
+	bool nomem, nomem2;
+	char *text = db_locks_format(sides, &nomem);
+	char *nt = db_names_format(names, &nomem2);
+
+	if (nomem || nomem2) {
+		wasm_free(text);
+		wasm_free(nt);
+		sqlite3_reset(s);
+		return oom(d, err);
+	}
+	if (text)
+		sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+	if (nt)
+		sqlite3_bind_text(s, i + 1, nt, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i + 1);
+	wasm_free(text);
+	wasm_free(nt);
+	return WASM_OK;
+}
+
+/* RUN_BUG_ADD's location (11), parents (13), locks (16) and names
+ * (17). */
 static wasm_status bind_where(db *d, sqlite3_stmt *s, const db_hit *h, int lo,
 			      wasm_err *err)
 {
@@ -2140,7 +2483,7 @@ static wasm_status bind_where(db *d, sqlite3_stmt *s, const db_hit *h, int lo,
 	} else {
 		sqlite3_bind_null(s, 13);
 	}
-	return WASM_OK;
+	return bind_locks(d, s, 16, h, lo, err);
 }
 
 static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
@@ -2513,6 +2856,33 @@ bool db_parents_parse(const char *t, db_spawn spawn[2])
 		t = end;
 	}
 	return !*t;
+}
+
+wasm_status db_run_bug_locks(db *d, int64_t run_id, int64_t bug_id,
+			     db_locks out[2], wasm_err *err)
+{
+	sqlite3_stmt *s = stmt(d, S_RUN_BUG_LOCKS, err);
+	wasm_status st = WASM_OK;
+	const char *t;
+	int rc;
+
+	memset(out, 0, 2 * sizeof *out);
+	if (!s)
+		return err->status;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, bug_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		if ((t = (const char *)sqlite3_column_text(s, 0)) &&
+		    (st = db_locks_parse(t, out, err)))
+			wasm_err_set(err, st, WASM_NO_OFFSET,
+				     "%s: run %" PRId64 ", bug %" PRId64 ": %s",
+				     d->path, run_id, bug_id, err->msg);
+	} else if (rc != SQLITE_DONE) {
+		st = sql_fail(d, err, rc, "reading a race's locks");
+	}
+	done(s);
+	return st;
 }
 
 wasm_status db_run_bug_where(db *d, int64_t run_id, int64_t bug_id, db_loc *loc,

@@ -17,6 +17,9 @@
  * created its threads (run_bugs.parents, spawn_a/spawn_b). Schema 11: a
  * campaign's stdin. Schema 12: serial runs' schedules (campaigns.schedule
  * and failure; schedules, one row per serial run).
+ * Schema 13: the locks each access of a race held (run_bugs.locks,
+ * db_locks_format's text) and the names of its threads (run_bugs.names,
+ * db_names_format's).
  *
  * Writes: db_run_add inserts one run with its bugs. Callers batch many
  * runs in one transaction with db_begin/db_commit (a campaign commits
@@ -46,7 +49,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 12
+#define DB_SCHEMA_VERSION 13
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -302,6 +305,63 @@ typedef struct db_spawn {
  * of this form. */
 bool db_parents_parse(const char *text, db_spawn spawn[2]);
 
+/* A lock an access's thread held (ThreadSanitizer's "mutexes: write
+ * M1"): how it was held, where it is and where the run first took it. */
+typedef enum db_lock_kind {
+	DB_LOCK_NONE,
+	DB_LOCK_MUTEX, /* a mutex */
+	DB_LOCK_READ,  /* a rwlock held for reading */
+	DB_LOCK_WRITE, /* a rwlock held for writing */
+	DB_LOCK_SPIN,  /* a spin lock */
+	DB_LOCK_KINDS
+} db_lock_kind;
+
+typedef struct db_lock {
+	uint8_t kind; /* db_lock_kind */
+	uint32_t addr;
+	db_loc loc;	/* where it lies (DB_LOC_NONE: not known) */
+	bool known;	/* its first use was recorded: */
+	uint32_t tid;	/* by this thread, */
+	db_stack first; /* here (frame 0 the library's lock call) */
+} db_lock;
+
+/* The locks one access's thread held, in the order it took them: n of
+ * held (more were held than kept when held > n). */
+typedef struct db_locks {
+	uint32_t n, held;
+	db_lock *lock;
+} db_locks;
+
+/* "mutex", "rwlock-read", "rwlock-write", "spinlock" (the stored
+ * names), or "" for none. */
+const char *db_lock_kind_name(uint8_t kind);
+/* The text form the workspace (run_bugs.locks) and export streams keep
+ * for both accesses' locks: per side held, a line "H SIDE HELD"; per
+ * lock "L SIDE KIND ADDR TID" (TID '-' when its first use is not known),
+ * then "W " and its location (db_loc_format's text) when known, then
+ * "F " before each line of its first use's stack and "A " before each of
+ * its location's allocation stack (db_stack_format's lines). sides[0]
+ * is written as side 0. db_locks_format returns a malloc'd string, NULL
+ * when neither side held a lock (*nomem then says whether memory ran
+ * out instead); db_locks_parse fills out[2] (db_locks_clear each) and
+ * gives WASM_MALFORMED for text not of this form. */
+char *db_locks_format(const db_locks *sides[2], bool *nomem);
+wasm_status db_locks_parse(const char *text, db_locks out[2], wasm_err *err);
+void db_locks_clear(db_locks *l);
+
+/* A thread's name (AnnotateThreadName), with its NUL. */
+#define DB_NAME_MAX 32u
+
+/* The text form the workspace (run_bugs.names) and export streams keep
+ * for both threads' names: a line "SIDE NAME" per named side (sides[0]
+ * as side 0). db_names_format returns a malloc'd string, NULL when
+ * neither is named (*nomem: or out of memory); db_names_parse fills
+ * out[2] ("" for a side without a line) and gives WASM_MALFORMED for
+ * text not of this form. */
+char *db_names_format(const char *sides[2], bool *nomem);
+wasm_status db_names_parse(const char *text, char out[2][DB_NAME_MAX],
+			   wasm_err *err);
+
 /* One bug seen in a run (det_violation plus source positions). */
 typedef struct db_hit {
 	db_site site[2];   /* site[0].id <= site[1].id */
@@ -314,9 +374,11 @@ typedef struct db_hit {
 	db_value value;
 	db_loc loc;	   /* at the finder's address */
 	db_spawn spawn[2]; /* who created each side's thread */
+	db_locks locks[2]; /* the locks each side's thread held */
+	char name[2][DB_NAME_MAX]; /* each side's thread's name, "" none */
 } db_hit;
 
-/* Release what a hit owns: its stacks, location and spawns. */
+/* Release what a hit owns: its stacks, location, spawns and locks. */
 void db_hit_clear(db_hit *h);
 
 typedef struct db_run {
@@ -488,6 +550,17 @@ wasm_status db_run_bug_stacks(db *d, int64_t run_id, int64_t bug_id,
  * that does not parse. */
 wasm_status db_run_bug_where(db *d, int64_t run_id, int64_t bug_id, db_loc *loc,
 			     db_spawn spawn[2], wasm_err *err);
+
+/* The locks each access of run_id's race of bug_id held (out[i] as the
+ * bug's site i; db_locks_clear each): none for a run recorded before
+ * schema 13 or whose threads held none. WASM_MALFORMED for stored text
+ * that does not parse. */
+wasm_status db_run_bug_locks(db *d, int64_t run_id, int64_t bug_id,
+			     db_locks out[2], wasm_err *err);
+/* The names of run_id's race of bug_id's two threads (names[i] as the
+ * bug's site i, "" for a thread the program did not name). */
+wasm_status db_run_bug_names(db *d, int64_t run_id, int64_t bug_id,
+			     char names[2][DB_NAME_MAX], wasm_err *err);
 
 /* Detections of a bug per cell: for each (node, profile, density) where
  * the bug's program ran, K runs that detected it out of N. */

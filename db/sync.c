@@ -295,11 +295,13 @@ static const struct export_query {
      * version 3 the value evidence (db_value_format's), version 5 the
      * location (db_loc_format's) with its stack, the threads' parents
      * (db_parents_parse's) and the stacks of their spawns, version 6
-     * inlined frames in the stacks. */
-    {R_RUN_BUG, "uu4444ussssssss",
+     * inlined frames in the stacks, version 9 the locks held
+     * (db_locks_format's) and the threads' names (db_names_format's). */
+    {R_RUN_BUG, "uu4444ussssssssss",
      "SELECT rb.run_id, rb.bug_id, rb.tid_a, rb.tid_b, rb.addr_a,"
      " rb.addr_b, rb.count, sa.frames, sb.frames, rb.value, rb.location,"
-     " sl.frames, rb.parents, s1.frames, s2.frames FROM run_bugs rb"
+     " sl.frames, rb.parents, s1.frames, s2.frames, rb.locks, rb.names"
+     " FROM run_bugs rb"
      " LEFT JOIN stacks sa ON sa.id = rb.stack_a"
      " LEFT JOIN stacks sb ON sb.id = rb.stack_b"
      " LEFT JOIN stacks sl ON sl.id = rb.loc_stack"
@@ -841,9 +843,9 @@ static const char *const import_sql[Q_COUNT] = {
 		  " ?15, ?16)",
     [Q_RUN_BUG_ADD] = "INSERT OR IGNORE INTO run_bugs(run_id, bug_id, tid_a,"
 		      " tid_b, addr_a, addr_b, count, stack_a, stack_b, value,"
-		      " location, loc_stack, parents, spawn_a, spawn_b)"
-		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-		      " ?12, ?13, ?14, ?15)",
+		      " location, loc_stack, parents, spawn_a, spawn_b, locks,"
+		      " names) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		      " ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     [Q_SCHED_ADD] = "INSERT INTO schedules(run_id, points, switches, digest,"
 		    " failed, decisions) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
     [Q_STACK_ADD] = "INSERT INTO stacks(frames) VALUES(?1)"
@@ -1240,6 +1242,27 @@ static bool parents_ok(const char *t)
 	return db_parents_parse(t, sp);
 }
 
+static bool names_ok(const char *t)
+{
+	char n[2][DB_NAME_MAX];
+	wasm_err e;
+	return !db_names_parse(t, n, &e);
+}
+
+/* Whether t is the locks held in db_locks_format's text. */
+static bool locks_ok(const char *t)
+{
+	db_locks l[2];
+	wasm_err e;
+	bool ok = !db_locks_parse(t, l, &e);
+
+	if (ok) {
+		db_locks_clear(&l[0]);
+		db_locks_clear(&l[1]);
+	}
+	return ok;
+}
+
 /* Whether sp's text passes check (a NUL-terminated copy of it). */
 static bool text_ok(span sp, bool (*check)(const char *))
 {
@@ -1264,7 +1287,7 @@ static bool imp_run_bug(importer *im, size_t at)
 	int64_t count;
 	/* The accesses' stacks, the location's, the spawns'. */
 	span stk[5] = {{NULL, 0}}, val = {NULL, 0}, loc = {NULL, 0},
-	     par = {NULL, 0};
+	     par = {NULL, 0}, locks = {NULL, 0}, names = {NULL, 0};
 	char vt[80];
 
 	for (int i = 0; i < 4; i++)
@@ -1308,6 +1331,17 @@ static bool imp_run_bug(importer *im, size_t at)
 				return rd_fail(r, lat, "malformed",
 					       "run_bug call stack");
 	}
+	if (r->ver >= 9) {
+		size_t kat = r->off;
+		locks = rd_nstr(r, "run_bug locks");
+		if (locks.p && !text_ok(locks, locks_ok))
+			return rd_fail(r, kat, "malformed", "run_bug locks");
+		kat = r->off;
+		names = rd_nstr(r, "run_bug thread names");
+		if (names.p && !text_ok(names, names_ok))
+			return rd_fail(r, kat, "malformed",
+				       "run_bug thread names");
+	}
 	if (r->bad || !run || !bug)
 		return false;
 	if (run->program != bug->program)
@@ -1342,6 +1376,8 @@ static bool imp_run_bug(importer *im, size_t at)
 		sqlite3_bind_null(s, 10);
 	bind_span(s, 11, loc, true);
 	bind_span(s, 13, par, true);
+	bind_span(s, 16, locks, true);
+	bind_span(s, 17, names, true);
 	return step(im, s, NULL, false, "linking a run to a bug");
 }
 

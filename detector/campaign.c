@@ -542,13 +542,11 @@ wasm_status det_prog_stack(const det_prog *p, const det_violation *v, int side,
 	return WASM_OK;
 }
 
-/* Where v's finder's address is: the run's hints first (a heap block, a
- * thread's stack), then the module's symbols. */
-static wasm_status prog_loc(const det_prog *p, const det_violation *v,
+/* Where addr is: the run's hints first (l: a heap block, a thread's
+ * stack), then the module's symbols. */
+static wasm_status addr_loc(const det_prog *p, uint32_t addr, const det_loc *l,
 			    db_loc *out, wasm_err *err)
 {
-	uint32_t addr = v->addr[v->cur < 2 ? v->cur : 1];
-	const det_loc *l = &v->loc;
 	rw_symbol sym;
 
 	memset(out, 0, sizeof *out);
@@ -585,6 +583,41 @@ static wasm_status prog_loc(const det_prog *p, const det_violation *v,
 	return WASM_OK;
 }
 
+/* Where v's finder's address is. */
+static wasm_status prog_loc(const det_prog *p, const det_violation *v,
+			    db_loc *out, wasm_err *err)
+{
+	return addr_loc(p, v->addr[v->cur < 2 ? v->cur : 1], &v->loc, out, err);
+}
+
+/* The locks of one side of a violation as the workspace keeps them. */
+static wasm_status prog_locks(const det_prog *p, const det_lockset *ls,
+			      db_locks *out, wasm_err *err)
+{
+	/* A record from a worker: never trust a count past the array. */
+	uint32_t n = ls->n < DET_MAX_LOCKS ? ls->n : DET_MAX_LOCKS;
+
+	memset(out, 0, sizeof *out);
+	if (!n)
+		return WASM_OK;
+	if (!(out->lock = wasm_calloc(n, sizeof *out->lock)))
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory");
+	out->held = ls->held > n ? ls->held : n;
+	for (uint32_t i = 0; i < n; i++) {
+		const det_lock *l = &ls->lock[i];
+		db_lock *o = &out->lock[out->n++];
+		o->kind = l->kind < DB_LOCK_KINDS ? l->kind : DB_LOCK_MUTEX;
+		o->addr = l->addr;
+		o->known = l->known;
+		o->tid = l->tid;
+		if (addr_loc(p, l->addr, &l->loc, &o->loc, err) ||
+		    prog_frames(p, &l->first, &o->first, err))
+			return err->status;
+	}
+	return WASM_OK;
+}
+
 wasm_status det_prog_hit(const det_prog *p, const det_violation *v, db_hit *h,
 			 char (*func)[128], wasm_err *err)
 {
@@ -615,8 +648,13 @@ wasm_status det_prog_hit(const det_prog *p, const det_violation *v, db_hit *h,
 		h->spawn[k].known = v->spawn[k].known;
 		h->spawn[k].parent = v->spawn[k].parent;
 		if (det_prog_stack(p, v, k, &h->stack[k], err) ||
-		    prog_frames(p, &v->spawn[k].stack, &h->spawn[k].stack, err))
+		    prog_frames(p, &v->spawn[k].stack, &h->spawn[k].stack,
+				err) ||
+		    prog_locks(p, &v->locks[k], &h->locks[k], err))
 			goto fail;
+		/* A record from a worker: never trust its NUL. */
+		memcpy(h->name[k], v->name[k], DB_NAME_MAX - 1);
+		h->name[k][DB_NAME_MAX - 1] = '\0';
 	}
 	if (prog_loc(p, v, &h->loc, err))
 		goto fail;
@@ -784,6 +822,7 @@ typedef struct wire_head {
 	uint32_t status;
 	int32_t exit_code;
 	uint32_t nbugs, dropped, nshared;
+	uint32_t benign; /* det_run_result's */
 	uint64_t duration_ns, probes;
 	uint64_t holds; /* with a trigger: det_run_result's */
 	uint32_t met;
@@ -865,6 +904,7 @@ static bool write_all(int fd, const void *p, size_t n)
 }
 
 _Static_assert(DET_STDIN_MAX == DB_STDIN_MAX, "one limit for --stdin");
+_Static_assert(DET_NAME_MAX == DB_NAME_MAX, "one limit for thread names");
 
 /* What a worker keeps across its jobs: the mask buffer, /dev/null, the
  * runs' stdin and for a stdout failure the file the program's output
@@ -985,6 +1025,7 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 	memcpy(h.msg, res.msg, sizeof h.msg);
 	h.nbugs = res.nbugs;
 	h.dropped = res.dropped;
+	h.benign = res.benign;
 	if (res.shared)
 		for (uint32_t i = 0; i < n; i++)
 			h.nshared += res.shared[i] != 0;
@@ -1521,6 +1562,8 @@ static bool sweep_done(void *ctx, const job *j, double started,
 		s->hooks->run(s->hooks->ctx, &r, hv, nh);
 	s->pr.done++;
 	s->pr.by_status[o->h.status]++;
+	s->pr.benign += o->h.benign;
+	s->pr.benign_runs += o->h.benign != 0;
 	for (uint32_t i = 0; i < nh; i++)
 		if (pair_add(&s->bugs, hv[i].site[0].id, hv[i].site[1].id)) {
 			s->pr.bugs++;

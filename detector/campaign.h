@@ -146,6 +146,10 @@ typedef struct det_progress {
 	double elapsed_s, budget_s;
 	double runs_per_s;
 	uint64_t by_status[DET_ERROR + 1];
+	/* Races left out as annotated benign (docs/annotations.md): each
+	 * run's distinct site pairs, summed, and the runs that left any
+	 * out. */
+	uint64_t benign, benign_runs;
 } det_progress;
 
 typedef struct det_sweep_hooks {

@@ -933,6 +933,30 @@ void det_hb_range(det_hb *h, uint32_t tid, uint32_t value, uint32_t call)
 		     site, true, false);
 }
 
+void det_hb_forget(det_hb *h, uint32_t addr, uint32_t size)
+{
+	uint64_t end = (uint64_t)addr + size;
+
+	if (end > h->mem_bytes)
+		end = h->mem_bytes;
+	/* Whole cells only: a cell shared with bytes outside the range
+	 * keeps its records, which can only report, never hide. */
+	for (uint64_t c = ((uint64_t)addr + 3) >> 2; (c + 1) * 4 <= end; c++) {
+		cell *x = &h->shadow[c];
+		uint64_t r;
+		/* An untouched page stays untouched. */
+		if (!__atomic_load_n(&x->w, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&x->r, __ATOMIC_RELAXED))
+			continue;
+		lock_cell(x);
+		r = x->r;
+		x->r = 0;
+		if (r & R_SET)
+			rset_free(h, r_set(r));
+		unlock_cell(x, 0);
+	}
+}
+
 uint64_t det_hb_touched_bytes(const det_hb *h)
 {
 	uint64_t n = 0;

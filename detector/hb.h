@@ -110,6 +110,11 @@ uint32_t det_hb_prev_context(const det_hb *h, uint32_t tid, uint32_t clock,
 void det_hb_notify(det_hb *h, uint32_t tid, uint64_t addr);
 void det_hb_woken(det_hb *h, uint32_t tid, uint64_t addr);
 
+/* The bytes [addr, addr + size) are new memory (an allocator's block
+ * reused, AnnotateNewMemory): the records of the whole 4-byte cells in
+ * it are forgotten, so that nothing races with what the memory was
+ * before. */
+void det_hb_forget(det_hb *h, uint32_t addr, uint32_t size);
 /* Thread parent is spawning a thread: the returned token carries its clock
  * to the child's det_hb_start (NULL when out of memory: the child then
  * starts unordered, which can only add reports). */

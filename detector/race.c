@@ -60,10 +60,26 @@
 #define CTX_CHUNK 256u
 #define CTX_MAX	  65536u
 #define CTX_DEPTH (DET_MAX_CALLERS + 1)
+/* Address ranges a run keeps annotated benign; the ones after are not
+ * (a program annotating every element of a big array should annotate
+ * the array). The distinct site pairs it counts exactly. */
+#define BENIGN_MAX   1024u
+#define BENIGN_PAIRS 256u
 
+/* Locks a thread holds, as contexts and violations keep them: the first
+ * DET_MAX_LOCKS taken, of held in all. */
+typedef struct held_set {
+	uint8_t n, held;
+	uint8_t kind[DET_MAX_LOCKS];
+	uint32_t addr[DET_MAX_LOCKS];
+} held_set;
+
+/* A context is its callers and the locks held (hb.h "Caller contexts":
+ * the earlier access's locks come from its context). */
 typedef struct ctx_entry {
 	uint32_t n;
 	const void *ip[CTX_DEPTH];
+	held_set locks;
 	det_stack stack;
 } ctx_entry;
 
@@ -179,8 +195,30 @@ struct det_probe {
 		det_spawn spawn;
 		bool has_stack;
 		uint32_t lo, hi;
+		char name[DET_NAME_MAX]; /* AnnotateThreadName's; "" none */
 	} * threads;
 	uint32_t nthreads;
+	/* Locks by address, open addressing (mix()), at most LOCKS_MAX:
+	 * their first use and where they lie. */
+	struct lock_rec {
+		bool used;
+		uint32_t addr, tid;
+		det_stack first;
+		det_loc loc;
+	} * lrec;
+	uint32_t lcap, lcount;
+
+	/* Ranges annotated benign (det_probe_benign): appended under
+	 * hint_lock, nbenign published with a release store so that a
+	 * finder reads them with no lock. */
+	struct benign_range {
+		uint32_t lo, hi;
+	} benign[BENIGN_MAX];
+	uint32_t nbenign;
+	/* The distinct site pairs (keys as p->keys) whose races they left
+	 * out, under lock; benign_count goes on past the set's capacity. */
+	uint64_t bkeys[BENIGN_PAIRS];
+	uint32_t benign_count;
 };
 
 static inline void cpu_relax(void)
@@ -301,6 +339,7 @@ void det_probe_free(det_probe *p)
 		wasm_free(p->blocks[i].frames);
 	wasm_free(p->blocks);
 	wasm_free(p->threads);
+	wasm_free(p->lrec);
 	for (uint32_t i = 0; i < CTX_MAX / CTX_CHUNK; i++)
 		wasm_free(p->ctx_chunk[i]);
 	wasm_free(p->ctx_hash);
@@ -399,13 +438,26 @@ static inline ctx_entry *ctx_at(det_probe *p, uint32_t id)
 	return &p->ctx_chunk[(id - 1) / CTX_CHUNK][(id - 1) % CTX_CHUNK];
 }
 
-static uint32_t ctx_key_hash(const void *const *ip, uint32_t n)
+static uint32_t ctx_key_hash(const void *const *ip, uint32_t n,
+			     const held_set *ls)
 {
-	uint64_t h = n;
+	uint64_t h = n ^ (uint64_t)ls->held << 40;
 
 	for (uint32_t i = 0; i < n; i++)
 		h = mix(h ^ (uintptr_t)ip[i]);
+	for (uint32_t i = 0; i < ls->n; i++)
+		h = mix(h ^ ((uint64_t)ls->kind[i] << 32 | ls->addr[i]));
 	return (uint32_t)h;
+}
+
+static bool held_eq(const held_set *a, const held_set *b)
+{
+	if (a->n != b->n || a->held != b->held)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->addr[i] != b->addr[i] || a->kind[i] != b->kind[i])
+			return false;
+	return true;
 }
 
 static bool ctx_rehash(det_probe *p)
@@ -417,7 +469,7 @@ static bool ctx_rehash(det_probe *p)
 		return false;
 	for (uint32_t id = 1; id <= p->nctx; id++) {
 		ctx_entry *e = ctx_at(p, id);
-		uint32_t j = ctx_key_hash(e->ip, e->n) & (cap - 1);
+		uint32_t j = ctx_key_hash(e->ip, e->n, &e->locks) & (cap - 1);
 		while (t[j])
 			j = (j + 1) & (cap - 1);
 		t[j] = id;
@@ -428,12 +480,13 @@ static bool ctx_rehash(det_probe *p)
 	return true;
 }
 
-/* The id of the context whose callers are ip[0..n), made (with its stack,
- * taken from the probe's thread, which runs in it) when new; 0 when the
- * run has CTX_MAX already or memory runs out. */
-static uint32_t ctx_intern(det_probe *p, const void *const *ip, uint32_t n)
+/* The id of the context whose callers are ip[0..n) and held locks ls,
+ * made (with its stack, taken from the probe's thread, which runs in it)
+ * when new; 0 when the run has CTX_MAX already or memory runs out. */
+static uint32_t ctx_intern(det_probe *p, const void *const *ip, uint32_t n,
+			   const held_set *ls)
 {
-	uint32_t h = ctx_key_hash(ip, n), id = 0, j;
+	uint32_t h = ctx_key_hash(ip, n, ls), id = 0, j;
 	ctx_entry *e;
 
 	pthread_mutex_lock(&p->ctx_lock);
@@ -442,7 +495,8 @@ static uint32_t ctx_intern(det_probe *p, const void *const *ip, uint32_t n)
 	for (j = h & (p->ctx_hcap - 1); p->ctx_hash[j];
 	     j = (j + 1) & (p->ctx_hcap - 1)) {
 		e = ctx_at(p, p->ctx_hash[j]);
-		if (e->n == n && !memcmp(e->ip, ip, n * sizeof *ip)) {
+		if (e->n == n && !memcmp(e->ip, ip, n * sizeof *ip) &&
+		    held_eq(&e->locks, ls)) {
 			id = p->ctx_hash[j];
 			goto done;
 		}
@@ -458,6 +512,7 @@ static uint32_t ctx_intern(det_probe *p, const void *const *ip, uint32_t n)
 	memset(e, 0, sizeof *e);
 	e->n = n;
 	memcpy(e->ip, ip, n * sizeof *ip);
+	e->locks = *ls;
 	take_stack(&e->stack);
 	p->ctx_hash[j] = id;
 done:
@@ -474,8 +529,71 @@ static _Thread_local struct {
 	uint64_t serial;
 	uint32_t n;
 	const void *ip[CTX_DEPTH];
+	uint32_t gen; /* held.gen when it was named */
 	uint32_t seen[CTX_SEEN];
 } cur_ctx;
+
+/* The locks this OS thread's guest thread holds (det_probe_lock), in the
+ * order it took them, for the probe of serial: a thread runs one guest
+ * thread of one run at a time. gen moves at every change, for the
+ * happens-before contexts; known caches locks whose first use is
+ * recorded, so that taking a known lock costs no probe-wide lock. */
+#define HELD_MAX  16u
+#define HELD_SEEN 64u
+static _Thread_local struct {
+	uint64_t serial;
+	uint32_t n, over; /* in l[]; held beyond it */
+	uint32_t gen;
+	struct {
+		uint32_t addr, depth;
+		uint8_t kind;
+	} l[HELD_MAX];
+	uint32_t known[HELD_SEEN]; /* addr + 1 */
+} held;
+
+/* held, for probe p (emptied when it was another run's). */
+static void held_for(const det_probe *p)
+{
+	if (held.serial != p->serial) {
+		memset(&held, 0, sizeof held);
+		held.serial = p->serial;
+	}
+}
+
+/* The calling thread's locks as a held_set. */
+static void held_now(const det_probe *p, held_set *out)
+{
+	uint32_t all;
+
+	held_for(p);
+	memset(out, 0, sizeof *out);
+	all = held.n + held.over;
+	out->held = (uint8_t)(all > 255 ? 255 : all);
+	for (uint32_t i = 0; i < held.n && i < DET_MAX_LOCKS; i++) {
+		out->addr[out->n] = held.l[i].addr;
+		out->kind[out->n++] = held.l[i].kind;
+	}
+}
+
+static void lockset_of(const held_set *h, det_lockset *out)
+{
+	memset(out, 0, sizeof *out);
+	out->held = h->held;
+	for (uint32_t i = 0; i < h->n && i < DET_MAX_LOCKS; i++) {
+		out->lock[i].addr = h->addr[i];
+		out->lock[i].kind = h->kind[i];
+	}
+	out->n = h->n;
+}
+
+/* The calling thread's locks into out. */
+static void take_locks(const det_probe *p, det_lockset *out)
+{
+	held_set h;
+
+	held_now(p, &h);
+	lockset_of(&h, out);
+}
 
 /* Tell the happens-before detector when thread tid's callers change. */
 static void note_context(det_probe *p, const eng_thread *t, uint32_t tid)
@@ -483,6 +601,9 @@ static void note_context(det_probe *p, const eng_thread *t, uint32_t tid)
 	uint32_t h, id, n;
 	const ctx_entry *e;
 
+	held_set ls;
+
+	held_for(p);
 	if (cur_ctx.serial != p->serial) {
 		/* Another run's: named below even when the walk finds no
 		 * callers. */
@@ -491,15 +612,19 @@ static void note_context(det_probe *p, const eng_thread *t, uint32_t tid)
 		eng_thread_callers_changed(t, cur_ctx.ip, &cur_ctx.n,
 					   CTX_DEPTH);
 	} else if (!eng_thread_callers_changed(t, cur_ctx.ip, &cur_ctx.n,
-					       CTX_DEPTH)) {
+					       CTX_DEPTH) &&
+		   cur_ctx.gen == held.gen) {
 		return;
 	}
+	cur_ctx.gen = held.gen;
+	held_now(p, &ls);
 	n = cur_ctx.n;
-	h = ctx_key_hash(cur_ctx.ip, n) % CTX_SEEN;
+	h = ctx_key_hash(cur_ctx.ip, n, &ls) % CTX_SEEN;
 	id = cur_ctx.seen[h];
 	if (!id || (e = ctx_at(p, id), e->n != n) ||
-	    memcmp(e->ip, cur_ctx.ip, n * sizeof *e->ip))
-		id = cur_ctx.seen[h] = ctx_intern(p, cur_ctx.ip, n);
+	    memcmp(e->ip, cur_ctx.ip, n * sizeof *e->ip) ||
+	    !held_eq(&e->locks, &ls))
+		id = cur_ctx.seen[h] = ctx_intern(p, cur_ctx.ip, n, &ls);
 	det_hb_context(p->hb, tid, id);
 }
 
@@ -673,6 +798,143 @@ void det_probe_nosync(det_probe *p, bool on)
 	nosync_serial = on ? p->serial : 0;
 }
 
+/* ---- annotations ----------------------------------------------------------
+ */
+
+/* The calling thread's ignore regions (det_probe_ignore), for the probe
+ * of serial: depths of nested begins. */
+static _Thread_local struct {
+	uint64_t serial;
+	uint32_t reads, writes;
+} ignoring;
+
+void det_probe_ignore(det_probe *p, bool writes, bool begin)
+{
+	uint32_t *n;
+
+	if (ignoring.serial != p->serial)
+		memset(&ignoring, 0, sizeof ignoring);
+	ignoring.serial = p->serial;
+	n = writes ? &ignoring.writes : &ignoring.reads;
+	if (begin)
+		(*n)++;
+	else if (*n)
+		(*n)--;
+}
+
+/* Whether the calling thread ignores site's plain accesses now: a
+ * thread-local load and compare on every probe, the site looked up only
+ * inside a region. */
+static inline bool ignored(const det_probe *p, uint32_t site)
+{
+	uint8_t kind;
+
+	if (ignoring.serial != p->serial ||
+	    !(ignoring.reads | ignoring.writes) || site >= p->nsites)
+		return false;
+	kind = p->site[site].kind;
+	if (kind == RW_READ || kind == RW_RANGE_READ)
+		return ignoring.reads != 0;
+	return (kind == RW_WRITE || kind == RW_RANGE_WRITE) &&
+	       ignoring.writes != 0;
+}
+
+void det_probe_benign(det_probe *p, uint32_t addr, uint32_t size)
+{
+	uint32_t n;
+
+	if (p->algo == DET_SHARED || !size)
+		return;
+	pthread_mutex_lock(&p->hint_lock);
+	n = p->nbenign;
+	if (n < BENIGN_MAX) {
+		p->benign[n].lo = addr;
+		p->benign[n].hi = (uint64_t)addr + size > UINT32_MAX
+				      ? UINT32_MAX
+				      : addr + size;
+		__atomic_store_n(&p->nbenign, n + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&p->hint_lock);
+}
+
+/* Whether [addr, addr + width) meets a range annotated benign. */
+static bool benign_at(const det_probe *p, uint32_t addr, uint32_t width)
+{
+	uint32_t n = __atomic_load_n(&p->nbenign, __ATOMIC_ACQUIRE);
+	uint64_t end = (uint64_t)addr + width;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (addr < p->benign[i].hi && end > p->benign[i].lo)
+			return true;
+	return false;
+}
+
+/* Count the pair of key, a race left out as benign, once. */
+static void benign_note(det_probe *p, uint64_t key)
+{
+	uint32_t j = (uint32_t)mix(key) % BENIGN_PAIRS;
+
+	pthread_mutex_lock(&p->lock);
+	for (uint32_t k = 0; k < BENIGN_PAIRS;
+	     k++, j = (j + 1) % BENIGN_PAIRS) {
+		if (p->bkeys[j] == key)
+			goto done;
+		if (!p->bkeys[j]) {
+			p->bkeys[j] = key;
+			break;
+		}
+	}
+	p->benign_count++;
+done:
+	pthread_mutex_unlock(&p->lock);
+}
+
+uint32_t det_probe_benign_count(const det_probe *p)
+{
+	return __atomic_load_n(&p->benign_count, __ATOMIC_RELAXED);
+}
+
+void det_probe_hb_edge(det_probe *p, uint32_t tid, uint32_t addr, bool release)
+{
+	if (p->algo != DET_HB)
+		return;
+	if (release)
+		det_hb_notify(p->hb, tid, addr);
+	else
+		det_hb_woken(p->hb, tid, addr);
+}
+
+void det_probe_thread_name(det_probe *p, const eng_thread *t, uint32_t tid,
+			   uint32_t addr, uint32_t len)
+{
+	eng_instance *inst = t ? eng_thread_instance(t) : NULL;
+	eng_memory *mem = inst ? eng_instance_memory(inst, 0) : NULL;
+	struct thread_info *ti;
+	char name[DET_NAME_MAX];
+
+	if (p->algo == DET_SHARED || !mem ||
+	    (uint64_t)addr + len > eng_memory_size(mem))
+		return;
+	if (len >= DET_NAME_MAX)
+		len = DET_NAME_MAX - 1;
+	copy_racy((uint8_t *)name, eng_memory_data(mem) + addr, len);
+	name[len] = '\0';
+	/* One line of text in every report. */
+	for (uint32_t i = 0; i < len; i++)
+		if ((unsigned char)name[i] < ' ' || name[i] == 0x7f)
+			name[i] = name[i] ? '?' : '\0';
+	pthread_mutex_lock(&p->hint_lock);
+	if ((ti = thread_info(p, tid)))
+		memcpy(ti->name, name, sizeof name);
+	pthread_mutex_unlock(&p->hint_lock);
+}
+
+void det_probe_new_memory(det_probe *p, uint32_t addr, uint32_t size)
+{
+	if (p->algo == DET_HB)
+		det_hb_forget(p->hb, addr, size);
+}
+
 void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi)
 {
 	struct thread_info *ti;
@@ -688,27 +950,20 @@ void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi)
 	pthread_mutex_unlock(&p->hint_lock);
 }
 
-/* v's location (the finder's address) and who created its threads,
- * from the hints so far. A heap lookup walks the whole block table: it
- * runs once per new bug, and keeps malloc and free O(1). */
-/* Where addr is, and each thread's creation, for violation v (its tids
- * set), from the hints so far: under hint_lock only, so that p->lock,
- * which every finder of a collision waits for, is not held meanwhile. */
-static void where(det_probe *p, det_violation *v, uint32_t addr)
+/* The heap block or thread stack addr is in, from the hints so far.
+ * A heap lookup walks the whole block table: it runs once per new bug
+ * and per lock, and keeps malloc and free O(1). Under hint_lock. */
+static void loc_of(const det_probe *p, uint32_t addr, det_loc *out)
 {
-
-	pthread_mutex_lock(&p->hint_lock);
-	for (int k = 0; k < 2; k++)
-		if (v->tid[k] < p->nthreads)
-			v->spawn[k] = p->threads[v->tid[k]].spawn;
+	memset(out, 0, sizeof *out);
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		const struct thread_info *ti = &p->threads[i];
 		if (ti->has_stack && addr >= ti->lo && addr < ti->hi) {
-			v->loc = (det_loc){.kind = DET_LOC_STACK,
-					   .base = ti->lo,
-					   .size = ti->hi - ti->lo,
-					   .tid = i};
-			goto done;
+			*out = (det_loc){.kind = DET_LOC_STACK,
+					 .base = ti->lo,
+					 .size = ti->hi - ti->lo,
+					 .tid = i};
+			return;
 		}
 	}
 	for (uint32_t i = 0; i < p->bcap; i++) {
@@ -716,18 +971,174 @@ static void where(det_probe *p, det_violation *v, uint32_t addr)
 		if (b->state != SLOT_LIVE || addr < b->base ||
 		    addr - b->base >= (b->size ? b->size : 1))
 			continue;
-		v->loc = (det_loc){.kind = DET_LOC_HEAP,
-				   .base = b->base,
-				   .size = b->size,
-				   .tid = b->tid};
-		v->loc.stack.n = b->n;
-		v->loc.stack.truncated = b->truncated;
-		memcpy(v->loc.stack.caller, b->frames,
-		       b->n * sizeof *b->frames);
-		break;
+		*out = (det_loc){.kind = DET_LOC_HEAP,
+				 .base = b->base,
+				 .size = b->size,
+				 .tid = b->tid};
+		out->stack.n = b->n;
+		out->stack.truncated = b->truncated;
+		memcpy(out->stack.caller, b->frames, b->n * sizeof *b->frames);
+		return;
 	}
-done:
+}
+
+/* Where addr is, and each thread's creation, for violation v (its tids
+ * set), from the hints so far: under hint_lock only, so that p->lock,
+ * which every finder of a collision waits for, is not held meanwhile. */
+static void where(det_probe *p, det_violation *v, uint32_t addr)
+{
+	pthread_mutex_lock(&p->hint_lock);
+	for (int k = 0; k < 2; k++)
+		if (v->tid[k] < p->nthreads) {
+			v->spawn[k] = p->threads[v->tid[k]].spawn;
+			memcpy(v->name[k], p->threads[v->tid[k]].name,
+			       DET_NAME_MAX);
+		}
+	loc_of(p, addr, &v->loc);
 	pthread_mutex_unlock(&p->hint_lock);
+}
+
+/* ---- locks held ---------------------------------------------------------- */
+
+/* Locks whose first use a run records: a program that makes a lock per
+ * element of a large array names the first LOCKS_MAX in its reports. */
+#define LOCKS_MAX 4096u
+
+/* The slot of the lock at addr, or the empty one where it goes. Under
+ * hint_lock; lcap > 0. */
+static uint32_t lock_slot(const det_probe *p, uint32_t addr)
+{
+	uint32_t j = (uint32_t)mix(addr) & (p->lcap - 1);
+
+	while (p->lrec[j].used && p->lrec[j].addr != addr)
+		j = (j + 1) & (p->lcap - 1);
+	return j;
+}
+
+/* Record the first use of the lock at addr by thread tid (engine thread
+ * t) unless it is known; false when it cannot be (the run has
+ * LOCKS_MAX, or memory ran out). Under hint_lock. */
+static bool lock_first_use(det_probe *p, const eng_thread *t, uint32_t tid,
+			   uint32_t addr)
+{
+	struct lock_rec *r;
+
+	if (p->lcap && p->lrec[lock_slot(p, addr)].used)
+		return true;
+	if (p->lcount >= LOCKS_MAX)
+		return false;
+	if ((p->lcount + 1) * 2 > p->lcap) {
+		uint32_t cap = p->lcap ? p->lcap * 2 : 64, old = p->lcap;
+		struct lock_rec *was = p->lrec;
+		if (!(p->lrec = wasm_calloc(cap, sizeof *p->lrec))) {
+			p->lrec = was;
+			return false;
+		}
+		p->lcap = cap;
+		for (uint32_t i = 0; i < old; i++)
+			if (was[i].used)
+				p->lrec[lock_slot(p, was[i].addr)] = was[i];
+		wasm_free(was);
+	}
+	r = &p->lrec[lock_slot(p, addr)];
+	memset(r, 0, sizeof *r);
+	r->used = true;
+	r->addr = addr;
+	r->tid = tid;
+	if (p->stacks)
+		stack_of(t, 0, &r->first);
+	loc_of(p, addr, &r->loc);
+	p->lcount++;
+	return true;
+}
+
+/* A rwlock's write beats its read: the strongest way a lock is held. */
+static uint8_t lock_stronger(uint8_t a, uint8_t b)
+{
+	return a == DET_LOCK_READ ? b : a;
+}
+
+void det_probe_lock(det_probe *p, const eng_thread *t, uint32_t tid,
+		    uint32_t addr, uint8_t kind)
+{
+	uint32_t i, k;
+
+	if (p->algo == DET_SHARED || kind == DET_LOCK_NONE ||
+	    kind >= DET_LOCK_KINDS)
+		return;
+	held_for(p);
+	for (i = 0; i < held.n; i++)
+		if (held.l[i].addr == addr) {
+			held.l[i].depth++;
+			held.l[i].kind = lock_stronger(held.l[i].kind, kind);
+			held.gen++;
+			return;
+		}
+	if (held.n < HELD_MAX) {
+		held.l[held.n].addr = addr;
+		held.l[held.n].depth = 1;
+		held.l[held.n++].kind = kind;
+	} else {
+		held.over++;
+	}
+	held.gen++;
+	k = (uint32_t)mix(addr) % HELD_SEEN;
+	if (held.known[k] == addr + 1)
+		return;
+	pthread_mutex_lock(&p->hint_lock);
+	if (lock_first_use(p, t, tid, addr))
+		held.known[k] = addr + 1;
+	pthread_mutex_unlock(&p->hint_lock);
+}
+
+void det_probe_unlock(det_probe *p, uint32_t addr)
+{
+	if (p->algo == DET_SHARED)
+		return;
+	held_for(p);
+	for (uint32_t i = 0; i < held.n; i++) {
+		if (held.l[i].addr != addr)
+			continue;
+		if (--held.l[i].depth == 0) {
+			memmove(&held.l[i], &held.l[i + 1],
+				(held.n - i - 1) * sizeof held.l[0]);
+			held.n--;
+		}
+		held.gen++;
+		return;
+	}
+	/* Not among those kept: one of the others (or a lock taken before
+	 * the probe watched, which then counts nothing). */
+	if (held.over) {
+		held.over--;
+		held.gen++;
+	}
+}
+
+void det_probe_lock_details(const det_probe *p, det_violation *v, uint32_t n)
+{
+	det_probe *q = (det_probe *)p; /* hint_lock only */
+
+	pthread_mutex_lock(&q->hint_lock);
+	for (uint32_t i = 0; i < n; i++)
+		for (int k = 0; k < 2; k++) {
+			det_lockset *ls = &v[i].locks[k];
+			for (uint32_t j = 0; j < ls->n && j < DET_MAX_LOCKS;
+			     j++) {
+				det_lock *l = &ls->lock[j];
+				const struct lock_rec *r;
+				if (!p->lcap)
+					continue;
+				r = &p->lrec[lock_slot(p, l->addr)];
+				if (!r->used)
+					continue;
+				l->known = true;
+				l->tid = r->tid;
+				l->first = r->first;
+				l->loc = r->loc;
+			}
+		}
+	pthread_mutex_unlock(&q->hint_lock);
 }
 
 /* Two accesses as the one that found the other sees them: side 1 is the
@@ -783,6 +1194,13 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 	det_violation *v;
 
 	key = ((uint64_t)x->site[1 - cur] << 32 | x->site[cur]) + 1;
+	for (int k = 0; k < 2; k++)
+		if (x->site[k] < p->nsites &&
+		    benign_at(p, x->addr[k],
+			      site_width(&p->site[x->site[k]]))) {
+			benign_note(p, key);
+			return;
+		}
 	pthread_mutex_lock(&p->lock);
 	j = pair_slot(p, key);
 	if (p->keys[j]) {
@@ -837,13 +1255,17 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 		};
 		__atomic_store_n(&p->nreq_live, p->nreqs, __ATOMIC_RELEASE);
 	}
-	if (p->stacks)
+	if (p->stacks) {
 		take_stack(&v->stack[cur]);
+		take_locks(p, &v->locks[cur]);
+	}
 	if (p->stacks && hb) {
 		uint32_t c = det_hb_prev_context(p->hb, hb->tid[0], hb->clock,
 						 hb->site[0]);
-		if (c)
+		if (c) {
 			v->stack[1 - cur] = ctx_at(p, c)->stack;
+			lockset_of(&ctx_at(p, c)->locks, &v->locks[1 - cur]);
+		}
 	}
 	if (b == p->nbugs) {
 		p->vals[j] = b;
@@ -860,13 +1282,17 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 		w.tid[1] = x->tid[1];
 		memset(&w.loc, 0, sizeof w.loc);
 		memset(w.spawn, 0, sizeof w.spawn);
+		memset(w.name, 0, sizeof w.name);
 		where(p, &w, x->addr[1]);
 		pthread_mutex_lock(&p->lock);
 		/* Another collision may have become the example meanwhile. */
 		if (same_collision(v, x, cur)) {
 			v->loc = w.loc;
-			for (int k = 0; k < 2; k++)
+			for (int k = 0; k < 2; k++) {
 				v->spawn[k] = w.spawn[cur ? k : 1 - k];
+				memcpy(v->name[k], w.name[cur ? k : 1 - k],
+				       DET_NAME_MAX);
+			}
 		}
 		pthread_mutex_unlock(&p->lock);
 	}
@@ -961,6 +1387,7 @@ static void serve_requests(det_probe *p, uint32_t tid, const uint64_t *armed,
 		if (mine) {
 			det_violation *v = &p->bugs[q->bug];
 			take_stack(&v->stack[q->side]);
+			take_locks(p, &v->locks[q->side]);
 			if (mb) {
 				v->vwidth = (uint8_t)width;
 				v->vside = q->side;
@@ -1303,6 +1730,8 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 	else
 		__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1,
 				   __ATOMIC_RELAXED);
+	if (ignored(p, site))
+		return;
 	if (p->algo == DET_HB) {
 		if (nosync_serial == p->serial)
 			return;

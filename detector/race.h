@@ -171,6 +171,47 @@ typedef struct det_spawn {
 	det_stack stack;
 } det_spawn;
 
+/* A lock a thread held (the guest library's heisen.hint lock/unlock,
+ * core/wasi.h): how, as ThreadSanitizer names it ("mutexes: write M1,
+ * read M2"), and what it is. */
+typedef enum det_lock_kind {
+	DET_LOCK_NONE,
+	DET_LOCK_MUTEX, /* a mutex (held for writing) */
+	DET_LOCK_READ,	/* a rwlock held for reading */
+	DET_LOCK_WRITE, /* a rwlock held for writing */
+	DET_LOCK_SPIN,	/* a spin lock (held for writing) */
+	DET_LOCK_KINDS
+} det_lock_kind;
+
+/* Locks kept per access; a thread holding more keeps the first it took
+ * (held counts them all). */
+#define DET_MAX_LOCKS 4u
+
+typedef struct det_lock {
+	uint32_t addr;
+	uint8_t kind; /* det_lock_kind */
+	/* Filled by det_probe_lock_details (det_run does): where the lock
+	 * was first taken in the run (known false: not recorded, the run
+	 * saw too many locks), by which thread, its stack (frame 0 the
+	 * library's call to its hint) and the heap block or thread stack
+	 * it lies in then (DET_LOC_NONE: neither; a global is named from
+	 * the module's symbols). */
+	bool known;
+	uint32_t tid;
+	det_stack first;
+	det_loc loc;
+} det_lock;
+
+/* The locks one access's thread held at the access. */
+typedef struct det_lockset {
+	uint8_t n;    /* kept in lock[] */
+	uint8_t held; /* held in all (>= n; 255: at least) */
+	det_lock lock[DET_MAX_LOCKS];
+} det_lockset;
+
+/* Bytes of a thread's name (AnnotateThreadName) kept, with its NUL. */
+#define DET_NAME_MAX 32u
+
 /* Bytes of value evidence kept per violation (the widest access). */
 #define DET_VALUE_BYTES 16u
 
@@ -202,6 +243,14 @@ typedef struct det_violation {
 	 * who created each side's thread (DET_RACE and DET_HB). */
 	det_loc loc;
 	det_spawn spawn[2];
+	/* The locks each side's thread held: at the collision (DET_RACE,
+	 * taken with the stacks, so an access whose stack came too late
+	 * has none), or at each access (DET_HB: the earlier one's as its
+	 * caller context recorded them). */
+	det_lockset locks[2];
+	/* Each side's thread's name as the program gave it (det_probe_
+	 * thread_name), "" for none. */
+	char name[2][DET_NAME_MAX];
 } det_violation;
 
 typedef struct det_probe det_probe;
@@ -276,6 +325,46 @@ void det_probe_stack(det_probe *p, uint32_t tid, uint32_t lo, uint32_t hi);
  * that ended before another was created would be ordered before it
  * through the count, hiding their races. */
 void det_probe_nosync(det_probe *p, bool on);
+
+/* Thread tid (engine thread t, whose stack a lock's first use keeps)
+ * took the lock at addr (kind: det_lock_kind), or let it go; a thread
+ * that takes a lock it holds (a read lock twice) keeps one entry, the
+ * strongest kind. DET_RACE and DET_HB; no-ops under DET_SHARED. A lock
+ * the probe cannot keep (a thread holding very many) is left out of
+ * reports. */
+void det_probe_lock(det_probe *p, const eng_thread *t, uint32_t tid,
+		    uint32_t addr, uint8_t kind);
+void det_probe_unlock(det_probe *p, uint32_t addr);
+/* Fill the first use and location of every lock of v[0..n) (violations
+ * of p, as det_probe_violations gave them) from what p recorded. */
+void det_probe_lock_details(const det_probe *p, det_violation *v, uint32_t n);
+
+/* Annotations (docs/annotations.md; the guest library's Annotate*
+ * functions through heisen.hint imports). DET_RACE and DET_HB:
+ *   det_probe_benign      races on [addr, addr + size) are benign: a
+ *                         race either of whose accesses touches them is
+ *                         not recorded, only counted (det_probe_benign_
+ *                         count: the distinct site pairs left out);
+ *   det_probe_ignore      the calling thread's plain reads (writes true:
+ *                         writes) are not probed from a begin to its end
+ *                         (nested regions count); atomics still are.
+ * DET_HB only (no-ops otherwise):
+ *   det_probe_hb_edge     thread tid releases its clock at addr (release
+ *                         true: AnnotateHappensBefore, __tsan_release),
+ *                         or acquires what was released there;
+ *   det_probe_new_memory  [addr, addr + size) is new: what earlier
+ *                         accesses to it recorded is forgotten. */
+void det_probe_benign(det_probe *p, uint32_t addr, uint32_t size);
+uint32_t det_probe_benign_count(const det_probe *p);
+void det_probe_ignore(det_probe *p, bool writes, bool begin);
+void det_probe_hb_edge(det_probe *p, uint32_t tid, uint32_t addr, bool release);
+void det_probe_new_memory(det_probe *p, uint32_t addr, uint32_t size);
+/* Thread tid (engine thread t) is named by the len bytes at addr of its
+ * memory 0 (AnnotateThreadName): kept for its races' reports, cut to
+ * DET_NAME_MAX - 1 bytes, control characters as '?'. DET_RACE and
+ * DET_HB. */
+void det_probe_thread_name(det_probe *p, const eng_thread *t, uint32_t tid,
+			   uint32_t addr, uint32_t len);
 
 /* DET_HB: thread tid has returned. */
 void det_probe_end(det_probe *p, uint32_t tid);
@@ -407,6 +496,9 @@ typedef struct det_run_result {
 	det_violation *bugs;  /* DET_RACE: owned */
 	uint32_t nbugs, dropped;
 	uint8_t *shared; /* DET_SHARED: nsites bytes, owned */
+	/* Distinct site pairs whose races were left out as annotated
+	 * benign (det_probe_benign_count). */
+	uint32_t benign;
 	uint64_t holds;	 /* with a trigger: waits at the breakpoint */
 	bool met;	 /* with a trigger: two threads met there */
 	/* DET_HB with opts.hb_bytes: happens-before state in memory, and the

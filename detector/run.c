@@ -164,6 +164,8 @@ uint64_t det_mem_span(const wasm_module *m)
 
 /* ---- the run's imports --------------------------------------------------- */
 
+#define NHINTS 11
+
 typedef struct run_ctx {
 	const det_run_opts *opts;
 	det_run_result *res;
@@ -173,7 +175,7 @@ typedef struct run_ctx {
 	eng_proc *proc;
 	eng_memory *mask;
 	eng_func *probe_fn;
-	eng_func *hint_fn[4]; /* heisen.hint: alloc, free, stack, nosync */
+	eng_func *hint_fn[NHINTS]; /* heisen.hint's, as hint_names */
 	bool failed;	      /* err says why an import could not be provided */
 	wasm_err err;
 } run_ctx;
@@ -187,8 +189,11 @@ static eng_trap_kind probe_call(eng_thread *t, void *ctx, const eng_val *args,
 }
 
 /* The guest library's hints (core/wasi.h), in hint_names' order. */
-static const char *const hint_names[4] = {"alloc", "free", "stack", "nosync"};
-static const char *const hint_sigs[4] = {"ii", "i", "ii", "i"};
+static const char *const hint_names[NHINTS] = {
+    "alloc",  "free", "stack",	"nosync",     "lock",	    "unlock",
+    "benign", "hb",   "ignore", "new_memory", "thread_name"};
+static const char *const hint_sigs[NHINTS] = {"ii", "i",  "ii", "i",  "ii", "i",
+					      "ii", "ii", "ii", "ii", "ii"};
 
 static eng_trap_kind hint_alloc(eng_thread *t, void *ctx, const eng_val *args,
 				eng_val *results, eng_trap *trap)
@@ -220,8 +225,69 @@ static eng_trap_kind hint_nosync(eng_thread *t, void *ctx, const eng_val *args,
 	return ENG_OK;
 }
 
-static const eng_host_fn hint_fns[4] = {hint_alloc, hint_free, hint_stack,
-					hint_nosync};
+/* lock(addr, kind): kind as det_lock_kind; unlock(addr). */
+static eng_trap_kind hint_lock(eng_thread *t, void *ctx, const eng_val *args,
+			       eng_val *results, eng_trap *trap)
+{
+	det_probe_lock(ctx, t, eng_thread_id(t), (uint32_t)args[0],
+		       (uint8_t)(uint32_t)args[1]);
+	return ENG_OK;
+}
+
+static eng_trap_kind hint_unlock(eng_thread *t, void *ctx, const eng_val *args,
+				 eng_val *results, eng_trap *trap)
+{
+	det_probe_unlock(ctx, (uint32_t)args[0]);
+	return ENG_OK;
+}
+
+/* The annotations (docs/annotations.md): benign(addr, size); hb(addr,
+ * release): 1 releases, 0 acquires; ignore(writes, begin);
+ * new_memory(addr, size). */
+static eng_trap_kind hint_benign(eng_thread *t, void *ctx, const eng_val *args,
+				 eng_val *results, eng_trap *trap)
+{
+	det_probe_benign(ctx, (uint32_t)args[0], (uint32_t)args[1]);
+	return ENG_OK;
+}
+
+static eng_trap_kind hint_hb(eng_thread *t, void *ctx, const eng_val *args,
+			     eng_val *results, eng_trap *trap)
+{
+	det_probe_hb_edge(ctx, eng_thread_id(t), (uint32_t)args[0],
+			  (uint32_t)args[1] != 0);
+	return ENG_OK;
+}
+
+static eng_trap_kind hint_ignore(eng_thread *t, void *ctx, const eng_val *args,
+				 eng_val *results, eng_trap *trap)
+{
+	det_probe_ignore(ctx, (uint32_t)args[0] != 0, (uint32_t)args[1] != 0);
+	return ENG_OK;
+}
+
+static eng_trap_kind hint_new_memory(eng_thread *t, void *ctx,
+				     const eng_val *args, eng_val *results,
+				     eng_trap *trap)
+{
+	det_probe_new_memory(ctx, (uint32_t)args[0], (uint32_t)args[1]);
+	return ENG_OK;
+}
+
+/* thread_name(addr, len): the calling thread's name. */
+static eng_trap_kind hint_thread_name(eng_thread *t, void *ctx,
+				      const eng_val *args, eng_val *results,
+				      eng_trap *trap)
+{
+	det_probe_thread_name(ctx, t, eng_thread_id(t), (uint32_t)args[0],
+			      (uint32_t)args[1]);
+	return ENG_OK;
+}
+
+static const eng_host_fn hint_fns[NHINTS] = {
+    hint_alloc,	 hint_free,	  hint_stack,	   hint_nosync,
+    hint_lock,	 hint_unlock,	  hint_benign,	   hint_hb,
+    hint_ignore, hint_new_memory, hint_thread_name};
 
 /* One of the hints, when imp asks for it with its signature. */
 static bool resolve_hint(run_ctx *r, const wasm_import *imp, eng_extern *out)
@@ -230,7 +296,7 @@ static bool resolve_hint(run_ctx *r, const wasm_import *imp, eng_extern *out)
 
 	if (imp->kind != WASM_EXTERN_FUNC || r->opts->algo == DET_SHARED)
 		return false;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < NHINTS; i++) {
 		wasm_functype ft = {(uint32_t)strlen(hint_sigs[i]), 0, i32s};
 		if (!is_name(&imp->name, hint_names[i]))
 			continue;
@@ -458,6 +524,8 @@ static wasm_status copy_findings(const det_probe *probe,
 	if (!res->bugs)
 		goto nomem;
 	memcpy(res->bugs, v, (size_t)res->nbugs * sizeof *v);
+	det_probe_lock_details(probe, res->bugs, res->nbugs);
+	res->benign = det_probe_benign_count(probe);
 	det_probe_trigger_stats(probe, &res->holds, &res->met);
 	if (opts->hb_bytes)
 		det_probe_hb_bytes(probe, &res->shadow_bytes,

@@ -66,6 +66,17 @@ __heisen_hint_stack(void *lo, void *hi);
  * normal. Only around accesses no program code can see. */
 __attribute__((import_module("heisen.hint"), import_name("nosync"))) void
 __heisen_hint_nosync(int on);
+/* The calling thread took the lock at p (how: HEISEN_LOCK_*), or let it
+ * go, for the locks each access of a race report lists. Called once per
+ * hold: a recursive mutex's first take and last release. */
+#define HEISEN_LOCK_MUTEX 1
+#define HEISEN_LOCK_READ  2 /* a rwlock for reading */
+#define HEISEN_LOCK_WRITE 3 /* a rwlock for writing */
+#define HEISEN_LOCK_SPIN  4
+__attribute__((import_module("heisen.hint"), import_name("lock"))) void
+__heisen_hint_lock(void *p, int kind);
+__attribute__((import_module("heisen.hint"), import_name("unlock"))) void
+__heisen_hint_unlock(void *p);
 
 /* memory.atomic.wait32: 0 woken, 1 value differed, 2 timed out.
  * timeout_ns < 0 waits forever. */

@@ -501,12 +501,16 @@ static int mutex_lock(pthread_mutex_t *m, const struct timespec *abs, int try)
 	/* The type is written only by init, before the mutex is shared. */
 	if (M_TYPE(m) == PTHREAD_MUTEX_NORMAL) {
 		if (!try)
-			return lock_word(M_WORD(m), abs, 1);
-		return __atomic_compare_exchange_n(M_WORD(m), &c, 1, 0,
-						   __ATOMIC_SEQ_CST,
-						   __ATOMIC_SEQ_CST)
-			   ? 0
-			   : EBUSY;
+			rc = lock_word(M_WORD(m), abs, 1);
+		else
+			rc = __atomic_compare_exchange_n(M_WORD(m), &c, 1, 0,
+							 __ATOMIC_SEQ_CST,
+							 __ATOMIC_SEQ_CST)
+				 ? 0
+				 : EBUSY;
+		if (!rc)
+			__heisen_hint_lock(m, HEISEN_LOCK_MUTEX);
+		return rc;
 	}
 	me = (int)(uintptr_t)self;
 	if (__atomic_load_n(M_OWNER(m), __ATOMIC_RELAXED) == me) {
@@ -527,6 +531,7 @@ static int mutex_lock(pthread_mutex_t *m, const struct timespec *abs, int try)
 	}
 	__atomic_store_n(M_OWNER(m), me, __ATOMIC_RELAXED);
 	M_COUNT(m) = 1;
+	__heisen_hint_lock(m, HEISEN_LOCK_MUTEX);
 	return 0;
 }
 
@@ -550,6 +555,7 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 			return 0;
 		__atomic_store_n(M_OWNER(m), 0, __ATOMIC_RELAXED);
 	}
+	__heisen_hint_unlock(m);
 	__heisen_unlock_word(M_WORD(m));
 	return 0;
 }
@@ -700,6 +706,8 @@ static int rwlock_take(pthread_rwlock_t *r, int write, int try)
 			else
 				RW_READERS(r)++;
 			__heisen_unlock_word(RW_LOCK(r));
+			__heisen_hint_lock(r, write ? HEISEN_LOCK_WRITE
+						    : HEISEN_LOCK_READ);
 			return 0;
 		}
 		s = LOAD(RW_SEQ(r));
@@ -726,6 +734,7 @@ int pthread_rwlock_trywrlock(pthread_rwlock_t *r)
 
 int pthread_rwlock_unlock(pthread_rwlock_t *r)
 {
+	__heisen_hint_unlock(r);
 	__heisen_lock_word(RW_LOCK(r), NULL);
 	if (RW_WRITER(r))
 		RW_WRITER(r) = 0;
@@ -752,16 +761,21 @@ int pthread_spin_lock(pthread_spinlock_t *s)
 	while (__atomic_exchange_n(s, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(s, __ATOMIC_RELAXED))
 			;
+	__heisen_hint_lock(s, HEISEN_LOCK_SPIN);
 	return 0;
 }
 
 int pthread_spin_trylock(pthread_spinlock_t *s)
 {
-	return __atomic_exchange_n(s, 1, __ATOMIC_ACQUIRE) ? EBUSY : 0;
+	if (__atomic_exchange_n(s, 1, __ATOMIC_ACQUIRE))
+		return EBUSY;
+	__heisen_hint_lock(s, HEISEN_LOCK_SPIN);
+	return 0;
 }
 
 int pthread_spin_unlock(pthread_spinlock_t *s)
 {
+	__heisen_hint_unlock(s);
 	__atomic_store_n(s, 0, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -137,6 +137,7 @@ ALTER TABLE campaigns DROP COLUMN failure; ALTER TABLE run_bugs DROP COLUMN loca
 ALTER TABLE run_bugs DROP COLUMN loc_stack; ALTER TABLE run_bugs DROP COLUMN parents;
 ALTER TABLE run_bugs DROP COLUMN spawn_a; ALTER TABLE run_bugs DROP COLUMN spawn_b;
 ALTER TABLE campaigns DROP COLUMN stdin; ALTER TABLE campaigns DROP COLUMN stdin_hash;
+ALTER TABLE run_bugs DROP COLUMN locks; ALTER TABLE run_bugs DROP COLUMN names;
 PRAGMA user_version = 9;" ||
 	bad "could not make an older workspace"
 "$HEISEN" show 1 --db "$dir/old.db" >"$dir/old.txt" 2>"$dir/old.err" ||

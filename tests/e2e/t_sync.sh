@@ -112,11 +112,11 @@ sqlite3 "$B" .dump | cmp -s - "$dir/before.sql" || bad "a refused import changed
 
 # A newer format is refused by name.
 python3 -c '
-import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[8] = 9
+import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[8] = 99
 open(sys.argv[2], "wb").write(b)' "$dir/s" "$dir/future"
 "$HEISEN" import "$dir/future" --db "$B" >"$dir/future.out" 2>&1
 [ $? -eq 2 ] || bad "a future stream was not refused with 2"
-grep -q 'version 9, this heisen reads versions 1 to [0-9]*;' "$dir/future.out" ||
+grep -q 'version 99, this heisen reads versions 1 to [0-9]*;' "$dir/future.out" ||
 	bad "future stream message: $(snippet "$dir/future.out")"
 
 # A terminal-less stdout works (a file here); a terminal is refused when

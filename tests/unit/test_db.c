@@ -902,6 +902,144 @@ static void value_and_widths_follow_the_sites(void **state)
 	db_bug_clear(&b);
 }
 
+/* The locks held: both sides' locks with their locations and stacks
+ * come back from their text; text not of the form is refused. */
+static void locks_text_round_trip(void **state)
+{
+	db_frame f[2] = {{"pthread_mutex_lock", "pthread.c", 530, 0x10, true},
+			 {"worker", "w.c", 12, 0, false}};
+	db_lock a[2] = {
+	    {.kind = DB_LOCK_MUTEX,
+	     .addr = 0x1230,
+	     .loc = {.kind = DB_LOC_GLOBAL,
+		     .offset = 4,
+		     .size = 24,
+		     .name = "m one"},
+	     .known = true,
+	     .tid = 1,
+	     .first = {f, 2, true}},
+	    {.kind = DB_LOCK_READ,
+	     .addr = 0x2000,
+	     .loc = {.kind = DB_LOC_HEAP,
+		     .size = 32,
+		     .tid = 0,
+		     .stack = {f + 1, 1, false}}},
+	};
+	db_lock b = {.kind = DB_LOCK_SPIN, .addr = 7};
+	db_locks la = {2, 3, a}, lb = {1, 1, &b};
+	const db_locks *sides[2] = {&la, &lb}, *none[2] = {NULL, NULL};
+	static const char *const bad[] = {
+	    "H 2 1\n",
+	    "H 0 1\nL 0 futex 5 -\n",
+	    "H 0 1\nL 0 mutex 5 -\nL 0 mutex 6 -\n", /* more than held */
+	    "L 0 mutex 5 -\n",
+	    "F f\tx.c\t1\t0\n",
+	    "H 0 1\nL 0 mutex 5 -\nW nowhere\n",
+	    "H 0 1\nL 0 mutex 5 -\nF f\n",
+	    "H 0 1\nX 1\n",
+	};
+	db_locks back[2];
+	bool nomem;
+	char *t;
+	wasm_err e;
+	(void)state;
+
+	assert_null(db_locks_format(none, &nomem));
+	assert_false(nomem);
+	t = db_locks_format(sides, &nomem);
+	assert_non_null(t);
+	assert_int_equal(db_locks_parse(t, back, &e), WASM_OK);
+	wasm_free(t);
+	assert_int_equal(back[0].n, 2);
+	assert_int_equal(back[0].held, 3);
+	assert_int_equal(back[0].lock[0].kind, DB_LOCK_MUTEX);
+	assert_int_equal(back[0].lock[0].addr, 0x1230);
+	assert_true(back[0].lock[0].known);
+	assert_int_equal(back[0].lock[0].tid, 1);
+	assert_string_equal(back[0].lock[0].loc.name, "m one");
+	assert_int_equal(back[0].lock[0].loc.offset, 4);
+	assert_int_equal(back[0].lock[0].first.n, 2);
+	assert_true(back[0].lock[0].first.truncated);
+	assert_true(back[0].lock[0].first.frame[0].inlined);
+	assert_string_equal(back[0].lock[0].first.frame[1].func, "worker");
+	assert_int_equal(back[0].lock[1].kind, DB_LOCK_READ);
+	assert_false(back[0].lock[1].known);
+	assert_int_equal(back[0].lock[1].loc.kind, DB_LOC_HEAP);
+	assert_int_equal(back[0].lock[1].loc.stack.n, 1);
+	assert_int_equal(back[0].lock[1].first.n, 0);
+	assert_int_equal(back[1].n, 1);
+	assert_int_equal(back[1].lock[0].kind, DB_LOCK_SPIN);
+	assert_int_equal(back[1].lock[0].loc.kind, DB_LOC_NONE);
+	db_locks_clear(&back[0]);
+	db_locks_clear(&back[1]);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		assert_int_equal(db_locks_parse(bad[i], back, &e),
+				 WASM_MALFORMED);
+		assert_int_equal(back[0].n + back[1].n, 0);
+	}
+}
+
+/* Thread names: both sides, one, none; text not of the form refused. */
+static void names_text_round_trip(void **state)
+{
+	const char *both[2] = {"producer", "con\tsumer"}, *one[2] = {"", "x"},
+		   *none[2] = {"", ""};
+	char back[2][DB_NAME_MAX];
+	bool nomem;
+	char *t;
+	wasm_err e;
+	(void)state;
+
+	assert_null(db_names_format(none, &nomem));
+	assert_false(nomem);
+	t = db_names_format(both, &nomem);
+	assert_string_equal(t, "0 producer\n1 con sumer\n");
+	assert_int_equal(db_names_parse(t, back, &e), WASM_OK);
+	assert_string_equal(back[0], "producer");
+	assert_string_equal(back[1], "con sumer");
+	wasm_free(t);
+	t = db_names_format(one, &nomem);
+	assert_int_equal(db_names_parse(t, back, &e), WASM_OK);
+	assert_string_equal(back[0], "");
+	assert_string_equal(back[1], "x");
+	wasm_free(t);
+	assert_int_equal(db_names_parse("2 x\n", back, &e), WASM_MALFORMED);
+	assert_int_equal(db_names_parse("0 x\n0 y\n", back, &e),
+			 WASM_MALFORMED);
+	assert_int_equal(db_names_parse("0 "
+					"0123456789012345678901234567890123\n",
+					back, &e),
+			 WASM_MALFORMED);
+}
+
+/* A hit's locks are stored as the bug's sites order them. */
+static void locks_follow_the_sites(void **state)
+{
+	fixture *fx = *state;
+	db_hit h = hit(9, 2, 1);
+	db_lock m = {.kind = DB_LOCK_WRITE, .addr = 0x40};
+	db_run_bug rbs[2] = {{0}};
+	db_locks back[2];
+	int64_t p, c, run;
+	wasm_err e;
+
+	open_ok(fx);
+	h.locks[0] = (db_locks){1, 1, &m};
+	p = add_program(fx->d, 0x5555, "locks.wasm");
+	c = add_campaign(fx->d, p, "uniform");
+	run = add_run(fx->d, c, 0, "uniform", 100, 1000.0, &h, 1);
+	assert_int_equal(db_run_bugs(fx->d, run, collect_run_bug, rbs, &e),
+			 WASM_OK);
+	assert_int_equal(db_run_bug_locks(fx->d, run, rbs[0].bug_id, back, &e),
+			 WASM_OK);
+	/* Site 9 was the hit's side 0; the bug puts site 2 first. */
+	assert_int_equal(back[0].n, 0);
+	assert_int_equal(back[1].n, 1);
+	assert_int_equal(back[1].lock[0].kind, DB_LOCK_WRITE);
+	assert_int_equal(back[1].lock[0].addr, 0x40);
+	db_locks_clear(&back[1]);
+}
+
 /* db_bug_pair_run: of the runs that kept both stacks, the first whose
  * value changed; else the first; runs with one stack never. */
 static void pair_run_prefers_a_changed_value(void **state)
@@ -1058,7 +1196,10 @@ int main(void)
 	    cmocka_unit_test(path_chooses_flag_then_env_then_default),
 	    cmocka_unit_test(stack_text_round_trip),
 	    cmocka_unit_test(value_text_round_trip),
+	    cmocka_unit_test(locks_text_round_trip),
+	    cmocka_unit_test(names_text_round_trip),
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	    T(locks_follow_the_sites),
 	    T(value_and_widths_follow_the_sites),
 	    T(pair_run_prefers_a_changed_value),
 	    T(signatures_and_triage_span_builds),

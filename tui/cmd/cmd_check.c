@@ -95,6 +95,7 @@ static void on_race(void *ctx, const db_hit *h)
 	memset(u->v[u->n].hit.stack, 0, sizeof h->stack);
 	memset(&u->v[u->n].hit.loc, 0, sizeof h->loc);
 	memset(u->v[u->n].hit.spawn, 0, sizeof h->spawn);
+	memset(u->v[u->n].hit.locks, 0, sizeof h->locks);
 	u->n++;
 }
 
@@ -316,6 +317,8 @@ static void print_race(FILE *out, const det_prog *p, const race *r,
 		    .file = pos[i].file,
 		    .line = pos[i].line,
 		    .spawn = &r->hit.spawn[k],
+		    .locks = &r->hit.locks[k],
+		    .name = r->hit.name[k],
 		};
 	}
 	tr.loc = &r->hit.loc;
@@ -331,6 +334,8 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 			continue;
 		char kinds[4] = {tui_kind_letter(r->hit.site[0].kind), '/',
 				 tui_kind_letter(r->hit.site[1].kind), 0};
+		const db_locks *const acc[2] = {&r->hit.locks[0],
+						&r->hit.locks[1]};
 		tui_json_obj(j, NULL);
 		tui_json_i64(j, "bug", r->bug);
 		tui_json_str(j, "kinds", kinds);
@@ -346,6 +351,10 @@ static void json_races(tui_json *j, const det_prog *p, const check_ui *u)
 					 : 1);
 			tui_json_stack(j, "stack", &r->hit.stack[k]);
 			tui_json_spawn(j, "created_by", &r->hit.spawn[k]);
+			tui_json_locks(j, "locks", "locks_held", acc, k);
+			tui_json_str_or_null(j, "thread_name",
+					     r->hit.name[k][0] ? r->hit.name[k]
+							       : NULL);
 			tui_json_end(j, '}');
 		}
 		tui_json_end(j, ']');
@@ -611,6 +620,12 @@ static int check_main(const tui_cmd *cmd, const tui_args *a, bool explore,
 		if (!st)
 			st = db_run_bug_where(d, r->first, r->bug, &r->hit.loc,
 					      r->hit.spawn, &e);
+		if (!st)
+			st = db_run_bug_locks(d, r->first, r->bug, r->hit.locks,
+					      &e);
+		if (!st)
+			st = db_run_bug_names(d, r->first, r->bug, r->hit.name,
+					      &e);
 	}
 	if (!st)
 		st = judge_races(d, c.id, supp, &ui, &nsupp, &e);
@@ -661,6 +676,7 @@ static int check_main(const tui_cmd *cmd, const tui_args *a, bool explore,
 		if (c.schedule)
 			json_schedule(&j, &c, &spec, &ui);
 		tui_supp_json(&j, supp, nsupp);
+		tui_benign_json(&j, ui.last.benign, ui.last.benign_runs);
 		tui_json_end(&j, '}');
 		tui_json_done(&j);
 	} else {
@@ -684,6 +700,8 @@ static int check_main(const tui_cmd *cmd, const tui_args *a, bool explore,
 		if (c.schedule)
 			print_schedule(out, &c, &spec, &ui);
 		tui_supp_print(out, supp, nsupp, "race", NULL);
+		tui_benign_print(out, ui.last.benign, ui.last.benign_runs,
+				 ui.last.done);
 	}
 	if (det_sweep_stopped()) {
 		rc = CHECK_EXIT_INTERRUPTED;

@@ -467,6 +467,12 @@ static void show_site_json(tui_json *j, const tui_report *r, int i)
 	tui_json_stack(j, "stack", &r->stack[i]);
 	tui_json_u64(j, "stack_run", (uint64_t)r->stack_run[i]);
 	tui_json_spawn(j, "created_by", &r->spawn[i]);
+	{
+		const db_locks *const acc[2] = {&r->locks[0], &r->locks[1]};
+		tui_json_locks(j, "locks", "locks_held", acc, i);
+	}
+	tui_json_str_or_null(j, "thread_name",
+			     r->name[i][0] ? r->name[i] : NULL);
 	tui_json_end(j, '}');
 	wasm_free(cx);
 }

@@ -762,6 +762,8 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				    &e);
 			tui_json_end(&j, ']');
 			tui_supp_json(&j, supp, sl.suppressed);
+			tui_benign_json(&j, ui.last.benign,
+					ui.last.benign_runs);
 			tui_json_end(&j, '}');
 			tui_json_done(&j);
 		} else {
@@ -785,6 +787,8 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			tui_supp_print(out, supp, sl.suppressed, "bug",
 				       "'heisen bugs --show-suppressed' lists "
 				       "them");
+			tui_benign_print(out, ui.last.benign,
+					 ui.last.benign_runs, ui.last.done);
 		}
 		/* Only the campaign's bugs count, suppressed ones aside. */
 		uint64_t failing = 0;

@@ -266,6 +266,8 @@ static void print_violation(FILE *out, const det_violation *v, const db_hit *h,
 		    .file = h->site[x].file,
 		    .line = h->site[x].line,
 		    .spawn = &h->spawn[x],
+		    .locks = &h->locks[x],
+		    .name = h->name[x],
 		};
 	}
 	r.loc = &h->loc;
@@ -364,6 +366,8 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		tui_json_arr(j, "violations");
 		for (uint32_t i = 0; i < res->nbugs; i++) {
 			const det_violation *v = &res->bugs[i];
+			const db_locks *const acc[2] = {&r->hit[i].locks[0],
+							&r->hit[i].locks[1]};
 			if (left_out(r, i))
 				continue;
 			tui_json_obj(j, NULL);
@@ -378,6 +382,12 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 				tui_json_stack(j, "stack", &r->hit[i].stack[k]);
 				tui_json_spawn(j, "created_by",
 					       &r->hit[i].spawn[k]);
+				tui_json_locks(j, "locks", "locks_held", acc,
+					       k);
+				tui_json_str_or_null(j, "thread_name",
+						     r->hit[i].name[k][0]
+							 ? r->hit[i].name[k]
+							 : NULL);
 				tui_json_end(j, '}');
 			}
 			tui_json_end(j, ']');
@@ -387,6 +397,7 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		}
 		tui_json_end(j, ']');
 		tui_supp_json(j, r->supp, r->nsuppressed);
+		tui_benign_json(j, res->benign, res->benign != 0);
 		return;
 	}
 	if (r->sched)
@@ -421,6 +432,7 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		fprintf(out, "  (%u more distinct pairs not kept)\n",
 			res->dropped);
 	tui_supp_print(out, r->supp, r->nsuppressed, "violation", NULL);
+	tui_benign_print(out, res->benign, res->benign != 0, 1);
 }
 
 /* `heisen run`'s exit status for a masked run that reports nbugs

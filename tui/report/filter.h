@@ -78,6 +78,13 @@ void tui_supp_print(FILE *out, const struct det_supp *s, uint64_t n,
  * "suppressions": null without a file, else {file, rules: [{rule, line,
  * text, hits}]}. */
 void tui_supp_json(struct tui_json *j, const struct det_supp *s, uint64_t n);
+/* Races the program annotated benign (docs/annotations.md), which runs
+ * leave out as suppressions do: "N races annotated benign left out (in
+ * RUNS of NRUNS runs)" at the end of a text report, nothing when n is
+ * 0; as JSON members "benign": n, "benign_runs": runs. n counts each
+ * run's distinct site pairs. */
+void tui_benign_print(FILE *out, uint64_t n, uint64_t runs, uint64_t nruns);
+void tui_benign_json(struct tui_json *j, uint64_t n, uint64_t runs);
 /* A bug row's members: "suppressed" (bool) and "suppressed_by": null or
  * {rule, line, text}. */
 void tui_supp_json_row(struct tui_json *j, const struct det_supp_rule *rule);

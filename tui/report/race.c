@@ -113,8 +113,11 @@ static void print_spawns(FILE *out, const tui_race *r)
 		if (!a->spawn || !a->spawn->known ||
 		    (i && a->tid == r->acc[0].tid))
 			continue;
-		fprintf(out, "  Thread %u created by thread %u%s\n", a->tid,
-			a->spawn->parent, a->spawn->stack.n ? " at:" : "");
+		fprintf(out, "  Thread %u%s%s%s created by thread %u%s\n",
+			a->tid, a->name && a->name[0] ? " '" : "",
+			a->name ? a->name : "",
+			a->name && a->name[0] ? "'" : "", a->spawn->parent,
+			a->spawn->stack.n ? " at:" : "");
 		print_stack(out, &a->spawn->stack, NO_SITE);
 	}
 }
@@ -154,8 +157,93 @@ bool tui_value_change(const db_value *v, char *buf, size_t cap)
 	return true;
 }
 
+const char *tui_lock_mode(uint8_t kind)
+{
+	return kind == DB_LOCK_READ ? "read" : "write";
+}
+
+const char *tui_lock_type(uint8_t kind)
+{
+	switch (kind) {
+	case DB_LOCK_READ:
+	case DB_LOCK_WRITE: return "rwlock";
+	case DB_LOCK_SPIN: return "spinlock";
+	default: return "mutex";
+	}
+}
+
+/* Whether acc[0] holds the lock at addr. */
+static bool first_holds(const db_locks *const acc[2], uint32_t addr)
+{
+	for (uint32_t j = 0; acc[0] && j < acc[0]->n; j++)
+		if (acc[0]->lock[j].addr == addr)
+			return true;
+	return false;
+}
+
+uint32_t tui_lock_number(const db_locks *const acc[2], int side, uint32_t i)
+{
+	uint32_t addr = acc[side]->lock[i].addr, n = 0;
+
+	for (uint32_t j = 0; acc[0] && j < acc[0]->n; j++)
+		if (acc[0]->lock[j].addr == addr)
+			return j + 1;
+	n = acc[0] ? acc[0]->n : 0;
+	for (uint32_t j = 0; acc[1] && j < acc[1]->n; j++) {
+		if (first_holds(acc, acc[1]->lock[j].addr))
+			continue;
+		n++;
+		if (acc[1]->lock[j].addr == addr)
+			break;
+	}
+	return n;
+}
+
+static void print_lock_list(FILE *out, const db_locks *const acc[2], int side)
+{
+	const db_locks *l = acc[side];
+
+	if (!l || !l->held)
+		return;
+	fprintf(out, " (mutexes:");
+	for (uint32_t i = 0; i < l->n; i++)
+		fprintf(out, "%s %s M%u", i ? "," : "",
+			tui_lock_mode(l->lock[i].kind),
+			tui_lock_number(acc, side, i));
+	if (l->held > l->n)
+		fprintf(out, "%s %u more", l->n ? "," : "", l->held - l->n);
+	fputc(')', out);
+}
+
+static void print_locks(FILE *out, const db_locks *const acc[2])
+{
+	char text[300];
+
+	for (int k = 0; k < 2; k++)
+		for (uint32_t i = 0; acc[k] && i < acc[k]->n; i++) {
+			const db_lock *l = &acc[k]->lock[i];
+			uint32_t m = tui_lock_number(acc, k, i);
+			if (k && first_holds(acc, l->addr))
+				continue;
+			fprintf(out, "  Mutex M%u is a %s at 0x%08x", m,
+				tui_lock_type(l->kind), l->addr);
+			if (tui_loc_text(&l->loc, text, sizeof text))
+				fprintf(out, ", %s%s", text,
+					l->loc.stack.n ? " at:" : "");
+			fputc('\n', out);
+			print_stack(out, &l->loc.stack, NO_SITE);
+			if (l->known)
+				fprintf(out,
+					"  Mutex M%u first taken by thread "
+					"%u%s\n",
+					m, l->tid, l->first.n ? " at:" : "");
+			print_stack(out, &l->first, NO_SITE);
+		}
+}
+
 void tui_race_print(FILE *out, const tui_race *r)
 {
+	const db_locks *const locks[2] = {r->acc[0].locks, r->acc[1].locks};
 	const tui_access *top = &r->acc[0];
 	const db_value *v = r->value;
 	char change[128];
@@ -172,7 +260,11 @@ void tui_race_print(FILE *out, const tui_race *r)
 		/* A range's length is not kept: its byte is named. */
 		if (a->width)
 			fprintf(out, " of size %u", a->width);
-		fprintf(out, " at 0x%08x by thread %u:\n", a->addr, a->tid);
+		fprintf(out, " at 0x%08x by thread %u", a->addr, a->tid);
+		if (a->name && a->name[0])
+			fprintf(out, " '%s'", a->name);
+		print_lock_list(out, locks, i);
+		fprintf(out, ":\n");
 		print_frames(out, a);
 	}
 	if (v && v->side < 2 && tui_value_change(v, change, sizeof change))
@@ -180,6 +272,7 @@ void tui_race_print(FILE *out, const tui_race *r)
 			r->acc[v->side].tid, change);
 	if (r->loc)
 		print_loc(out, r->loc);
+	print_locks(out, locks);
 	print_spawns(out, r);
 	if (top->stack && top->stack->n)
 		fprintf(out, "SUMMARY: heisen: data race %s:%u in %s\n",
@@ -231,6 +324,36 @@ void tui_json_loc(tui_json *j, const char *key, const db_loc *l)
 	if (l->kind == DB_LOC_HEAP && l->size)
 		tui_json_stack(j, "stack", &l->stack);
 	tui_json_end(j, '}');
+}
+
+void tui_json_locks(tui_json *j, const char *key, const char *key_held,
+		    const db_locks *const acc[2], int side)
+{
+	const db_locks *l = acc[side];
+	char id[16];
+
+	tui_json_arr(j, key);
+	for (uint32_t i = 0; l && i < l->n; i++) {
+		const db_lock *k = &l->lock[i];
+		snprintf(id, sizeof id, "M%u", tui_lock_number(acc, side, i));
+		tui_json_obj(j, NULL);
+		tui_json_str(j, "id", id);
+		tui_json_str(j, "type", tui_lock_type(k->kind));
+		tui_json_str(j, "mode", tui_lock_mode(k->kind));
+		tui_json_u64(j, "address", k->addr);
+		tui_json_loc(j, "location", &k->loc);
+		if (k->known) {
+			tui_json_obj(j, "first");
+			tui_json_u64(j, "thread", k->tid);
+			tui_json_stack(j, "stack", &k->first);
+			tui_json_end(j, '}');
+		} else {
+			tui_json_null(j, "first");
+		}
+		tui_json_end(j, '}');
+	}
+	tui_json_end(j, ']');
+	tui_json_u64(j, key_held, l ? l->held : 0);
 }
 
 void tui_json_spawn(tui_json *j, const char *key, const db_spawn *s)

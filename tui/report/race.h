@@ -8,7 +8,7 @@
  *
  *   ==================
  *   WARNING: heisen: data race (bug 4, in 12 of 400 runs)
- *     Write of size 4 at 0x00000e08 by thread 2:
+ *     Write of size 4 at 0x00000e08 by thread 2 (mutexes: write M1):
  *       #0 step demos/fibonacci.c:41 (site 119)
  *       #1 __heisen_thread_entry demos/guest/pthread.c:168
  *     Concurrent write of size 4 at 0x00000e08 by thread 1:
@@ -17,6 +17,10 @@
  *     Location is heap block + 8 (size 24) allocated by thread 0 at:
  *       #0 __wrap_calloc demos/guest/malloc.c:61
  *       #1 main demos/fibonacci.c:60
+ *     Mutex M1 is a mutex at 0x00001010, global 'big' + 4 (size 28)
+ *     Mutex M1 first taken by thread 2 at:
+ *       #0 pthread_mutex_lock demos/guest/pthread.c:530
+ *       #1 step demos/fibonacci.c:40
  *     Thread 2 created by thread 0 at:
  *       #0 pthread_create demos/guest/pthread.c:214
  *       #1 main demos/fibonacci.c:64
@@ -45,6 +49,8 @@ typedef struct tui_access {
 	const char *func, *file;
 	uint32_t line;
 	const db_spawn *spawn; /* who created its thread, or NULL */
+	const db_locks *locks; /* the locks its thread held, or NULL */
+	const char *name;      /* its thread's name, or NULL / "" */
 } tui_access;
 
 typedef struct tui_race {
@@ -84,6 +90,22 @@ void tui_json_loc(tui_json *j, const char *key, const db_loc *l);
 /* Who created a thread as JSON under key: {"thread" (the parent),
  * "stack"}, or null when not known. */
 void tui_json_spawn(tui_json *j, const char *key, const db_spawn *s);
+
+/* Locks as ThreadSanitizer names them: "write" or "read" (how it was
+ * held) and "mutex", "rwlock" or "spinlock" (what it is). */
+const char *tui_lock_mode(uint8_t kind);
+const char *tui_lock_type(uint8_t kind);
+/* The number N of lock i of access side's locks in a report's "MN":
+ * locks are numbered from 1 in the order of acc[0]'s, then acc[1]'s
+ * not held by the first (acc entries may be NULL). */
+uint32_t tui_lock_number(const db_locks *const acc[2], int side, uint32_t i);
+/* Access side's locks as JSON under key: an array of {"id": "M1",
+ * "type", "mode", "address", "location" (as tui_json_loc), "first"
+ * ({"thread", "stack"}, null when not recorded)}, and under key_held
+ * how many the thread held in all (more than listed when it held more
+ * than heisen keeps). */
+void tui_json_locks(tui_json *j, const char *key, const char *key_held,
+		    const db_locks *const acc[2], int side);
 
 /* Value evidence as JSON under key: {"access": 0 or 1, "before",
  * "after" (hex bytes in memory order), "changed"}, or null. */

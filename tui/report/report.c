@@ -228,6 +228,8 @@ void tui_report_race(FILE *out, const tui_report *s)
 		    .file = b->site[i].file,
 		    .line = b->site[i].line,
 		    .spawn = &s->spawn[i],
+		    .locks = &s->locks[i],
+		    .name = s->name[i],
 		};
 	r.loc = &s->loc;
 	/* A pair of stacks or a value is a collision's; so is a bug that only
@@ -292,8 +294,12 @@ wasm_status tui_report_load(struct db *d, int64_t bug, tui_report *s,
 	if ((st = pick_stacks(d, s, e)))
 		return st;
 	if (s->evidence >= 0 &&
-	    (st = db_run_bug_where(d, s->ex[s->evidence].run, bug, &s->loc,
-				   s->spawn, e)))
+	    ((st = db_run_bug_where(d, s->ex[s->evidence].run, bug, &s->loc,
+				    s->spawn, e)) ||
+	     (st = db_run_bug_locks(d, s->ex[s->evidence].run, bug, s->locks,
+				    e)) ||
+	     (st = db_run_bug_names(d, s->ex[s->evidence].run, bug, s->name,
+				    e))))
 		return st;
 	if ((st = db_bug_cells(d, bug, cell_row, s, e)) ||
 	    (st = load_sched(d, s, e)))
@@ -323,6 +329,8 @@ void tui_report_free(tui_report *s)
 	db_stack_clear(&s->spawn[1].stack);
 	db_sched_clear(&s->sched);
 	wasm_free(s->sched_strategy);
+	db_locks_clear(&s->locks[0]);
+	db_locks_clear(&s->locks[1]);
 	memset(s, 0, sizeof *s);
 }
 

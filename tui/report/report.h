@@ -140,6 +140,10 @@ typedef struct tui_report {
 	int64_t sched_run, sched_campaign;
 	db_sched sched;
 	char *sched_strategy;
+	/* The locks each access's thread held in the evidence run, and
+	 * the names the program gave those threads ("" none). */
+	db_locks locks[2];
+	char name[2][DB_NAME_MAX];
 } tui_report;
 
 /* Load bug `bug`: WASM_INVALID when there is no such bug (the message

@@ -505,15 +505,31 @@ static void sarif_thread_flow(tui_emit *em, tui_json *j, const tui_report *r,
 	const struct db_bug_site *s = &r->bug.site[i];
 	const db_stack *st = &r->stack[i];
 	const tui_example *x = r->evidence >= 0 ? &r->ex[r->evidence] : NULL;
-	char text[480];
+	const db_locks *const acc[2] = {&r->locks[0], &r->locks[1]};
+	char text[1200], where[300];
 
 	access_text(s, text, sizeof text);
 	if (x)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 			 ", by thread %u at 0x%08x (run %" PRId64 ")",
 			 x->tid[i], x->addr[i], x->run);
+	/* The locks held, as the text report's access line and Mutex
+	 * lines name them. */
+	for (uint32_t k = 0; k < r->locks[i].n; k++) {
+		const db_lock *l = &r->locks[i].lock[k];
+		size_t n = strlen(text);
+		bool at = tui_loc_text(&l->loc, where, sizeof where);
+		snprintf(text + n, sizeof text - n,
+			 "%s %s M%u (%s at 0x%08x%s%s)", k ? "," : ", holding",
+			 tui_lock_mode(l->kind), tui_lock_number(acc, i, k),
+			 tui_lock_type(l->kind), l->addr, at ? ", " : "",
+			 at ? where : "");
+	}
 	tui_json_obj(j, NULL);
 	sarif_text(j, "message", text);
+	tui_json_obj(j, "properties");
+	tui_json_locks(j, "locks", "locksHeld", acc, i);
+	tui_json_end(j, '}');
 	tui_json_arr(j, "locations");
 	if (!st->n) {
 		tui_json_obj(j, NULL);
@@ -679,6 +695,7 @@ static void sarif_end(tui_emit *em, tui_json *j, const tui_emit_end *end)
 
 static void jsonl_bug(tui_emit *em, const db_bug *b, const tui_report *r)
 {
+	const db_locks *const acc[2] = {&r->locks[0], &r->locks[1]};
 	char kinds[8], msg[1024];
 	tui_json j;
 
@@ -706,6 +723,7 @@ static void jsonl_bug(tui_emit *em, const db_bug *b, const tui_report *r)
 		else
 			tui_json_null(&j, "width");
 		tui_json_stack(&j, "stack", &r->stack[i]);
+		tui_json_locks(&j, "locks", "locks_held", acc, i);
 		tui_json_end(&j, '}');
 	}
 	tui_json_end(&j, ']');

@@ -66,6 +66,22 @@ void tui_supp_print(FILE *out, const det_supp *s, uint64_t n, const char *what,
 				s->rule[i].text, s->rule[i].hits);
 }
 
+void tui_benign_print(FILE *out, uint64_t n, uint64_t runs, uint64_t nruns)
+{
+	if (!n)
+		return;
+	fprintf(out,
+		"%" PRIu64 " race%s annotated benign left out (in %" PRIu64
+		" of %" PRIu64 " run%s)\n",
+		n, n == 1 ? "" : "s", runs, nruns, nruns == 1 ? "" : "s");
+}
+
+void tui_benign_json(tui_json *j, uint64_t n, uint64_t runs)
+{
+	tui_json_u64(j, "benign", n);
+	tui_json_u64(j, "benign_runs", runs);
+}
+
 void tui_supp_json(tui_json *j, const det_supp *s, uint64_t n)
 {
 	tui_json_u64(j, "suppressed", n);

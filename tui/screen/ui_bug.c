@@ -83,6 +83,55 @@ static void doc_frames(const db_stack *st, uint32_t from, char *line,
 		snprintf(line + n, cap - (size_t)n, " < ...");
 }
 
+/* The locks each thread held at the race, as the text report's access
+ * lines say them ("mutexes: write M1"), then a line per lock: what it
+ * is, where it lies and where the run first took it. */
+static void doc_locks(tui_doc *d, const tui_report *r)
+{
+	const db_locks *const acc[2] = {&r->locks[0], &r->locks[1]};
+	const tui_example *x = r->evidence >= 0 ? &r->ex[r->evidence] : NULL;
+	char list[256], text[300], frames[1024];
+
+	for (int i = 0; i < 2 && x; i++) {
+		int n = 0;
+		if (!acc[i]->held)
+			continue;
+		list[0] = '\0';
+		for (uint32_t k = 0;
+		     k < acc[i]->n && n >= 0 && (size_t)n + 32 < sizeof list;
+		     k++)
+			n += snprintf(list + n, sizeof list - (size_t)n,
+				      "%s %s M%u", k ? "," : "",
+				      tui_lock_mode(acc[i]->lock[k].kind),
+				      tui_lock_number(acc, i, k));
+		if (acc[i]->held > acc[i]->n && n >= 0 &&
+		    (size_t)n + 32 < sizeof list)
+			snprintf(list + n, sizeof list - (size_t)n,
+				 "%s %u more", acc[i]->n ? "," : "",
+				 acc[i]->held - acc[i]->n);
+		tui_doc_add(
+		    d, TUI_M_HEADER "Thread %u" TUI_M_NORMAL " held mutexes:%s",
+		    x->tid[i], list);
+	}
+	for (int i = 0; i < 2; i++)
+		for (uint32_t k = 0; k < acc[i]->n; k++) {
+			const db_lock *l = &acc[i]->lock[k];
+			uint32_t m = tui_lock_number(acc, i, k);
+			bool at = tui_loc_text(&l->loc, text, sizeof text);
+			/* A lock both held is described once. */
+			if (i && m <= acc[0]->n)
+				continue;
+			doc_frames(&l->first, 0, frames, sizeof frames);
+			tui_doc_add(d,
+				    TUI_M_HEADER "Mutex M%u" TUI_M_NORMAL
+						 " is a %s at 0x%08x%s%s%s%s",
+				    m, tui_lock_type(l->kind), l->addr,
+				    at ? ", " : "", at ? text : "",
+				    l->first.n ? ", first taken at" : "",
+				    frames);
+		}
+}
+
 /* The evidence run's location and who created the threads, a line each,
  * their stacks on the same line so that the screen keeps its shape. */
 static void doc_location(tui_doc *d, const tui_report *r)
@@ -105,12 +154,15 @@ static void doc_location(tui_doc *d, const tui_report *r)
 			continue;
 		doc_frames(&sp->stack, 0, frames, sizeof frames);
 		tui_doc_add(d,
-			    TUI_M_HEADER "Thread %u" TUI_M_NORMAL
+			    TUI_M_HEADER "Thread %u%s%s%s" TUI_M_NORMAL
 					 " created by thread %u%s%s",
-			    x->tid[i], sp->parent, sp->stack.n ? " at" : "",
-			    frames);
+			    x->tid[i], r->name[i][0] ? " '" : "", r->name[i],
+			    r->name[i][0] ? "'" : "", sp->parent,
+			    sp->stack.n ? " at" : "", frames);
 	}
-	if (r->loc.kind || r->spawn[0].known || r->spawn[1].known)
+	doc_locks(d, r);
+	if (r->loc.kind || r->spawn[0].known || r->spawn[1].known ||
+	    r->locks[0].held || r->locks[1].held)
 		tui_doc_add(d, " ");
 }
 

@@ -98,6 +98,10 @@ typedef enum eng_trap_kind {
 	 * deadline, so nothing can ever run again (the message names the
 	 * threads and what each waits on). */
 	ENG_DEADLOCK,
+	/* A WebAssembly exception (throw, rethrow) that no handler caught
+	 * reached the function eng_call ran (exceptions do not cross host
+	 * functions). The message names the throw. */
+	ENG_TRAP_EXCEPTION,
 } eng_trap_kind;
 
 /* The spec's wording for a trap kind (what assert_trap compares with). */
@@ -316,6 +320,7 @@ typedef struct eng_extern {
 		eng_table *table;
 		eng_memory *memory;
 		eng_global *global;
+		struct eng_tag *tag;
 	} u;
 } eng_extern;
 

@@ -7,7 +7,8 @@
  * The command line it builds (--print-cmd shows it):
  *
  *   clang --target=wasm32-wasi --sysroot=SYSROOT -pthread
- *         -ftls-model=local-exec -nostdlibinc -isystem GUEST_INC
+ *         -ftls-model=local-exec -mllvm -wasm-enable-sjlj
+ *         -nostdlibinc -isystem GUEST_INC
  *         -idirafter SYSROOT/include/wasm32-wasi [-fcolor-diagnostics]
  *         [-nostartfiles GUEST_LIB/crt1.o GUEST_LIB/thread_start.o
  *          -LGUEST_LIB -lheisen-guest -lwasi-emulated-signal
@@ -20,6 +21,11 @@
  *   -pthread         atomics + bulk-memory features, _REENTRANT, and
  *                    --shared-memory at link time.
  *   local-exec TLS   the only TLS model clang 14 supports for wasm32-wasi.
+ *   -wasm-enable-sjlj  lowers setjmp and longjmp onto WebAssembly
+ *                    exception handling, which heisen's engine runs; the
+ *                    guest library has the helpers it calls (setjmp.c)
+ *                    and <setjmp.h>. A function that calls neither
+ *                    compiles as before.
  *   -nostdlibinc ... -idirafter  clang's own search list for wasm32-wasi
  *                    (its resource headers, then wasi-libc's) without the
  *                    host's /usr/local/include and /usr/include, which
@@ -353,9 +359,6 @@ static bool toolchain_ok(const char *clang, const char *sysroot, bool link,
 static const char *missing_why(const char *h)
 {
 	static const char *const known[][2] = {
-	    {"setjmp.h", "not yet: setjmp and longjmp need WebAssembly "
-			 "exception handling, which heisen's engine does not "
-			 "run"},
 	    {"ucontext.h", "WASI has no user contexts"},
 	    {"sys/wait.h", "WASI has no child processes"},
 	    {"spawn.h", "WASI has no child processes"},
@@ -653,6 +656,8 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		goto nomem;
 	add(&l, "-pthread");
 	add(&l, "-ftls-model=local-exec");
+	add(&l, "-mllvm");
+	add(&l, "-wasm-enable-sjlj");
 	add(&l, "-nostdlibinc");
 	add(&l, "-isystem");
 	add(&l, inc);

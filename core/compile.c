@@ -1516,8 +1516,13 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			bool w = c->gwide[in.u.idx];
 			uint32_t a = w ? vopnd(c, c->depth - 2)
 				       : opnd(c, c->depth - 1);
+			unsigned gop = EOP_GLOBAL_SET;
 			pop_n(c, w ? 2 : 1);
-			at = emit(c, w ? EOP_GLOBAL_SET2 : EOP_GLOBAL_SET, 2);
+			if (w)
+				gop = EOP_GLOBAL_SET2;
+			else if (in.u.idx == c->cm->sp_global)
+				gop = EOP_GLOBAL_SET_SP;
+			at = emit(c, gop, 2);
 			set2(c, at + 1, a, in.u.idx);
 			break;
 		}
@@ -1833,6 +1838,15 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
 	for (uint32_t i = 0; i < m->ntypes; i++)
 		if (!(cm->type_ids[i] = eng_type_intern(&m->types[i])))
 			goto nomem;
+	cm->sp_global = NONE;
+	for (uint32_t i = 0; i < wasm_global_count(m); i++) {
+		const wasm_str *nm = wasm_global_name(m, i);
+		const wasm_globaltype *gt = wasm_global_type(m, i);
+		if (nm && nm->len == 15 &&
+		    !memcmp(nm->p, "__stack_pointer", 15) &&
+		    gt->type == WASM_I32 && gt->mut)
+			cm->sp_global = i;
+	}
 	for (uint32_t i = 0; i < wasm_tag_count(m); i++) {
 		const wasm_functype *tt = wasm_tag_type(m, i);
 		uint32_t n = eng_slots(tt->types, tt->nparams);
@@ -2021,6 +2035,23 @@ bool eng_thread_callers_changed(const eng_thread *t, const void **ips,
 	changed |= i != *n;
 	*n = i;
 	return changed;
+}
+
+void eng_trap_c_stack(eng_trap *trap, const eng_thread *t, const eng_module *cm,
+		      const eng_cell *pc)
+{
+	char what[96];
+	size_t n;
+
+	snprintf(what, sizeof what,
+		 "stack overflow in thread %u (stack %u KiB)", t->id,
+		 (t->sp_hi - t->sp_lo) / 1024);
+	eng_trap_at(trap, ENG_TRAP_STACK, cm, pc, what);
+	n = strlen(trap->msg);
+	snprintf(
+	    trap->msg + n, sizeof trap->msg - n, "; raise it with %s",
+	    t->id ? "pthread_attr_setstacksize or __heisen_default_stack_size"
+		  : "heisen cc -Wl,-z,stack-size=BYTES");
 }
 
 void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,

@@ -1047,6 +1047,7 @@ static bool rd_namemap(cur *c, uint32_t *count, wasm_name **out)
 static void names_free(wasm_names *n)
 {
 	wasm_free(n->funcs);
+	wasm_free(n->globals);
 	for (uint32_t i = 0; i < n->nlocal_funcs; i++)
 		wasm_free(n->locals[i].locals);
 	wasm_free(n->locals);
@@ -1078,6 +1079,8 @@ static void parse_names(wasm_module *m, size_t start, size_t end)
 			ok = !rd_name(&sub, &nm->module);
 		} else if (id == 1 && !nm->funcs) {
 			ok = rd_namemap(&sub, &nm->nfuncs, &nm->funcs);
+		} else if (id == 7 && !nm->globals) {
+			ok = rd_namemap(&sub, &nm->nglobals, &nm->globals);
 		} else if (id == 2 && !nm->locals) {
 			uint32_t n;
 			if (rd_count(&sub, 2, &n))
@@ -1101,7 +1104,7 @@ static void parse_names(wasm_module *m, size_t start, size_t end)
 		names_free(nm);
 		return;
 	}
-	nm->present = nm->module.p || nm->funcs || nm->locals;
+	nm->present = nm->module.p || nm->funcs || nm->locals || nm->globals;
 }
 
 /* ---- the module ------------------------------------------------------ */
@@ -1369,18 +1372,29 @@ const wasm_globaltype *wasm_global_type(const wasm_module *m, uint32_t idx)
 	return NULL;
 }
 
-const wasm_str *wasm_func_name(const wasm_module *m, uint32_t idx)
+/* The name of index idx in a sorted name map, or NULL. */
+static const wasm_str *map_name(const wasm_name *map, uint32_t n, uint32_t idx)
 {
-	uint32_t lo = 0, hi = m->names.nfuncs;
+	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->names.funcs[mid].index < idx)
+		if (map[mid].index < idx)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < m->names.nfuncs && m->names.funcs[lo].index == idx)
-		return &m->names.funcs[lo].name;
+	if (lo < n && map[lo].index == idx)
+		return &map[lo].name;
 	return NULL;
+}
+
+const wasm_str *wasm_func_name(const wasm_module *m, uint32_t idx)
+{
+	return map_name(m->names.funcs, m->names.nfuncs, idx);
+}
+
+const wasm_str *wasm_global_name(const wasm_module *m, uint32_t idx)
+{
+	return map_name(m->names.globals, m->names.nglobals, idx);
 }

@@ -341,6 +341,13 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 		     eng_resolver resolve, void *ctx, eng_instance **out,
 		     eng_trap *trap, wasm_err *err);
 
+/* The C stack thread t runs on: the bytes [lo, hi) of its memory (the
+ * guest library tells, heisen.hint.stack). From then on, a function that
+ * moves the stack pointer (wasm-ld's __stack_pointer, found by its name)
+ * below lo traps with "stack overflow in thread N (stack K KiB)" instead
+ * of writing over what lies below. lo 0 turns the check off. */
+void eng_thread_set_c_stack(eng_thread *t, uint32_t lo, uint32_t hi);
+
 /* Look up an export by name. */
 bool eng_instance_export(eng_instance *inst, const char *name,
 			 eng_extern *out);

@@ -88,6 +88,8 @@ typedef union eng_cell {
 	X(SELECT3)      /* {d,a} {b,c}: d = c ? a : b */                     \
 	X(GLOBAL_GET2)  /* {d,idx}: a v128 global into slots d, d+1 */      \
 	X(GLOBAL_SET2)  /* {a,idx}: slots a, a+1 into a v128 global */      \
+	X(GLOBAL_SET_SP) /* {a,idx}: GLOBAL_SET of the C stack pointer,     \
+			   checked against the thread's stack */            \
 	X(TRAP_UNREACHABLE) /* unreachable */                                \
 	X(I32_ADD_RI)                                                        \
 	X(I32_SUB_RI)                                                        \
@@ -240,6 +242,9 @@ struct eng_module {
 	uint32_t fast_mem;    /* memory of the plain and _AK loads and stores
 				 (the others use the MN_ twins) */
 	uint32_t max_tag_slots; /* slots of the largest tag's values */
+	/* The C stack pointer: the mutable i32 global the name section
+	 * calls __stack_pointer (wasm-ld's), UINT32_MAX if none. */
+	uint32_t sp_global;
 };
 
 /* Objects a proc owns are chained for eng_proc_free. */
@@ -336,6 +341,9 @@ struct eng_thread {
 	sigjmp_buf *trap_jmp; /* innermost eng_call's trap point */
 	bool in_wasm;         /* running guest code (signal handler check) */
 	uint32_t polls;       /* since the last throttle yield */
+	/* The C stack the guest runs this thread on, [sp_lo, sp_hi) of its
+	 * memory, from eng_thread_set_c_stack; sp_lo 0: unknown. */
+	uint32_t sp_lo, sp_hi;
 	/* The exception being thrown: its tag and values (exn_cap slots
 	 * allocated, grown by a throw that needs more). */
 	const eng_tag *exn_tag;
@@ -486,6 +494,10 @@ void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,
 
 /* Find the compiled function of cm containing pc (NULL if none). */
 const eng_fn *eng_fn_of_pc(const eng_module *cm, const eng_cell *pc);
+/* Fill trap for a C stack overflow of thread t at pc: the thread, its
+ * stack's size, the function, and how to give it more. */
+void eng_trap_c_stack(eng_trap *trap, const eng_thread *t,
+		      const eng_module *cm, const eng_cell *pc);
 
 #define ENG_PAGE 65536u
 

@@ -550,7 +550,7 @@ static inline void v128_put(eng_val *s, eng_v128 v)
 	REG_RI(BR_I32_GT_U) REG_RI(BR_I32_LE_S) REG_RI(BR_I32_LE_U)          \
 	REG_RI(BR_I32_GE_S) REG_RI(BR_I32_GE_U) REG(RETURN) REG(CALL)        \
 	REG(CALL_IMPORT) REG(CALL_INDIRECT) REG(SELECT3) REG(GLOBAL_GET)     \
-	REG(GLOBAL_SET) REG(GLOBAL_GET2) REG(GLOBAL_SET2)                    \
+	REG(GLOBAL_SET) REG(GLOBAL_GET2) REG(GLOBAL_SET2) REG(GLOBAL_SET_SP) \
 	REG(TRAP_UNREACHABLE) REG(THROW) REG(RETHROW)                        \
 	REG(I32_EQZ) REG_RI(I32_EQ) REG_RI(I32_NE) REG_RI(I32_LT_S)          \
 	REG_RI(I32_LT_U) REG_RI(I32_GT_S) REG_RI(I32_GT_U) REG_RI(I32_LE_S)  \
@@ -857,6 +857,15 @@ dispatch:
 	}
 	OPCASE(GLOBAL_SET)
 	{
+		inst->globals[ip[1].u32[1]]->val[0] = fp[ip[1].u32[0]];
+		NEXT(2);
+	}
+	OPCASE(GLOBAL_SET_SP)
+	{
+		/* Function prologues and epilogues with a frame: one more
+		 * compare with a field of th. */
+		if (__builtin_expect(I32(ip[1].u32[0]) < th->sp_lo, 0))
+			goto c_stack_overflow;
 		inst->globals[ip[1].u32[1]]->val[0] = fp[ip[1].u32[0]];
 		NEXT(2);
 	}
@@ -1481,6 +1490,11 @@ unwind:
 			inst = frames[depth].inst;
 		}
 	}
+c_stack_overflow:
+	kind = ENG_TRAP_STACK;
+	eng_trap_c_stack(trap, th, inst->cm, ip);
+	goto trap_filled;
+
 exn_nomem:
 	kind = ENG_LIMIT;
 	eng_trap_at(trap, kind, inst->cm, ip,

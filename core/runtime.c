@@ -506,6 +506,12 @@ nomem:
 	return NULL;
 }
 
+void eng_thread_set_c_stack(eng_thread *t, uint32_t lo, uint32_t hi)
+{
+	t->sp_lo = lo < hi ? lo : 0;
+	t->sp_hi = hi;
+}
+
 uint32_t eng_thread_id(const eng_thread *t)
 {
 	return t->id;

@@ -324,6 +324,8 @@ typedef struct wasm_names {
 	wasm_str module;
 	uint32_t nfuncs;
 	wasm_name *funcs; /* sorted by index */
+	uint32_t nglobals;
+	wasm_name *globals; /* sorted by index (subsection 7) */
 	uint32_t nlocal_funcs;
 	struct wasm_local_names {
 		uint32_t func;
@@ -479,6 +481,8 @@ const wasm_limits *wasm_mem_limits(const wasm_module *m, uint32_t idx);
 const wasm_globaltype *wasm_global_type(const wasm_module *m, uint32_t idx);
 /* Name of function idx from the name section, or NULL. */
 const wasm_str *wasm_func_name(const wasm_module *m, uint32_t idx);
+/* Name of global idx from the name section (subsection 7), or NULL. */
+const wasm_str *wasm_global_name(const wasm_module *m, uint32_t idx);
 
 /* What `heisen inspect` reports about code, computed in one pass over
  * every body. Memory-access instructions are the ones the rewriter turns

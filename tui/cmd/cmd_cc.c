@@ -13,7 +13,8 @@
  *         [-nostartfiles GUEST_LIB/crt1.o GUEST_LIB/thread_start.o
  *          -LGUEST_LIB -lheisen-guest -lwasi-emulated-signal
  *          -Wl,--import-memory
- *          -Wl,--max-memory=N -Wl,--export=wasi_thread_start
+ *          -Wl,--max-memory=N -Wl,-z,stack-size=8388608
+ *          -Wl,--export=wasi_thread_start
  *          -Wl,--no-check-features -Wl,--wrap=malloc ...]   (when linking)
  *         USER ARGS... (less -latomic)
  *
@@ -43,6 +44,10 @@
  *                    the main thread, which stops wasm-ld from wrapping
  *                    wasi_thread_start in exit-time cleanup.
  *   --import-memory  the wasi-threads convention (memory env.memory).
+ *   -z stack-size    the main thread's stack, 8 MiB as on Linux
+ *                    (wasm-ld's default, 64 KiB, is small enough for
+ *                    ordinary programs to overflow into their data);
+ *                    other threads get 2 MiB (demos/guest/pthread.c).
  *   --no-check-features  Debian's wasi-libc was built without atomics.
  *   --wrap=...       puts the guest library's lock around wasi-libc's
  *                    malloc and stdio output, which have none, and
@@ -107,6 +112,10 @@ extern char **environ;
 /* The default cap on the program's memory: generous for real programs,
  * cheap because the engine only reserves address space up front. */
 #define CC_MAX_MEMORY "268435456"
+
+/* The main thread's stack: Linux's 8 MiB (wasm-ld's own default is
+ * 64 KiB, which ordinary programs overflow into their data). */
+#define CC_MAIN_STACK "8388608"
 
 #define DEB_TOOLS "clang lld wasi-libc libclang-rt-14-dev-wasm32"
 
@@ -676,6 +685,7 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		add(&l, "-lwasi-emulated-signal");
 		add(&l, "-Wl,--import-memory");
 		add(&l, "-Wl,--max-memory=" CC_MAX_MEMORY);
+		add(&l, "-Wl,-z,stack-size=" CC_MAIN_STACK);
 		add(&l, "-Wl,--export=wasi_thread_start");
 		add(&l, "-Wl,--no-check-features");
 		for (size_t i = 0; i < NWRAPPED; i++)

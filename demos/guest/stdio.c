@@ -8,6 +8,13 @@
  * too). Covers what printf-style output reaches: clang turns printf into
  * puts/putchar, and printf/fprintf/vprintf all end in vfprintf.
  *
+ * exit is wrapped too: it takes the lock and keeps it, so libc's
+ * exit-time flush of stdout and stderr does not race with threads still
+ * printing (they wait; the program ends). glibc likewise holds each
+ * stream's lock while it flushes at exit. The difference: an atexit
+ * handler runs with the lock held, so one that waits for a thread that
+ * prints waits for ever.
+ *
  * Limitation: input functions (fgets, scanf, getc ...) and fclose, fseek
  * are not serialised; share a FILE between threads only for output.
  */
@@ -27,6 +34,7 @@ int __real_fputc(int, FILE *);
 int __real_putc(int, FILE *);
 int __real_putchar(int);
 int __real_fflush(FILE *);
+_Noreturn void __real_exit(int);
 
 int __wrap_vfprintf(FILE *restrict f, const char *restrict fmt, va_list ap)
 {
@@ -107,4 +115,10 @@ int __wrap_fflush(FILE *f)
 	r = __real_fflush(f);
 	pthread_mutex_unlock(&io_lock);
 	return r;
+}
+
+_Noreturn void __wrap_exit(int code)
+{
+	pthread_mutex_lock(&io_lock);
+	__real_exit(code);
 }

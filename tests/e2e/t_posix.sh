@@ -17,6 +17,10 @@
 #             prints what its native glibc build prints; raise(SIGTERM)
 #             with no handler ends both with status 143; heisen check
 #             finds no race in it
+#   libc      guests/posix-libc.c (random, rand, getenv beside setenv,
+#             strerror, localtime_r, strftime and puts from four threads,
+#             exit while they print): heisen check finds no race, in libc
+#             or elsewhere
 . "$(dirname "$0")/lib.sh"
 cd "$dir" || exit 1
 unset HEISEN_DB
@@ -138,5 +142,8 @@ if native posix-signals; then
 		bad "raise(SIGTERM) with no handler: exit $rc (native $nrc), want 143 and no output: $(snippet "$dir/term.out")"
 fi
 check_clean signals "$guests/posix-signals.wasm"
+
+# ---- libc: what glibc locks, locked by the guest library -------------------------
+check_clean libc "$guests/posix-libc.wasm"
 
 finish t_posix

@@ -49,8 +49,10 @@
  *                    ordinary programs to overflow into their data);
  *                    other threads get 2 MiB (demos/guest/pthread.c).
  *   --no-check-features  Debian's wasi-libc was built without atomics.
- *   --wrap=...       puts the guest library's lock around wasi-libc's
- *                    malloc and stdio output, which have none, and
+ *   --wrap=...       puts the guest library's locks around wasi-libc's
+ *                    malloc, stdio output and exit-time flush, random
+ *                    numbers, environment, strerror and time functions,
+ *                    which have none (demos/guest/libc.c), and
  *                    replaces its sleeps and sched_yield by safe points
  *                    for signals and cancellation.
  * Our link flags precede the user's so that a user -Wl,--max-memory=N
@@ -138,6 +140,28 @@ static const char *const wrapped[] = {
     "putc",
     "putchar",
     "fflush",
+    "exit",
+    "random",
+    "srandom",
+    "initstate",
+    "setstate",
+    "rand",
+    "srand",
+    "getenv",
+    "setenv",
+    "unsetenv",
+    "putenv",
+    "clearenv",
+    "strerror",
+    "strerror_r",
+    "localtime",
+    "localtime_r",
+    "gmtime",
+    "gmtime_r",
+    "mktime",
+    "timegm",
+    "asctime",
+    "strftime",
     "sleep",
     "usleep",
     "nanosleep",

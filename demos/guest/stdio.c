@@ -8,12 +8,10 @@
  * too). Covers what printf-style output reaches: clang turns printf into
  * puts/putchar, and printf/fprintf/vprintf all end in vfprintf.
  *
- * exit is wrapped too: it takes the lock and keeps it, so libc's
- * exit-time flush of stdout and stderr does not race with threads still
- * printing (they wait; the program ends). glibc likewise holds each
- * stream's lock while it flushes at exit. The difference: an atexit
- * handler runs with the lock held, so one that waits for a thread that
- * prints waits for ever.
+ * So is libc's exit-time flush (__stdio_exit, which exit calls after the
+ * atexit handlers), so that it does not race with threads still
+ * printing, as glibc holds each stream's lock while it flushes at exit.
+ * What they print after it is lost, as with musl natively.
  *
  * Limitation: input functions (fgets, scanf, getc ...) and fclose, fseek
  * are not serialised; share a FILE between threads only for output.
@@ -34,7 +32,7 @@ int __real_fputc(int, FILE *);
 int __real_putc(int, FILE *);
 int __real_putchar(int);
 int __real_fflush(FILE *);
-_Noreturn void __real_exit(int);
+void __real___stdio_exit(void);
 
 int __wrap_vfprintf(FILE *restrict f, const char *restrict fmt, va_list ap)
 {
@@ -117,8 +115,9 @@ int __wrap_fflush(FILE *f)
 	return r;
 }
 
-_Noreturn void __wrap_exit(int code)
+void __wrap___stdio_exit(void)
 {
 	pthread_mutex_lock(&io_lock);
-	__real_exit(code);
+	__real___stdio_exit();
+	pthread_mutex_unlock(&io_lock);
 }

@@ -140,7 +140,7 @@ static const char *const wrapped[] = {
     "putc",
     "putchar",
     "fflush",
-    "exit",
+    "__stdio_exit",
     "random",
     "srandom",
     "initstate",

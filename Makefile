@@ -78,7 +78,8 @@ FUZZ_RW_BIN := build-fuzz/fuzz_instrument
 # the manual page and completion script made from the command table.
 WASI_AR ?= llvm-ar
 GUEST_DIR := demos/build/guest
-GUEST_OBJ := $(patsubst demos/guest/%.c,$(GUEST_DIR)/%.o,$(filter-out demos/guest/crt1.c,$(wildcard demos/guest/*.c)))
+GUEST_OBJ := $(patsubst demos/guest/%.c,$(GUEST_DIR)/%.o,$(filter-out demos/guest/crt1.c,$(wildcard demos/guest/*.c))) \
+	$(GUEST_DIR)/longjmp.o
 GUEST_FILES := $(GUEST_DIR)/libheisen-guest.a $(GUEST_DIR)/crt1.o $(GUEST_DIR)/thread_start.o
 MAN_PAGE := $(BUILD)/heisen.1
 BASH_COMPLETION := $(BUILD)/heisen.bash
@@ -293,9 +294,13 @@ $(SIMD_DEMOS:%=demos/build/%.wasm): DEMO_WASM_FLAGS := -msimd128
 $(GUEST_DIR)/%.o: demos/guest/%.c $(wildcard demos/guest/*.h demos/guest/include/*.h demos/guest/include/*/*.h)
 	@mkdir -p $(dir $@)
 	$(WASI_CLANG) $(GUEST_CFLAGS) -c -o $@ $<
-$(GUEST_DIR)/thread_start.o: demos/guest/thread_start.s
+$(GUEST_DIR)/%.o: demos/guest/%.s
 	@mkdir -p $(dir $@)
-	$(WASI_CLANG) -c -o $@ $<
+	$(WASI_CLANG) $(GUEST_ASFLAGS) -c -o $@ $<
+# longjmp.s throws (exception handling); clang 14's assembler crashes
+# ("section doesn't have defining symbol") on its tag when it adds debug
+# information, so none.
+$(GUEST_DIR)/longjmp.o: GUEST_ASFLAGS := -mexception-handling -g0
 $(GUEST_DIR)/libheisen-guest.a: $(GUEST_OBJ)
 	@rm -f $@
 	$(WASI_AR) rcs $@ $^

@@ -95,7 +95,8 @@ typedef struct sv {
 /* Entries that read a local when they are finally emitted. */
 #define IS_REF(kind) ((kind) == SV_LOCAL || (kind) == SV_ADDK)
 
-enum { K_BLOCK, K_LOOP, K_IF, K_FUNC };
+/* K_TRY: a try's body; K_CATCH: after its first catch or catch_all. */
+enum { K_BLOCK, K_LOOP, K_IF, K_FUNC, K_TRY, K_CATCH };
 #define NONE UINT32_MAX
 
 typedef struct ctl {
@@ -106,6 +107,10 @@ typedef struct ctl {
 	uint32_t loop_pc;  /* loop: first cell of the body */
 	uint32_t fixups;   /* list of branches to the end */
 	uint32_t else_fix; /* if: the false branch, until else/end */
+	uint32_t eh;	   /* handler in effect for code directly in this
+			      block (ENG_NO_HANDLER: the caller) */
+	uint32_t handler;  /* K_TRY, K_CATCH: the try's own row */
+	uint32_t last_catch; /* K_CATCH: its latest catch, to chain */
 } ctl;
 
 typedef struct fixup {
@@ -149,6 +154,11 @@ typedef struct cc {
 	uint32_t kmov;    /* with kload: the MOV just before the CONST (no
 			     label between), or NONE */
 	uint32_t label;   /* cell of the latest block end, else or loop start */
+	eng_handler *hs;  /* exception handlers of the body */
+	uint32_t nhs, caphs;
+	eng_catch *cs;
+	uint32_t ncs, capcs;
+	uint32_t nkept;	  /* slots kept for rethrows, after the temps */
 	uint32_t dead;    /* > 0: skipping unreachable code (nesting + 1) */
 } cc;
 
@@ -582,6 +592,8 @@ static ctl *push_ctl(cc *c, uint8_t kind, const wasm_blocktype *bt,
 	f->loop_pc = 0;
 	f->fixups = NONE;
 	f->else_fix = NONE;
+	f->eh = c->nctl > 1 ? f[-1].eh : ENG_NO_HANDLER;
+	f->handler = f->last_catch = NONE;
 	return f;
 }
 
@@ -1009,6 +1021,8 @@ static void do_end(cc *c, bool reachable)
 		c->nctl--;
 		return;
 	}
+	if (f->kind == K_TRY)
+		c->hs[f->handler].end = c->ncode;
 	if (reachable)
 		copy_top(c, f->nr, f->height);
 	if (f->else_fix != NONE)
@@ -1036,6 +1050,79 @@ static void do_else(cc *c, bool reachable)
 	f->else_fix = NONE;
 	c->patch = -1;
 	reset_stack(c, f, false);
+}
+
+/* ---- exception handling ---------------------------------------------- */
+
+/* catch x (tag = x) or catch_all (ENG_CATCH_ALL): the try body or the
+ * catch before ends with a branch to the end; the new catch body starts
+ * here with the tag's values in the try's depth slots. Control arrives
+ * from a throw, so known constants are forgotten as at any join. */
+static void do_catch(cc *c, bool reachable, uint32_t tag)
+{
+	ctl *f = &c->ctls[c->nctl - 1];
+	eng_handler *h = &c->hs[f->handler];
+	uint32_t at, k = c->ncs;
+
+	if (f->kind == K_TRY)
+		h->end = c->ncode;
+	c->gen++;
+	if (reachable) {
+		copy_top(c, f->nr, f->height);
+		at = emit(c, EOP_BR, 2);
+		add_fixup(c, f, at, at + 1, 0);
+	}
+	c->label = c->ncode;
+	c->patch = -1;
+	c->kload = NONE;
+	c->cs = grow(c, c->cs, &c->capcs, k + 1, sizeof *c->cs);
+	c->cs[k] = (eng_catch){tag, c->ncode, ENG_NO_HANDLER};
+	c->ncs++;
+	if (f->last_catch == NONE)
+		c->hs[f->handler].catches = k;
+	else
+		c->cs[f->last_catch].next = k;
+	f->last_catch = k;
+	pop_n(c, c->depth - f->height);
+	if (tag != ENG_CATCH_ALL) {
+		const wasm_functype *tt = wasm_tag_type(c->m, tag);
+		for (uint32_t i = 0; i < tt->nparams; i++)
+			push_typed(c, tt->types[i]);
+	}
+	f->kind = K_CATCH;
+	f->eh = c->hs[f->handler].next;
+}
+
+/* delegate l: the try ends as a block does, and its row hands its
+ * exceptions to the handler in effect at label l, counted from outside
+ * the try (the function's label: the caller). */
+static void do_delegate(cc *c, bool reachable, uint32_t l)
+{
+	uint32_t h = c->ctls[c->nctl - 1].handler;
+
+	c->hs[h].end = c->ncode;
+	c->hs[h].delegate = true;
+	do_end(c, reachable);
+	c->hs[h].next = c->ctls[c->nctl - 1 - l].eh;
+}
+
+/* The row of a try that opens here (the block entry done). */
+static void open_try(cc *c, ctl *f)
+{
+	uint32_t i = c->nhs;
+
+	c->hs = grow(c, c->hs, &c->caphs, i + 1, sizeof *c->hs);
+	c->hs[i] = (eng_handler){c->ncode,
+				 c->ncode,
+				 ENG_NO_HANDLER,
+				 f->eh,
+				 c->nlocals + f->height,
+				 ENG_NO_HANDLER,
+				 false};
+	c->nhs++;
+	f->kind = K_TRY;
+	f->handler = i;
+	f->eh = i;
 }
 
 /* Emit a call: args are the top np entries. kind: EOP_CALL,
@@ -1080,6 +1167,7 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 	wasm_blocktype fbt = {WASM_BT_TYPE, f->type};
 
 	c->ncode = c->depth = c->maxdepth = c->nctl = c->nfix = c->npcm = 0;
+	c->nhs = c->ncs = c->nkept = 0;
 	c->nrefs = 0;
 	c->label = 0;
 	c->patch = -1;
@@ -1123,13 +1211,22 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 		op = in.op;
 		oi = wasm_op_info(in.op);
 		if (c->dead) {
-			if (op == EOP_BLOCK || op == EOP_LOOP || op == EOP_IF)
+			if (op == EOP_BLOCK || op == EOP_LOOP || op == EOP_IF ||
+			    op == EOP_TRY)
 				c->dead++;
 			else if (op == EOP_END && --c->dead == 0)
 				do_end(c, false);
 			else if (op == EOP_ELSE && c->dead == 1) {
 				c->dead = 0;
 				do_else(c, false);
+			} else if ((op == EOP_CATCH || op == EOP_CATCH_ALL) &&
+				   c->dead == 1) {
+				c->dead = 0;
+				do_catch(c, false,
+					 op == EOP_CATCH ? in.u.idx
+							 : ENG_CATCH_ALL);
+			} else if (op == EOP_DELEGATE && --c->dead == 0) {
+				do_delegate(c, false, in.u.idx);
 			}
 			continue;
 		}
@@ -1202,6 +1299,44 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 				fr->else_fix = i;
 			}
 			c->patch = -1;
+			break;
+		}
+		case EOP_TRY: {
+			uint32_t np, nr;
+			blocktype(c, &in.u.block, &np, &nr);
+			block_entry(c, np);
+			open_try(c, push_ctl(c, K_BLOCK, &in.u.block, np, nr));
+			c->label = c->ncode;
+			c->patch = -1;
+			c->kload = NONE;
+			break;
+		}
+		case EOP_CATCH: do_catch(c, true, in.u.idx); break;
+		case EOP_CATCH_ALL: do_catch(c, true, ENG_CATCH_ALL); break;
+		case EOP_DELEGATE: do_delegate(c, true, in.u.idx); break;
+		case EOP_THROW: {
+			const wasm_functype *tt = wasm_tag_type(m, in.u.idx);
+			uint32_t np = eng_slots(tt->types, tt->nparams);
+			uint32_t base = c->depth - np;
+			for (uint32_t i = base; i < c->depth; i++)
+				materialise(c, i);
+			at = emit(c, EOP_THROW, 2);
+			set2(c, at + 1, TS(c, base), in.u.idx);
+			pop_n(c, np);
+			c->dead = 1;
+			break;
+		}
+		case EOP_RETHROW: {
+			ctl *fr = &c->ctls[c->nctl - 1 - in.u.idx];
+			eng_handler *h = &c->hs[fr->handler];
+			/* Kept after the temps; made absolute at the end. */
+			if (h->store == ENG_NO_HANDLER) {
+				h->store = c->nkept;
+				c->nkept += 1 + c->cm->max_tag_slots;
+			}
+			at = emit(c, EOP_RETHROW, 2);
+			set2(c, at + 1, fr->handler, 0);
+			c->dead = 1;
 			break;
 		}
 		case EOP_ELSE:
@@ -1381,8 +1516,13 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 			bool w = c->gwide[in.u.idx];
 			uint32_t a = w ? vopnd(c, c->depth - 2)
 				       : opnd(c, c->depth - 1);
+			unsigned gop = EOP_GLOBAL_SET;
 			pop_n(c, w ? 2 : 1);
-			at = emit(c, w ? EOP_GLOBAL_SET2 : EOP_GLOBAL_SET, 2);
+			if (w)
+				gop = EOP_GLOBAL_SET2;
+			else if (in.u.idx == c->cm->sp_global)
+				gop = EOP_GLOBAL_SET_SP;
+			at = emit(c, gop, 2);
 			set2(c, at + 1, a, in.u.idx);
 			break;
 		}
@@ -1539,6 +1679,10 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 		uint64_t ns = (uint64_t)c->nlocals + c->maxdepth;
 		if (ns < nrs)
 			ns = nrs;
+		for (uint32_t i = 0; i < c->nhs; i++)
+			if (c->hs[i].store != ENG_NO_HANDLER)
+				c->hs[i].store += (uint32_t)ns;
+		ns += c->nkept;
 		if (ns > UINT32_MAX / 2) {
 			st = wasm_err_set(err, WASM_LIMIT, f->code_start,
 					  "engine: frame of %" PRIu64
@@ -1562,6 +1706,24 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 		memcpy(out->pcmap, c->pcm, c->npcm * sizeof *out->pcmap);
 	out->ncode = c->ncode;
 	out->npcmap = c->npcm;
+	if (c->nhs) {
+		out->handlers = wasm_malloc(c->nhs * sizeof *out->handlers);
+		out->catches =
+		    wasm_malloc((c->ncs ? c->ncs : 1) * sizeof *out->catches);
+		if (!out->handlers || !out->catches) {
+			st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+					  "out of memory compiling function "
+					  "%u",
+					  out->index);
+			goto done;
+		}
+		memcpy(out->handlers, c->hs, c->nhs * sizeof *out->handlers);
+		if (c->ncs)
+			memcpy(out->catches, c->cs,
+			       c->ncs * sizeof *out->catches);
+		out->nhandlers = c->nhs;
+		out->ncatches = c->ncs;
+	}
 	/* Branch offsets were relative; the code moved as a whole. */
 done:
 	wasm_reader_fini(&rd);
@@ -1676,6 +1838,21 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
 	for (uint32_t i = 0; i < m->ntypes; i++)
 		if (!(cm->type_ids[i] = eng_type_intern(&m->types[i])))
 			goto nomem;
+	cm->sp_global = NONE;
+	for (uint32_t i = 0; i < wasm_global_count(m); i++) {
+		const wasm_str *nm = wasm_global_name(m, i);
+		const wasm_globaltype *gt = wasm_global_type(m, i);
+		if (nm && nm->len == 15 &&
+		    !memcmp(nm->p, "__stack_pointer", 15) &&
+		    gt->type == WASM_I32 && gt->mut)
+			cm->sp_global = i;
+	}
+	for (uint32_t i = 0; i < wasm_tag_count(m); i++) {
+		const wasm_functype *tt = wasm_tag_type(m, i);
+		uint32_t n = eng_slots(tt->types, tt->nparams);
+		if (n > cm->max_tag_slots)
+			cm->max_tag_slots = n;
+	}
 	memset(&c, 0, sizeof c);
 	c.m = m;
 	c.cm = cm;
@@ -1714,6 +1891,8 @@ fail:
 	wasm_free(c.known);
 	wasm_free(c.lslot);
 	wasm_free(c.gwide);
+	wasm_free(c.hs);
+	wasm_free(c.cs);
 	if (st) {
 		eng_module_free(cm);
 		return st;
@@ -1738,6 +1917,8 @@ void eng_module_free(eng_module *cm)
 		for (uint32_t i = 0; i < cm->m->nfuncs; i++) {
 			wasm_free(cm->fns[i].code);
 			wasm_free(cm->fns[i].pcmap);
+			wasm_free(cm->fns[i].handlers);
+			wasm_free(cm->fns[i].catches);
 		}
 	wasm_free(cm->fns);
 	wasm_free(cm->type_ids);
@@ -1755,6 +1936,46 @@ const eng_fn *eng_fn_of_pc(const eng_module *cm, const eng_cell *pc)
 		const eng_fn *fn = &cm->fns[i];
 		if (fn->code && pc >= fn->code && pc < fn->code + fn->ncode)
 			return fn;
+	}
+	return NULL;
+}
+
+const eng_cell *eng_exn_land(eng_thread *t, const eng_instance *inst,
+			     const eng_fn *fn, const eng_cell *at, eng_val *fp,
+			     bool *too_big)
+{
+	uint32_t pc = (uint32_t)(at - fn->code), h = ENG_NO_HANDLER;
+	uint32_t n = t->exn_tag->nslots;
+
+	*too_big = false;
+	for (uint32_t i = fn->nhandlers; i-- > 0;)
+		if (fn->handlers[i].start <= pc && pc < fn->handlers[i].end) {
+			h = i;
+			break;
+		}
+	while (h != ENG_NO_HANDLER) {
+		const eng_handler *hd = &fn->handlers[h];
+		for (uint32_t k = hd->delegate ? ENG_NO_HANDLER : hd->catches;
+		     k != ENG_NO_HANDLER; k = fn->catches[k].next) {
+			const eng_catch *ct = &fn->catches[k];
+			if (ct->tag != ENG_CATCH_ALL &&
+			    inst->tags[ct->tag] != t->exn_tag)
+				continue;
+			if (hd->store != ENG_NO_HANDLER) {
+				if (n > inst->cm->max_tag_slots) {
+					*too_big = true;
+					return NULL;
+				}
+				fp[hd->store] = (uintptr_t)t->exn_tag;
+				memcpy(fp + hd->store + 1, t->exn_vals,
+				       n * sizeof *fp);
+			}
+			if (ct->tag != ENG_CATCH_ALL)
+				memcpy(fp + hd->slot, t->exn_vals,
+				       n * sizeof *fp);
+			return fn->code + ct->pc;
+		}
+		h = hd->next;
 	}
 	return NULL;
 }
@@ -1814,6 +2035,23 @@ bool eng_thread_callers_changed(const eng_thread *t, const void **ips,
 	changed |= i != *n;
 	*n = i;
 	return changed;
+}
+
+void eng_trap_c_stack(eng_trap *trap, const eng_thread *t, const eng_module *cm,
+		      const eng_cell *pc)
+{
+	char what[96];
+	size_t n;
+
+	snprintf(what, sizeof what,
+		 "stack overflow in thread %u (stack %u KiB)", t->id,
+		 (t->sp_hi - t->sp_lo) / 1024);
+	eng_trap_at(trap, ENG_TRAP_STACK, cm, pc, what);
+	n = strlen(trap->msg);
+	snprintf(
+	    trap->msg + n, sizeof trap->msg - n, "; raise it with %s",
+	    t->id ? "pthread_attr_setstacksize or __heisen_default_stack_size"
+		  : "heisen cc -Wl,-z,stack-size=BYTES");
 }
 
 void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,

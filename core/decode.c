@@ -37,7 +37,7 @@ static const uint16_t opmap[4 * 256] = {
 #undef OP
 };
 
-_Static_assert(WASM_OP_COUNT == 504, "opcodes.def row count changed: "
+_Static_assert(WASM_OP_COUNT == 510, "opcodes.def row count changed: "
 				     "update this check and the consumers");
 
 const char *wasm_type_name(uint8_t t)
@@ -56,18 +56,18 @@ const char *wasm_type_name(uint8_t t)
 
 const char *wasm_extern_name(wasm_extern k)
 {
-	static const char *const names[] = {"func", "table", "memory",
-					    "global"};
-	return (unsigned)k < 4 ? names[k] : "?";
+	static const char *const names[] = {"func", "table", "memory", "global",
+					    "tag"};
+	return (unsigned)k < 5 ? names[k] : "?";
 }
 
 const char *wasm_section_name(uint8_t id)
 {
 	static const char *const names[] = {
-	    "custom", "type",	"import",   "function", "table",
-	    "memory", "global", "export",   "start",	"element",
-	    "code",   "data",	"datacount"};
-	return id < 13 ? names[id] : "unknown";
+	    "custom", "type",	"import",    "function", "table",
+	    "memory", "global", "export",    "start",	 "element",
+	    "code",   "data",	"datacount", "tag"};
+	return id < WASM_NSECTIONS ? names[id] : "unknown";
 }
 
 static bool is_valtype(uint8_t b)
@@ -415,6 +415,7 @@ wasm_status wasm_reader_next(wasm_reader *r, wasm_instr *in, wasm_err *err)
 	case WASM_IMM_MEM:
 	case WASM_IMM_DATA:
 	case WASM_IMM_ELEM:
+	case WASM_IMM_TAG:
 		if ((st = rd_u32(&c, &in->u.idx)))
 			return st;
 		break;
@@ -537,9 +538,10 @@ wasm_status wasm_reader_next(wasm_reader *r, wasm_instr *in, wasm_err *err)
 
 /* ---- module sections ------------------------------------------------- */
 
-/* Order of the known sections; datacount (12) goes before code (10). */
-static const uint8_t section_rank[13] = {0, 1, 2, 3,  4,  5, 6,
-					 7, 8, 9, 11, 12, 10};
+/* Order of the known sections: datacount (12) goes before code (10), the
+ * tag section (13) between memory (5) and global (6). */
+static const uint8_t section_rank[WASM_NSECTIONS] = {0, 1, 2,  3,  4,  5,  7,
+						     8, 9, 10, 12, 13, 11, 6};
 
 typedef struct dec {
 	cur c;
@@ -676,6 +678,23 @@ static wasm_status sec_type(dec *d)
 	return WASM_OK;
 }
 
+/* A tag type: the attribute (0, an exception) and a type index. */
+static wasm_status rd_tagtype(dec *d, uint32_t *type)
+{
+	size_t at = d->c.pos;
+	uint8_t attr;
+	wasm_status st;
+
+	if ((st = rd_byte(&d->c, &attr)))
+		return st;
+	if (attr != 0)
+		return wasm_err_set(d->err, WASM_MALFORMED, at,
+				    "malformed tag attribute 0x%02x (0 is the "
+				    "only one, an exception)",
+				    attr);
+	return rd_u32(&d->c, type);
+}
+
 static wasm_status sec_import(dec *d)
 {
 	wasm_module *m = d->m;
@@ -711,6 +730,10 @@ static wasm_status sec_import(dec *d)
 		case WASM_EXTERN_GLOBAL:
 			st = rd_globaltype(d, &im->u.global);
 			m->nglobal_imports++;
+			break;
+		case WASM_EXTERN_TAG:
+			st = rd_tagtype(d, &im->u.tag_type);
+			m->ntag_imports++;
 			break;
 		default:
 			return wasm_err_set(d->err, WASM_MALFORMED, at,
@@ -766,6 +789,20 @@ static wasm_status sec_memory(dec *d)
 	return WASM_OK;
 }
 
+static wasm_status sec_tag(dec *d)
+{
+	wasm_module *m = d->m;
+	wasm_status st;
+
+	if ((st = rd_count(&d->c, 2, &m->ntags)) ||
+	    (st = NEW_ARRAY(m->tags, m->ntags)))
+		return st;
+	for (uint32_t i = 0; i < m->ntags; i++)
+		if ((st = rd_tagtype(d, &m->tags[i])))
+			return st;
+	return WASM_OK;
+}
+
 static wasm_status sec_global(dec *d)
 {
 	wasm_module *m = d->m;
@@ -799,7 +836,7 @@ static wasm_status sec_export(dec *d)
 		at = d->c.pos;
 		if ((st = rd_byte(&d->c, &kind)))
 			return st;
-		if (kind > WASM_EXTERN_GLOBAL)
+		if (kind > WASM_EXTERN_TAG)
 			return wasm_err_set(d->err, WASM_MALFORMED, at,
 					    "malformed export kind 0x%02x",
 					    kind);
@@ -1010,6 +1047,7 @@ static bool rd_namemap(cur *c, uint32_t *count, wasm_name **out)
 static void names_free(wasm_names *n)
 {
 	wasm_free(n->funcs);
+	wasm_free(n->globals);
 	for (uint32_t i = 0; i < n->nlocal_funcs; i++)
 		wasm_free(n->locals[i].locals);
 	wasm_free(n->locals);
@@ -1041,6 +1079,8 @@ static void parse_names(wasm_module *m, size_t start, size_t end)
 			ok = !rd_name(&sub, &nm->module);
 		} else if (id == 1 && !nm->funcs) {
 			ok = rd_namemap(&sub, &nm->nfuncs, &nm->funcs);
+		} else if (id == 7 && !nm->globals) {
+			ok = rd_namemap(&sub, &nm->nglobals, &nm->globals);
 		} else if (id == 2 && !nm->locals) {
 			uint32_t n;
 			if (rd_count(&sub, 2, &n))
@@ -1064,16 +1104,17 @@ static void parse_names(wasm_module *m, size_t start, size_t end)
 		names_free(nm);
 		return;
 	}
-	nm->present = nm->module.p || nm->funcs || nm->locals;
+	nm->present = nm->module.p || nm->funcs || nm->locals || nm->globals;
 }
 
 /* ---- the module ------------------------------------------------------ */
 
-static wasm_status (*const section_reader[13])(dec *) = {
+static wasm_status (*const section_reader[WASM_NSECTIONS])(dec *) = {
     [1] = sec_type,   [2] = sec_import, [3] = sec_function,
     [4] = sec_table,  [5] = sec_memory, [6] = sec_global,
     [7] = sec_export, [8] = sec_start,	[9] = sec_element,
     [10] = sec_code,  [11] = sec_data,	[12] = sec_datacount,
+    [13] = sec_tag,
 };
 
 static wasm_status decode_sections(dec *d)
@@ -1107,7 +1148,7 @@ static wasm_status decode_sections(dec *d)
 		d->err->section = NULL;
 		if ((st = rd_byte(c, &id)))
 			return st;
-		if (id > 12)
+		if (id >= WASM_NSECTIONS)
 			return wasm_err_set(d->err, WASM_MALFORMED, at,
 					    "malformed section id %u", id);
 		d->err->section = wasm_section_name(id);
@@ -1235,6 +1276,7 @@ void wasm_module_free(wasm_module *m)
 	wasm_free(m->tables);
 	wasm_free(m->mems);
 	wasm_free(m->globals);
+	wasm_free(m->tags);
 	wasm_free(m->exports);
 	for (uint32_t i = 0; m->elems && i < m->nelems; i++) {
 		wasm_free(m->elems[i].funcs);
@@ -1270,6 +1312,11 @@ uint32_t wasm_global_count(const wasm_module *m)
 	return m->nglobal_imports + m->nglobals;
 }
 
+uint32_t wasm_tag_count(const wasm_module *m)
+{
+	return m->ntag_imports + m->ntags;
+}
+
 /* The k-th import of a kind; imports are few, a scan is fine. */
 static const wasm_import *nth_import(const wasm_module *m, wasm_extern kind,
 				     uint32_t k)
@@ -1294,6 +1341,19 @@ const wasm_functype *wasm_func_type(const wasm_module *m, uint32_t idx)
 	return t < m->ntypes ? &m->types[t] : NULL;
 }
 
+const wasm_functype *wasm_tag_type(const wasm_module *m, uint32_t idx)
+{
+	uint32_t t;
+
+	if (idx < m->ntag_imports)
+		t = nth_import(m, WASM_EXTERN_TAG, idx)->u.tag_type;
+	else if (idx - m->ntag_imports < m->ntags)
+		t = m->tags[idx - m->ntag_imports];
+	else
+		return NULL;
+	return t < m->ntypes ? &m->types[t] : NULL;
+}
+
 const wasm_limits *wasm_mem_limits(const wasm_module *m, uint32_t idx)
 {
 	if (idx < m->nmem_imports)
@@ -1312,18 +1372,29 @@ const wasm_globaltype *wasm_global_type(const wasm_module *m, uint32_t idx)
 	return NULL;
 }
 
-const wasm_str *wasm_func_name(const wasm_module *m, uint32_t idx)
+/* The name of index idx in a sorted name map, or NULL. */
+static const wasm_str *map_name(const wasm_name *map, uint32_t n, uint32_t idx)
 {
-	uint32_t lo = 0, hi = m->names.nfuncs;
+	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->names.funcs[mid].index < idx)
+		if (map[mid].index < idx)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < m->names.nfuncs && m->names.funcs[lo].index == idx)
-		return &m->names.funcs[lo].name;
+	if (lo < n && map[lo].index == idx)
+		return &map[lo].name;
 	return NULL;
+}
+
+const wasm_str *wasm_func_name(const wasm_module *m, uint32_t idx)
+{
+	return map_name(m->names.funcs, m->names.nfuncs, idx);
+}
+
+const wasm_str *wasm_global_name(const wasm_module *m, uint32_t idx)
+{
+	return map_name(m->names.globals, m->names.nglobals, idx);
 }

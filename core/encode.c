@@ -42,7 +42,8 @@ void wasm_encode_instr(wasm_buf *b, const wasm_instr *in)
 	case WASM_IMM_TABLE:
 	case WASM_IMM_MEM:
 	case WASM_IMM_DATA:
-	case WASM_IMM_ELEM: wasm_buf_u32(b, in->u.idx); break;
+	case WASM_IMM_ELEM:
+	case WASM_IMM_TAG: wasm_buf_u32(b, in->u.idx); break;
 	case WASM_IMM_CALL_INDIRECT:
 	case WASM_IMM_MEMORY_INIT:
 	case WASM_IMM_MEMORY_COPY:
@@ -223,6 +224,10 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 				wasm_buf_byte(s, im->u.global.type);
 				wasm_buf_byte(s, im->u.global.mut);
 				break;
+			case WASM_EXTERN_TAG:
+				wasm_buf_byte(s, 0);
+				wasm_buf_u32(s, im->u.tag_type);
+				break;
 			}
 		}
 		break;
@@ -240,6 +245,13 @@ static wasm_status put_section(wasm_buf *s, const wasm_module *m, uint8_t id,
 		wasm_buf_u32(s, m->nmems);
 		for (uint32_t i = 0; i < m->nmems; i++)
 			put_limits(s, &m->mems[i]);
+		break;
+	case WASM_SECTION_TAG:
+		wasm_buf_u32(s, m->ntags);
+		for (uint32_t i = 0; i < m->ntags; i++) {
+			wasm_buf_byte(s, 0);
+			wasm_buf_u32(s, m->tags[i]);
+		}
 		break;
 	case 6:
 		wasm_buf_u32(s, m->nglobals);
@@ -345,8 +357,10 @@ wasm_status wasm_encode(const wasm_module *m, uint8_t **out, size_t *len,
 wasm_status wasm_encode_with(const wasm_module *m, const wasm_encode_hooks *h,
 			     uint8_t **out, size_t *len, wasm_err *err)
 {
-	/* Known sections in binary order (datacount before code). */
-	static const uint8_t order[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11};
+	/* Known sections in binary order (tag before global, datacount
+	 * before code). */
+	static const uint8_t order[] = {1, 2, 3,  4,  5, WASM_SECTION_TAG, 6, 7,
+					8, 9, 12, 10, 11};
 	wasm_buf b = {0}, sec = {0};
 	wasm_status st = WASM_OK;
 
@@ -547,6 +561,9 @@ bool wasm_module_equal(const wasm_module *a, const wasm_module *b, char *why,
 				same = x->u.global.type == y->u.global.type &&
 				       x->u.global.mut == y->u.global.mut;
 				break;
+			case WASM_EXTERN_TAG:
+				same = x->u.tag_type == y->u.tag_type;
+				break;
 			}
 		}
 		if (!same)
@@ -580,6 +597,11 @@ bool wasm_module_equal(const wasm_module *a, const wasm_module *b, char *why,
 	for (uint32_t i = 0; i < a->nmems; i++)
 		if (!limits_eq(&a->mems[i], &b->mems[i]))
 			DIFF("memory %u differs", i);
+	if (a->ntags != b->ntags)
+		DIFF("tag count %u vs %u", a->ntags, b->ntags);
+	for (uint32_t i = 0; i < a->ntags; i++)
+		if (a->tags[i] != b->tags[i])
+			DIFF("tag %u differs", i);
 	if (a->nglobals != b->nglobals)
 		DIFF("global count %u vs %u", a->nglobals, b->nglobals);
 	for (uint32_t i = 0; i < a->nglobals; i++) {

@@ -98,6 +98,10 @@ typedef enum eng_trap_kind {
 	 * deadline, so nothing can ever run again (the message names the
 	 * threads and what each waits on). */
 	ENG_DEADLOCK,
+	/* A WebAssembly exception (throw, rethrow) that no handler caught
+	 * reached the function eng_call ran (exceptions do not cross host
+	 * functions). The message names the throw. */
+	ENG_TRAP_EXCEPTION,
 } eng_trap_kind;
 
 /* The spec's wording for a trap kind (what assert_trap compares with). */
@@ -328,6 +332,7 @@ typedef struct eng_extern {
 		eng_table *table;
 		eng_memory *memory;
 		eng_global *global;
+		struct eng_tag *tag;
 	} u;
 } eng_extern;
 
@@ -347,6 +352,13 @@ typedef bool (*eng_resolver)(void *ctx, const wasm_import *imp,
 bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 		     eng_resolver resolve, void *ctx, eng_instance **out,
 		     eng_trap *trap, wasm_err *err);
+
+/* The C stack thread t runs on: the bytes [lo, hi) of its memory (the
+ * guest library tells, heisen.hint.stack). From then on, a function that
+ * moves the stack pointer (wasm-ld's __stack_pointer, found by its name)
+ * below lo traps with "stack overflow in thread N (stack K KiB)" instead
+ * of writing over what lies below. lo 0 turns the check off. */
+void eng_thread_set_c_stack(eng_thread *t, uint32_t lo, uint32_t hi);
 
 /* Look up an export by name. */
 bool eng_instance_export(eng_instance *inst, const char *name,

@@ -89,6 +89,8 @@ typedef union eng_cell {
 	X(SELECT3)      /* {d,a} {b,c}: d = c ? a : b */                     \
 	X(GLOBAL_GET2)  /* {d,idx}: a v128 global into slots d, d+1 */      \
 	X(GLOBAL_SET2)  /* {a,idx}: slots a, a+1 into a v128 global */      \
+	X(GLOBAL_SET_SP) /* {a,idx}: GLOBAL_SET of the C stack pointer,     \
+			   checked against the thread's stack */            \
 	X(TRAP_UNREACHABLE) /* unreachable */                                \
 	X(I32_ADD_RI)                                                        \
 	X(I32_SUB_RI)                                                        \
@@ -182,6 +184,40 @@ typedef struct eng_pcmap {
 	uint32_t offset;  /* file offset of the Wasm instruction */
 } eng_pcmap;
 
+/*
+ * Exception handling (the legacy proposal's try, catch, catch_all,
+ * delegate, throw, rethrow) costs the normal path nothing: a try emits
+ * no code, only a row of its function's handler table, which a throw
+ * searches. THROW {argbase,tag} (the tag's values in consecutive slots
+ * from argbase) and RETHROW {handler,-} are the only instructions.
+ *
+ * A handler covers the cells [start, end) of its try's body. Rows are in
+ * the order their try appeared, so among the rows covering a cell the
+ * last is the innermost. A try-delegate's row hands its exceptions to
+ * row `next` (the handler in effect at the delegate's label); a try with
+ * catches tries them in order, then row `next` (the handler around the
+ * try). ENG_NO_HANDLER: the caller. A catch lands at cell pc with the
+ * tag's values in the slots from `slot` (the try's operand height); when
+ * a rethrow names the try, the caught exception is also kept in the
+ * frame from slot `store`: the tag, then up to eng_module.max_tag_slots
+ * values.
+ */
+#define ENG_NO_HANDLER UINT32_MAX
+#define ENG_CATCH_ALL UINT32_MAX
+typedef struct eng_catch {
+	uint32_t tag;  /* tag index of the module, or ENG_CATCH_ALL */
+	uint32_t pc;   /* first cell of the catch body */
+	uint32_t next; /* the try's next catch, or ENG_NO_HANDLER */
+} eng_catch;
+typedef struct eng_handler {
+	uint32_t start, end; /* cells of the try body */
+	uint32_t catches;    /* first catch, ENG_NO_HANDLER for none */
+	uint32_t next;       /* row tried next (see above) */
+	uint32_t slot;       /* first slot of a caught exception's values */
+	uint32_t store;      /* slots kept for rethrow, or ENG_NO_HANDLER */
+	bool delegate;
+} eng_handler;
+
 /* A compiled function. */
 typedef struct eng_fn {
 	uint32_t index;    /* in the module's function index space */
@@ -194,6 +230,10 @@ typedef struct eng_fn {
 	eng_pcmap *pcmap;
 	uint32_t npcmap;
 	size_t body_offset; /* code_start of the body: stack traps point here */
+	eng_handler *handlers; /* exception handlers, NULL if none */
+	uint32_t nhandlers;
+	eng_catch *catches;
+	uint32_t ncatches;
 } eng_fn;
 
 struct eng_module {
@@ -202,6 +242,10 @@ struct eng_module {
 	eng_fn *fns;          /* defined functions, m->nfuncs */
 	uint32_t fast_mem;    /* memory of the plain and _AK loads and stores
 				 (the others use the MN_ twins) */
+	uint32_t max_tag_slots; /* slots of the largest tag's values */
+	/* The C stack pointer: the mutable i32 global the name section
+	 * calls __stack_pointer (wasm-ld's), UINT32_MAX if none. */
+	uint32_t sp_global;
 };
 
 /* Objects a proc owns are chained for eng_proc_free. */
@@ -209,6 +253,14 @@ typedef struct eng_obj {
 	struct eng_obj *next;
 	void (*free)(struct eng_obj *);
 } eng_obj;
+
+/* A tag: its identity is this object's address (an imported tag is the
+ * exporter's). */
+typedef struct eng_tag {
+	eng_obj obj;
+	uint32_t type_id; /* canonical id of its function type */
+	uint32_t nslots;  /* slots of the values an exception carries */
+} eng_tag;
 
 struct eng_func {
 	eng_obj obj;          /* host functions only */
@@ -263,6 +315,8 @@ struct eng_instance {
 				 active one is applied */
 	uint32_t *elem_len;
 	bool *data_dropped;
+	eng_tag **tags;          /* tag index space */
+	eng_tag *own_tags;       /* defined tags */
 	eng_global *own_globals; /* defined globals */
 	eng_table *own_tables;   /* defined tables */
 };
@@ -288,6 +342,14 @@ struct eng_thread {
 	sigjmp_buf *trap_jmp; /* innermost eng_call's trap point */
 	bool in_wasm;         /* running guest code (signal handler check) */
 	uint32_t polls;       /* since the last throttle yield */
+	/* The C stack the guest runs this thread on, [sp_lo, sp_hi) of its
+	 * memory, from eng_thread_set_c_stack; sp_lo 0: unknown. */
+	uint32_t sp_lo, sp_hi;
+	/* The exception being thrown: its tag and values (exn_cap slots
+	 * allocated, grown by a throw that needs more). */
+	const eng_tag *exn_tag;
+	eng_val *exn_vals;
+	uint32_t exn_cap;
 	/* wait/notify */
 	_Atomic uint32_t park_word; /* 0 waiting, 1 notified, 2 stopped */
 	_Atomic bool parked;
@@ -354,6 +416,20 @@ struct eng_proc {
 };
 
 /* ---- shared between the files ---------------------------------------- */
+
+/* Make tag's exception, with the values vals (tag->nslots slots), the one
+ * thread t throws. False when its buffer cannot grow (out of memory). */
+bool eng_exn_set(eng_thread *t, const eng_tag *tag, const eng_val *vals);
+
+/* Where t's exception lands in fn (of instance inst, frame fp) thrown by
+ * or propagated through the instruction at cell `at`: the first cell of
+ * the catch body that takes it, its values written to the frame; NULL if
+ * no handler of fn takes it, or if the catch must keep for a rethrow
+ * more values than any tag of fn's module has (*too_big is then set: a
+ * foreign exception caught by catch_all). */
+const eng_cell *eng_exn_land(eng_thread *t, const eng_instance *inst,
+			     const eng_fn *fn, const eng_cell *at,
+			     eng_val *fp, bool *too_big);
 
 /* compile.c: handler addresses, from the interpreter (NULL in switch
  * mode: the code then holds opcode numbers). */
@@ -428,6 +504,10 @@ void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,
 
 /* Find the compiled function of cm containing pc (NULL if none). */
 const eng_fn *eng_fn_of_pc(const eng_module *cm, const eng_cell *pc);
+/* Fill trap for a C stack overflow of thread t at pc: the thread, its
+ * stack's size, the function, and how to give it more. */
+void eng_trap_c_stack(eng_trap *trap, const eng_thread *t,
+		      const eng_module *cm, const eng_cell *pc);
 
 #define ENG_PAGE 65536u
 

@@ -550,8 +550,8 @@ static inline void v128_put(eng_val *s, eng_v128 v)
 	REG_RI(BR_I32_GT_U) REG_RI(BR_I32_LE_S) REG_RI(BR_I32_LE_U)          \
 	REG_RI(BR_I32_GE_S) REG_RI(BR_I32_GE_U) REG(RETURN) REG(CALL)        \
 	REG(CALL_IMPORT) REG(CALL_INDIRECT) REG(SELECT3) REG(GLOBAL_GET)     \
-	REG(GLOBAL_SET) REG(GLOBAL_GET2) REG(GLOBAL_SET2)                    \
-	REG(TRAP_UNREACHABLE)                                                \
+	REG(GLOBAL_SET) REG(GLOBAL_GET2) REG(GLOBAL_SET2) REG(GLOBAL_SET_SP) \
+	REG(TRAP_UNREACHABLE) REG(THROW) REG(RETHROW)                        \
 	REG(I32_EQZ) REG_RI(I32_EQ) REG_RI(I32_NE) REG_RI(I32_LT_S)          \
 	REG_RI(I32_LT_U) REG_RI(I32_GT_S) REG_RI(I32_GT_U) REG_RI(I32_LE_S)  \
 	REG_RI(I32_LE_U) REG_RI(I32_GE_S) REG_RI(I32_GE_U) REG(I32_CLZ)      \
@@ -860,6 +860,15 @@ dispatch:
 		inst->globals[ip[1].u32[1]]->val[0] = fp[ip[1].u32[0]];
 		NEXT(2);
 	}
+	OPCASE(GLOBAL_SET_SP)
+	{
+		/* Function prologues and epilogues with a frame: one more
+		 * compare with a field of th. */
+		if (__builtin_expect(I32(ip[1].u32[0]) < th->sp_lo, 0))
+			goto c_stack_overflow;
+		inst->globals[ip[1].u32[1]]->val[0] = fp[ip[1].u32[0]];
+		NEXT(2);
+	}
 	OPCASE(GLOBAL_GET2)
 	{
 		memcpy(fp + D, inst->globals[A]->val, 16);
@@ -873,6 +882,23 @@ dispatch:
 	OPCASE(TRAP_UNREACHABLE)
 	{
 		TRAP(UNREACHABLE);
+	}
+	OPCASE(THROW)
+	{
+		if (!eng_exn_set(th, inst->tags[ip[1].u32[1]],
+				 fp + ip[1].u32[0]))
+			goto exn_nomem;
+		goto unwind;
+	}
+	OPCASE(RETHROW)
+	{
+		/* What the catch at the label keeps (compile.c). */
+		const eng_fn *xfn = eng_fn_of_pc(inst->cm, ip);
+		const eng_val *kept = fp + xfn->handlers[ip[1].u32[0]].store;
+		if (!eng_exn_set(th, (const eng_tag *)(uintptr_t)kept[0],
+				 kept + 1))
+			goto exn_nomem;
+		goto unwind;
 	}
 
 	/* ---- SIMD ------------------------------------------------------- */
@@ -1417,6 +1443,63 @@ do_call:
 		}
 		DISPATCH();
 	}
+
+	/* ---- exceptions --------------------------------------------------
+	 * Off the normal path: a throw searches the handler table of each
+	 * function from the throwing one outwards (compile.c), popping the
+	 * frames it leaves as RETURN does. Finding a frame's function is a
+	 * scan of the module's functions (eng_fn_of_pc), paid per frame
+	 * unwound and only by a throw. */
+unwind:
+	{
+		const eng_cell *at = ip, *throw_ip = ip;
+		eng_instance *throw_inst = inst;
+		for (;;) {
+			const eng_fn *xfn = eng_fn_of_pc(inst->cm, at);
+			const eng_cell *land = NULL;
+			bool too_big = false;
+			if (xfn && xfn->nhandlers)
+				land = eng_exn_land(th, inst, xfn, at, fp,
+						    &too_big);
+			if (land) {
+				ip = land;
+				mem0 = FAST_BASE(inst);
+				th->cur_inst = inst;
+				DISPATCH();
+			}
+			if (too_big) {
+				kind = ENG_LIMIT;
+				eng_trap_at(trap, kind, inst->cm, at,
+					    "engine limit: a catch_all that "
+					    "rethrows caught an exception of "
+					    "another module with more values "
+					    "than any tag of its own");
+				ip = at;
+				goto trap_filled;
+			}
+			depth--;
+			if (depth == base_depth) {
+				kind = ENG_TRAP_EXCEPTION;
+				ip = throw_ip;
+				inst = throw_inst;
+				goto trap;
+			}
+			/* The call instruction the frame is in. */
+			at = frames[depth].ret_ip - 1;
+			fp = frames[depth].fp;
+			inst = frames[depth].inst;
+		}
+	}
+c_stack_overflow:
+	kind = ENG_TRAP_STACK;
+	eng_trap_c_stack(trap, th, inst->cm, ip);
+	goto trap_filled;
+
+exn_nomem:
+	kind = ENG_LIMIT;
+	eng_trap_at(trap, kind, inst->cm, ip,
+		    "out of memory for an exception's values");
+	goto trap_filled;
 
 #ifndef ENG_SWITCH_DISPATCH
 L_BAD:

@@ -74,6 +74,7 @@ const char *eng_trap_name(eng_trap_kind k)
 	case ENG_LIMIT: return "resource limit exceeded";
 	case ENG_THREAD_EXIT: return "thread exited";
 	case ENG_DEADLOCK: return "deadlock";
+	case ENG_TRAP_EXCEPTION: return "uncaught exception";
 	}
 	return "unknown trap";
 }
@@ -363,6 +364,28 @@ static void thread_release(eng_thread *t)
 		       ((size_t)t->max_depth + 2) * sizeof *t->frames);
 		t->frames = NULL;
 	}
+	wasm_free(t->exn_vals);
+	t->exn_vals = NULL;
+	t->exn_cap = 0;
+	t->exn_tag = NULL;
+}
+
+bool eng_exn_set(eng_thread *t, const eng_tag *tag, const eng_val *vals)
+{
+	if (tag->nslots > t->exn_cap) {
+		eng_val *v =
+		    wasm_realloc(t->exn_vals, (size_t)tag->nslots * sizeof *v);
+		if (!v)
+			return false;
+		t->exn_vals = v;
+		t->exn_cap = tag->nslots;
+	}
+	/* vals may be the thread's own buffer (a rethrow of what is being
+	 * thrown): memmove. */
+	if (tag->nslots)
+		memmove(t->exn_vals, vals, tag->nslots * sizeof *vals);
+	t->exn_tag = tag;
+	return true;
 }
 
 void eng_proc_join(eng_proc *p)
@@ -483,6 +506,12 @@ nomem:
 	wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 		     "out of memory for a thread's stacks");
 	return NULL;
+}
+
+void eng_thread_set_c_stack(eng_thread *t, uint32_t lo, uint32_t hi)
+{
+	t->sp_lo = lo < hi ? lo : 0;
+	t->sp_hi = hi;
 }
 
 uint32_t eng_thread_id(const eng_thread *t)
@@ -1167,6 +1196,8 @@ static void instance_free(eng_obj *o)
 	wasm_free(in->data_dropped);
 	wasm_free(in->own_globals);
 	wasm_free(in->own_tables);
+	wasm_free(in->tags);
+	wasm_free(in->own_tags);
 	wasm_free(in);
 }
 
@@ -1322,6 +1353,12 @@ static wasm_status check_import(eng_instance *in, const wasm_import *imp,
 					"", "");
 		break;
 	}
+	case WASM_EXTERN_TAG:
+		if (!ex->u.tag ||
+		    ex->u.tag->type_id != cm->type_ids[imp->u.tag_type])
+			return link_err(err, imp, "tag type mismatch%s%s", "",
+					"");
+		break;
 	}
 	return WASM_OK;
 }
@@ -1343,7 +1380,8 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 	eng_instance *in;
 	uint32_t nf = wasm_func_count(m), nt = wasm_table_count(m);
 	uint32_t nm = wasm_mem_count(m), ng = wasm_global_count(m);
-	uint32_t fi = 0, ti = 0, mi = 0, gi = 0;
+	uint32_t fi = 0, ti = 0, mi = 0, gi = 0, xi = 0;
+	uint32_t nx = wasm_tag_count(m);
 	eng_trap dummy;
 
 	*out = NULL;
@@ -1367,6 +1405,9 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 	in->globals = wasm_calloc(ng ? ng : 1, sizeof *in->globals);
 	in->own_globals = wasm_calloc(m->nglobals ? m->nglobals : 1,
 				      sizeof *in->own_globals);
+	in->tags = wasm_calloc(nx ? nx : 1, sizeof *in->tags);
+	in->own_tags =
+	    wasm_calloc(m->ntags ? m->ntags : 1, sizeof *in->own_tags);
 	in->elem_vals = wasm_calloc(m->nelems ? m->nelems : 1,
 				    sizeof *in->elem_vals);
 	in->elem_len = wasm_calloc(m->nelems ? m->nelems : 1,
@@ -1375,8 +1416,8 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 				       sizeof *in->data_dropped);
 	if (!in->funcs || !in->own_funcs || !in->tables || !in->own_tables ||
 	    !in->mems || (nm && !in->mem_base) || !in->globals ||
-	    !in->own_globals || !in->elem_vals || !in->elem_len ||
-	    !in->data_dropped)
+	    !in->own_globals || !in->tags || !in->own_tags || !in->elem_vals ||
+	    !in->elem_len || !in->data_dropped)
 		goto nomem;
 
 	/* Imports, checked before anything is created. */
@@ -1403,7 +1444,14 @@ bool eng_instantiate(eng_module *cm, eng_proc *p, eng_thread *t,
 		case WASM_EXTERN_GLOBAL:
 			in->globals[gi++] = ex.u.global;
 			break;
+		case WASM_EXTERN_TAG: in->tags[xi++] = ex.u.tag; break;
 		}
+	}
+	for (uint32_t i = 0; i < m->ntags; i++) {
+		const wasm_functype *tt = &m->types[m->tags[i]];
+		in->own_tags[i].type_id = cm->type_ids[m->tags[i]];
+		in->own_tags[i].nslots = eng_slots(tt->types, tt->nparams);
+		in->tags[xi++] = &in->own_tags[i];
 	}
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		eng_func *f = &in->own_funcs[i];
@@ -1559,6 +1607,7 @@ bool eng_instance_export_n(eng_instance *inst, const char *name, size_t len,
 		case WASM_EXTERN_GLOBAL:
 			out->u.global = inst->globals[e->index];
 			break;
+		case WASM_EXTERN_TAG: out->u.tag = inst->tags[e->index]; break;
 		}
 		return true;
 	}

@@ -134,7 +134,9 @@ static void sigtab_init(void)
 
 /* ---- state ----------------------------------------------------------- */
 
-enum { K_BLOCK, K_LOOP, K_IF, K_ELSE, K_FUNC };
+/* K_TRY: a try's body; K_CATCH, K_CATCH_ALL: after its catch or
+ * catch_all (legacy exception handling). */
+enum { K_BLOCK, K_LOOP, K_IF, K_ELSE, K_FUNC, K_TRY, K_CATCH, K_CATCH_ALL };
 
 typedef struct frame {
 	const uint8_t *params, *results;
@@ -158,7 +160,7 @@ typedef struct vstate {
 	wasm_reader r;
 
 	/* Index spaces, imports first. */
-	uint32_t nfuncs, ntables, nmems, nglobals;
+	uint32_t nfuncs, ntables, nmems, nglobals, ntags;
 	uint32_t *func_type; /* type index of each function */
 	uint8_t *table_elem; /* element type of each table */
 	wasm_globaltype *globals;
@@ -242,8 +244,9 @@ static const char *fmt_types(char *buf, size_t cap, const uint8_t *t,
 
 static const char *frame_name(uint8_t kind)
 {
-	static const char *const names[] = {"block", "loop", "if", "else",
-					    "function"};
+	static const char *const names[] = {"block", "loop",	 "if",
+					    "else",  "function", "try",
+					    "catch", "catch_all"};
 	return names[kind];
 }
 
@@ -773,6 +776,18 @@ static bool block_type(vstate *v, const wasm_instr *in, const uint8_t **p,
 			return v->err->status;                                 \
 	} while (0)
 
+/* The type of the tag an instruction names, or NULL with the error. */
+static const wasm_functype *tag_type(vstate *v, const wasm_instr *in)
+{
+	if (in->u.idx >= v->ntags) {
+		fail(v, WASM_INVALID, in->offset,
+		     "unknown tag %u in %s (module has %u)", in->u.idx,
+		     op_name(in->op), v->ntags);
+		return NULL;
+	}
+	return wasm_tag_type(v->m, in->u.idx);
+}
+
 static wasm_status check_body(vstate *v, uint32_t i)
 {
 	const wasm_module *m = v->m;
@@ -824,6 +839,70 @@ static wasm_status check_body(vstate *v, uint32_t i)
 							       : K_IF,
 				       p, np, res, nr))
 				return nomem(v);
+			break;
+		}
+		case WASM_OP_TRY: {
+			const uint8_t *p, *res;
+			uint32_t np, nr;
+			CHECK(block_type(v, &in, &p, &np, &res, &nr));
+			CHECK(pop_n(v, &in, p, np));
+			if (!push_ctrl(v, K_TRY, p, np, res, nr))
+				return nomem(v);
+			break;
+		}
+		case WASM_OP_CATCH:
+		case WASM_OP_CATCH_ALL: {
+			frame *fr = &v->ctl[v->nctl - 1];
+			const wasm_functype *tt = NULL;
+			if (fr->kind != K_TRY && fr->kind != K_CATCH)
+				return fail(v, WASM_INVALID, in.offset,
+					    "%s without a matching try "
+					    "(innermost is a %s)",
+					    op_name(in.op),
+					    frame_name(fr->kind));
+			if (in.op == WASM_OP_CATCH)
+				CHECK(tt = tag_type(v, &in));
+			CHECK(close_frame(v, &in));
+			fr->kind =
+			    in.op == WASM_OP_CATCH ? K_CATCH : K_CATCH_ALL;
+			fr->unreachable = false;
+			v->unreachable = false;
+			if (tt && !push_n(v, tt->types, tt->nparams))
+				return nomem(v);
+			break;
+		}
+		case WASM_OP_DELEGATE: {
+			frame fr = v->ctl[v->nctl - 1];
+			if (fr.kind != K_TRY)
+				return fail(v, WASM_INVALID, in.offset,
+					    "delegate without a matching try "
+					    "(innermost is a %s)",
+					    frame_name(fr.kind));
+			CHECK(close_frame(v, &in));
+			pop_ctrl(v);
+			/* The label counts from outside the try; the
+			 * function's own label is allowed (to the caller). */
+			CHECK(label(v, &in, in.u.idx));
+			if (!push_n(v, fr.results, fr.nresults))
+				return nomem(v);
+			break;
+		}
+		case WASM_OP_THROW: {
+			const wasm_functype *tt;
+			CHECK(tt = tag_type(v, &in));
+			CHECK(pop_n(v, &in, tt->types, tt->nparams));
+			set_unreachable(v);
+			break;
+		}
+		case WASM_OP_RETHROW: {
+			const frame *fr = label(v, &in, in.u.idx);
+			CHECK(fr);
+			if (fr->kind != K_CATCH && fr->kind != K_CATCH_ALL)
+				return fail(v, WASM_INVALID, in.offset,
+					    "invalid rethrow label %u: a %s, "
+					    "not a catch",
+					    in.u.idx, frame_name(fr->kind));
+			set_unreachable(v);
 			break;
 		}
 		case WASM_OP_ELSE: {
@@ -1236,6 +1315,7 @@ static wasm_status check_exports(vstate *v)
 		uint32_t bound = ex->kind == WASM_EXTERN_FUNC	  ? v->nfuncs
 				 : ex->kind == WASM_EXTERN_TABLE  ? v->ntables
 				 : ex->kind == WASM_EXTERN_MEMORY ? v->nmems
+				 : ex->kind == WASM_EXTERN_TAG	  ? v->ntags
 								  : v->nglobals;
 		size_t h;
 		if (ex->index >= bound) {
@@ -1309,6 +1389,22 @@ static wasm_status check_elems(vstate *v)
 	return WASM_OK;
 }
 
+/* A tag's type: known, and with no results (an exception carries its
+ * params; nothing comes back). */
+static wasm_status check_tagtype(vstate *v, size_t at, uint32_t t)
+{
+	if (t >= v->m->ntypes)
+		return fail(v, WASM_INVALID, at,
+			    "unknown type %u of a tag (module has %u types)", t,
+			    v->m->ntypes);
+	if (v->m->types[t].nresults)
+		return fail(v, WASM_INVALID, at,
+			    "non-empty tag result type: a tag's type %u must "
+			    "have no results",
+			    t);
+	return WASM_OK;
+}
+
 static wasm_status check_module(vstate *v)
 {
 	const wasm_module *m = v->m;
@@ -1320,6 +1416,7 @@ static wasm_status check_module(vstate *v)
 	v->ntables = m->ntable_imports + m->ntables;
 	v->nmems = m->nmem_imports + m->nmems;
 	v->nglobals = m->nglobal_imports + m->nglobals;
+	v->ntags = m->ntag_imports + m->ntags;
 	if (v->nmems > 1 && !v->features.multi_memory) {
 		const wasm_limits *second = wasm_mem_limits(m, 1);
 		v->section = m->nmem_imports > 1 ? "import" : "memory";
@@ -1358,6 +1455,10 @@ static wasm_status check_module(vstate *v)
 				return st;
 			break;
 		case WASM_EXTERN_GLOBAL: v->globals[gi++] = im->u.global; break;
+		case WASM_EXTERN_TAG:
+			if ((st = check_tagtype(v, im->at, im->u.tag_type)))
+				return st;
+			break;
 		}
 	}
 
@@ -1381,6 +1482,12 @@ static wasm_status check_module(vstate *v)
 	v->section = "memory";
 	for (uint32_t i = 0; i < m->nmems; i++)
 		if ((st = check_limits(v, &m->mems[i], true, mi++)))
+			return st;
+
+	v->section = "tag";
+	for (uint32_t i = 0; i < m->ntags; i++)
+		if ((st = check_tagtype(v, m->section_start[WASM_SECTION_TAG],
+					m->tags[i])))
 			return st;
 
 	/* Initialisers see imported globals only, so the defined ones can
@@ -1469,9 +1576,11 @@ static bool body_malformed(vstate *v, uint32_t i, size_t pos, wasm_err *e)
 		case WASM_OP_BLOCK:
 		case WASM_OP_LOOP:
 		case WASM_OP_IF:
+		case WASM_OP_TRY:
 			if (!push(v, in.op == WASM_OP_IF ? K_IF : K_BLOCK))
 				return false;
 			break;
+		case WASM_OP_DELEGATE: v->nvals--; break;
 		case WASM_OP_ELSE:
 			if (v->vals[v->nvals - 1] != K_IF) {
 				fail(v, WASM_MALFORMED, in.offset,

@@ -168,6 +168,16 @@ static eng_trap_kind host_hint(eng_thread *t, void *ctx, const eng_val *args,
 	return ENG_OK;
 }
 
+/* heisen.hint.stack(lo, hi): the engine checks the thread's stack
+ * pointer against it (eng_thread_set_c_stack). */
+static eng_trap_kind host_hint_stack(eng_thread *t, void *ctx,
+				     const eng_val *args, eng_val *results,
+				     eng_trap *trap)
+{
+	eng_thread_set_c_stack(t, (uint32_t)args[0], (uint32_t)args[1]);
+	return ENG_OK;
+}
+
 /* exit_grace_s: wait until at most `keep` spawned threads are alive (the
  * caller t itself when it is one), the grace is over or the proc is
  * stopping. A serial proc's threads run only while t waits at a point:
@@ -334,6 +344,17 @@ static eng_func *host_func(run *r, const char *sig, eng_host_fn fn, void *ctx,
 	return eng_host_func_new(r->p, &ft, fn, ctx, name);
 }
 
+/* Whether ft is the type sig_type makes of sig. */
+static bool is_sig(const wasm_functype *ft, const char *sig)
+{
+	uint8_t types[16];
+	wasm_functype want;
+
+	sig_type(sig, &want, types);
+	return ft->nparams == want.nparams && ft->nresults == want.nresults &&
+	       !memcmp(ft->types, want.types, want.nparams + want.nresults);
+}
+
 /* WASI's own imports: env.memory, wasi_snapshot_preview1.*,
  * wasi.thread-spawn. idx is the import's index (its binding slot). */
 static bool resolve_wasi(run *r, const wasm_import *imp, uint32_t idx,
@@ -372,6 +393,11 @@ static bool resolve_wasi(run *r, const wasm_import *imp, uint32_t idx,
 	} else if (str_is(imp->module, WASI_THREAD_MODULE) &&
 		   str_is(imp->name, "exit")) {
 		fn = host_func(r, "", host_thread_exit, r, "thread exit");
+	} else if (str_is(imp->module, WASI_HINT_MODULE) &&
+		   str_is(imp->name, "stack") &&
+		   imp->u.func_type < r->m->ntypes &&
+		   is_sig(&r->m->types[imp->u.func_type], "ii>")) {
+		fn = host_func(r, "ii>", host_hint_stack, r, "hint stack");
 	} else if (str_is(imp->module, WASI_HINT_MODULE) &&
 		   imp->u.func_type < r->m->ntypes &&
 		   !r->m->types[imp->u.func_type].nresults) {

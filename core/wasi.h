@@ -44,6 +44,8 @@
  * does nothing. A program tells a watching host what only it knows
  * through them (heisen's guest library: heap blocks and thread stacks,
  * for the detector's race reports) and still runs where nobody watches.
+ * `heisen.hint.stack (lo, hi) -> ()` is also the engine's: it checks the
+ * thread's stack pointer against [lo, hi) (eng_thread_set_c_stack).
  *
  * Thread exit: `heisen.thread.exit () -> ()` ends the calling spawned
  * thread at once, as if its wasi_thread_start had returned: the engine

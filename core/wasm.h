@@ -2,6 +2,7 @@
  * wasm.h - the WebAssembly module model: decode, validate, encode.
  *
  * Scope (DESIGN.md): Wasm 2.0 core, threads (shared memories, atomics),
+ * legacy exception handling (tags, try/catch/delegate, throw/rethrow),
  * multi-memory; SIMD is decoded, validated and encoded but not run.
  *
  * How it fits together:
@@ -70,6 +71,7 @@ typedef enum wasm_imm {
 	WASM_IMM_TABLE_INIT,  /* element index, table index */
 	WASM_IMM_TABLE_COPY,  /* destination table, source table */
 	WASM_IMM_FENCE,	      /* one zero byte */
+	WASM_IMM_TAG,	      /* tag index (exception handling) */
 } wasm_imm;
 
 /* Opcode flags (column FLAGS of opcodes.def). */
@@ -130,7 +132,8 @@ typedef struct wasm_instr {
 	size_t offset; /* file offset of the opcode's first byte */
 	union {
 		wasm_blocktype block;
-		uint32_t idx; /* LABEL FUNC LOCAL GLOBAL TABLE MEM DATA ELEM */
+		uint32_t idx; /* LABEL FUNC LOCAL GLOBAL TABLE MEM DATA ELEM
+				 TAG */
 		struct {
 			uint32_t a, b; /* the two indices, in binary order */
 		} idx2;
@@ -225,9 +228,10 @@ typedef enum wasm_extern {
 	WASM_EXTERN_TABLE = 1,
 	WASM_EXTERN_MEMORY = 2,
 	WASM_EXTERN_GLOBAL = 3,
+	WASM_EXTERN_TAG = 4, /* exception handling */
 } wasm_extern;
 
-/* "func", "table", "memory", "global". */
+/* "func", "table", "memory", "global", "tag". */
 const char *wasm_extern_name(wasm_extern k);
 
 typedef struct wasm_import {
@@ -239,6 +243,7 @@ typedef struct wasm_import {
 		wasm_tabletype table;
 		wasm_limits memory;
 		wasm_globaltype global;
+		uint32_t tag_type; /* type index: params, no results */
 	} u;
 } wasm_import;
 
@@ -319,6 +324,8 @@ typedef struct wasm_names {
 	wasm_str module;
 	uint32_t nfuncs;
 	wasm_name *funcs; /* sorted by index */
+	uint32_t nglobals;
+	wasm_name *globals; /* sorted by index (subsection 7) */
 	uint32_t nlocal_funcs;
 	struct wasm_local_names {
 		uint32_t func;
@@ -326,6 +333,10 @@ typedef struct wasm_names {
 		wasm_name *locals;
 	} * locals;
 } wasm_names;
+
+/* Known section ids are 0..WASM_NSECTIONS-1: the core's 0..12 and the
+ * tag section (13). */
+enum { WASM_SECTION_TAG = 13, WASM_NSECTIONS = 14 };
 
 typedef struct wasm_module {
 	uint8_t *bytes; /* owned copy of the binary */
@@ -338,6 +349,7 @@ typedef struct wasm_module {
 	wasm_import *imports;
 	/* Index spaces start with imports: counts of each kind. */
 	uint32_t nfunc_imports, ntable_imports, nmem_imports, nglobal_imports;
+	uint32_t ntag_imports;
 
 	uint32_t nfuncs; /* defined functions */
 	wasm_func *funcs;
@@ -347,6 +359,11 @@ typedef struct wasm_module {
 	wasm_limits *mems; /* defined memories */
 	uint32_t nglobals;
 	wasm_global *globals;
+	/* Defined tags (the exception-handling proposal's tag section, id
+	 * 13, between the memory and global sections): a type index each,
+	 * the type of the values an exception of the tag carries. */
+	uint32_t ntags;
+	uint32_t *tags;
 	uint32_t nexports;
 	wasm_export *exports;
 	bool has_start;
@@ -361,12 +378,12 @@ typedef struct wasm_module {
 	uint32_t ncustoms;
 	wasm_custom *customs;
 	wasm_names names;
-	/* Section sizes by id (0..12), payload bytes; for inspect. */
-	uint32_t section_size[13];
-	bool section_present[13];
+	/* Section sizes by id (0..13), payload bytes; for inspect. */
+	uint32_t section_size[WASM_NSECTIONS];
+	bool section_present[WASM_NSECTIONS];
 	/* File offset of each known section's payload (after id and size);
 	 * 0 if absent. DWARF addresses are offsets from section_start[10]. */
-	size_t section_start[13];
+	size_t section_start[WASM_NSECTIONS];
 } wasm_module;
 
 /* Decode a binary module. Copies `bytes`; the caller keeps its own.
@@ -452,6 +469,10 @@ uint32_t wasm_func_count(const wasm_module *m); /* imports + defined */
 uint32_t wasm_table_count(const wasm_module *m);
 uint32_t wasm_mem_count(const wasm_module *m);
 uint32_t wasm_global_count(const wasm_module *m);
+uint32_t wasm_tag_count(const wasm_module *m);
+/* Type of tag `idx` (imported or defined), NULL if out of range or its
+ * type index is. */
+const wasm_functype *wasm_tag_type(const wasm_module *m, uint32_t idx);
 /* Type of function `idx` in the whole index space, NULL if out of range. */
 const wasm_functype *wasm_func_type(const wasm_module *m, uint32_t idx);
 /* Limits of memory `idx` (imported or defined), NULL if out of range. */
@@ -460,6 +481,8 @@ const wasm_limits *wasm_mem_limits(const wasm_module *m, uint32_t idx);
 const wasm_globaltype *wasm_global_type(const wasm_module *m, uint32_t idx);
 /* Name of function idx from the name section, or NULL. */
 const wasm_str *wasm_func_name(const wasm_module *m, uint32_t idx);
+/* Name of global idx from the name section (subsection 7), or NULL. */
+const wasm_str *wasm_global_name(const wasm_module *m, uint32_t idx);
 
 /* What `heisen inspect` reports about code, computed in one pass over
  * every body. Memory-access instructions are the ones the rewriter turns

@@ -215,6 +215,7 @@ static eng_trap_kind hint_stack(eng_thread *t, void *ctx, const eng_val *args,
 {
 	det_probe_stack(ctx, eng_thread_id(t), (uint32_t)args[0],
 			(uint32_t)args[1]);
+	eng_thread_set_c_stack(t, (uint32_t)args[0], (uint32_t)args[1]);
 	return ENG_OK;
 }
 

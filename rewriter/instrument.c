@@ -884,7 +884,8 @@ static const wasm_custom *find_sites(const wasm_module *m)
  * the last one written when there is none (imports always are). */
 static uint8_t sites_place(const wasm_module *m)
 {
-	static const uint8_t order[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11};
+	static const uint8_t order[] = {1, 2, 3,  4,  5, WASM_SECTION_TAG, 6, 7,
+					8, 9, 12, 10, 11};
 	uint8_t last = 2;
 
 	if (m->section_present[10])

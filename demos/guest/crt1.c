@@ -12,15 +12,24 @@
  * (which may use TLS) and ends with exit(), as crt1-command does for a
  * non-zero status: returning from main ends the program even while other
  * threads still run, as on POSIX.
+ *
+ * First of all it tells heisen where the main thread's stack is: wasm-ld
+ * puts it between the data and the heap, [__data_end, __heap_base), 8 MiB
+ * as heisen cc links it (-z stack-size), and the engine traps a function
+ * that moves the stack pointer below it.
  */
 #include <stdlib.h>
+
+#include "internal.h"
 
 extern void __wasm_call_ctors(void);
 extern int __original_main(void);
 extern void __heisen_init_main_thread(void);
+extern char __data_end, __heap_base;
 
 __attribute__((export_name("_start"))) void _start(void)
 {
+	__heisen_hint_stack(&__data_end, &__heap_base);
 	__heisen_init_main_thread();
 	__wasm_call_ctors();
 	exit(__original_main());

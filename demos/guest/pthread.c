@@ -44,8 +44,12 @@ extern void __wasm_init_tls(void *block);
 _Noreturn void __heisen_thread_exit(struct __pthread *t);
 
 /* Programs may define this (strongly) to change every thread's default
- * stack size. 128 KiB holds printf of a long double with room to spare. */
-__attribute__((weak)) size_t __heisen_default_stack_size = 128 * 1024;
+ * stack size. 2 MiB, not Linux's 8: stacks come out of the program's
+ * memory, which heisen cc caps at 256 MiB, and 64 threads (heisen's
+ * default limit) of 2 MiB leave half of it to the heap; pages a thread
+ * never touches cost nothing. The engine traps a thread that outgrows it
+ * (heisen.hint.stack). */
+__attribute__((weak)) size_t __heisen_default_stack_size = 2 * 1024 * 1024;
 
 static _Thread_local struct __pthread *self;
 static struct __pthread main_thread;

@@ -8,6 +8,11 @@
  * too). Covers what printf-style output reaches: clang turns printf into
  * puts/putchar, and printf/fprintf/vprintf all end in vfprintf.
  *
+ * So is libc's exit-time flush (__stdio_exit, which exit calls after the
+ * atexit handlers), so that it does not race with threads still
+ * printing, as glibc holds each stream's lock while it flushes at exit.
+ * What they print after it is lost, as with musl natively.
+ *
  * Limitation: input functions (fgets, scanf, getc ...) and fclose, fseek
  * are not serialised; share a FILE between threads only for output.
  */
@@ -27,6 +32,7 @@ int __real_fputc(int, FILE *);
 int __real_putc(int, FILE *);
 int __real_putchar(int);
 int __real_fflush(FILE *);
+void __real___stdio_exit(void);
 
 int __wrap_vfprintf(FILE *restrict f, const char *restrict fmt, va_list ap)
 {
@@ -107,4 +113,11 @@ int __wrap_fflush(FILE *f)
 	r = __real_fflush(f);
 	pthread_mutex_unlock(&io_lock);
 	return r;
+}
+
+void __wrap___stdio_exit(void)
+{
+	pthread_mutex_lock(&io_lock);
+	__real___stdio_exit();
+	pthread_mutex_unlock(&io_lock);
 }

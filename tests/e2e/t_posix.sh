@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The POSIX surface `heisen cc` gives real threaded C programs:
 #   headers   the host's /usr/include is never searched: an #include <H>
-#             wasm32-wasi lacks (<setjmp.h>, a Linux <asm/types.h>, one
+#             wasm32-wasi lacks (<ucontext.h>, a Linux <asm/types.h>, one
 #             behind a program's own header) fails with one line naming
 #             H and docs/porting.md, exit 2, not glibc's or Linux's
 #             error; a missing "H" of the program's own stays clang's
@@ -17,6 +17,10 @@
 #             prints what its native glibc build prints; raise(SIGTERM)
 #             with no handler ends both with status 143; heisen check
 #             finds no race in it
+#   libc      guests/posix-libc.c (random, rand, getenv beside setenv,
+#             strerror, localtime_r, strftime and puts from four threads,
+#             exit while they print): heisen check finds no race, in libc
+#             or elsewhere
 . "$(dirname "$0")/lib.sh"
 cd "$dir" || exit 1
 unset HEISEN_DB
@@ -30,10 +34,10 @@ cc() { # NAME ARGS... : heisen cc ARGS, leaving rc, $dir/NAME.out and .err
 
 # ---- headers: one line for what wasm32-wasi lacks --------------------------------
 printf '#include <stdio.h>\n#include "mine.h"\nint main(void) { return 0; }\n' >"$dir/via.c"
-printf '#include <setjmp.h>\n' >"$dir/mine.h"
+printf '#include <ucontext.h>\n' >"$dir/mine.h"
 printf '#include <asm/types.h>\nint main(void) { return 0; }\n' >"$dir/linux.c"
 printf '#include <stdio.h>\n#include <sys/nosuch.h>\nint main(void) { return 0; }\n' >"$dir/nosuch.c"
-for c in "via.c|./mine.h:1:10: <setjmp.h> is not available for wasm32-wasi (not yet: setjmp" \
+for c in "via.c|./mine.h:1:10: <ucontext.h> is not available for wasm32-wasi (WASI has no user contexts" \
 	"linux.c|linux.c:1:10: <asm/types.h> is not available for wasm32-wasi (a Linux kernel header" \
 	"nosuch.c|nosuch.c:2:10: <sys/nosuch.h> is not available for wasm32-wasi (wasi-libc has no such header)"; do
 	src=${c%%|*}
@@ -138,5 +142,8 @@ if native posix-signals; then
 		bad "raise(SIGTERM) with no handler: exit $rc (native $nrc), want 143 and no output: $(snippet "$dir/term.out")"
 fi
 check_clean signals "$guests/posix-signals.wasm"
+
+# ---- libc: what glibc locks, locked by the guest library -------------------------
+check_clean libc "$guests/posix-libc.wasm"
 
 finish t_posix

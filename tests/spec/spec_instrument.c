@@ -156,8 +156,12 @@ static void spawn_validate(runner *r, const char *loc, const char *path)
 	while (r->njobs >= r->maxjobs)
 		reap_one(r);
 	char *outpath = xasprintf("%s.out", path);
-	char *argv[] = {(char *)r->wasm_validate, "--enable-threads",
-			"--enable-multi-memory", (char *)path, NULL};
+	char *argv[] = {(char *)r->wasm_validate,
+			"--enable-threads",
+			"--enable-multi-memory",
+			"--enable-exceptions",
+			(char *)path,
+			NULL};
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, outpath,

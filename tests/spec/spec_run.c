@@ -18,6 +18,7 @@
  *   assert_trap            must trap with that reason (module form:
  *                          assert_uninstantiable)
  *   assert_exhaustion      must trap with "call stack exhausted"
+ *   assert_exception       must end with an uncaught exception
  *   assert_unlinkable      instantiation must fail with a link error
  *   assert_uninstantiable  instantiation must trap (start, segments)
  *   register               the module must exist
@@ -1197,10 +1198,13 @@ static void cmd_action(filectx *c, const json_value *cmd, const char *type,
 	char got[400];
 	show_results(o, got, sizeof got);
 	if (!strcmp(type, "assert_trap") ||
-	    !strcmp(type, "assert_exhaustion")) {
+	    !strcmp(type, "assert_exhaustion") ||
+	    !strcmp(type, "assert_exception")) {
 		const char *w = text ? text : "";
 		if (!strcmp(type, "assert_exhaustion"))
 			w = "call stack exhausted";
+		if (!strcmp(type, "assert_exception"))
+			w = eng_trap_name(ENG_TRAP_EXCEPTION);
 		if (o->kind == ENG_OK)
 			fail(c, line, false, label,
 			     "returned %s, want trap \"%s\"", got, w);
@@ -1280,7 +1284,8 @@ static void run_command(filectx *c, const json_value *cmd)
 		cmd_register(c, cmd, (long)line);
 	else if (!strcmp(type, "action") || !strcmp(type, "assert_return") ||
 		 !strcmp(type, "assert_trap") ||
-		 !strcmp(type, "assert_exhaustion"))
+		 !strcmp(type, "assert_exhaustion") ||
+		 !strcmp(type, "assert_exception"))
 		cmd_action(c, cmd, type, (long)line);
 	else if (!strcmp(type, "thread") || !strcmp(type, "wait"))
 		skip(c, SKIP_THREAD, (long)line, type);

@@ -61,8 +61,9 @@ static const struct {
 	const char *suite;
 	const char *flag;
 } suite_flags[] = {
-	{ "threads", "--enable-threads" },
-	{ "multi-memory", "--enable-multi-memory" },
+    {"threads", "--enable-threads"},
+    {"multi-memory", "--enable-multi-memory"},
+    {"eh", "--enable-exceptions"},
 };
 
 typedef struct tally {

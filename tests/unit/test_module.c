@@ -147,6 +147,58 @@ static void expect_malformed(const uint8_t *p, size_t n, size_t want_off,
 		fail_msg("message '%s' lacks '%s'", e.msg, needle);
 }
 
+/* Decode and validate bytes; the status and the message. */
+static wasm_status check_bytes(const uint8_t *p, size_t n, wasm_err *e)
+{
+	wasm_module *m = NULL;
+	wasm_status st = wasm_decode(p, n, &m, e);
+
+	if (st == WASM_OK) {
+		st = wasm_validate(m, e);
+		wasm_module_free(m);
+	}
+	return st;
+}
+
+/* The tag section (13) of exception handling: decoded, kept in order
+ * between memory and global, its attribute and type checked. */
+static void tag_section(void **state)
+{
+#define HDR 0, 'a', 's', 'm', 1, 0, 0, 0
+	static const uint8_t ok[] = {HDR, 1,  5, 1, 0x60, 1, 0x7f,
+				     0,	  13, 3, 1, 0,	  0};
+	static const uint8_t attr[] = {HDR, 1,	5, 1, 0x60, 1, 0x7f,
+				       0,   13, 3, 1, 1,    0};
+	static const uint8_t type[] = {HDR, 1,	5, 1, 0x60, 1, 0x7f,
+				       0,   13, 3, 1, 0,    5};
+	static const uint8_t result[] = {HDR,  1,  5, 1, 0x60, 0, 1,
+					 0x7f, 13, 3, 1, 0,    0};
+	static const uint8_t order[] = {HDR, 1, 5, 1,  0x60, 1, 0x7f, 0,
+					6,   1, 0, 13, 3,    1, 0,    0};
+#undef HDR
+	wasm_module *m;
+	wasm_err e;
+	uint8_t *out;
+	size_t len;
+
+	assert_int_equal(wasm_decode(ok, sizeof ok, &m, &e), WASM_OK);
+	assert_int_equal(wasm_validate(m, &e), WASM_OK);
+	assert_int_equal(wasm_tag_count(m), 1);
+	assert_int_equal(wasm_tag_type(m, 0)->nparams, 1);
+	assert_null(wasm_tag_type(m, 1));
+	assert_int_equal(wasm_encode(m, &out, &len, &e), WASM_OK);
+	assert_memory_equal(out, ok, sizeof ok);
+	assert_int_equal(len, sizeof ok);
+	wasm_free(out);
+	wasm_module_free(m);
+	expect_malformed(attr, sizeof attr, 18, "tag attribute");
+	assert_int_equal(check_bytes(type, sizeof type, &e), WASM_INVALID);
+	assert_non_null(strstr(e.msg, "unknown type 5"));
+	assert_int_equal(check_bytes(result, sizeof result, &e), WASM_INVALID);
+	assert_non_null(strstr(e.msg, "non-empty tag result type"));
+	expect_malformed(order, sizeof order, 18, "tag section after global");
+}
+
 static void hostile_headers(void **state)
 {
 	static const uint8_t bad_magic[] = {0, 'a', 's', 'n', 1, 0, 0, 0};
@@ -173,8 +225,8 @@ static void hostile_sections(void **state)
 	static const uint8_t leb[] = {0,    'a',  's',	'm', 1,	   0,
 				      0,    0,	  1,	6,   0x80, 0x80,
 				      0x80, 0x80, 0x80, 0x00};
-	/* Unknown section id 13. */
-	static const uint8_t id[] = {0, 'a', 's', 'm', 1, 0, 0, 0, 13, 0};
+	/* Unknown section id 14 (13 is exception handling's tags). */
+	static const uint8_t id[] = {0, 'a', 's', 'm', 1, 0, 0, 0, 14, 0};
 	/* Duplicate type section. */
 	static const uint8_t dup[] = {0, 'a', 's', 'm', 1, 0, 0,
 				      0, 1,   1,   0,	1, 1, 0};
@@ -322,6 +374,7 @@ int main(void)
 	    cmocka_unit_test(equality_notices_a_changed_immediate),
 	    cmocka_unit_test(hostile_headers),
 	    cmocka_unit_test(hostile_sections),
+	    cmocka_unit_test(tag_section),
 	    cmocka_unit_test(invalid_body_names_function_and_offset),
 	    cmocka_unit_test(broken_name_section_is_ignored),
 	    cmocka_unit_test(empty_local_group_and_bare_br_table),

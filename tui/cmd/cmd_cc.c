@@ -7,12 +7,14 @@
  * The command line it builds (--print-cmd shows it):
  *
  *   clang --target=wasm32-wasi --sysroot=SYSROOT -pthread
- *         -ftls-model=local-exec -nostdlibinc -isystem GUEST_INC
+ *         -ftls-model=local-exec -mllvm -wasm-enable-sjlj
+ *         -nostdlibinc -isystem GUEST_INC
  *         -idirafter SYSROOT/include/wasm32-wasi [-fcolor-diagnostics]
  *         [-nostartfiles GUEST_LIB/crt1.o GUEST_LIB/thread_start.o
  *          -LGUEST_LIB -lheisen-guest -lwasi-emulated-signal
  *          -Wl,--import-memory
- *          -Wl,--max-memory=N -Wl,--export=wasi_thread_start
+ *          -Wl,--max-memory=N -Wl,-z,stack-size=8388608
+ *          -Wl,--export=wasi_thread_start
  *          -Wl,--no-check-features -Wl,--wrap=malloc ...]   (when linking)
  *         USER ARGS... (less -latomic)
  *
@@ -20,6 +22,11 @@
  *   -pthread         atomics + bulk-memory features, _REENTRANT, and
  *                    --shared-memory at link time.
  *   local-exec TLS   the only TLS model clang 14 supports for wasm32-wasi.
+ *   -wasm-enable-sjlj  lowers setjmp and longjmp onto WebAssembly
+ *                    exception handling, which heisen's engine runs; the
+ *                    guest library has the helpers it calls (setjmp.c)
+ *                    and <setjmp.h>. A function that calls neither
+ *                    compiles as before.
  *   -nostdlibinc ... -idirafter  clang's own search list for wasm32-wasi
  *                    (its resource headers, then wasi-libc's) without the
  *                    host's /usr/local/include and /usr/include, which
@@ -37,9 +44,15 @@
  *                    the main thread, which stops wasm-ld from wrapping
  *                    wasi_thread_start in exit-time cleanup.
  *   --import-memory  the wasi-threads convention (memory env.memory).
+ *   -z stack-size    the main thread's stack, 8 MiB as on Linux
+ *                    (wasm-ld's default, 64 KiB, is small enough for
+ *                    ordinary programs to overflow into their data);
+ *                    other threads get 2 MiB (demos/guest/pthread.c).
  *   --no-check-features  Debian's wasi-libc was built without atomics.
- *   --wrap=...       puts the guest library's lock around wasi-libc's
- *                    malloc and stdio output, which have none, and
+ *   --wrap=...       puts the guest library's locks around wasi-libc's
+ *                    malloc, stdio output and exit-time flush, random
+ *                    numbers, environment, strerror and time functions,
+ *                    which have none (demos/guest/libc.c), and
  *                    replaces its sleeps and sched_yield by safe points
  *                    for signals and cancellation.
  * Our link flags precede the user's so that a user -Wl,--max-memory=N
@@ -102,6 +115,10 @@ extern char **environ;
  * cheap because the engine only reserves address space up front. */
 #define CC_MAX_MEMORY "268435456"
 
+/* The main thread's stack: Linux's 8 MiB (wasm-ld's own default is
+ * 64 KiB, which ordinary programs overflow into their data). */
+#define CC_MAIN_STACK "8388608"
+
 #define DEB_TOOLS "clang lld wasi-libc libclang-rt-14-dev-wasm32"
 
 /* wasi-libc functions that get the guest library's lock (malloc.c,
@@ -123,6 +140,28 @@ static const char *const wrapped[] = {
     "putc",
     "putchar",
     "fflush",
+    "__stdio_exit",
+    "random",
+    "srandom",
+    "initstate",
+    "setstate",
+    "rand",
+    "srand",
+    "getenv",
+    "setenv",
+    "unsetenv",
+    "putenv",
+    "clearenv",
+    "strerror",
+    "strerror_r",
+    "localtime",
+    "localtime_r",
+    "gmtime",
+    "gmtime_r",
+    "mktime",
+    "timegm",
+    "asctime",
+    "strftime",
     "sleep",
     "usleep",
     "nanosleep",
@@ -353,9 +392,6 @@ static bool toolchain_ok(const char *clang, const char *sysroot, bool link,
 static const char *missing_why(const char *h)
 {
 	static const char *const known[][2] = {
-	    {"setjmp.h", "not yet: setjmp and longjmp need WebAssembly "
-			 "exception handling, which heisen's engine does not "
-			 "run"},
 	    {"ucontext.h", "WASI has no user contexts"},
 	    {"sys/wait.h", "WASI has no child processes"},
 	    {"spawn.h", "WASI has no child processes"},
@@ -653,6 +689,8 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		goto nomem;
 	add(&l, "-pthread");
 	add(&l, "-ftls-model=local-exec");
+	add(&l, "-mllvm");
+	add(&l, "-wasm-enable-sjlj");
 	add(&l, "-nostdlibinc");
 	add(&l, "-isystem");
 	add(&l, inc);
@@ -671,6 +709,7 @@ int tui_cmd_cc(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		add(&l, "-lwasi-emulated-signal");
 		add(&l, "-Wl,--import-memory");
 		add(&l, "-Wl,--max-memory=" CC_MAX_MEMORY);
+		add(&l, "-Wl,-z,stack-size=" CC_MAIN_STACK);
 		add(&l, "-Wl,--export=wasi_thread_start");
 		add(&l, "-Wl,--no-check-features");
 		for (size_t i = 0; i < NWRAPPED; i++)

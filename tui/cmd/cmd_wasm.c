@@ -88,8 +88,8 @@ typedef void (*section_fn)(void *ctx, uint8_t id, const wasm_custom *c,
 
 static void each_section(const wasm_module *m, section_fn fn, void *ctx)
 {
-	static const uint8_t order[] = {0, 1, 2, 3,  4,	 5, 6,
-					7, 8, 9, 12, 10, 11};
+	static const uint8_t order[] = {0, 1, 2, 3, 4,	5,  WASM_SECTION_TAG,
+					6, 7, 8, 9, 12, 10, 11};
 	for (size_t k = 0; k < sizeof order; k++) {
 		uint8_t id = order[k];
 		if (id && m->section_present[id])
@@ -157,6 +157,9 @@ static void inspect_text(const char *path, const wasm_module *m,
 		else if (im->kind == WASM_EXTERN_TABLE)
 			format_limits(&im->u.table.lim, "elements", buf,
 				      sizeof buf);
+		else if (im->kind == WASM_EXTERN_TAG &&
+			 im->u.tag_type < m->ntypes)
+			format_type(&m->types[im->u.tag_type], buf, sizeof buf);
 		else if (im->kind == WASM_EXTERN_GLOBAL)
 			snprintf(buf, sizeof buf, "%s%s",
 				 im->u.global.mut ? "mut " : "",
@@ -242,6 +245,10 @@ static void inspect_json(const char *path, const wasm_module *m,
 			tui_json_str(&j, "type",
 				     wasm_type_name(im->u.global.type));
 			tui_json_bool(&j, "mutable", im->u.global.mut);
+			break;
+		case WASM_EXTERN_TAG:
+			format_type(&m->types[im->u.tag_type], buf, sizeof buf);
+			tui_json_str(&j, "type", buf);
 			break;
 		}
 		tui_json_end(&j, '}');

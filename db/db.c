@@ -2335,15 +2335,20 @@ wasm_status db_names_parse(const char *text, char out[2][DB_NAME_MAX],
 	return WASM_OK;
 }
 
-wasm_status db_run_bug_names(db *d, int64_t run_id, int64_t bug_id,
-			     char names[2][DB_NAME_MAX], wasm_err *err)
+/* The one text column of statement `which`'s row for (run_id, bug_id),
+ * given to parse (nothing for no row or NULL). Stored text that does not
+ * parse is parse's status, the message naming the run and the bug. */
+static wasm_status run_bug_text(db *d, int which, int64_t run_id,
+				int64_t bug_id, const char *what,
+				wasm_status (*parse)(const char *, void *,
+						     wasm_err *),
+				void *out, wasm_err *err)
 {
-	sqlite3_stmt *s = stmt(d, S_RUN_BUG_NAMES, err);
+	sqlite3_stmt *s = stmt(d, which, err);
 	wasm_status st = WASM_OK;
 	const char *t;
 	int rc;
 
-	names[0][0] = names[1][0] = '\0';
 	if (!s)
 		return err->status;
 	sqlite3_bind_int64(s, 1, run_id);
@@ -2351,15 +2356,38 @@ wasm_status db_run_bug_names(db *d, int64_t run_id, int64_t bug_id,
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		if ((t = (const char *)sqlite3_column_text(s, 0)) &&
-		    (st = db_names_parse(t, names, err)))
+		    (st = parse(t, out, err))) {
+			char why[sizeof err->msg];
+			snprintf(why, sizeof why, "%s", err->msg);
 			wasm_err_set(err, st, WASM_NO_OFFSET,
 				     "%s: run %" PRId64 ", bug %" PRId64 ": %s",
-				     d->path, run_id, bug_id, err->msg);
+				     d->path, run_id, bug_id, why);
+		}
 	} else if (rc != SQLITE_DONE) {
-		st = sql_fail(d, err, rc, "reading a race's thread names");
+		char doing[80];
+		snprintf(doing, sizeof doing, "reading %s", what);
+		st = sql_fail(d, err, rc, doing);
 	}
 	done(s);
 	return st;
+}
+
+static wasm_status parse_names(const char *t, void *out, wasm_err *err)
+{
+	return db_names_parse(t, out, err);
+}
+
+static wasm_status parse_locks(const char *t, void *out, wasm_err *err)
+{
+	return db_locks_parse(t, out, err);
+}
+
+wasm_status db_run_bug_names(db *d, int64_t run_id, int64_t bug_id,
+			     char names[2][DB_NAME_MAX], wasm_err *err)
+{
+	names[0][0] = names[1][0] = '\0';
+	return run_bug_text(d, S_RUN_BUG_NAMES, run_id, bug_id,
+			    "a race's thread names", parse_names, names, err);
 }
 
 void db_hit_clear(db_hit *h)
@@ -2861,28 +2889,9 @@ bool db_parents_parse(const char *t, db_spawn spawn[2])
 wasm_status db_run_bug_locks(db *d, int64_t run_id, int64_t bug_id,
 			     db_locks out[2], wasm_err *err)
 {
-	sqlite3_stmt *s = stmt(d, S_RUN_BUG_LOCKS, err);
-	wasm_status st = WASM_OK;
-	const char *t;
-	int rc;
-
 	memset(out, 0, 2 * sizeof *out);
-	if (!s)
-		return err->status;
-	sqlite3_bind_int64(s, 1, run_id);
-	sqlite3_bind_int64(s, 2, bug_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		if ((t = (const char *)sqlite3_column_text(s, 0)) &&
-		    (st = db_locks_parse(t, out, err)))
-			wasm_err_set(err, st, WASM_NO_OFFSET,
-				     "%s: run %" PRId64 ", bug %" PRId64 ": %s",
-				     d->path, run_id, bug_id, err->msg);
-	} else if (rc != SQLITE_DONE) {
-		st = sql_fail(d, err, rc, "reading a race's locks");
-	}
-	done(s);
-	return st;
+	return run_bug_text(d, S_RUN_BUG_LOCKS, run_id, bug_id, "a race's locks",
+			    parse_locks, out, err);
 }
 
 wasm_status db_run_bug_where(db *d, int64_t run_id, int64_t bug_id, db_loc *loc,

@@ -454,4 +454,12 @@ else
 		>"$dir/why" 2>&1 || bad "hb-destroy: $(snippet "$dir/why")"
 fi
 
+# Runs that trap are summarised with their reason, in text and JSON.
+"$HEISEN" check "$root/demos/build/guests/trap.wasm" --runs 2 --db "$dir/trap.db" >"$dir/trap.txt" 2>&1
+grep -qE "^    trap in 2 runs \(first: run [0-9]+\): unreachable in function [0-9]+ 'work' at offset 0x" "$dir/trap.txt" ||
+	bad "trap reason not listed: $(snippet "$dir/trap.txt")"
+"$HEISEN" check "$root/demos/build/guests/trap.wasm" --runs 2 --db "$dir/trap.db" --json >"$dir/trap.json" 2>/dev/null
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["reasons"]; assert len(r) == 1 and r[0]["status"] == "trap" and r[0]["runs"] == 2 and "unreachable" in r[0]["message"], r' "$dir/trap.json" ||
+	bad "trap reason not in the JSON: $(snippet "$dir/trap.json")"
+
 finish t_check

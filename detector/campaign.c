@@ -1590,10 +1590,7 @@ out:
 	return ok;
 }
 
-/* argv for the program: its name, then the campaign's NUL-separated
- * arguments. */
-static const char **make_argv(const det_prog *p, const char *args,
-			      uint32_t nargs)
+const char **det_prog_argv(const det_prog *p, const char *args, uint32_t nargs)
 {
 	const char **v = wasm_malloc((nargs + 1) * sizeof *v);
 
@@ -1636,7 +1633,7 @@ wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 	pl.jobs = c->jobs ? c->jobs : 1;
 	s.perm = wasm_malloc(s.ncells * sizeof *s.perm);
 	pl.w = wasm_calloc(pl.jobs, sizeof *pl.w);
-	argv = make_argv(p, c->args, c->nargs);
+	argv = det_prog_argv(p, c->args, c->nargs);
 	if (!s.perm || !pl.w || !argv) {
 		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				  "out of memory");

@@ -113,6 +113,11 @@ wasm_status det_prog_stack(const det_prog *p, const det_violation *v, int side,
 wasm_status det_prog_hit(const det_prog *p, const det_violation *v, db_hit *h,
 			 char (*func)[128], wasm_err *err);
 
+/* argv for a run of p: its name, then the nargs NUL-separated strings at
+ * args (a campaign's or a repro's arguments; pointers into args).
+ * wasm_malloc'd (nargs + 1 entries, wasm_free); NULL when out of memory. */
+const char **det_prog_argv(const det_prog *p, const char *args, uint32_t nargs);
+
 /* Parse a density list: "5:100:5" (first:last:step, in percent) or
  * "10,25.5,100". Percentages have at most two decimals, each in (0, 100].
  * *out (wasm_malloc'd, ascending, no duplicates) in basis points. */

@@ -551,18 +551,13 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 				    "'heisen check --schedule'",
 				    s->run_id ? "run" : "spec");
 	res->first_index = -1;
-	argv = wasm_calloc(s->nargs + 2, sizeof *argv);
+	argv = det_prog_argv(p, s->args, s->nargs);
 	if (!mask || !argv) {
 		st = nomem(err);
 		goto out;
 	}
 	if ((st = rep_mask(s, p, mask, &res->armed, err)))
 		goto out;
-	argv[0] = p->name;
-	for (uint32_t i = 0, off = 0; i < s->nargs; i++) {
-		argv[i + 1] = s->args + off;
-		off += (uint32_t)strlen(s->args + off) + 1;
-	}
 	b.prog = p;
 	b.mask = mask;
 	b.trigger = s->mode == REP_TRIGGER ? &trig : NULL;

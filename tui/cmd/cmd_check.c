@@ -450,9 +450,8 @@ static wasm_status measure_k(det_prog *p, const db_campaign *c,
 {
 	rep_sched_factory fac;
 	k_probe k = {0};
-	const char **argv = wasm_malloc((c->nargs + 1) * sizeof *argv);
+	const char **argv = det_prog_argv(p, c->args, c->nargs);
 	uint8_t *mask = wasm_malloc(p->sites.nsites ? p->sites.nsites : 1);
-	const char *arg = c->args;
 	det_batch b = {0};
 	wasm_status st;
 
@@ -464,9 +463,6 @@ static wasm_status measure_k(det_prog *p, const db_campaign *c,
 	}
 	/* Every site armed, as in the campaign's runs: each is a point. */
 	memset(mask, 1, p->sites.nsites);
-	argv[0] = p->name;
-	for (uint32_t i = 0; i < c->nargs; i++, arg += strlen(arg) + 1)
-		argv[i + 1] = arg;
 	rep_sched_factory_init(&fac, spec, NULL, 0);
 	b.prog = p;
 	b.mask = mask;

@@ -255,6 +255,18 @@ typedef enum eng_point_kind {
 	ENG_POINT_END,	  /* a spawned thread ended */
 } eng_point_kind;
 
+/* A scheduling point as eng_sched.note sees it. */
+typedef struct eng_point {
+	uint64_t event;	    /* its number: 0, 1, ... */
+	eng_thread *thread; /* the thread that reached it */
+	eng_point_kind kind;
+	const char *host;    /* HOST: the host function's name */
+	const eng_val *args; /* HOST: its arguments, nargs slots */
+	uint32_t nargs;
+	uint64_t addr; /* WAIT, NOTIFY: the memory offset; SPAWN: the
+			  new thread's id */
+} eng_point;
+
 typedef struct eng_sched {
 	/* Who runs after point number `event` (0, 1, ...) of kind k, reached
 	 * by thread cur: an index into runnable[0..n), the ids of the
@@ -266,6 +278,11 @@ typedef struct eng_sched {
 			 eng_point_kind k, const uint32_t *runnable,
 			 uint32_t n);
 	void *ctx;
+	/* NULL, or told of every point before pick is asked, on the thread
+	 * that reached it, which has the turn: it may read memory and
+	 * eng_thread_backtrace, nothing else of the engine (the lock is
+	 * held). For a debugger's record of an execution. */
+	void (*note)(void *ctx, const eng_point *pt);
 } eng_sched;
 void eng_proc_set_sched(eng_proc *p, const eng_sched *s);
 /* Whether p runs serially. */

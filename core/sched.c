@@ -332,13 +332,25 @@ out:
 /* One scheduling point of the turn holder t: count it, mix it into the
  * digest (kind, then a and b), let the scheduler choose, and wait for
  * the turn if it went elsewhere. Holds p->s_lock. */
-static eng_trap_kind point(eng_thread *t, eng_point_kind k, uint64_t a,
-			   uint64_t b)
+/* Tell the scheduler's note of point *pt (its event and thread set
+ * here). */
+static void note(eng_proc *p, eng_thread *t, eng_point *pt)
+{
+	if (!p->sched.note)
+		return;
+	pt->event = p->s_events;
+	pt->thread = t;
+	p->sched.note(p->sched.ctx, pt);
+}
+
+static eng_trap_kind point(eng_thread *t, eng_point *pt, uint64_t a, uint64_t b)
 {
 	eng_proc *p = t->proc;
+	eng_point_kind k = pt->kind;
 
 	if (stopping(p))
 		return ENG_STOPPED;
+	note(p, t, pt);
 	p->s_vclock += POINT_NS;
 	mix(p, ((uint64_t)t->id << 8) | k);
 	mix(p, a);
@@ -358,8 +370,13 @@ eng_trap_kind eng_sched_host(eng_thread *t, const eng_func *f,
 
 	for (uint32_t i = 0; i < f->nargs; i++)
 		h = (h ^ args[i]) * 0x100000001b3ull;
+	eng_point pt = {.kind = ENG_POINT_HOST,
+			.host = f->name,
+			.args = args,
+			.nargs = f->nargs};
+
 	pthread_mutex_lock(&p->s_lock);
-	k = point(t, ENG_POINT_HOST, h, f->nargs);
+	k = point(t, &pt, h, f->nargs);
 	unlock(p);
 	return k;
 }
@@ -380,7 +397,8 @@ eng_trap_kind eng_sched_wait(eng_thread *t, uintptr_t key, uint64_t off,
 			: (uint64_t)timeout_ns > NO_DEADLINE - p->s_vclock
 			    ? NO_DEADLINE - 1
 			    : p->s_vclock + (uint64_t)timeout_ns;
-	k = point(t, ENG_POINT_WAIT, off, (uint64_t)timeout_ns);
+	k = point(t, &(eng_point){.kind = ENG_POINT_WAIT, .addr = off}, off,
+		  (uint64_t)timeout_ns);
 	*result = t->s_result;
 	t->s_state = ENG_S_RUN;
 	t->s_deadline = NO_DEADLINE;
@@ -429,7 +447,8 @@ uint32_t eng_sched_notify(eng_thread *t, uintptr_t key, uint64_t off,
 		first->s_result = 0;
 		n++;
 	}
-	*k = point(t, ENG_POINT_NOTIFY, off, n);
+	*k = point(t, &(eng_point){.kind = ENG_POINT_NOTIFY, .addr = off}, off,
+		   n);
 	unlock(p);
 	return n;
 }
@@ -441,7 +460,10 @@ void eng_sched_spawned(eng_proc *p)
 	pthread_mutex_lock(&p->s_lock);
 	t = p->s_turn < p->s_nthreads ? p->s_threads[p->s_turn] : NULL;
 	if (t)
-		point(t, ENG_POINT_SPAWN, p->s_nthreads, 0);
+		point(t,
+		      &(eng_point){.kind = ENG_POINT_SPAWN,
+				   .addr = p->s_nthreads - 1},
+		      p->s_nthreads, 0);
 	unlock(p);
 }
 
@@ -452,6 +474,7 @@ void eng_sched_end(eng_thread *t)
 	pthread_mutex_lock(&p->s_lock);
 	t->s_state = ENG_S_DONE;
 	if (p->s_turn == t->id && !stopping(p)) {
+		note(p, t, &(eng_point){.kind = ENG_POINT_END});
 		p->s_vclock += POINT_NS;
 		mix(p, ((uint64_t)t->id << 8) | ENG_POINT_END);
 		pass_turn(p, t, ENG_POINT_END);

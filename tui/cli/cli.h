@@ -314,6 +314,25 @@ int tui_node_url(const char *who, const char *path, const struct db_remote *r,
  * memory. Then tui_campaign_add records p's program (by hash, its path
  * made absolute), this node and the campaign c (setting its ids). Shared
  * by sweep and check. */
+/* What replay, timeline, debug and bisect replay: a bug (BUG, the
+ * operand), a run (--run RUN), or a repro file (--file FILE.repro
+ * PROGRAM.wasm, or FILE.repro PROGRAM.wasm); with schedule, a bug is its
+ * first serial run's schedule. *s filled (rep_spec_clear), *d the
+ * workspace opened when one was read (db_close), *path the program to
+ * load. On failure prints the message under cmd's name and returns the
+ * exit code. */
+struct rep_spec;
+int tui_open_spec(const tui_cmd *cmd, const tui_args *a, bool schedule,
+		  struct rep_spec *s, struct db **d, const char **path,
+		  FILE *err);
+
+/* The same for a schedule (timeline, debug, bisect): a serial run's,
+ * its program loaded and checked against it (--force: a program whose
+ * hash differs). *s is mode schedule; *p to det_prog_free. */
+struct det_prog;
+int tui_open_schedule(const tui_cmd *cmd, const tui_args *a, struct rep_spec *s,
+		      struct det_prog **p, const char **path, FILE *err);
+
 struct db_campaign;
 bool tui_campaign_args(const tui_args *a, struct db_campaign *c);
 /* --jobs (1 to 256, default the CPUs online) and --timeout (default 10 s)

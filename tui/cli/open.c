@@ -10,6 +10,7 @@
 #include "db/db.h"
 #include "db/nodes.h"
 #include "detector/campaign.h"
+#include "replay/replay.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -214,6 +215,118 @@ int tui_load_recorded(const tui_cmd *cmd, const db_program *prog,
 		det_prog_free(*p);
 		*p = NULL;
 		return TUI_EXIT_USAGE;
+	}
+	return TUI_EXIT_OK;
+}
+
+int tui_open_spec(const tui_cmd *cmd, const tui_args *a, bool schedule,
+		  rep_spec *s, db **d, const char **path, FILE *err)
+{
+	const char *file = tui_opt_value(cmd, a, "--file");
+	const char *runv = tui_opt_value(cmd, a, "--run");
+	int64_t bug = 0, run = 0;
+	const char *dbpath;
+	wasm_err e;
+	wasm_status st;
+	int rc;
+
+	/* FILE.repro PROGRAM.wasm, as --file FILE.repro PROGRAM.wasm. */
+	if (!file && !runv && a->noperands == 2)
+		file = a->operands[0];
+	if (file) {
+		if (a->noperands != (file == a->operands[0] ? 2 : 1) || runv) {
+			fprintf(err,
+				"heisen %s: a repro file takes the program as "
+				"its one other argument: heisen %s FILE.repro "
+				"PROGRAM.wasm\n",
+				cmd->name, cmd->name);
+			return TUI_EXIT_USAGE;
+		}
+		if ((st = rep_read(file, s, &e))) {
+			fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
+			return tui_exit_for(st);
+		}
+		*path = a->operands[a->noperands - 1];
+		return TUI_EXIT_OK;
+	}
+	if (a->noperands > 1 || (!a->noperands && !runv)) {
+		fprintf(err,
+			"heisen %s: name a bug (heisen %s BUG), a run (--run "
+			"RUN) or a repro file (heisen %s FILE.repro "
+			"PROGRAM.wasm)\n",
+			cmd->name, cmd->name, cmd->name);
+		return TUI_EXIT_USAGE;
+	}
+	if ((a->noperands && (rc = tui_parse_id(cmd, "bug", a->operands[0],
+						"bugs", &bug, err))) ||
+	    (runv &&
+	     (rc = tui_parse_id(cmd, "run", runv, "runs CAMPAIGN", &run, err))))
+		return rc;
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), d,
+				       &dbpath, err)))
+		return rc;
+	/* A schedule is a run's: the bug's first serial run. */
+	if (schedule && bug && !run) {
+		if ((st = db_bug_sched_run(*d, bug, &run, &e))) {
+			fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
+			return tui_exit_for(st);
+		}
+		if (!run) {
+			fprintf(err,
+				"heisen %s: bug %" PRId64 " was not found by "
+				"a serial run, so it has no schedule to "
+				"replay: run 'heisen explore' on its program, "
+				"or replay it with --mode trigger\n",
+				cmd->name, bug);
+			return TUI_EXIT_USAGE;
+		}
+	}
+	if ((st = schedule && run && !bug
+		      ? rep_spec_from_run(*d, run, s, &e)
+		      : rep_spec_from_db(*d, bug, run, s, &e))) {
+		fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
+		return tui_exit_for(st);
+	}
+	if (!s->program_path || access(s->program_path, R_OK)) {
+		fprintf(err,
+			"heisen %s: the program of bug %" PRId64
+			" is gone: %s; put the binary back at that path, "
+			"or save a repro file where it is and name it with "
+			"the program: heisen %s FILE.repro PROGRAM.wasm\n",
+			cmd->name, s->bug_id,
+			s->program_path ? s->program_path : "?", cmd->name);
+		return TUI_EXIT_USAGE;
+	}
+	*path = s->program_path;
+	return TUI_EXIT_OK;
+}
+
+int tui_open_schedule(const tui_cmd *cmd, const tui_args *a, rep_spec *s,
+		      det_prog **p, const char **path, FILE *err)
+{
+	bool force = tui_opt_value(cmd, a, "--force") != NULL;
+	db *d = NULL;
+	wasm_err e;
+	wasm_status st;
+	int rc;
+
+	*p = NULL;
+	rc = tui_open_spec(cmd, a, true, s, &d, path, err);
+	db_close(d);
+	if (rc)
+		return rc;
+	if (!s->has_sched) {
+		fprintf(err,
+			"heisen %s: this %s has no schedule: only a serial "
+			"run can be stepped through (find the race with "
+			"'heisen explore' or 'heisen check --schedule')\n",
+			cmd->name, s->run_id || s->bug_id ? "race" : "repro");
+		return TUI_EXIT_USAGE;
+	}
+	s->mode = REP_SCHEDULE;
+	if ((st = rep_load_program(s, *path, force, p, &e))) {
+		fprintf(err, "heisen %s: %s: %s\n", cmd->name, *path, e.msg);
+		return tui_exit_for(st);
 	}
 	return TUI_EXIT_OK;
 }

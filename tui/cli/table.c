@@ -232,6 +232,33 @@ static const tui_opt rerun_opts[] = {
     {NULL, NULL, NULL},
 };
 
+static const tui_opt timeline_opts[] = {
+    {"--run", "RUN", "the schedule of this serial run"},
+    {"--file", "FILE.repro", "a schedule repro file, replayed on PROGRAM.wasm"},
+    {"--force", NULL, "with a repro file: a program whose hash differs"},
+    {"--from", "N", "the first event shown (default 0)"},
+    {"--count", "M", "events shown at most (default 100; 0: all)"},
+    {"--thread", "T", "only thread T's events"},
+    {"--at", "PLACE",
+     "only the accesses at FILE:LINE, FUNCTION or 'site N'"},
+    {"--watch", "ADDR[:W]",
+     "the W bytes (1 to 8, default 4) at ADDR at every event"},
+    {"--stack", "N", "the call stack of event N"},
+    {"--max-events", "N",
+     "events kept at most (default 4 000 000; the run goes on past them)"},
+    {"--db", "FILE", "the workspace of BUG or --run"},
+    {"--json", NULL, "heisen.timeline/1 (docs/json.md)"},
+    {NULL, NULL, NULL},
+};
+
+static const tui_opt debug_opts[] = {
+    {"--run", "RUN", "the schedule of this serial run"},
+    {"--file", "FILE.repro", "a schedule repro file, replayed on PROGRAM.wasm"},
+    {"--force", NULL, "with a repro file: a program whose hash differs"},
+    {"--db", "FILE", "the workspace of BUG or --run"},
+    {NULL, NULL, NULL},
+};
+
 static const tui_opt replay_opts[] = {
     {"--run", "RUN",
      "pin this run's mask (it must have detected BUG); alone: the bug "
@@ -911,6 +938,51 @@ const tui_cmd tui_commands[] = {
      "be used, or the program is gone or has changed since (its hash "
      "differs); 3 on an internal error.",
      1, 1, rerun_opts, tui_cmd_rerun},
+    {"timeline",
+     "BUG | --run RUN | FILE.repro PROGRAM.wasm [--force] [--from N] "
+     "[--count M] [--thread T] [--at PLACE] [--watch ADDR[:W]] "
+     "[--stack N] [--max-events N] [--db FILE] [--json]",
+     "list the events of a serial run, step by step",
+     "Replays a serial run's schedule (a bug found by explore or check "
+     "--schedule: its first serial run; a run; or a schedule repro file "
+     "with its program) once, exactly, and lists every scheduling point "
+     "it passed as an event: its number, its thread, and what the thread "
+     "was about to do: an access to shared memory (kind, width, address, "
+     "the value there before it, function and line), a host call (WASI, "
+     "by name), a wait, a notify, a spawn, a thread's end. The header "
+     "names the schedule, how the run ended, and each race the "
+     "happens-before detector found with the events of its two accesses "
+     "(marked '!' in the list). --thread and --at list only some "
+     "events; --watch adds the bytes at an address as they were at each "
+     "event; --stack N runs the schedule again and prints event N's call "
+     "stack. The same schedule gives the same events on every run "
+     "(docs/debugger.md); 'heisen debug' shows them in the Timeline "
+     "screen.\n"
+     "Exit status: 0 when listed; 2 for an unknown bug or run, a race "
+     "that no serial run found, a bad or foreign repro file (a program "
+     "whose hash differs, without --force), a bad option; 3 on an "
+     "internal error.",
+     0, 2, timeline_opts, tui_cmd_timeline},
+    {"debug",
+     "BUG | --run RUN | FILE.repro PROGRAM.wasm [--force] [--db FILE]",
+     "step through a serial run in the Timeline screen",
+     "Opens the TUI on the Timeline screen of a serial run's schedule (a "
+     "bug found by explore or check --schedule, a run, or a schedule "
+     "repro file with its program; the bug screen's d key opens the same "
+     "screen). The schedule is replayed once, exactly, and every "
+     "scheduling point becomes a row in its thread's lane: accesses to "
+     "shared memory with their values, host calls, waits, notifies, "
+     "spawns, ends; the race's two accesses are marked and the bytes at "
+     "its address are watched. Keys: Down/Up step forward and back, n/p "
+     "the current thread's next and previous event, r the race's "
+     "accesses, b a breakpoint at FILE:LINE, FUNCTION or site N and c/C "
+     "run forward or back to it, s the current event's call stack, w "
+     "watch an address, ? all keys (docs/debugger.md). 'heisen "
+     "timeline' prints the same events for scripts.\n"
+     "Exit status: 0 when closed; 2 without a terminal, for an unknown "
+     "bug or run, a race no serial run found, a bad or foreign repro "
+     "file; 3 on an internal error.",
+     0, 2, debug_opts, tui_cmd_debug},
     {"replay",
      "BUG [--run RUN] | --run RUN | --file FILE.repro PROGRAM.wasm "
      "[--force]  [--mode pinned|minimal|trigger] [--runs N] [--jobs J] "

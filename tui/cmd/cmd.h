@@ -31,6 +31,11 @@ int tui_cmd_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* `heisen explore` (tui/cmd/cmd_check.c beside check). */
 int tui_cmd_explore(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		    FILE *err);
+/* The debugger (tui/cmd/cmd_debug.c): timeline, debug, bisect. */
+int tui_cmd_timeline(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		     FILE *err);
+/* `heisen debug` (tui/screen/ui_timeline.c: it opens the TUI). */
+int tui_cmd_debug(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* `heisen rerun` (tui/cmd/cmd_run.c with `run --density`/`--mask`). */
 int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);

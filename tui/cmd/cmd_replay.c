@@ -397,82 +397,6 @@ static void print_json(const replay_report *r, FILE *out)
 	tui_json_done(&j);
 }
 
-/* The spec from the workspace or a file, and the program's path; on
- * failure prints the message and returns the exit code. */
-static int get_spec(const tui_cmd *cmd, const tui_args *a, bool schedule,
-		    rep_spec *s, db **d, const char **path, FILE *err)
-{
-	const char *file = tui_opt_value(cmd, a, "--file");
-	const char *runv = tui_opt_value(cmd, a, "--run");
-	int64_t bug = 0, run = 0;
-	const char *dbpath;
-	wasm_err e;
-	wasm_status st;
-	int rc;
-
-	if (file) {
-		if (a->noperands != 1 || runv) {
-			fprintf(err, "heisen replay: --file FILE.repro takes "
-				     "the program as its one argument: heisen "
-				     "replay --file FILE.repro PROGRAM.wasm\n");
-			return TUI_EXIT_USAGE;
-		}
-		if ((st = rep_read(file, s, &e))) {
-			fprintf(err, "heisen replay: %s\n", e.msg);
-			return tui_exit_for(st);
-		}
-		*path = a->operands[0];
-		return TUI_EXIT_OK;
-	}
-	if (a->noperands > 1 || (!a->noperands && !runv)) {
-		fprintf(err, "heisen replay: name a bug (heisen replay BUG), a "
-			     "run (--run RUN) or a repro file (--file "
-			     "FILE.repro PROGRAM.wasm)\n");
-		return TUI_EXIT_USAGE;
-	}
-	if ((a->noperands && (rc = tui_parse_id(cmd, "bug", a->operands[0],
-						"bugs", &bug, err))) ||
-	    (runv &&
-	     (rc = tui_parse_id(cmd, "run", runv, "runs CAMPAIGN", &run, err))))
-		return rc;
-	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), d,
-				       &dbpath, err)))
-		return rc;
-	/* A schedule is a run's: the bug's first serial run. */
-	if (schedule && bug && !run) {
-		if ((st = db_bug_sched_run(*d, bug, &run, &e))) {
-			fprintf(err, "heisen replay: %s\n", e.msg);
-			return tui_exit_for(st);
-		}
-		if (!run) {
-			fprintf(err,
-				"heisen replay: bug %" PRId64 " was not found "
-				"by a serial run, so it has no schedule to "
-				"replay: run 'heisen explore' on its program, "
-				"or replay it with --mode trigger\n",
-				bug);
-			return TUI_EXIT_USAGE;
-		}
-	}
-	if ((st = schedule && run && !bug
-		      ? rep_spec_from_run(*d, run, s, &e)
-		      : rep_spec_from_db(*d, bug, run, s, &e))) {
-		fprintf(err, "heisen replay: %s\n", e.msg);
-		return tui_exit_for(st);
-	}
-	if (!s->program_path || access(s->program_path, R_OK)) {
-		fprintf(err,
-			"heisen replay: the program of bug %" PRId64
-			" is gone: %s; put the binary back at that path, "
-			"or save a repro file where it is and use "
-			"--file\n",
-			s->bug_id, s->program_path ? s->program_path : "?");
-		return TUI_EXIT_USAGE;
-	}
-	*path = s->program_path;
-	return TUI_EXIT_OK;
-}
-
 int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *modev = tui_opt_value(cmd, a, "--mode");
@@ -532,7 +456,7 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				holdv);
 			return TUI_EXIT_USAGE;
 		}
-		if ((rc = get_spec(cmd, a, modev && m == REP_SCHEDULE, &s, &d,
+		if ((rc = tui_open_spec(cmd, a, modev && m == REP_SCHEDULE, &s, &d,
 				   &path, err)))
 			goto out;
 		if (tui_opt_value(cmd, a, "--stdin")) {

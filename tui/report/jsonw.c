@@ -100,6 +100,12 @@ void tui_json_i64(tui_json *j, const char *key, int64_t v)
 	fprintf(j->f, "%" PRId64, v);
 }
 
+void tui_json_hex64(tui_json *j, const char *key, uint64_t v)
+{
+	member(j, key);
+	fprintf(j->f, "\"%016" PRIx64 "\"", v);
+}
+
 void tui_json_f64(tui_json *j, const char *key, double v)
 {
 	member(j, key);

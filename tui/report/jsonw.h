@@ -33,6 +33,9 @@ void tui_json_strn(tui_json *j, const char *key, const char *s, size_t n);
 void tui_json_str_or_null(tui_json *j, const char *key, const char *s);
 void tui_json_u64(tui_json *j, const char *key, uint64_t v);
 void tui_json_i64(tui_json *j, const char *key, int64_t v);
+/* v as a string of 16 hex digits: seeds and digests, which JSON's
+ * numbers cannot hold exactly. */
+void tui_json_hex64(tui_json *j, const char *key, uint64_t v);
 void tui_json_f64(tui_json *j, const char *key,
 		  double v); /* null if not finite */
 void tui_json_bool(tui_json *j, const char *key, bool v);

@@ -77,6 +77,24 @@ void tui_json_prog_access(struct tui_json *j, const struct det_prog *p,
  * "stack_truncated". */
 void tui_json_stack(struct tui_json *j, const char *key, const db_stack *s);
 
+/* ---- a recorded execution's rows (timeline.c) -------------------------
+ * What row i of a trace (replay/trace.h) did, in a few words ("write 4
+ * @0x1040 =7", "call fd_write", "spawn T2") and where ("deposit
+ * bank.c:21", empty for a row that is not an access), into buf (cap
+ * bytes); and the row as an object of heisen.timeline/1's events (the
+ * watched value too with watch). */
+struct rep_trace;
+void tui_event_what(const struct rep_trace *t, uint64_t i, char *buf,
+		    size_t cap);
+void tui_event_where(const struct det_prog *p, const struct rep_trace *t,
+		     uint64_t i, char *buf, size_t cap);
+/* The same in a lane's width: "W4 0x1040 7 deposit:21" (kind letter,
+ * width, address, the value before, function and line). */
+void tui_event_short(const struct det_prog *p, const struct rep_trace *t,
+		     uint64_t i, char *buf, size_t cap);
+void tui_json_event(struct tui_json *j, const struct det_prog *p,
+		    const struct rep_trace *t, uint64_t i, bool watch);
+
 /* ---- a bug's report (report.c): what `heisen show` prints and the TUI's
  * bug screen draws, read from the database in one go. */
 #define TUI_REPORT_EXAMPLES 5

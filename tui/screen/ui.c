@@ -1231,31 +1231,32 @@ static void loop(tui_app *app)
 	}
 }
 
-int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+int tui_app_run(const char *who, const char *dbpath,
+		bool (*root)(tui_app *app, void *ctx), void *ctx, FILE *err)
 {
 	tui_app *app;
-	const char *path;
 	struct stat sb;
 	bool created;
 	int rc;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(err, "heisen tui: needs a terminal on standard input "
-			     "and output (for scripts use 'heisen -f' or "
-			     "'heisen -c')\n");
+		fprintf(err,
+			"heisen %s: needs a terminal on standard input and "
+			"output (for scripts use 'heisen -f' or 'heisen "
+			"-c')\n",
+			who);
 		return TUI_EXIT_USAGE;
 	}
 	if (!(app = calloc(1, sizeof *app))) {
-		fprintf(err, "heisen tui: out of memory\n");
+		fprintf(err, "heisen %s: out of memory\n", who);
 		return TUI_EXIT_INTERNAL;
 	}
-	path = db_path_choose(tui_opt_value(cmd, a, "--db"));
-	created = stat(path, &sb) != 0;
-	if ((rc = tui_open_db(path, &app->d, err))) {
+	created = stat(dbpath, &sb) != 0;
+	if ((rc = tui_open_db(dbpath, &app->d, err))) {
 		free(app);
 		return rc;
 	}
-	snprintf(app->dbpath, sizeof app->dbpath, "%s", path);
+	snprintf(app->dbpath, sizeof app->dbpath, "%s", dbpath);
 	tui_session_init(&app->session);
 	tui_history_load(&app->hist);
 	if (getenv("HEISEN_TUI_STATS") && *getenv("HEISEN_TUI_STATS") &&
@@ -1267,8 +1268,10 @@ int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	tty_saved = tcgetattr(STDIN_FILENO, &saved_tty) == 0;
 	set_escdelay(25);
 	if (!initscr()) {
-		fprintf(err, "heisen tui: cannot initialise the terminal "
-			     "(is TERM set?)\n");
+		fprintf(err,
+			"heisen %s: cannot initialise the terminal "
+			"(is TERM set?)\n",
+			who);
 		db_close(app->d);
 		free(app);
 		return TUI_EXIT_USAGE;
@@ -1282,12 +1285,15 @@ int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	curs_set(0);
 	init_colors(app);
 	install_signals();
-	if (tui_open_campaigns(app)) {
-		if (created)
+	rc = TUI_EXIT_OK;
+	if (root(app, ctx)) {
+		if (created && strcmp(dbpath, ":memory:"))
 			tui_msg(app, false,
 				"new workspace %s: press n to start a sweep",
-				path);
+				dbpath);
 		loop(app);
+	} else {
+		rc = TUI_EXIT_USAGE;
 	}
 	while (app->depth)
 		screen_free(app->stack[--app->depth]);
@@ -1295,6 +1301,8 @@ int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	endwin();
 	restore_signals();
 	the_app = NULL;
+	if (rc && app->msg[0])
+		fprintf(err, "heisen %s: %s\n", who, app->msg);
 	tui_history_free(&app->hist);
 	if (app->lat) {
 		lat_write(app->lat);
@@ -1304,5 +1312,17 @@ int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	tui_factors_free(app->factors);
 	db_close(app->d);
 	free(app);
-	return TUI_EXIT_OK;
+	return rc;
+}
+
+static bool root_campaigns(tui_app *app, void *ctx)
+{
+	(void)ctx;
+	return tui_open_campaigns(app);
+}
+
+int tui_cmd_tui(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	return tui_app_run("tui", db_path_choose(tui_opt_value(cmd, a, "--db")),
+			   root_campaigns, NULL, err);
 }

@@ -121,6 +121,13 @@ typedef struct tui_ask_spec {
 } tui_ask_spec;
 void tui_ask(tui_app *app, const tui_ask_spec *spec);
 
+/* Run the app on the workspace at dbpath (":memory:": none, a scratch
+ * one) with the screen root(app, ctx) pushes as its first: `heisen
+ * tui`'s Campaigns, `heisen debug`'s Timeline. An exit code; a root that
+ * fails is exit 2 with its message printed under who's name. */
+int tui_app_run(const char *who, const char *dbpath,
+		bool (*root)(tui_app *app, void *ctx), void *ctx, FILE *err);
+
 /* ---- widgets ------------------------------------------------------------ */
 
 /* Write s at (y, x) in at most width columns (wide characters counted by
@@ -299,6 +306,14 @@ bool tui_open_sweep_form(tui_app *app, const char *program);
 bool tui_open_replay_form(tui_app *app, int64_t bug);
 void tui_open_replay(tui_app *app, int64_t bug, const char *save,
 		     char *const opts[], int nopts);
+/* The Timeline screen (ui_timeline.c) of a serial run's schedule: from
+ * spec s (taken: cleared here, freed with the screen) on the program at
+ * progpath, or of bug (its run, or its first serial run when run is 0)
+ * or of run alone (bug 0) from the workspace. False with a message when
+ * there is no schedule or the program is gone. */
+struct rep_spec;
+bool tui_open_timeline(tui_app *app, struct rep_spec *s, const char *progpath);
+bool tui_open_timeline_of(tui_app *app, int64_t bug, int64_t run);
 /* Move bug id to the next triage state (docs/triage.md): what `heisen
  * triage BUG STATE` records, without a note. */
 void tui_triage_next(tui_app *app, int64_t id);

@@ -52,6 +52,7 @@ static const tui_keydoc bugv_keys[] = {
     {"o", "the runs that detected it"},
     {"p", "replay it: a form for the mode, then the rate live"},
     {"e", "found by a serial run: replay its schedule exactly"},
+    {"d", "found by a serial run: step through it (Timeline screen)"},
     {"w", "write a repro file (replays it 100 times to measure the rate)"},
     {"t", "triage: new, confirmed, fixed, not-a-bug (in turn)"},
     {"Tab S-Tab", "select a call stack, or a frame of an unfolded one"},
@@ -606,6 +607,16 @@ static bool bugv_key(tui_screen *scr, tui_app *app, int ch)
 		char *opts[] = {"--mode", "schedule"};
 		if (s->sched_run)
 			tui_open_replay(app, s->id, NULL, opts, 2);
+		else
+			tui_msg(app, true,
+				"no serial run found bug %" PRId64 ": explore "
+				"its program (e on the Campaigns screen)",
+				s->id);
+		return true;
+	}
+	if (ch == 'd') {
+		if (s->sched_run)
+			tui_open_timeline_of(app, s->id, s->sched_run);
 		else
 			tui_msg(app, true,
 				"no serial run found bug %" PRId64 ": explore "

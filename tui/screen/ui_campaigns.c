@@ -375,6 +375,7 @@ static const tui_keydoc rv_keys[] = {
     {"Enter", "open the selected bug"},
     {"x", "rerun this run exactly (same mask seed)"},
     {"e", "a serial run: replay its schedule exactly, digest checked"},
+    {"d", "a serial run: step through it in the Timeline screen"},
     {NULL, NULL},
 };
 
@@ -522,6 +523,16 @@ static bool rv_key(tui_screen *scr, tui_app *app, int ch)
 		}
 		snprintf(rid, sizeof rid, "%" PRId64, s->id);
 		tui_open_replay(app, 0, NULL, opts, 4);
+		return true;
+	}
+	if (ch == 'd') {
+		if (!s->serial)
+			tui_msg(app, true,
+				"run %" PRId64 " was not serial: it has no "
+				"schedule to step through",
+				s->id);
+		else
+			tui_open_timeline_of(app, 0, s->id);
 		return true;
 	}
 	return false;

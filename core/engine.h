@@ -265,6 +265,10 @@ typedef struct eng_point {
 	uint32_t nargs;
 	uint64_t addr; /* WAIT, NOTIFY: the memory offset; SPAWN: the
 			  new thread's id */
+	/* Told a second time, when the thread gets the turn back after
+	 * others ran: what it does at the point (the probed access after
+	 * the probe) happens then. */
+	bool resumed;
 } eng_point;
 
 typedef struct eng_sched {
@@ -279,9 +283,10 @@ typedef struct eng_sched {
 			 uint32_t n);
 	void *ctx;
 	/* NULL, or told of every point before pick is asked, on the thread
-	 * that reached it, which has the turn: it may read memory and
-	 * eng_thread_backtrace, nothing else of the engine (the lock is
-	 * held). For a debugger's record of an execution. */
+	 * that reached it, which has the turn, and again (pt->resumed)
+	 * when that thread gets the turn back after a switch: it may read
+	 * memory and eng_thread_backtrace, nothing else of the engine (the
+	 * lock is held). For a debugger's record of an execution. */
 	void (*note)(void *ctx, const eng_point *pt);
 } eng_sched;
 void eng_proc_set_sched(eng_proc *p, const eng_sched *s);

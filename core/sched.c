@@ -357,7 +357,15 @@ static eng_trap_kind point(eng_thread *t, eng_point *pt, uint64_t a, uint64_t b)
 	mix(p, b);
 	pass_turn(p, t, k);
 	p->s_events++;
-	await_turn(t);
+	if (p->s_turn != t->id) {
+		await_turn(t);
+		/* Back after others ran: what t does at its point happens
+		 * now, not when it reached it. */
+		if (p->sched.note && !stopping(p)) {
+			pt->resumed = true;
+			p->sched.note(p->sched.ctx, pt);
+		}
+	}
 	return stopping(p) ? ENG_STOPPED : ENG_OK;
 }
 

@@ -10,21 +10,14 @@
 #define DEFAULT_TESTS	 500u
 #define DEFAULT_BUDGET_S 60.0
 
-/* What one candidate's run did. */
-typedef struct trial {
-	bool reproduced;
-	eng_sched_stats st;
-	uint8_t *dec; /* encoded, owned */
-	size_t ndec;
-	bool nomem;
-} trial;
-
 static bool on_trial(void *ctx, const rep_run *r)
 {
-	trial *t = ctx;
+	rep_trial *t = ctx;
 
 	t->reproduced = r->reproduced;
 	t->st = r->info->sched;
+	t->status = r->info->status;
+	t->exit_code = r->info->exit_code;
 	wasm_free(t->dec);
 	t->dec = NULL;
 	t->ndec = r->info->ndec;
@@ -35,19 +28,19 @@ static bool on_trial(void *ctx, const rep_run *r)
 	return true;
 }
 
-/* Run s with decisions d[0..n) once; *t what it did. */
-static wasm_status try_list(const rep_spec *s, det_prog *p,
-			    const rep_decision *d, size_t n, trial *t,
-			    wasm_err *err)
+wasm_status rep_sched_try(const rep_spec *s, det_prog *p, const rep_decision *d,
+			  size_t n, rep_trial *t, wasm_err *err)
 {
 	rep_spec c = *s;
 	rep_opts o = {.runs = 1, .jobs = 1, .any_path = true};
 	rep_result res;
 	wasm_status st;
 
-	c.dec = (rep_decision *)d;
-	c.ndec = n;
-	c.has_dec = true;
+	if (d) {
+		c.dec = (rep_decision *)d;
+		c.ndec = n;
+		c.has_dec = true;
+	}
 	o.on_run = on_trial;
 	o.ctx = t;
 	t->reproduced = false;
@@ -74,7 +67,7 @@ wasm_status rep_shrink(rep_spec *s, det_prog *p, const rep_shrink_opts *o,
 	    now_s() + (o && o->budget_s > 0 ? o->budget_s : DEFAULT_BUDGET_S);
 	rep_decision *cur = NULL, *cand = NULL, *dec = NULL;
 	size_t n = s->ndec, chunk, ndec = 0;
-	trial t = {0}, best = {0};
+	rep_trial t = {0}, best = {0};
 	wasm_status st;
 
 	memset(r, 0, sizeof *r);
@@ -92,7 +85,7 @@ wasm_status rep_shrink(rep_spec *s, det_prog *p, const rep_shrink_opts *o,
 	memcpy(cur, s->dec, n * sizeof *cur);
 	r->before = n;
 	r->switches_before = s->switches;
-	if ((st = try_list(s, p, cur, n, &best, err)))
+	if ((st = rep_sched_try(s, p, cur, n, &best, err)))
 		goto out;
 	r->tests = 1;
 	if (!best.reproduced) {
@@ -114,7 +107,7 @@ wasm_status rep_shrink(rep_spec *s, det_prog *p, const rep_shrink_opts *o,
 			memcpy(cand, cur, i * sizeof *cand);
 			memcpy(cand + i, cur + i + k,
 			       (n - i - k) * sizeof *cand);
-			if ((st = try_list(s, p, cand, n - k, &t, err)))
+			if ((st = rep_sched_try(s, p, cand, n - k, &t, err)))
 				goto out;
 			r->tests++;
 			if (!t.reproduced) {

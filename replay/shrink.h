@@ -38,6 +38,24 @@ typedef struct rep_shrink_result {
 	bool complete;	/* ddmin ended, not the budget: 1-minimal */
 } rep_shrink_result;
 
+/* One run of schedule spec s (a worker process, as the shrinking's
+ * candidates and bisect's hybrids run): following the decisions
+ * d[0..n), or with d NULL as s says (its decisions, or without them its
+ * strategy and seed). *t says whether it reproduced s's race or ending
+ * (any path: the digest is not required), how it ended and its own
+ * decisions, encoded (t->dec, wasm_free). */
+typedef struct rep_trial {
+	bool reproduced;
+	eng_sched_stats st;
+	det_status status;
+	int exit_code;
+	uint8_t *dec;
+	size_t ndec;
+	bool nomem;
+} rep_trial;
+wasm_status rep_sched_try(const rep_spec *s, det_prog *p, const rep_decision *d,
+			  size_t n, rep_trial *t, wasm_err *err);
+
 wasm_status rep_shrink(rep_spec *s, det_prog *p, const rep_shrink_opts *o,
 		       rep_shrink_result *r, wasm_err *err);
 

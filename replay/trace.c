@@ -116,6 +116,14 @@ static void note(void *ctx, const eng_point *pt)
 	rep_event e = {.thread = eng_thread_id(pt->thread)};
 	uint32_t id, part;
 
+	if (pt->resumed) {
+		/* The access happens now: the bytes it sees are now's. */
+		rep_event *x = pt->event < t->n ? &t->ev[pt->event] : NULL;
+		if (x && x->kind == REP_EV_ACCESS && x->part == REP_PART_ADDR)
+			read_mem(r, pt->thread, r->p->sites.sites[x->site].mem,
+				 x->addr, x->width, &x->value);
+		return;
+	}
 	t->points = pt->event + 1;
 	switch (pt->kind) {
 	case ENG_POINT_HOST:

@@ -46,9 +46,11 @@ const char *rep_ev_kind_name(rep_ev_kind k);
 
 typedef struct rep_event {
 	uint64_t addr;	/* see rep_ev_kind */
-	uint64_t value; /* ACCESS: the first bytes at addr before it (width
-			   up to 8, little-endian; 0 for a range or an
-			   address out of memory) */
+	uint64_t value; /* ACCESS: the first bytes at addr just before the
+			   access happens (width up to 8, little-endian; 0
+			   for a range or an address out of memory): when
+			   the thread is switched out at its point, that is
+			   when it gets the turn back */
 	uint64_t watch; /* the watched bytes at this point (opts.watch) */
 	uint32_t thread;
 	uint32_t site; /* ACCESS: site id; CALL: index into names */

@@ -259,6 +259,21 @@ static const tui_opt debug_opts[] = {
     {NULL, NULL, NULL},
 };
 
+static const tui_opt bisect_opts[] = {
+    {"--fail", "RUN|FILE.repro", "the failing schedule: a serial run, or a schedule repro file"},
+    {"--pass", "RUN|FILE.repro", "a passing schedule of the same program"},
+    {"--seeds", "N",
+     "instead of --pass: try up to N new seeds of the failing run's "
+     "strategy for a passing one"},
+    {"--failure", "F",
+     "what failing is: trap, exit:N or stdout:REGEX (default: the "
+     "failing run's campaign's --failure, else its race or ending)"},
+    {"--force", NULL, "with a repro file: a program whose hash differs"},
+    {"--db", "FILE", "the workspace of the runs"},
+    {"--json", NULL, "heisen.bisect/1 (docs/json.md)"},
+    {NULL, NULL, NULL},
+};
+
 static const tui_opt replay_opts[] = {
     {"--run", "RUN",
      "pin this run's mask (it must have detected BUG); alone: the bug "
@@ -983,6 +998,30 @@ const tui_cmd tui_commands[] = {
      "bug or run, a race no serial run found, a bad or foreign repro "
      "file; 3 on an internal error.",
      0, 2, debug_opts, tui_cmd_debug},
+    {"bisect",
+     "--fail RUN|FILE.repro (--pass RUN|FILE.repro | --seeds N) "
+     "[PROGRAM.wasm] [--failure F] [--force] [--db FILE] [--json]",
+     "find the one switch that decides between a failing and a passing run",
+     "From a failing serial run and a passing one of the same program "
+     "(found by explore; --seeds N looks for a passing one among N new "
+     "seeds of the failing run's strategy), narrows the scheduling "
+     "decisions where the two differ down to the one switch that flips "
+     "the outcome: schedules that follow the failing run's decisions "
+     "before a point and the passing run's after it are run in a binary "
+     "search, one run each (serial runs are deterministic), 2 + "
+     "ceil(log2 m) runs for m differing points. It prints the point, "
+     "which thread runs next in each case, the access the thread at that "
+     "point was about to make and the first access of another thread to "
+     "the same bytes after it, both with their call stacks, and whether "
+     "the two race (docs/debugger.md). Failing is the --failure given, "
+     "else the failing run's campaign's, else its run's race or ending. "
+     "PROGRAM.wasm is needed for repro files; runs name their own.\n"
+     "Exit status: 0 when the switch was found; 1 when --seeds found no "
+     "passing schedule; 2 for unknown runs, runs that were not serial, "
+     "schedules of two programs, a failing schedule that passes or a "
+     "passing one that fails, the same decisions twice, bad options; 3 "
+     "on an internal error.",
+     0, 1, bisect_opts, tui_cmd_bisect},
     {"replay",
      "BUG [--run RUN] | --run RUN | --file FILE.repro PROGRAM.wasm "
      "[--force]  [--mode pinned|minimal|trigger] [--runs N] [--jobs J] "

@@ -34,6 +34,8 @@ int tui_cmd_explore(const tui_cmd *cmd, const tui_args *a, FILE *out,
 /* The debugger (tui/cmd/cmd_debug.c): timeline, debug, bisect. */
 int tui_cmd_timeline(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
+int tui_cmd_bisect(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		   FILE *err);
 /* `heisen debug` (tui/screen/ui_timeline.c: it opens the TUI). */
 int tui_cmd_debug(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* `heisen rerun` (tui/cmd/cmd_run.c with `run --density`/`--mask`). */

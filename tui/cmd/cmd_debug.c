@@ -11,7 +11,9 @@
 
 #include "db/db.h"
 #include "detector/campaign.h"
+#include "replay/bisect.h"
 #include "replay/sched.h"
+#include "replay/shrink.h"
 #include "replay/trace.h"
 #include "rewriter/instrument.h"
 
@@ -278,5 +280,349 @@ out:
 	wasm_free(sites);
 	det_prog_free(p);
 	rep_spec_clear(&s);
+	return rc;
+}
+
+/* ---- heisen bisect ------------------------------------------------------ */
+
+/* A schedule named by --fail/--pass: a run id of the workspace, or a
+ * schedule repro file. */
+static int schedule_arg(const tui_cmd *cmd, const char *opt, const char *v,
+			const char *dbopt, db **d, rep_spec *s, FILE *err)
+{
+	const char *dbpath;
+	int64_t run;
+	wasm_err e;
+	wasm_status st;
+	int rc;
+
+	if (strspn(v, "0123456789") != strlen(v)) {
+		if ((st = rep_read(v, s, &e))) {
+			fprintf(err, "heisen bisect: %s: %s\n", opt, e.msg);
+			return tui_exit_for(st);
+		}
+	} else {
+		if ((rc = tui_parse_id(cmd, "run", v, "runs CAMPAIGN", &run,
+				       err)))
+			return rc;
+		if (!*d && (rc = tui_open_existing_db(dbopt, d, &dbpath, err)))
+			return rc;
+		if ((st = rep_spec_from_run(*d, run, s, &e))) {
+			fprintf(err, "heisen bisect: %s %s: %s\n", opt, v,
+				e.msg);
+			return tui_exit_for(st);
+		}
+	}
+	if (!s->has_sched) {
+		fprintf(err,
+			"heisen bisect: %s %s is not a serial run's schedule "
+			"(find one with 'heisen explore')\n",
+			opt, v);
+		return TUI_EXIT_USAGE;
+	}
+	s->mode = REP_SCHEDULE;
+	return TUI_EXIT_OK;
+}
+
+/* The decisions of spec s: its own, or those its strategy and seed make
+ * (one run). */
+static int decisions_of(rep_spec *s, det_prog *p, FILE *err)
+{
+	rep_trial t = {0};
+	wasm_err e;
+	wasm_status st;
+
+	if (s->has_dec)
+		return TUI_EXIT_OK;
+	if (!(st = rep_sched_try(s, p, NULL, 0, &t, &e)))
+		st = rep_sched_decode(t.dec, t.ndec, &s->dec, &s->ndec, &e);
+	wasm_free(t.dec);
+	if (st) {
+		fprintf(err, "heisen bisect: %s\n", e.msg);
+		return tui_exit_for(st);
+	}
+	s->has_dec = true;
+	return TUI_EXIT_OK;
+}
+
+/* --seeds N: the decisions (*dec, *n: wasm_free) of the first of N
+ * schedules of fail's strategy (new seeds) whose run does not fail;
+ * exit 1 when all fail. */
+static int find_passing(const rep_spec *fail, det_prog *p, uint32_t seeds,
+			rep_decision **dec, size_t *n, uint32_t *tried,
+			FILE *err)
+{
+	rep_spec s = *fail; /* shares fail's strings: never cleared */
+	wasm_err e;
+	wasm_status st = WASM_OK;
+
+	s.has_dec = false;
+	s.dec = NULL;
+	s.ndec = 0;
+	if (s.sched.strategy == REP_SCHED_FIXED)
+		rep_sched_parse("pct:3", &s.sched, &e);
+	for (uint32_t i = 1; i <= seeds && !st; i++) {
+		rep_trial t = {0};
+		s.sched.seed = fail->sched.seed + i;
+		st = rep_sched_try(&s, p, NULL, 0, &t, &e);
+		*tried = i;
+		if (!st && !t.reproduced) {
+			st = rep_sched_decode(t.dec, t.ndec, dec, n, &e);
+			wasm_free(t.dec);
+			if (!st)
+				return TUI_EXIT_OK;
+		}
+		wasm_free(t.dec);
+	}
+	if (st) {
+		fprintf(err, "heisen bisect: %s\n", e.msg);
+		return tui_exit_for(st);
+	}
+	fprintf(err,
+		"heisen bisect: every one of %u schedules fails: no passing "
+		"run to bisect against (raise --seeds, or give --pass)\n",
+		seeds);
+	return TUI_EXIT_FINDINGS;
+}
+
+static void json_access(tui_json *j, const char *key, const det_prog *p,
+			const rep_trace *t, uint64_t i)
+{
+	const db_stack *st = rep_trace_stack_at(t, i);
+
+	if (i >= t->n) {
+		tui_json_null(j, key);
+		return;
+	}
+	tui_json_obj(j, key);
+	tui_json_u64(j, "event", i);
+	tui_json_u64(j, "thread", t->ev[i].thread);
+	tui_json_prog_access(j, p, t->ev[i].site, t->ev[i].rw);
+	tui_json_u64(j, "width", t->ev[i].width);
+	tui_json_u64(j, "address", t->ev[i].addr);
+	if (st)
+		tui_json_stack(j, "stack", st);
+	else
+		tui_json_null(j, "stack");
+	tui_json_end(j, '}');
+}
+
+static void print_access(FILE *out, const det_prog *p, const rep_trace *t,
+			 uint64_t i, const char *role)
+{
+	char what[96], where[320];
+
+	tui_event_what(t, i, what, sizeof what);
+	tui_event_where(p, t, i, where, sizeof where);
+	fprintf(out, "%s: thread %u, event %" PRIu64 ": %s in %s\n", role,
+		t->ev[i].thread, i, what, where);
+	print_stack(out, rep_trace_stack_at(t, i));
+}
+
+/* Whether the sites of events x and y are a race the run's detector
+ * reported (it reports a pair of sites once, at its first two
+ * unordered accesses, which need not be x and y). */
+static bool race_pair(const rep_trace *t, uint64_t x, uint64_t y)
+{
+	uint32_t a = t->ev[x].site, b = t->ev[y].site;
+
+	for (uint32_t i = 0; i < t->res.nbugs; i++) {
+		const det_violation *v = &t->res.bugs[i];
+		if ((v->site[0] == a && v->site[1] == b) ||
+		    (v->site[0] == b && v->site[1] == a))
+			return true;
+	}
+	return false;
+}
+
+int tui_cmd_bisect(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	const char *failv = tui_opt_value(cmd, a, "--fail");
+	const char *passv = tui_opt_value(cmd, a, "--pass");
+	const char *seedsv = tui_opt_value(cmd, a, "--seeds");
+	const char *failure = tui_opt_value(cmd, a, "--failure");
+	const char *dbopt = tui_opt_value(cmd, a, "--db");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	bool force = tui_opt_value(cmd, a, "--force") != NULL;
+	rep_spec f = {0}, ps = {0};
+	rep_bisect_result r = {0};
+	rep_trace t = {0}, tp = {0};
+	rep_trace_opts o = {.out_fd = -1};
+	det_prog *p = NULL;
+	db *d = NULL;
+	const char *path;
+	uint64_t x, y, stacks[2];
+	uint32_t seeds = 0, tried = 0;
+	bool paired, races, nomem;
+	det_failure fcheck;
+	wasm_err e;
+	wasm_status st;
+	int rc;
+
+	if (!failv || (!passv == !seedsv)) {
+		fprintf(err, "heisen bisect: give the failing schedule (--fail "
+			     "RUN|FILE.repro) and a passing one (--pass "
+			     "RUN|FILE.repro, or --seeds N to look for one)\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (seedsv && !tui_parse_u32(seedsv, 1, 100000, &seeds)) {
+		fprintf(err, "heisen bisect: --seeds takes 1 to 100000\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (failure && det_failure_parse(failure, &fcheck, &e)) {
+		fprintf(err, "heisen bisect: --failure: %s\n", e.msg);
+		return TUI_EXIT_USAGE;
+	}
+	if ((rc = schedule_arg(cmd, "--fail", failv, dbopt, &d, &f, err)) ||
+	    (passv &&
+	     (rc = schedule_arg(cmd, "--pass", passv, dbopt, &d, &ps, err))))
+		goto out;
+	if (passv && ps.program_hash != f.program_hash) {
+		fprintf(err, "heisen bisect: --fail and --pass are schedules "
+			     "of two different programs\n");
+		rc = TUI_EXIT_USAGE;
+		goto out;
+	}
+	path = a->noperands ? a->operands[0] : f.program_path;
+	if (!path) {
+		fprintf(err, "heisen bisect: name the program: heisen bisect "
+			     "--fail FILE.repro ... PROGRAM.wasm\n");
+		rc = TUI_EXIT_USAGE;
+		goto out;
+	}
+	if ((st = rep_load_program(&f, path, force, &p, &e))) {
+		fprintf(err, "heisen bisect: %s: %s\n", path, e.msg);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	if (failure) {
+		wasm_free(f.failure);
+		if (!(f.failure = wasm_strdup(failure))) {
+			rc = TUI_EXIT_INTERNAL;
+			goto out;
+		}
+		f.whole_run = true;
+	}
+	if ((rc = decisions_of(&f, p, err)) ||
+	    (passv && (rc = decisions_of(&ps, p, err))) ||
+	    (seedsv &&
+	     (rc = find_passing(&f, p, seeds, &ps.dec, &ps.ndec, &tried, err))))
+		goto out;
+	if ((st = rep_bisect(&f, ps.dec, ps.ndec, p, &r, &e))) {
+		fprintf(err, "heisen bisect: %s\n", e.msg);
+		rc = tui_exit_for(st);
+		goto out;
+	}
+	/* Both hybrids' events: the accesses the switch reordered. */
+	rep_spec_clear(&ps);
+	ps = f;
+	ps.dec = r.passing;
+	ps.ndec = r.npassing;
+	if ((st = rep_trace_run(&ps, p, &o, &tp, &e)))
+		goto trace_fail;
+	ps.dec = r.failing;
+	ps.ndec = r.nfailing;
+	if ((st = rep_trace_run(&ps, p, &o, &t, &e)))
+		goto trace_fail;
+	paired = rep_bisect_flip(&t, &tp, &x, &y, &nomem);
+	if (nomem) {
+		st = wasm_err_set(&e, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory comparing the two runs");
+		goto trace_fail;
+	}
+	if (paired) {
+		o.stacks = stacks;
+		stacks[0] = x < y ? x : y;
+		stacks[1] = x < y ? y : x;
+		o.nstacks = 2;
+		rep_trace_clear(&t);
+		if ((st = rep_trace_run(&ps, p, &o, &t, &e)))
+			goto trace_fail;
+	}
+	memset(&ps, 0, sizeof ps);
+	races = paired && race_pair(&t, x, y);
+	if (json) {
+		tui_json j;
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.bisect/1");
+		tui_json_str(&j, "program", p->name);
+		tui_json_u64(&j, "runs", r.runs);
+		tui_json_u64(&j, "differ", r.differ);
+		tui_json_u64(&j, "seeds_tried", tried);
+		tui_json_u64(&j, "point", r.point);
+		tui_json_u64(&j, "thread",
+			     r.point < t.n ? t.ev[r.point].thread : 0);
+		if (r.fail_has)
+			tui_json_u64(&j, "failing_next", r.fail_dec.thread);
+		else
+			tui_json_null(&j, "failing_next");
+		if (r.pass_has)
+			tui_json_u64(&j, "passing_next", r.pass_dec.thread);
+		else
+			tui_json_null(&j, "passing_next");
+		json_access(&j, "first", p, &t, x);
+		json_access(&j, "second", p, &t, y);
+		tui_json_bool(&j, "race", races);
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else {
+		uint32_t th = r.point < t.n ? t.ev[r.point].thread : 0;
+		fprintf(out,
+			"heisen bisect: %s: %zu points where the schedules "
+			"decide apart; %u runs",
+			p->name, r.differ, r.runs);
+		if (seedsv)
+			fprintf(out, " (and %u to find a passing schedule)",
+				tried);
+		fprintf(out,
+			"\nthe deciding switch: at point %" PRIu64
+			", reached by thread %u, ",
+			r.point, th);
+		if (r.fail_has)
+			fprintf(out, "thread %u runs next and the run fails",
+				r.fail_dec.thread);
+		else
+			fprintf(out, "thread %u goes on and the run fails", th);
+		if (r.pass_has)
+			fprintf(out, "; with thread %u next it passes\n",
+				r.pass_dec.thread);
+		else
+			fprintf(out, "; when thread %u goes on it passes\n",
+				th);
+		if (paired) {
+			print_access(out, p, &t, x,
+				     "in the failing run, first");
+			print_access(out, p, &t, y,
+				     "then (the passing run has it first)");
+			fprintf(out, "%s\n",
+				races
+				    ? "their two lines race: heisen check "
+				      "reports them (no happens-before order)"
+				    : "their two lines do not race (ordered by "
+				      "synchronisation): the switch changed "
+				      "which came first");
+		} else {
+			fprintf(out,
+				"no two accesses to the same bytes come in the "
+				"other order in the passing run: the switch "
+				"decides otherwise (timing, input or a "
+				"thread's progress)\n");
+		}
+	}
+	rc = TUI_EXIT_OK;
+	goto out;
+trace_fail:
+	memset(&ps, 0, sizeof ps);
+	fprintf(err, "heisen bisect: %s\n", e.msg);
+	rc = tui_exit_for(st);
+out:
+	rep_trace_clear(&t);
+	rep_trace_clear(&tp);
+	rep_bisect_clear(&r);
+	det_prog_free(p);
+	rep_spec_clear(&ps);
+	rep_spec_clear(&f);
+	db_close(d);
 	return rc;
 }

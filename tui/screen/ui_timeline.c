@@ -567,8 +567,8 @@ int tui_cmd_debug(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	det_prog_free(p);
 	p = NULL;
 	if (!s.program_path || strcmp(s.program_path, path)) {
-		free(s.program_path);
-		if (!(s.program_path = strdup(path))) {
+		wasm_free(s.program_path);
+		if (!(s.program_path = wasm_strdup(path))) {
 			fprintf(err, "heisen debug: out of memory\n");
 			rc = TUI_EXIT_INTERNAL;
 			goto out;

@@ -247,6 +247,10 @@ void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx);
  * context switch rather than a wake-up across CPUs, and the other CPUs
  * stay free (for the other workers of a search). eng_proc_free gives
  * the calling thread its affinity back. */
+/* Virtual time per scheduling point: enough that a thread sleeping in a
+ * loop of others' work wakes after a plausible amount of it. */
+#define ENG_POINT_NS 1000u
+
 typedef enum eng_point_kind {
 	ENG_POINT_HOST,	  /* a host function call */
 	ENG_POINT_WAIT,	  /* memory.atomic.wait (or a sleep) blocked */

@@ -32,9 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Virtual time per scheduling point: enough that a thread sleeping in a
- * loop of others' work wakes after a plausible amount of it. */
-#define POINT_NS    1000u
 #define NO_DEADLINE UINT64_MAX
 
 static bool stopping(const eng_proc *p)
@@ -351,7 +348,7 @@ static eng_trap_kind point(eng_thread *t, eng_point *pt, uint64_t a, uint64_t b)
 	if (stopping(p))
 		return ENG_STOPPED;
 	note(p, t, pt);
-	p->s_vclock += POINT_NS;
+	p->s_vclock += ENG_POINT_NS;
 	mix(p, ((uint64_t)t->id << 8) | k);
 	mix(p, a);
 	mix(p, b);
@@ -483,7 +480,7 @@ void eng_sched_end(eng_thread *t)
 	t->s_state = ENG_S_DONE;
 	if (p->s_turn == t->id && !stopping(p)) {
 		note(p, t, &(eng_point){.kind = ENG_POINT_END});
-		p->s_vclock += POINT_NS;
+		p->s_vclock += ENG_POINT_NS;
 		mix(p, ((uint64_t)t->id << 8) | ENG_POINT_END);
 		pass_turn(p, t, ENG_POINT_END);
 		p->s_events++;

@@ -1798,7 +1798,8 @@ static bool batch_next(void *ctx, job *j)
 		return false;
 	memset(j, 0, sizeof *j);
 	j->idx = c->next++;
-	j->algo = c->b->sched && !c->b->trigger ? DET_HB : DET_RACE;
+	j->algo =
+	    c->b->sched && !c->b->trigger && !c->b->collide ? DET_HB : DET_RACE;
 	j->profile = c->b->profile ? c->b->profile : &det_profiles[0];
 	return true;
 }

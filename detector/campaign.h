@@ -236,6 +236,9 @@ typedef struct det_batch {
 	 * no trigger). */
 	const det_sched_maker *sched;
 	uint64_t sched_seed;
+	/* Serial runs under the collision detector (a serial sweep's):
+	 * the mask's probes delay, letting others run. */
+	bool collide;
 	bool (*on_run)(void *ctx, const det_batch_run_info *r);
 	void *ctx;
 } det_batch;

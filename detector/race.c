@@ -1405,6 +1405,24 @@ static void serve_requests(det_probe *p, uint32_t tid, const uint64_t *armed,
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* The window an armed access stays armed. A serial run (core/engine.h)
+ * has one thread running at a time, so spinning would only stall it:
+ * the thread sleeps `delay` points of virtual time instead, while the
+ * scheduler runs the others, whose accesses can collide with it. */
+static void delay(const det_probe *p)
+{
+	eng_thread *t = (eng_thread *)probe_thread;
+
+	if (t && eng_proc_serial(eng_thread_proc(t))) {
+		eng_proc *proc = eng_thread_proc(t);
+		eng_sched_sleep(t, eng_proc_vclock(proc) +
+				       (uint64_t)p->delay * ENG_POINT_NS);
+		return;
+	}
+	for (uint32_t i = 0; i < p->delay; i++)
+		cpu_relax();
+}
+
 /* hold: when non-NULL, the armed cells stay armed past the delay until
  * *hold is set (a breakpoint's follower probed) or TRIGGER_FOLLOW_NS. */
 static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
@@ -1471,8 +1489,7 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 	if (p->stacks && width <= DET_VALUE_BYTES &&
 	    (mb = probe_bytes(p, site, addr, width)))
 		copy_racy(before, mb, width);
-	for (uint32_t i = 0; i < p->delay; i++)
-		cpu_relax();
+	delay(p);
 	if (hold)
 		trigger_spin(hold, mono_ns() + TRIGGER_FOLLOW_NS);
 	for (int i = 0; i < narmed; i++)

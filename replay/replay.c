@@ -248,6 +248,7 @@ static wasm_status spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 	}
 	if (out->has_sched) {
 		wasm_err pe;
+		out->sched_collide = c.kind == DB_KIND_SWEEP;
 		if (!c.schedule ||
 		    rep_sched_parse(c.schedule, &out->sched, &pe)) {
 			st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
@@ -419,7 +420,8 @@ wasm_status rep_mask(const rep_spec *s, const det_prog *p, uint8_t *mask,
 
 	*armed = 0;
 	memset(mask, 0, n);
-	if (s->mode == REP_PINNED) {
+	if (s->mode == REP_PINNED ||
+	    (s->mode == REP_SCHEDULE && s->sched_collide)) {
 		if (s->mask_version != DET_MASK_VERSION)
 			return wasm_err_set(
 			    err, WASM_INVALID, WASM_NO_OFFSET,
@@ -433,8 +435,10 @@ wasm_status rep_mask(const rep_spec *s, const det_prog *p, uint8_t *mask,
 			return st;
 	}
 	if (s->mode == REP_SCHEDULE) {
-		/* Every site is a scheduling point of the recorded run. */
-		memset(mask, 1, n);
+		/* Every site is a scheduling point of the recorded run, or a
+		 * serial sweep's: the sites its mask armed. */
+		if (!s->sched_collide)
+			memset(mask, 1, n);
 	} else if (s->mode == REP_FAILURE) {
 		for (uint32_t i = 0; i < s->ndelay; i++)
 			if (s->delay_sites[i] < n)
@@ -576,6 +580,7 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 		rep_sched_factory_init(&fac, &fixed, s->dec, s->ndec);
 		b.sched = &fac.maker;
 		b.sched_seed = s->sched.seed;
+		b.collide = s->sched_collide;
 	}
 	b.profile = det_profile_find(s->profile ? s->profile : "default");
 	if (!b.profile) {
@@ -782,6 +787,8 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 		wasm_buf_byte(&b, '\n');
 		put_str(&b, "run_status", det_status_name(s->status));
 		put_fmt(&b, "run_exit", "%d", s->exit_code);
+		put_str(&b, "sched_detector",
+			s->sched_collide ? "collision" : "happens-before");
 	}
 	put_fmt(&b, "mask_seed", "0x%016" PRIx64, s->seed);
 	put_fmt(&b, "mask_density_bp", "%u", s->density_bp);
@@ -878,6 +885,7 @@ enum key_id {
 	K_SCHED_DECISIONS,
 	K_RUN_STATUS,
 	K_RUN_EXIT,
+	K_SCHED_DETECTOR,
 	K_COUNT
 };
 
@@ -932,6 +940,7 @@ static const struct {
     [K_SCHED_DECISIONS] = {"sched_decisions", SCHEDULE},
     [K_RUN_STATUS] = {"run_status", SCHEDULE},
     [K_RUN_EXIT] = {"run_exit", SCHEDULE},
+    [K_SCHED_DETECTOR] = {"sched_detector", OPTIONAL},
 };
 
 /* Decimal, or hex after "0x" (never octal: a hand-edited "0100" is 100). */
@@ -1207,6 +1216,11 @@ static bool set_key(rep_spec *s, enum key_id k, char *v, wasm_buf *args,
 		s->exit_code = (int)c;
 		return true;
 	}
+	case K_SCHED_DETECTOR:
+		if (strcmp(v, "collision") && strcmp(v, "happens-before"))
+			return false;
+		s->sched_collide = !strcmp(v, "collision");
+		return true;
 	case K_COUNT: break;
 	}
 	return false;

@@ -129,6 +129,10 @@ typedef struct rep_spec {
 	bool whole_run;
 	det_status status;
 	int exit_code;
+	/* A schedule of a serial sweep (sweep --schedule): its points are
+	 * the probes its pinned mask armed, and their delays, under the
+	 * collision detector; it replays only so. */
+	bool sched_collide;
 } rep_spec;
 
 void rep_spec_clear(rep_spec *s);

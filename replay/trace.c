@@ -298,6 +298,7 @@ wasm_status rep_trace_run(const rep_spec *s, det_prog *p,
 	det_run_opts ro = {0};
 	eng_sched hook;
 	int in = -1, null = -1;
+	uint32_t armed;
 	wasm_status st = WASM_OK;
 
 	memset(out, 0, sizeof *out);
@@ -323,7 +324,8 @@ wasm_status rep_trace_run(const rep_spec *s, det_prog *p,
 				  "out of memory for the trace");
 		goto out;
 	}
-	memset(mask, 1, p->sites.nsites);
+	if ((st = rep_mask(s, p, mask, &armed, err)))
+		goto out;
 	r.inner = rep_sched_hook(sched);
 	r.p = p;
 	r.o = o;
@@ -336,7 +338,8 @@ wasm_status rep_trace_run(const rep_spec *s, det_prog *p,
 				  "cannot hold the run's standard input");
 		goto out;
 	}
-	ro.algo = DET_HB;
+	ro.algo = s->sched_collide ? DET_RACE : DET_HB;
+	ro.delay = s->delay;
 	ro.mask = mask;
 	ro.profile = det_profile_find(s->profile ? s->profile : "default");
 	ro.argv = argv;

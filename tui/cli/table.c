@@ -205,6 +205,10 @@ static const tui_opt explore_opts[] = {
 
 static const tui_opt sweep_opts[] = {
     SWEEP_PLAN_OPTS,
+    {"--schedule", "STRATEGY",
+     "serial runs: random[:P], pct:D[:K] or chaos, each run's schedule "
+     "drawn from its seed; an armed probe's delay lets the other threads "
+     "run --delay points of virtual time (docs/schedules.md)"},
     {"--stdin", "FILE",
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
      "input, recorded with the campaign (default: stdin empty)"},
@@ -770,8 +774,8 @@ const tui_cmd tui_commands[] = {
      "[--timeout TIME] [--prune] [--db FILE] [--json] [--fail-on-bugs "
      "[new|any]] "
      "[--format sarif|junit|jsonl [--source-root DIR]] "
-     "[--suppressions FILE] [--progress-fd FD] [--stdin FILE] [-- "
-     "ARGS...]  |  --resume CAMPAIGN [--jobs J] [--db FILE] [--format "
+     "[--suppressions FILE] [--progress-fd FD] [--stdin FILE] "
+     "[--schedule STRATEGY] [-- ARGS...]  |  --resume CAMPAIGN [--jobs J] [--db FILE] [--format "
      "sarif|junit|jsonl] [--suppressions FILE] [--progress-fd FD]",
      "run a program many times under random probe masks, record races",
      "A campaign: FILE.wasm (instrumented on the fly when it is not, "

@@ -14,6 +14,7 @@
 #include "db/db.h"
 #include "detector/campaign.h"
 #include "detector/suppress.h"
+#include "replay/sched.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -442,6 +443,34 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 		return TUI_EXIT_USAGE;
 	}
 	wasm_free(profs);
+	if ((v = tui_opt_value(cmd, a, "--schedule"))) {
+		rep_sched_spec spec = {0};
+		char name[64];
+		if (tui_opt_value(cmd, a, "--profiles")) {
+			fprintf(err,
+				"heisen sweep: --profiles is not for serial "
+				"runs: the schedule alone decides when "
+				"threads switch\n");
+			return TUI_EXIT_USAGE;
+		}
+		if (rep_sched_parse(v, &spec, &e)) {
+			fprintf(err, "heisen sweep: --schedule: %s\n", e.msg);
+			return TUI_EXIT_USAGE;
+		}
+		if (spec.strategy == REP_SCHED_FIXED) {
+			fprintf(err,
+				"heisen sweep: --schedule fixed follows one "
+				"recorded schedule: a sweep draws a new one "
+				"per run (random, pct or chaos)\n");
+			return TUI_EXIT_USAGE;
+		}
+		rep_sched_name(&spec, name, sizeof name);
+		free(c->profiles);
+		if (!(c->schedule = strdup(name)) ||
+		    !(c->profiles = strdup("default")))
+			goto oom;
+		nprofs = 1;
+	}
 	c->runs = 0;
 	if ((v = tui_opt_value(cmd, a, "--runs")) &&
 	    !tui_parse_u32(v, 1, 100000000, &c->runs)) {
@@ -547,6 +576,8 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	det_sweep_hooks hooks = {
 	    .progress = on_progress, .bug = on_bug, .run = on_run, .ctx = &ui};
 	det_supp *supp = NULL;
+	rep_sched_spec sched = {0};
+	rep_sched_factory fac;
 	wasm_status st;
 
 	if (!resume && a->noperands < 1) {
@@ -689,6 +720,20 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		sigemptyset(&ign.sa_mask);
 		sigaction(SIGPIPE, &ign, &pipe_old);
 		pipe_set = true;
+	}
+	if (c.schedule) {
+		/* Each run's schedule is drawn from its own seed, the
+		 * campaign's plan: a resumed sweep draws the same ones. */
+		if (rep_sched_parse(c.schedule, &sched, &e)) {
+			fprintf(err,
+				"heisen sweep: campaign %" PRId64 " has a "
+				"schedule this heisen does not know: %s\n",
+				c.id, e.msg);
+			rc = TUI_EXIT_USAGE;
+			goto done;
+		}
+		rep_sched_factory_init(&fac, &sched, NULL, 0);
+		hooks.sched = &fac.maker;
 	}
 	start_line(&ui, &c, resume != NULL,
 		   db_path_choose(tui_opt_value(cmd, a, "--db")));

@@ -98,11 +98,6 @@ uint16_t wasi_strvec_get(const wasi_strvec *v, const wasi_mem *m,
 
 /* ---- the fd table -------------------------------------------------------- */
 
-/* What the guest may do with each kind of fd. The host does not enforce
- * rights (the sandbox is the fd itself); they are reported so that
- * wasi-libc's fcntl(F_GETFL) and friends see sensible modes. */
-#define WASI_RIGHTS_ALL ((1ull << 30) - 1)
-
 uint8_t wasi_filetype(unsigned mode)
 {
 	switch (mode & S_IFMT) {
@@ -260,10 +255,13 @@ wasm_status wasi_ctx_init(wasi_ctx *c, const wasi_config *cfg, wasm_err *err)
 		goto fail;
 	/* Stdio keeps its numbers even when one of them is not open; the
 	 * host's fds are borrowed, never closed. */
-	for (uint32_t i = 0; i < 3; i++)
+	for (uint32_t i = 0; i < 3; i++) {
 		if (cfg->stdio[i] >= 0 &&
 		    (st = add_fd_from(c, cfg->stdio[i], false, i, NULL, err)))
 			goto fail;
+		if (cfg->stdio[i] >= 0)
+			c->fds[i]->stdio = true;
+	}
 	/* Preopens from fd 3 up, where wasi-libc looks for them. */
 	for (uint32_t i = 0; i < cfg->ndirs; i++) {
 		const wasi_dir *d = &cfg->dirs[i];

@@ -411,6 +411,15 @@ static uint16_t fd_fdstat_get(wasi_ctx *c, const wasi_mem *m,
 	wasi_st16(st + 2, flags);
 	wasi_st64(st + 8, f->rights);
 	wasi_st64(st + 16, f->inherit);
+	if (f->stdio && wasi_serial(m)) {
+		/* A serial run's stdio is the same stream wherever it goes
+		 * (wasi-libc's isatty() takes another path for a file than
+		 * for a device): /dev/null's answer, never a terminal. */
+		memset(st, 0, sizeof st);
+		st[0] = WASI_FT_CHAR;
+		wasi_st64(st + 8, WASI_RIGHTS_ALL);
+		wasi_st64(st + 16, WASI_RIGHTS_ALL);
+	}
 	wasi_fd_put(c, f);
 	memcpy(m->base + res, st, sizeof st);
 	return 0;
@@ -472,10 +481,16 @@ static uint16_t fd_filestat_get(wasi_ctx *c, const wasi_mem *m,
 		return WASI_EFAULT;
 	if (!(f = wasi_fd_get(c, A32(0))))
 		return WASI_EBADF;
-	if (fstat(f->host, &st))
-		rc = wasi_errno(errno);
-	else
+	if (f->stdio && wasi_serial(m)) {
+		/* As fd_fdstat_get: a device with nothing else to say. */
+		memset(&st, 0, sizeof st);
+		st.st_mode = S_IFCHR;
 		put_filestat(m->base + res, &st);
+	} else if (fstat(f->host, &st)) {
+		rc = wasi_errno(errno);
+	} else {
+		put_filestat(m->base + res, &st);
+	}
 	wasi_fd_put(c, f);
 	return rc;
 }

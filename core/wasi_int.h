@@ -160,6 +160,12 @@ uint8_t wasi_filetype(unsigned mode);
  * reference (wasi_fd_get) for as long as it uses the host fd, so that a
  * concurrent fd_close cannot close it, and a reused host fd number
  * cannot be hit, underneath a read. */
+/* What the guest may do with each kind of fd: every right preview1
+ * defines. The host does not enforce rights (the sandbox is the fd
+ * itself); they are reported so that wasi-libc's fcntl(F_GETFL) and
+ * friends see sensible modes. */
+#define WASI_RIGHTS_ALL ((1ull << 30) - 1)
+
 typedef struct wasi_fd {
 	int host;          /* host file descriptor */
 	uint8_t type;      /* WASI_FT_* */
@@ -169,6 +175,10 @@ typedef struct wasi_fd {
 	uint64_t inherit;  /* rights_inheriting */
 	char *preopen;     /* guest name of a preopened directory, or NULL */
 	int refs;          /* table reference + calls in progress */
+	/* One of the run's stdin, stdout, stderr: under a serial proc it
+	 * reports what /dev/null would (wasi_funcs.c), so that where the
+	 * output goes cannot change the execution. */
+	bool stdio;
 } wasi_fd;
 
 /* Per-run state shared by every thread of the run. */

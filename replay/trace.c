@@ -18,6 +18,9 @@
 
 #define MAX_STACKS 64
 
+_Static_assert(sizeof(rep_event) == 40,
+	       "trace.h and docs/debugger.md say 40 bytes a row");
+
 typedef struct recorder {
 	eng_sched inner;
 	const det_prog *p;

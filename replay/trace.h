@@ -10,7 +10,7 @@
  * it and what it was about to do there: a probed access (its site, kind,
  * width, address, and the bytes at the address just before it), another
  * host call (a WASI call or a hint, by name), a wait, a notify, a spawn,
- * a thread's end. Rows are 32 bytes: a long execution is kept whole up
+ * a thread's end. Rows are 40 bytes: a long execution is kept whole up
  * to opts.max_events rows (past them the run goes on, rows not kept:
  * truncated). Since the run is deterministic, any question about a
  * point (its call stack, a value at an address) is answered by running

@@ -19,7 +19,8 @@
 # (tests/bench/tui_echo.sh), reproduction rates (tests/bench/replay.sh),
 # the statistics' speed (bench_stats), the sweep strategies at an
 # equal budget (tests/bench/strategies.sh) and fetching 100 000 runs from
-# a node over ssh (tests/bench/fetch.sh).
+# a node over ssh (tests/bench/fetch.sh), and the debugger
+# (tests/bench/debugger.sh).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -225,6 +226,10 @@ fi
 # Serial execution against the same happens-before runs in parallel, and
 # a schedule's replay against its recording (tests/bench/sched.sh).
 "$(dirname "${BASH_SOURCE[0]}")/sched.sh" "$build" || bad_run=1
+
+# The debugger: recording a serial run's events, stepping back in the
+# Timeline screen, bisecting (tests/bench/debugger.sh).
+"$(dirname "${BASH_SOURCE[0]}")/debugger.sh" "$build" || bad_run=1
 
 # The TUI's key echo during a sweep of 10 000 runs, against tmux's own
 # latency (tests/bench/tui_echo.sh, see its header).

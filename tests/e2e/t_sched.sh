@@ -80,6 +80,16 @@ cp "$dir/fresh/rep.json" "$dir/rep.json"
 cmp -s "$dir/rec.prog" "$dir/fresh/rep.prog" || bad "the replay printed other output"
 [ "$(field rep 'len(d["violations"])')" = "$(field rec 'len(d["violations"])')" ] ||
 	bad "the replay found other races"
+# Where the output goes is not an input: recorded with stdout on
+# /dev/null, replayed into a file and into a pipe (wasi-libc's isatty()
+# takes another path for each), the same digest.
+"$HEISEN" run "$b/parallel-sum.wasm" --schedule random --schedule-seed 1 \
+	--save-schedule "$dir/ps.sched" >/dev/null 2>&1 || bad "parallel-sum: the recording failed"
+"$HEISEN" run "$b/parallel-sum.wasm" --schedule fixed --schedule-file "$dir/ps.sched" \
+	>"$dir/ps.out" 2>&1 || bad "stdout into a file: the run left its schedule: $(grep -o 'DIVERGED[^)]*' "$dir/ps.out")"
+"$HEISEN" run "$b/parallel-sum.wasm" --schedule fixed --schedule-file "$dir/ps.sched" 2>&1 |
+	cat >"$dir/ps.pipe"
+grep -q 'matches the recorded digest' "$dir/ps.pipe" || bad "stdout into a pipe: the run left its schedule"
 
 # (4) A deadlock ends the run with each thread's place, not a timeout.
 timeout 60 "$HEISEN" run "$b/guests/deadlock.wasm" --schedule random --schedule-seed 3 \

@@ -326,9 +326,6 @@ out:
 	return ok;
 }
 
-/* One scheduling point of the turn holder t: count it, mix it into the
- * digest (kind, then a and b), let the scheduler choose, and wait for
- * the turn if it went elsewhere. Holds p->s_lock. */
 /* Tell the scheduler's note of point *pt (its event and thread set
  * here). */
 static void note(eng_proc *p, eng_thread *t, eng_point *pt)
@@ -340,6 +337,9 @@ static void note(eng_proc *p, eng_thread *t, eng_point *pt)
 	p->sched.note(p->sched.ctx, pt);
 }
 
+/* One scheduling point of the turn holder t: count it, mix it into the
+ * digest (kind, then a and b), let the scheduler choose, and wait for
+ * the turn if it went elsewhere. Holds p->s_lock. */
 static eng_trap_kind point(eng_thread *t, eng_point *pt, uint64_t a, uint64_t b)
 {
 	eng_proc *p = t->proc;

@@ -603,25 +603,17 @@ static bool bugv_key(tui_screen *scr, tui_app *app, int ch)
 		tui_open_replay_form(app, s->id);
 		return true;
 	}
-	if (ch == 'e') {
+	if (ch == 'e' || ch == 'd') {
 		char *opts[] = {"--mode", "schedule"};
-		if (s->sched_run)
+		if (!s->sched_run)
+			tui_msg(app, true,
+				"no serial run found bug %" PRId64 ": explore "
+				"its program (e on the Campaigns screen)",
+				s->id);
+		else if (ch == 'e')
 			tui_open_replay(app, s->id, NULL, opts, 2);
 		else
-			tui_msg(app, true,
-				"no serial run found bug %" PRId64 ": explore "
-				"its program (e on the Campaigns screen)",
-				s->id);
-		return true;
-	}
-	if (ch == 'd') {
-		if (s->sched_run)
 			tui_open_timeline_of(app, s->id, s->sched_run);
-		else
-			tui_msg(app, true,
-				"no serial run found bug %" PRId64 ": explore "
-				"its program (e on the Campaigns screen)",
-				s->id);
 		return true;
 	}
 	if (ch == 't') {

@@ -390,6 +390,18 @@ const char *db_path_choose(const char *path)
 	return "heisen.db";
 }
 
+const char *db_path_resolve(const char *path, char *buf, size_t cap)
+{
+	struct stat sb;
+	int n;
+
+	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return path;
+	n = snprintf(buf, cap, "%s%sheisen.db", path,
+		     path[strlen(path) - 1] == '/' ? "" : "/");
+	return n > 0 && (size_t)n < cap ? buf : path;
+}
+
 /* ---- errors ------------------------------------------------------------ */
 
 /* Turn an SQLite result code into heisen's vocabulary. what says what
@@ -824,11 +836,12 @@ void db_close(db *d)
 wasm_status db_open(const char *path, db **out, wasm_err *err)
 {
 	bool exists, writable;
-	char *uri = NULL;
+	char *uri = NULL, resolved[4096];
 	int flags, rc;
 	db *d;
 
 	*out = NULL;
+	path = db_path_resolve(path, resolved, sizeof resolved);
 	if (precheck(path, &exists, &writable, err))
 		return err->status;
 	d = wasm_calloc(1, sizeof *d);

@@ -85,10 +85,11 @@ int tui_open_existing_db(const char *opt, db **out, const char **path,
 			 FILE *err)
 {
 	struct stat sb;
+	char buf[4096];
 
 	*out = NULL;
 	*path = db_path_choose(opt);
-	if (stat(*path, &sb)) {
+	if (stat(db_path_resolve(*path, buf, sizeof buf), &sb)) {
 		fprintf(err,
 			"heisen: %s: %s (a workspace is created by 'heisen "
 			"sweep'; name another with --db FILE or $HEISEN_DB)\n",

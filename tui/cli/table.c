@@ -444,6 +444,13 @@ static const tui_opt node_opts[] = {
      "heisen.node-check/1, heisen.campaigns/1, heisen.node-self/1)"},
     {"--timeout", "TIME",
      "check: give up on the node after TIME (default 10s)"},
+    {"--partition", "P", "add, Slurm: the partition the tasks run in"},
+    {"--account", "A", "add, Slurm: the account the tasks are charged to"},
+    {"--time", "LIMIT",
+     "add, Slurm: each task's time limit (sbatch --time: 90, 1:30:00)"},
+    {"--tasks", "N",
+     "add, Slurm: array tasks a dispatch splits the plan into (default "
+     "16)"},
     {NULL, NULL, NULL},
 };
 
@@ -457,6 +464,9 @@ static const tui_opt fetch_opts[] = {
 
 static const tui_opt dispatch_opts[] = {
     SWEEP_PLAN_OPTS,
+    {"--resume", "CAMPAIGN",
+     "Slurm: submit again the tasks of a dispatched campaign whose plan "
+     "indices are missing at home"},
     DB_OPT,
     {"--json", NULL, "print the result as JSON (schema heisen.dispatch/1)"},
     {NULL, NULL, NULL},

@@ -39,16 +39,23 @@ static bool node_arity(const tui_args *a, int n, const char *usage, FILE *err)
 
 int tui_node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
-	static const char *const opts[] = {"--db", NULL};
+	static const char *const opts[] = {"--db",   "--partition", "--account",
+					   "--time", "--tasks",	    NULL};
+	static const char *const slurm_opts[] = {"partition", "account", "time",
+						 "tasks"};
 	const char *name, *url;
+	char msg[256], stored[DB_NODE_URL_MAX];
 	db_node_url u;
-	char msg[256];
 	wasm_err e;
 	db *d;
 	int rc;
 
 	if (!tui_sub_only(cmd, a, "add", opts, err) ||
-	    !node_arity(a, 3, "add NAME ssh://[user@]host[:port]/path", err))
+	    !node_arity(a, 3,
+			"add NAME ssh://[user@]host[:port]/path | "
+			"slurm://[[user@]host[:port]]/dir [--partition P] "
+			"[--account A] [--time LIMIT] [--tasks N]",
+			err))
 		return TUI_EXIT_USAGE;
 	name = a->operands[1];
 	url = a->operands[2];
@@ -60,6 +67,31 @@ int tui_node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		fprintf(err, "heisen node add: %s; nothing was added\n", msg);
 		return TUI_EXIT_USAGE;
 	}
+	for (size_t i = 0; i < 4; i++) {
+		char opt[32];
+		const char *v;
+		snprintf(opt, sizeof opt, "--%s", slurm_opts[i]);
+		if (!(v = tui_opt_value(cmd, a, opt)))
+			continue;
+		if (!u.slurm) {
+			fprintf(err,
+				"heisen node add: %s is for a slurm:// node; "
+				"nothing was added\n",
+				opt);
+			return TUI_EXIT_USAGE;
+		}
+		if (!db_node_url_opt(&u, slurm_opts[i], v, msg, sizeof msg)) {
+			fprintf(err, "heisen node add: %s; nothing was added\n",
+				msg);
+			return TUI_EXIT_USAGE;
+		}
+	}
+	if (!db_node_url_format(&u, stored, sizeof stored)) {
+		fprintf(err, "heisen node add: the URL with its options is "
+			     "too long; nothing was added\n");
+		return TUI_EXIT_USAGE;
+	}
+	url = stored;
 	if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
 		return rc;
 	wasm_err_clear(&e);
@@ -70,9 +102,10 @@ int tui_node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	db_close(d);
 	fprintf(out,
-		"heisen node add: %s is %s%s%s (check it with 'heisen "
+		"heisen node add: %s is %s%s%s%s (check it with 'heisen "
 		"node check %s')\n",
-		name, u.user, *u.user ? "@" : "", u.host, name);
+		name, u.slurm ? "the Slurm cluster of " : "", u.user,
+		*u.user ? "@" : "", *u.host ? u.host : "this machine", name);
 	return TUI_EXIT_OK;
 }
 

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FETCH_TIMEOUT_S	   600.0
@@ -586,7 +588,7 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err)
 {
 	const char *ws = tui_opt_value(cmd, a, "--db");
-	char dir[4096], file[4400], tmp[4500];
+	char dir[4096], file[4400], tmp[4500], wsbuf[4096];
 	wasm_buf b = {0};
 	uint8_t buf[65536];
 	wasm_err e;
@@ -600,6 +602,7 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			     "program on stdin\n");
 		return TUI_EXIT_USAGE;
 	}
+	ws = db_path_resolve(ws, wsbuf, sizeof wsbuf);
 	if (!program_dir(ws, a->operands[1], dir, sizeof dir)) {
 		fprintf(err, "heisen node receive: cannot make %s: %s\n", dir,
 			strerror(errno));
@@ -645,13 +648,38 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	return TUI_EXIT_OK;
 }
 
+/* The last line of the log file at path, from offset from on. */
+static void log_tail(const char *path, off_t from, char *buf, size_t cap)
+{
+	char text[4096];
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*buf = 0;
+	if (fd < 0)
+		return;
+	if (lseek(fd, from, SEEK_SET) == from)
+		n = read(fd, text, sizeof text - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = 0;
+	rmt_last_line(text, buf, cap);
+}
+
+/* How long `node start` watches the sweep it started: one that cannot
+ * open its workspace or program ends well within it, and dispatch
+ * reports that instead of "started". */
+#define START_WATCH_MS 400
+
 int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *ws = tui_opt_value(cmd, a, "--db");
 	const char *argv[TUI_MAX_OPERANDS + 4];
-	char log[4200], *copy;
-	int n = 0, fd;
+	char log[4200], wsbuf[4096], line[400], *copy;
+	struct stat sb;
+	int n = 0, fd, status;
+	off_t log_at;
 	pid_t pid;
+	db *d;
 
 	if (a->noperands < 3 || !ws || strcmp(a->operands[1], "sweep")) {
 		fprintf(err, "heisen node: usage: heisen node start --db "
@@ -659,6 +687,19 @@ int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			     "options]\n");
 		return TUI_EXIT_USAGE;
 	}
+	ws = db_path_resolve(ws, wsbuf, sizeof wsbuf);
+	/* What the sweep would fail on at once is said here, to dispatch,
+	 * rather than only in the log. */
+	if (stat(a->operands[2], &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		fprintf(err,
+			"heisen node start: the program %s is not a file on "
+			"the node; nothing was started\n",
+			a->operands[2]);
+		return TUI_EXIT_USAGE;
+	}
+	if (tui_open_db(ws, &d, err))
+		return TUI_EXIT_USAGE;
+	db_close(d);
 	if (!(copy = strdup(ws))) {
 		fprintf(err, "heisen node start: out of memory\n");
 		return TUI_EXIT_INTERNAL;
@@ -681,6 +722,7 @@ int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			strerror(errno));
 		return TUI_EXIT_USAGE;
 	}
+	log_at = lseek(fd, 0, SEEK_END);
 	fflush(out);
 	fflush(err);
 	pid = fork();
@@ -703,6 +745,24 @@ int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		_exit(127);
 	}
 	close(fd);
+	for (int ms = 0; ms < START_WATCH_MS; ms += 20) {
+		struct timespec ts = {0, 20 * 1000000L};
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+				break;
+			log_tail(log, log_at < 0 ? 0 : log_at, line,
+				 sizeof line);
+			fprintf(err,
+				"heisen node start: the sweep ended at once "
+				"(%s %d)%s%s; see %s\n",
+				WIFEXITED(status) ? "exit" : "signal",
+				WIFEXITED(status) ? WEXITSTATUS(status)
+						  : WTERMSIG(status),
+				*line ? ": " : "", line, log);
+			return TUI_EXIT_USAGE;
+		}
+		nanosleep(&ts, NULL);
+	}
 	fprintf(out, "pid %ld on the node, log %s\n", (long)pid, log);
 	return TUI_EXIT_OK;
 }

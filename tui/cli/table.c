@@ -209,6 +209,13 @@ static const tui_opt sweep_opts[] = {
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
      "input, recorded with the campaign (default: stdin empty)"},
     {"--resume", "CAMPAIGN", "continue a stopped campaign's plan"},
+    {"--plan-slice", "I/N",
+     "run only slice I (0 to N-1) of the plan's N contiguous slices; runs "
+     "keep their plan index and seed (needs --seed or --resume)"},
+    {"--origin", "ORIGIN",
+     "join the runs to another workspace's campaign ORIGIN when they are "
+     "imported there, continuing this workspace's campaign of that "
+     "origin if it has one (what a Slurm dispatch's tasks run)"},
     {"--db", "FILE", "workspace database (default $HEISEN_DB or ./heisen.db)"},
     {"--fail-on-bugs", "[new|any]",
      "exit 1 when the campaign found a bug that is not suppressed (any, "

@@ -49,7 +49,7 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */

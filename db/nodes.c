@@ -479,3 +479,70 @@ wasm_status db_remote_fetched(db *d, int64_t id, uint64_t cursor, uint64_t runs,
 	sqlite3_finalize(s);
 	return st;
 }
+
+/* ---- Slurm jobs ---------------------------------------------------------- */
+
+wasm_status db_slurm_job_add(db *d, const db_slurm_job *j, wasm_err *err)
+{
+	sqlite3_stmt *s;
+	wasm_status st;
+	int rc;
+
+	if ((st = prepare(d,
+			  "INSERT INTO slurm_jobs(campaign_id, remote_id,"
+			  " job_id, slices, tasks, dir, script, submitted)"
+			  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+			  &s, err)))
+		return st;
+	sqlite3_bind_int64(s, 1, j->campaign_id);
+	sqlite3_bind_int64(s, 2, j->remote_id);
+	sqlite3_bind_text(s, 3, j->job_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, j->slices);
+	sqlite3_bind_text(s, 5, j->tasks, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, j->dir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 7, j->script, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 8, now_unix());
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE)
+		st = db_sql_fail(d, err, rc, "recording a Slurm job");
+	sqlite3_finalize(s);
+	return st;
+}
+
+wasm_status db_slurm_job_list(db *d, int64_t remote_id, int64_t campaign_id,
+			      bool (*cb)(void *ctx, const db_slurm_job *j),
+			      void *ctx, wasm_err *err)
+{
+	sqlite3_stmt *s;
+	wasm_status st;
+	int rc;
+
+	if ((st = prepare(d,
+			  "SELECT id, campaign_id, remote_id, job_id, slices,"
+			  " tasks, dir, script, submitted FROM slurm_jobs"
+			  " WHERE remote_id = ?1 AND (?2 = 0 OR campaign_id"
+			  " = ?2) ORDER BY id",
+			  &s, err)))
+		return st;
+	sqlite3_bind_int64(s, 1, remote_id);
+	sqlite3_bind_int64(s, 2, campaign_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		db_slurm_job j = {
+		    .id = sqlite3_column_int64(s, 0),
+		    .campaign_id = sqlite3_column_int64(s, 1),
+		    .remote_id = sqlite3_column_int64(s, 2),
+		    .job_id = (char *)sqlite3_column_text(s, 3),
+		    .slices = (uint32_t)sqlite3_column_int64(s, 4),
+		    .tasks = (char *)sqlite3_column_text(s, 5),
+		    .dir = (char *)sqlite3_column_text(s, 6),
+		    .script = (char *)sqlite3_column_text(s, 7),
+		    .submitted = sqlite3_column_double(s, 8),
+		};
+		if (!cb(ctx, &j))
+			break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		st = db_sql_fail(d, err, rc, "listing Slurm jobs");
+	sqlite3_finalize(s);
+	return st;
+}

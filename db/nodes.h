@@ -91,4 +91,21 @@ wasm_status db_remote_remove(db *d, const char *name, wasm_err *err);
 wasm_status db_remote_fetched(db *d, int64_t id, uint64_t cursor,
 			      uint64_t runs, double when, wasm_err *err);
 
+/* A Slurm job a dispatch submitted (schema 14): it runs the slices
+ * `tasks` (sbatch --array's list: "0-15", "3,7") of campaign_id's plan,
+ * cut into `slices`, each task writing DIR/task-I.db on the cluster. */
+typedef struct db_slurm_job {
+	int64_t id, campaign_id, remote_id;
+	char *job_id, *tasks, *dir, *script;
+	uint32_t slices;
+	double submitted;
+} db_slurm_job;
+
+wasm_status db_slurm_job_add(db *d, const db_slurm_job *j, wasm_err *err);
+/* The jobs of node remote_id (campaign_id 0) or of one campaign of it,
+ * oldest first; cb returns false to stop. Strings live during the call. */
+wasm_status db_slurm_job_list(db *d, int64_t remote_id, int64_t campaign_id,
+			      bool (*cb)(void *ctx, const db_slurm_job *j),
+			      void *ctx, wasm_err *err);
+
 #endif

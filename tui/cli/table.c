@@ -1207,7 +1207,7 @@ const tui_cmd tui_commands[] = {
      "could not be reached or refused (the message says why); 2 on bad "
      "usage, an unknown node or an unreadable program; 3 on an internal "
      "error.",
-     2, TUI_MAX_OPERANDS, dispatch_opts, tui_cmd_dispatch},
+     1, TUI_MAX_OPERANDS, dispatch_opts, tui_cmd_dispatch},
     {"node",
      "add NAME URL | list | remove NAME | check NAME | status NAME | "
      "self",

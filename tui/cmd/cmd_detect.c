@@ -416,8 +416,8 @@ static void end_line(sweep_ui *u, const char *status, uint64_t done,
 static void on_sigint(int sig) { det_sweep_stop(); }
 
 /* Fill a new campaign from the options; returns an exit code. */
-static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
-			 db_campaign *c, FILE *err)
+int tui_plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
+		      db_campaign *c, FILE *err)
 {
 	const char *v;
 	wasm_err e;
@@ -721,7 +721,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	} else {
 		if ((rc = tui_load_prog(a->operands[0], &p, err)))
 			goto done;
-		if ((rc = plan_campaign(cmd, a, p, &c, err)))
+		if ((rc = tui_plan_campaign(cmd, a, p, &c, err)))
 			goto done;
 		/* Only now: bad input must not leave an empty workspace. */
 		if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))

@@ -401,6 +401,13 @@ int tui_node_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if ((rc = tui_node_find(tui_opt_value(cmd, a, "--db"), a->operands[1],
 				"node check", &r, &u, err)))
 		return rc;
+	if (u.slurm) {
+		rc = tui_slurm_check(&r, c.timeout_s,
+				     tui_opt_value(cmd, a, "--json") != NULL,
+				     out, err);
+		db_remote_clear(&r);
+		return rc;
+	}
 	wasm_err_clear(&e);
 	if (rmt_run(&c, &io, &e)) {
 		if (e.status == WASM_NOMEM || e.status == WASM_INVALID) {

@@ -175,6 +175,57 @@ static void fetch_one(db *d, const char *path, const db_remote *r,
 	rmt_result_free(&io);
 }
 
+/* Fetch from a Slurm node and report it as fetch reports a node, with
+ * the task files imported, refused and still running. */
+static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool json,
+			tui_json *j, FILE *out, FILE *err)
+{
+	tui_slurm_fetched f;
+
+	tui_slurm_fetch(d, r, timeout, &f);
+	if (json) {
+		tui_json_obj(j, NULL);
+		tui_json_str(j, "name", r->name);
+		tui_json_bool(j, "ok", f.reached && !f.refused);
+		if (f.reached && !f.refused)
+			tui_json_null(j, "error");
+		else
+			tui_json_str(j, "error", f.why);
+		tui_json_u64(j, "bytes", f.bytes);
+		tui_json_u64(j, "runs_added", f.runs);
+		tui_json_u64(j, "campaigns_added", f.campaigns);
+		tui_json_u64(j, "bugs_added", f.bugs);
+		tui_json_null(j, "cursor");
+		tui_json_u64(j, "task_files", f.files);
+		tui_json_u64(j, "task_files_refused", f.refused);
+		tui_json_u64(j, "tasks_running", f.active);
+		tui_json_end(j, '}');
+	} else if (f.reached) {
+		fprintf(out,
+			"%s: %" PRIu64 " runs added (%" PRIu64
+			" campaigns, %" PRIu64 " bugs new) from %u task "
+			"files%s",
+			r->name, f.runs, f.campaigns, f.bugs, f.files,
+			f.active ? "; " : "\n");
+		if (f.active)
+			fprintf(out,
+				"%u tasks still pending or running, fetched "
+				"when they end\n",
+				f.active);
+	}
+	if (!f.reached)
+		fprintf(err,
+			"heisen fetch: %s: %s; nothing was imported from "
+			"it\n",
+			r->name, f.why);
+	else if (f.refused)
+		fprintf(err,
+			"heisen fetch: %s: %u task files refused, nothing "
+			"imported from them (the others were): %s\n",
+			r->name, f.refused, f.why);
+	return f.reached && !f.refused;
+}
+
 int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	bool all = tui_opt_value(cmd, a, "--all") != NULL;
@@ -216,6 +267,11 @@ int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	for (size_t i = 0; i < s.n; i++) {
 		fetched f;
+		if (!strncmp(s.v[i].url, "slurm://", 8)) {
+			failed += !fetch_slurm(d, &s.v[i], timeout, json, &j,
+					       out, err);
+			continue;
+		}
 		fetch_one(d, path, &s.v[i], timeout, err, &f);
 		failed += !f.ok;
 		if (json) {
@@ -361,9 +417,49 @@ int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	wasm_err e;
 	db *d;
 
+	if (tui_opt_value(cmd, a, "--resume") || prog >= 1) {
+		int nn = prog >= 1 ? prog : a->noperands;
+		db_remote r;
+		bool slurm = false;
+		if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"),
+					       &d, &path, err)))
+			return rc;
+		if ((rc = nodes_named(d, "dispatch", a->operands, nn, false, &s,
+				      err))) {
+			db_close(d);
+			node_set_free(&s);
+			return rc;
+		}
+		db_close(d);
+		for (size_t i = 0; i < s.n; i++)
+			slurm = slurm || !strncmp(s.v[i].url, "slurm://", 8);
+		if ((slurm || tui_opt_value(cmd, a, "--resume")) &&
+		    (s.n != 1 || !slurm)) {
+			fprintf(err, "heisen dispatch: %s\n",
+				slurm ? "a Slurm node takes a campaign alone: "
+					"dispatch to it by itself"
+				      : "--resume is for a campaign dispatched "
+					"to a Slurm node; resume a sweep on an "
+					"ssh node there (heisen sweep "
+					"--resume)");
+			node_set_free(&s);
+			return TUI_EXIT_USAGE;
+		}
+		if (slurm) {
+			r = s.v[0];
+			rc = tui_slurm_dispatch(
+			    cmd, a,
+			    tui_opt_value(cmd, a, "--resume") ? -1 : prog, &r,
+			    out, err);
+			node_set_free(&s);
+			return rc;
+		}
+		node_set_free(&s);
+	}
 	if (prog < 1) {
 		fprintf(err, "heisen dispatch: usage: heisen dispatch NAME... "
-			     "PROGRAM.wasm [sweep options] [-- ARGS]\n");
+			     "PROGRAM.wasm [sweep options] [-- ARGS] | "
+			     "heisen dispatch NAME --resume CAMPAIGN\n");
 		return TUI_EXIT_USAGE;
 	}
 	wasm_err_clear(&e);
@@ -490,6 +586,12 @@ int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if ((rc = tui_node_find(tui_opt_value(cmd, a, "--db"), a->operands[1],
 				"node status", &r, &u, err)))
 		return rc;
+	if (u.slurm) {
+		rc = tui_slurm_status(&r, tui_opt_value(cmd, a, "--db"), json,
+				      out, err);
+		db_remote_clear(&r);
+		return rc;
+	}
 	words[3] = u.path;
 	words[4] = json ? "--json" : NULL;
 	rmt_call c = {&u,   words, DISPATCH_TIMEOUT_S, -1, STATUS_OUT_MAX,

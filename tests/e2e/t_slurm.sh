@@ -81,6 +81,23 @@ import json, sys
 n = json.load(open(sys.argv[1]))["nodes"][0]
 assert n["ok"] and n["runs_added"] == 0 and n["task_files"] == 16, n
 PY
+# The TUI's Nodes screen (3) shows the campaign and its tasks' states.
+if command -v tmux >/dev/null; then
+	sock=heisen-slurm-$$
+	tm() { tmux -L "$sock" "$@"; }
+	export TMUX_TMPDIR=$dir
+	TMUX= tm new-session -d -s tui -x 140 -y 24 "$HEISEN tui --db $home"
+	seen=
+	for i in $(seq 100); do
+		[ $i = 3 ] && tm send-keys -t tui 3
+		seen=$(tm capture-pane -p -t tui 2>/dev/null)
+		grep -Eq '^cl +local +yes +#1 done 400/400 16 ok' <<<"$seen" && break
+		sleep 0.1
+	done
+	grep -Eq '^cl +local +yes +#1 done 400/400 16 ok' <<<"$seen" ||
+		bad "Nodes screen: no 'cl local yes #1 done 400/400 16 ok' row: $(head -c 600 <<<"$seen")"
+	tm kill-server 2>/dev/null
+fi
 
 # Faults: 4 slices of 150 runs; slice 0 cancelled mid-run, slice 2's file
 # truncated by hand.

@@ -1182,7 +1182,9 @@ const tui_cmd tui_commands[] = {
      "Runs keep the node that ran them: grids show each node as its own "
      "row. On a terminal, a progress line shows the bytes received. "
      "Prints 'NAME: N runs added (M campaigns, K bugs new), cursor C' "
-     "per node.\n"
+     "per node. From a Slurm node, each finished array task's workspace "
+     "file is imported the same way, in a transaction of its own: a "
+     "damaged one is refused (exit 1) and the others imported.\n"
      "Exit status: 0 when every node was fetched; 1 when a node could "
      "not be reached or sent a stream that was refused (the message "
      "says why; nothing was imported from it); 2 on bad usage, an "
@@ -1191,7 +1193,7 @@ const tui_cmd tui_commands[] = {
      0, TUI_MAX_OPERANDS, fetch_opts, tui_cmd_fetch},
     {"dispatch",
      "NAME... PROGRAM.wasm [sweep options] [--db FILE] [--json] [-- "
-     "ARGS]",
+     "ARGS] | NAME --resume CAMPAIGN",
      "start a sweep of a program on remote nodes",
      "Sends PROGRAM.wasm (the first operand ending in .wasm; the ones "
      "before it name the nodes) to each node, by hash, so a node that "
@@ -1202,7 +1204,13 @@ const tui_cmd tui_commands[] = {
      "session, output to heisen-dispatch.log beside the workspace), so "
      "that it runs on after the ssh session ends. Returns at once. "
      "'heisen node status NAME' shows the node's campaigns, 'heisen "
-     "fetch NAME' brings the runs home.\n"
+     "fetch NAME' brings the runs home. On a Slurm node (docs/slurm.md) "
+     "the campaign is made here and its plan submitted as one sbatch "
+     "--array job of the node's --tasks slices, task I running 'heisen "
+     "sweep --plan-slice I/N --origin ...' into a workspace file of its "
+     "own in the node's shared directory; 'dispatch NAME --resume "
+     "CAMPAIGN' submits again the slices with plan indices missing here "
+     "whose task no longer runs.\n"
      "Exit status: 0 when the sweep started on every node; 1 when a node "
      "could not be reached or refused (the message says why); 2 on bad "
      "usage, an unknown node or an unreadable program; 3 on an internal "

@@ -195,7 +195,7 @@ static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool json,
 		tui_json_u64(j, "runs_added", f.runs);
 		tui_json_u64(j, "campaigns_added", f.campaigns);
 		tui_json_u64(j, "bugs_added", f.bugs);
-		tui_json_null(j, "cursor");
+		tui_json_u64(j, "cursor", 0);
 		tui_json_u64(j, "task_files", f.files);
 		tui_json_u64(j, "task_files_refused", f.refused);
 		tui_json_u64(j, "tasks_running", f.active);

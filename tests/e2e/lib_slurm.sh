@@ -91,6 +91,7 @@ SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
+SlurmdParameters=config_overrides
 MinJobAge=600
 SchedulerParameters=sched_interval=1
 NodeName=$host CPUs=$cpus RealMemory=1000 State=UNKNOWN

@@ -142,6 +142,35 @@ expect 0 "fetch after resume" "$HEISEN" fetch cl4 --db "$home"
 expect 0 "resume, nothing left" "$HEISEN" dispatch cl4 --resume 2 --db "$home"
 grep -q "nothing to submit again" "$dir/out" || bad "second resume: $(snippet "$dir/out")"
 
+# A cluster behind a login host: every Slurm command and the batch
+# script go through the transport, each word quoted for the login
+# shell. The stand-in for ssh drops ssh's options and the destination
+# and runs the words here through a shell, as ssh does on the host.
+cat >"$dir/fakessh" <<EOF2
+#!/usr/bin/env bash
+while [ \$# -gt 0 ]; do
+	case \$1 in -p | -o) shift 2 ;; -*) shift ;; *) break ;; esac
+done
+shift
+exec sh -c "\$*"
+EOF2
+chmod +x "$dir/fakessh"
+export HEISEN_SSH="$dir/fakessh -x"
+expect 0 "node add, login host" "$HEISEN" node add login "slurm://me@login.example:2222$dir/shared" --tasks 2 --db "$home"
+expect 0 "node check, login host" "$HEISEN" node check login --db "$home"
+expect 0 "dispatch, login host" "$HEISEN" dispatch login "$fib" --runs 2 --densities 100 --profiles default,noisy \
+	--seed 3 --db "$home" -- "a'b" '$(touch '"$dir"'/pwned3)' "c d"
+job=$(job_of)
+slurm_wait "$job" 60 || bad "job $job did not end"
+expect 0 "fetch, login host" "$HEISEN" fetch login --db "$home"
+grep -q "^login: 4 runs added (0 campaigns, [0-9]* bugs new) from 2 task files$" "$dir/out" ||
+	bad "fetch through ssh: $(snippet "$dir/out") $(snippet "$dir/err")"
+[ ! -e "$dir/pwned3" ] || bad "a program argument ran as a shell command on the login host"
+printf "a'b\0\$(touch %s/pwned3)\0c d\0" "$dir" | xxd -p | tr -d '\n' >"$dir/args3.want"
+[ "$(sqlite3 "$home" "SELECT lower(hex(args)) FROM campaigns ORDER BY id DESC LIMIT 1")" = "$(cat "$dir/args3.want")" ] ||
+	bad "arguments through ssh: $(sqlite3 "$home" "SELECT hex(args) FROM campaigns ORDER BY id DESC LIMIT 1")"
+unset HEISEN_SSH
+
 # Slurm's failures, said so that a person can act.
 expect 0 "node add, no such partition" "$HEISEN" node add nopart "slurm://$dir/shared" --partition nosuch --db "$home"
 expect 1 "dispatch, no such partition" "$HEISEN" dispatch nopart "$fib" --runs 1 --profiles default --densities 100 --db "$home"
@@ -155,6 +184,6 @@ grep -q "munge does not answer" "$dir/err" || bad "munge down: $(snippet "$dir/e
 mkdir "$dir/nothing"
 PATH=$dir/nothing expect 1 "dispatch, no Slurm commands" "$HEISEN" dispatch cl "$fib" --runs 1 --profiles default --densities 100 --db "$home"
 grep -q "is not installed on this machine.*slurm-client" "$dir/err" || bad "no sbatch: $(snippet "$dir/err")"
-[ "$(sqlite3 "$home" "SELECT count(*) FROM campaigns")" = 2 ] || bad "a failed dispatch left a campaign"
+[ "$(sqlite3 "$home" "SELECT count(*) FROM campaigns")" = 3 ] || bad "a failed dispatch left a campaign"
 
 finish t_slurm

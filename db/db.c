@@ -165,7 +165,8 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     " remote_id INTEGER NOT NULL, job_id TEXT NOT NULL,"
     " slices INTEGER NOT NULL, tasks TEXT NOT NULL, dir TEXT NOT NULL,"
     " script TEXT NOT NULL, submitted REAL NOT NULL);"
-    "CREATE INDEX slurm_jobs_campaign ON slurm_jobs(campaign_id);",
+    "CREATE INDEX slurm_jobs_campaign ON"
+    " slurm_jobs(campaign_id);",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 

@@ -441,6 +441,17 @@ wasm_status db_remote_remove(db *d, const char *name, wasm_err *err)
 	wasm_status st;
 	int rc;
 
+	/* Its jobs go with it: a node added later may get its id. */
+	if ((st = prepare(d,
+			  "DELETE FROM slurm_jobs WHERE remote_id IN"
+			  " (SELECT id FROM remotes WHERE name = ?1)",
+			  &s, err)))
+		return st;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return db_sql_fail(d, err, rc, "removing a node's jobs");
 	if ((st = prepare(d, "DELETE FROM remotes WHERE name = ?1", &s, err)))
 		return st;
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);

@@ -84,6 +84,7 @@ wasm_status db_remote_list(db *d, bool (*cb)(void *ctx, const db_remote *r),
 wasm_status db_remote_get(db *d, const char *name, db_remote *out,
 			  wasm_err *err);
 void db_remote_clear(db_remote *r);
+/* Forget a node and its Slurm jobs (the campaigns and runs stay). */
 wasm_status db_remote_remove(db *d, const char *name, wasm_err *err);
 /* A fetch from node id imported `runs` runs of a stream whose last run is
  * `cursor` at time `when`: the cursor moves forward (never back), the

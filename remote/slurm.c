@@ -118,7 +118,7 @@ static bool explain(const db_node_url *u, const char *cmd, const char *err,
 		return true;
 	}
 	if (has(err, "Unable to contact slurm controller") ||
-	    has(err, "Unable to establish") || has(err, "Connection refused")) {
+	    has(err, "Could not establish a configuration source")) {
 		snprintf(why, wcap,
 			 "the Slurm controller does not answer %s: is "
 			 "slurmctld running, and does SLURM_CONF or "

@@ -126,6 +126,10 @@ static bool node_row(void *ctx, const db_remote *r)
 		tui_json_obj(l->j, NULL);
 		tui_json_str(l->j, "name", r->name);
 		tui_json_str(l->j, "url", r->url);
+		if (ok)
+			tui_json_str(l->j, "kind", u.slurm ? "slurm" : "ssh");
+		else
+			tui_json_null(l->j, "kind");
 		/* A URL edited into the database by hand may not parse:
 		 * its parts are then null rather than guessed. */
 		if (ok && *u.user)

@@ -171,6 +171,13 @@ printf "a'b\0\$(touch %s/pwned3)\0c d\0" "$dir" | xxd -p | tr -d '\n' >"$dir/arg
 	bad "arguments through ssh: $(sqlite3 "$home" "SELECT hex(args) FROM campaigns ORDER BY id DESC LIMIT 1")"
 unset HEISEN_SSH
 
+# The cluster's side of fetch: each task file as its own stream; a task
+# that left no file is 'none'.
+expect 0 "node tasks" "$HEISEN" node tasks "$dir2" 1,3,9
+grep -aq "^heisen-task 1 ok [0-9]*$" "$dir/out" && grep -aq "heisen-task 9 none$" "$dir/out" ||
+	bad "node tasks: $(head -c 200 "$dir/out" | tr -c '[:print:]\n' '.')"
+expect 2 "node tasks, a relative folder" "$HEISEN" node tasks shared 0
+
 # Slurm's failures, said so that a person can act.
 expect 0 "node add, no such partition" "$HEISEN" node add nopart "slurm://$dir/shared" --partition nosuch --db "$home"
 expect 1 "dispatch, no such partition" "$HEISEN" dispatch nopart "$fib" --runs 1 --profiles default --densities 100 --db "$home"

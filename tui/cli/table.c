@@ -517,6 +517,7 @@ static int node_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	static const char *const db_json[] = {"--db", "--json", NULL};
 	static const char *const db_only[] = {"--db", NULL};
+	static const char *const none[] = {NULL};
 	/* The sub-commands; opts NULL: the handler checks its options. The
 	 * last two are the node's side of `heisen dispatch`. */
 	static const struct {
@@ -532,6 +533,7 @@ static int node_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	    {"status", tui_node_status, db_json},
 	    {"receive", tui_node_receive, db_only},
 	    {"start", tui_node_start, db_only},
+	    {"tasks", tui_node_tasks, none},
 	};
 	const char *sub = a->operands[0];
 
@@ -1234,7 +1236,8 @@ const tui_cmd tui_commands[] = {
      "shows the campaigns of the node's workspace ('heisen campaigns' "
      "run there). 'node self' prints what this machine is. 'node "
      "receive' and 'node start' are the node's side of 'heisen "
-     "dispatch'. See also 'heisen fetch'.\n"
+     "dispatch', 'node tasks DIR LIST' the cluster's side of fetching "
+     "from a Slurm node. See also 'heisen fetch'.\n"
      "Exit status: 0 on success (check: the node answered); 1 if check "
      "or status found the node unreachable; 2 on bad usage, a bad name "
      "or URL, a duplicate or unknown node, or a database that cannot be "

@@ -81,6 +81,9 @@ typedef struct tui_slurm_fetched {
 } tui_slurm_fetched;
 void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 		     tui_slurm_fetched *f);
+/* `heisen node tasks DIR LIST`, the cluster's side of a Slurm fetch:
+ * DIR/task-I.db of each task I of LIST exported, one after the other. */
+int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* Triage and comparing builds (tui/cmd/cmd_triage.c). */

@@ -27,6 +27,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -759,48 +762,161 @@ int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
 
 /* ---- fetch --------------------------------------------------------------- */
 
-/* Import task i's file of campaign cs. */
-static void fetch_task(db *d, const db_remote *r, const db_node_url *u,
-		       const camp_state *cs, uint32_t i, double timeout_s,
-		       tui_slurm_fetched *f)
+/* One refusal: the first is the one the report names. */
+static void refused(tui_slurm_fetched *f, const camp_state *cs, uint32_t i,
+		    const char *why)
 {
-	char file[DB_NODE_URL_MAX + 96], why[600], src[64];
-	const char *words[] = {"heisen", "export", "--all-campaigns",
-			       "--db",	 file,	   NULL};
+	if (!f->refused++)
+		snprintf(f->why, sizeof f->why,
+			 "campaign %" PRId64 ", task %u (%.200s/task-%u.db): "
+			 "%.300s",
+			 cs->id, i, cs->dir, i, why);
+}
+
+/* Import the task files `list` ("0,1,5") of campaign cs: one call of
+ * `heisen node tasks` on the cluster exports them all, each as its own
+ * stream, and each is imported in a transaction of its own. */
+static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
+			const camp_state *cs, const char *list,
+			double timeout_s, tui_slurm_fetched *f)
+{
+	const char *words[] = {"heisen", "node", "tasks", cs->dir, list, NULL};
 	rmt_call c = {u, words, timeout_s, -1, 0, NULL, NULL};
+	const uint8_t *p, *end;
 	db_sync_added added;
+	char why[600], line[400], src[64];
 	rmt_result io;
 	wasm_err e;
 
-	snprintf(file, sizeof file, "%s/task-%u.db", cs->dir, i);
-	snprintf(src, sizeof src, "task %u's workspace", i);
 	wasm_err_clear(&e);
 	if (rmt_run(&c, &io, &e)) {
-		snprintf(why, sizeof why, "%s", e.msg);
-	} else if (rmt_failed(&io, why, sizeof why)) {
+		snprintf(f->why, sizeof f->why, "%s", e.msg);
+		f->reached = false;
+		return;
+	}
+	if (rmt_failed(&io, why, sizeof why)) {
+		snprintf(f->why, sizeof f->why, "%s", why);
+		f->reached = false;
 		rmt_result_free(&io);
-		/* A task Slurm never started left no file: nothing to bring,
-		 * nothing wrong with what is there. */
-		if (strstr(why, "No such file"))
-			return;
-	} else {
-		f->bytes += io.nout;
-		bool bad = db_import_mem(d, io.out, io.nout, src, r->id, &added,
-					 &e) != WASM_OK;
-		rmt_result_free(&io);
-		if (!bad) {
+		return;
+	}
+	f->bytes += io.nout;
+	p = io.out;
+	end = io.out + io.nout;
+	/* "heisen-task I ok N\n" and N bytes, "heisen-task I none\n" (no
+	 * file: the task never started) or "heisen-task I error MSG\n". */
+	while (p < end) {
+		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+		unsigned long long n = 0;
+		unsigned i = 0;
+		char word[8] = "";
+		size_t k;
+
+		if (!nl || nl - p >= (ptrdiff_t)sizeof line) {
+			refused(f, cs, 0,
+				"the cluster's answer is cut short or "
+				"garbled (an older heisen there?)");
+			break;
+		}
+		k = (size_t)(nl - p);
+		memcpy(line, p, k);
+		line[k] = 0;
+		p = nl + 1;
+		if (sscanf(line, "heisen-task %u %7s %llu", &i, word, &n) < 2 ||
+		    i >= cs->slices) {
+			refused(f, cs, 0,
+				"the cluster's answer is garbled (an "
+				"older heisen there?)");
+			break;
+		}
+		if (!strcmp(word, "none"))
+			continue;
+		if (!strcmp(word, "error")) {
+			const char *msg = strstr(line, "error ");
+			rmt_last_line(msg ? msg + 6 : "", why, sizeof why);
+			refused(f, cs, i, why);
+			continue;
+		}
+		if (strcmp(word, "ok") || n > (unsigned long long)(end - p)) {
+			refused(f, cs, i, "its stream is cut short");
+			break;
+		}
+		snprintf(src, sizeof src, "task %u's workspace", i);
+		wasm_err_clear(&e);
+		if (db_import_mem(d, p, (size_t)n, src, r->id, &added, &e)) {
+			refused(f, cs, i, e.msg);
+		} else {
 			f->files++;
 			f->runs += added.runs;
 			f->campaigns += added.campaigns;
 			f->bugs += added.bugs;
-			return;
 		}
-		snprintf(why, sizeof why, "%s", e.msg);
+		p += n;
 	}
-	if (!f->refused++)
-		snprintf(f->why, sizeof f->why,
-			 "campaign %" PRId64 ", task %u (%.200s): %.300s",
-			 cs->id, i, file, why);
+	rmt_result_free(&io);
+}
+
+int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	bool *want;
+	uint32_t n = SLURM_SLICES_MAX;
+
+	if (a->noperands != 3 || a->operands[1][0] != '/' ||
+	    a->operands[2][0] < '0' || a->operands[2][0] > '9') {
+		fprintf(err, "heisen node: usage: heisen node tasks DIR LIST "
+			     "(LIST: task numbers, \"0,1,5\" or \"0-15\")\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (!(want = calloc(n, sizeof *want))) {
+		fprintf(err, "heisen node tasks: out of memory\n");
+		return TUI_EXIT_INTERNAL;
+	}
+	tasks_parse(a->operands[2], want, n);
+	for (uint32_t i = 0; i < n; i++) {
+		char file[4200], *buf = NULL;
+		size_t len = 0;
+		uint64_t cursor, runs;
+		struct stat sb;
+		wasm_err e;
+		FILE *m;
+		db *d;
+
+		if (!want[i])
+			continue;
+		snprintf(file, sizeof file, "%s/task-%u.db", a->operands[1], i);
+		if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+			fprintf(out, "heisen-task %u none\n", i);
+			continue;
+		}
+		wasm_err_clear(&e);
+		if (db_open(file, &d, &e)) {
+			fprintf(out, "heisen-task %u error %s\n", i, e.msg);
+			continue;
+		}
+		if (!(m = open_memstream(&buf, &len))) {
+			db_close(d);
+			free(want);
+			fprintf(err, "heisen node tasks: out of memory\n");
+			return TUI_EXIT_INTERNAL;
+		}
+		wasm_status st = db_export(d, 0, true, m, &cursor, &runs, &e);
+		fclose(m);
+		db_close(d);
+		if (st) {
+			/* The message is one line: newlines would end the
+			 * record. */
+			for (char *q = e.msg; *q; q++)
+				if (*q == '\n')
+					*q = ' ';
+			fprintf(out, "heisen-task %u error %s\n", i, e.msg);
+		} else {
+			fprintf(out, "heisen-task %u ok %zu\n", i, len);
+			fwrite(buf, 1, len, out);
+		}
+		free(buf);
+	}
+	free(want);
+	return fflush(out) ? TUI_EXIT_INTERNAL : TUI_EXIT_OK;
 }
 
 void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
@@ -827,14 +943,26 @@ void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 		db_campaign c = {0};
 		wasm_err e;
 
-		for (uint32_t i = 0; i < cs->slices; i++) {
-			/* A running task's file is fetched when it ends. */
-			if (rmt_task_active(cs->st[i])) {
-				f->active++;
-				continue;
-			}
-			fetch_task(d, r, &u, cs, i, timeout_s, f);
+		char *list = malloc((size_t)cs->slices * 8 + 1);
+		size_t at = 0;
+		if (!list) {
+			snprintf(f->why, sizeof f->why, "out of memory");
+			f->reached = false;
+			break;
 		}
+		/* A running task's file is fetched when it ends. */
+		for (uint32_t i = 0; i < cs->slices; i++) {
+			if (rmt_task_active(cs->st[i]))
+				f->active++;
+			else
+				at += (size_t)sprintf(list + at, "%s%u",
+						      at ? "," : "", i);
+		}
+		if (at)
+			fetch_tasks(d, r, &u, cs, list, timeout_s, f);
+		free(list);
+		if (!f->reached)
+			break;
 		/* The plan complete here: the campaign is done. */
 		wasm_err_clear(&e);
 		if (!db_campaign_get(d, cs->id, &c, &e) && c.planned &&

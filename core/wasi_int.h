@@ -168,7 +168,7 @@ typedef struct wasi_fd {
 	uint64_t rights;   /* rights reported by fd_fdstat_get */
 	uint64_t inherit;  /* rights_inheriting */
 	char *preopen;     /* guest name of a preopened directory, or NULL */
-	int refs;	   /* table reference + calls in progress */
+	int refs;          /* table reference + calls in progress */
 } wasi_fd;
 
 /* Per-run state shared by every thread of the run. */

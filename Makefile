@@ -99,12 +99,14 @@ help:
 # openssh-server is for the remote-node e2e tests, which start their own
 # sshd on loopback (tests/e2e/lib_sshd.sh) and never use the system one.
 # python3-jsonschema and libxml2-utils (xmllint) check the SARIF and JUnit
-# output of --format (tests/e2e/t_formats.sh).
+# output of --format (tests/e2e/t_formats.sh). munge, slurmctld, slurmd and
+# slurm-client make the one-machine cluster of tests/e2e/t_slurm.sh and
+# the Slurm benchmark (tests/e2e/lib_slurm.sh), started by the test itself.
 DEB_PKGS := build-essential pkg-config libncurses-dev libreadline-dev \
 	libedit-dev libsqlite3-dev sqlite3 libcmocka-dev clang lld \
 	libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc llvm wabt tmux xxd \
 	python3 python3-jsonschema libxml2-utils man-db openssh-client \
-	openssh-server
+	openssh-server munge slurmctld slurmd slurm-client
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \

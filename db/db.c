@@ -155,6 +155,18 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     /* ... and the names the program gave each access's thread
      * (db_names_format's text); NULL when neither was named. */
     "ALTER TABLE run_bugs ADD COLUMN names TEXT;",
+    /* 13 -> 14: the Slurm jobs a dispatch submitted (docs/slurm.md):
+     * the home campaign they run, the node (remotes.id), Slurm's job id,
+     * the plan's slices, which of them this job runs (sbatch --array's
+     * list), the directory on the cluster the tasks write to, the batch
+     * script (a resume submits it again) and when. */
+    "CREATE TABLE slurm_jobs(id INTEGER PRIMARY KEY,"
+    " campaign_id INTEGER NOT NULL REFERENCES campaigns(id),"
+    " remote_id INTEGER NOT NULL, job_id TEXT NOT NULL,"
+    " slices INTEGER NOT NULL, tasks TEXT NOT NULL, dir TEXT NOT NULL,"
+    " script TEXT NOT NULL, submitted REAL NOT NULL);"
+    "CREATE INDEX slurm_jobs_campaign ON"
+    " slurm_jobs(campaign_id);",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -388,6 +400,18 @@ const char *db_path_choose(const char *path)
 	if (env && *env)
 		return env;
 	return "heisen.db";
+}
+
+const char *db_path_resolve(const char *path, char *buf, size_t cap)
+{
+	struct stat sb;
+	int n;
+
+	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return path;
+	n = snprintf(buf, cap, "%s%sheisen.db", path,
+		     path[strlen(path) - 1] == '/' ? "" : "/");
+	return n > 0 && (size_t)n < cap ? buf : path;
 }
 
 /* ---- errors ------------------------------------------------------------ */
@@ -824,11 +848,12 @@ void db_close(db *d)
 wasm_status db_open(const char *path, db **out, wasm_err *err)
 {
 	bool exists, writable;
-	char *uri = NULL;
+	char *uri = NULL, resolved[4096];
 	int flags, rc;
 	db *d;
 
 	*out = NULL;
+	path = db_path_resolve(path, resolved, sizeof resolved);
 	if (precheck(path, &exists, &writable, err))
 		return err->status;
 	d = wasm_calloc(1, sizeof *d);

@@ -49,13 +49,18 @@
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
 const char *db_path_choose(const char *path);
 
-/* Open (creating it and its schema if missing) and migrate. */
+/* path, or when path names a directory its heisen.db (into buf[cap]):
+ * `--db DIR` and a node URL naming a directory mean DIR/heisen.db. */
+const char *db_path_resolve(const char *path, char *buf, size_t cap);
+
+/* Open (creating it and its schema if missing) and migrate; a directory
+ * means its heisen.db (db_path_resolve). */
 wasm_status db_open(const char *path, db **out, wasm_err *err);
 void db_close(db *d);
 /* PRAGMA integrity_check: WASM_OK when it answers "ok". */

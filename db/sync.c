@@ -19,6 +19,7 @@
 #include "db/nodes.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -1547,4 +1548,81 @@ wasm_status db_import_mem(db *d, const uint8_t *p, size_t len,
 	}
 	*added = im.added;
 	return WASM_OK;
+}
+
+/* ---- origins ------------------------------------------------------------- */
+
+/* Run sql (?1 the integer n, or text when not NULL) and copy the first column
+ * of its row into buf or *id. */
+static wasm_status origin_query(db *d, const char *sql, int64_t n,
+				const char *text, char *buf, size_t cap,
+				int64_t *id, wasm_err *err)
+{
+	sqlite3_stmt *s;
+	wasm_status st = WASM_OK;
+	int rc = sqlite3_prepare_v2(db_sqlite(d), sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_sql_fail(d, err, rc, "reading a campaign's origin");
+	if (text)
+		sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int64(s, 1, n);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && buf)
+		snprintf(buf, cap, "%s",
+			 (const char *)sqlite3_column_text(s, 0));
+	else if (rc == SQLITE_ROW && id)
+		*id = sqlite3_column_int64(s, 0);
+	else if (rc == SQLITE_DONE && buf)
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "%s has no campaign %" PRId64, db_file(d), n);
+	else if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = db_sql_fail(d, err, rc, "reading a campaign's origin");
+	sqlite3_finalize(s);
+	return st;
+}
+
+wasm_status db_campaign_origin(db *d, int64_t id, char *buf, size_t cap,
+			       wasm_err *err)
+{
+	return origin_query(d,
+			    "SELECT " C_ORIGIN " FROM campaigns c LEFT JOIN"
+			    " nodes n ON n.id = c.node_id WHERE c.id = ?1",
+			    id, NULL, buf, cap, NULL, err);
+}
+
+wasm_status db_campaign_by_origin(db *d, const char *origin, int64_t *id,
+				  wasm_err *err)
+{
+	*id = 0;
+	return origin_query(d,
+			    "SELECT c.id FROM campaigns c LEFT JOIN nodes n"
+			    " ON n.id = c.node_id WHERE " C_ORIGIN " = ?1"
+			    " LIMIT 1",
+			    0, origin, NULL, 0, id, err);
+}
+
+wasm_status db_campaign_set_origin(db *d, int64_t id, const char *origin,
+				   wasm_err *err)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(db_sqlite(d),
+				    "UPDATE campaigns SET origin = ?2"
+				    " WHERE id = ?1",
+				    -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_sql_fail(d, err, rc, "setting a campaign's origin");
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, origin, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if ((rc & 0xff) == SQLITE_CONSTRAINT)
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "%s already has a campaign with origin %s",
+				    db_file(d), origin);
+	return rc == SQLITE_DONE
+		   ? WASM_OK
+		   : db_sql_fail(d, err, rc, "setting a campaign's origin");
 }

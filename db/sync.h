@@ -73,4 +73,19 @@ wasm_status db_import_mem(db *d, const uint8_t *p, size_t len,
 			  const char *source, int64_t remote_id,
 			  db_sync_added *added, wasm_err *err);
 
+/* A campaign's origin, the key import matches campaigns by: the one it
+ * was imported with, or for one made here this workspace's node key, its
+ * id and creation time. Into buf[cap]; WASM_INVALID for no such
+ * campaign. */
+wasm_status db_campaign_origin(db *d, int64_t id, char *buf, size_t cap,
+			       wasm_err *err);
+/* The campaign whose origin is origin into *id (0: none). */
+wasm_status db_campaign_by_origin(db *d, const char *origin, int64_t *id,
+				  wasm_err *err);
+/* Give campaign id the origin of another workspace's campaign: its runs,
+ * exported, then join that campaign when they are imported there (the
+ * array tasks of a Slurm dispatch, docs/slurm.md). */
+wasm_status db_campaign_set_origin(db *d, int64_t id, const char *origin,
+				   wasm_err *err);
+
 #endif

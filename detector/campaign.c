@@ -1393,8 +1393,8 @@ typedef struct sweep {
 	uint32_t nprofiles, ncells;
 	int64_t node_id;
 	const det_sweep_hooks *hooks;
-	/* plan */
-	uint64_t next_idx;
+	/* plan: the indices [next_idx, hi) */
+	uint64_t next_idx, hi;
 	uint64_t *done_idx; /* recorded before this call, ascending */
 	size_t ndone, done_pos;
 	uint32_t *perm; /* cell order of round perm_round */
@@ -1451,7 +1451,7 @@ static bool sweep_next(void *ctx, job *j)
 
 	for (;;) {
 		uint64_t idx = s->next_idx;
-		if (c->planned && idx >= c->planned)
+		if ((c->planned && idx >= c->planned) || idx >= s->hi)
 			return false;
 		if (c->budget_s > 0 &&
 		    (double)(now_ns() - s->t0) / 1e9 >= c->budget_s)
@@ -1607,7 +1607,15 @@ const char **det_prog_argv(const det_prog *p, const char *args, uint32_t nargs)
 wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 		      const det_sweep_hooks *hooks, wasm_err *err)
 {
+	return det_sweep_slice(d, p, c, 0, UINT64_MAX, hooks, err);
+}
+
+wasm_status det_sweep_slice(db *d, det_prog *p, db_campaign *c, uint64_t lo,
+			    uint64_t hi, const det_sweep_hooks *hooks,
+			    wasm_err *err)
+{
 	sweep s = {0};
+	uint64_t want, have = 0;
 	pool pl = {0};
 	const char **argv = NULL;
 	det_failure failure;
@@ -1620,6 +1628,16 @@ wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 	s.c = c;
 	s.hooks = hooks;
 	s.perm_round = UINT64_MAX;
+	if (c->planned && hi > c->planned)
+		hi = c->planned;
+	if ((lo || hi != UINT64_MAX) && !c->planned)
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "campaign %" PRId64 " runs to a time "
+				    "budget: it has no plan to slice",
+				    c->id);
+	s.next_idx = lo;
+	s.hi = hi;
+	want = c->planned ? (hi > lo ? hi - lo : 0) : 0;
 	if ((st = det_parse_profiles(c->profiles, &s.profiles, &s.nprofiles,
 				     err)))
 		return st;
@@ -1667,6 +1685,8 @@ wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 			goto out;
 		pl.failure = &failure;
 	}
+	for (size_t i = 0; i < s.ndone; i++)
+		have += s.done_idx[i] >= lo && s.done_idx[i] < hi;
 	s.pr.done = s.ndone;
 	s.pr.planned = c->planned;
 	s.pr.budget_s = c->budget_s;
@@ -1683,8 +1703,10 @@ wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 	}
 	sweep_tick(&s);
 	{
+		/* The runs of the slice: those found, and those run now. */
+		uint64_t slice_done = have + (s.pr.done - s.ndone);
 		bool complete = !stop_requested && !st &&
-				(!c->planned || s.pr.done >= c->planned);
+				(!c->planned || slice_done >= want);
 		wasm_err serr;
 		const char *status = complete ? "done" : "stopped";
 		wasm_status st2 =

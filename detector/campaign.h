@@ -184,6 +184,14 @@ typedef struct det_sweep_hooks {
  * fork/pipe failures (WASM_IO). */
 wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 		      const det_sweep_hooks *hooks, wasm_err *err);
+/* The same for the plan indices [lo, hi) only (`sweep --plan-slice`):
+ * each run keeps its plan index and seed, so slices swept apart and
+ * imported into one workspace are the campaign swept whole. The campaign
+ * ends "done" when every index of the slice is recorded. A budget
+ * campaign has no plan to slice: WASM_INVALID. */
+wasm_status det_sweep_slice(db *d, det_prog *p, db_campaign *c, uint64_t lo,
+			    uint64_t hi, const det_sweep_hooks *hooks,
+			    wasm_err *err);
 
 /* A batch: `runs` runs of prog, run i under mask i % nmasks of `mask`
  * (nmasks masks of nsites bytes, one after the other; nmasks 0 means 1),

@@ -140,19 +140,105 @@ static char *quote(const char *w)
 	return q;
 }
 
-wasm_status rmt_run(const rmt_call *c, rmt_result *r, wasm_err *err)
+/* Start argv[0] (found on PATH) with c's stdin, read its output and
+ * error until they close or the deadline passes, and reap it. hint ends
+ * the message when it cannot be started. */
+static wasm_status spawn_drain(const rmt_call *c, const char **argv,
+			       const char *hint, rmt_result *r, wasm_err *err)
 {
-	const char *env = getenv("HEISEN_SSH");
-	char *words = wasm_strdup(env && *env ? env : "ssh");
-	char *argv[RMT_ARGV_MAX + 1], *quoted[RMT_ARGV_MAX];
-	char dest[2 * DB_NODE_URL_MAX + 2], port[16];
 	posix_spawn_file_actions_t fa;
-	int n = 0, nq = 0, po[2] = {-1, -1}, pe[2] = {-1, -1}, rc;
+	int po[2] = {-1, -1}, pe[2] = {-1, -1}, rc;
 	wasm_status st = WASM_OK;
 	pid_t pid;
 
+	snprintf(r->transport, sizeof r->transport, "%s", argv[0]);
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
+		st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				  "cannot make a pipe: %s", strerror(errno));
+		goto done;
+	}
+	posix_spawn_file_actions_init(&fa);
+	if (c->in_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, c->in_fd, 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
+						 0);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv,
+			  environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+	if (rc) {
+		st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
+				  "cannot run %s: %s (%s)", argv[0],
+				  strerror(rc), hint);
+		goto done;
+	}
+	if (!drain(c, po[0], pe[0], r)) {
+		r->timed_out = true;
+		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				  "out of memory for the node's answer");
+	}
+	/* Only the transport this call started is stopped. */
+	if (r->timed_out)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
+		;
+done:
+	for (int i = 0; i < 2; i++) {
+		if (po[i] >= 0)
+			close(po[i]);
+		if (pe[i] >= 0)
+			close(pe[i]);
+	}
+	return st;
+}
+
+/* A node without a host (slurm:///dir) runs its commands on this
+ * machine: the words are the argv, with no ssh and no quoting; "heisen"
+ * is this binary. */
+static wasm_status run_local(const rmt_call *c, const char **argv,
+			     rmt_result *r, wasm_err *err)
+{
+	wasm_status st;
+
+	if (!strcmp(argv[0], "heisen"))
+		argv[0] = "/proc/self/exe";
+	st = spawn_drain(c, argv, "is it installed and on PATH?", r, err);
+	if (!strcmp(argv[0], "/proc/self/exe"))
+		snprintf(r->transport, sizeof r->transport, "heisen");
+	if (st)
+		rmt_result_free(r);
+	return st;
+}
+
+wasm_status rmt_run(const rmt_call *c, rmt_result *r, wasm_err *err)
+{
+	const char *env = getenv("HEISEN_SSH");
+	char *words;
+	char *argv[RMT_ARGV_MAX + 1], *quoted[RMT_ARGV_MAX];
+	char dest[2 * DB_NODE_URL_MAX + 2], port[16];
+	int n = 0, nq = 0;
+	wasm_status st = WASM_OK;
+
 	memset(r, 0, sizeof *r);
-	if (!words)
+	if (!*c->url->host) {
+		const char *lv[RMT_ARGV_MAX + 1];
+		for (n = 0; c->words[n]; n++) {
+			if (n == RMT_ARGV_MAX)
+				return wasm_err_set(err, WASM_INVALID,
+						    WASM_NO_OFFSET,
+						    "the command has too many "
+						    "words");
+			lv[n] = c->words[n];
+		}
+		lv[n] = NULL;
+		return run_local(c, lv, r, err);
+	}
+	if (!(words = wasm_strdup(env && *env ? env : "ssh")))
 		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				    "out of memory");
 	for (char *w = strtok(words, " "); w; w = strtok(NULL, " ")) {
@@ -165,7 +251,6 @@ wasm_status rmt_run(const rmt_call *c, rmt_result *r, wasm_err *err)
 		}
 		argv[n++] = w;
 	}
-	snprintf(r->transport, sizeof r->transport, "%s", argv[0]);
 	if (c->url->port) {
 		snprintf(port, sizeof port, "%u", c->url->port);
 		argv[n++] = "-p";
@@ -191,48 +276,10 @@ wasm_status rmt_run(const rmt_call *c, rmt_result *r, wasm_err *err)
 		argv[n++] = quoted[nq++];
 	}
 	argv[n] = NULL;
-	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
-		st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
-				  "cannot make a pipe: %s", strerror(errno));
-		goto done;
-	}
-	posix_spawn_file_actions_init(&fa);
-	if (c->in_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, c->in_fd, 0);
-	else
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
-						 0);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(po[1]);
-	close(pe[1]);
-	po[1] = pe[1] = -1;
-	if (rc) {
-		st = wasm_err_set(err, WASM_IO, WASM_NO_OFFSET,
-				  "cannot run %s: %s (is it installed? "
-				  "$HEISEN_SSH names another transport)",
-				  argv[0], strerror(rc));
-		goto done;
-	}
-	if (!drain(c, po[0], pe[0], r)) {
-		r->timed_out = true;
-		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
-				  "out of memory for the node's answer");
-	}
-	/* Only the transport this call started is stopped. */
-	if (r->timed_out)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
-		;
+	st = spawn_drain(c, (const char **)argv,
+			 "is it installed? $HEISEN_SSH names another transport",
+			 r, err);
 done:
-	for (int i = 0; i < 2; i++) {
-		if (po[i] >= 0)
-			close(po[i]);
-		if (pe[i] >= 0)
-			close(pe[i]);
-	}
 	for (int i = 0; i < nq; i++)
 		wasm_free(quoted[i]);
 	wasm_free(words);

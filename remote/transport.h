@@ -12,6 +12,10 @@
  * db_node_url_parse, so no user, host or port word can be read by ssh as
  * an option.
  *
+ * A node URL without a host (slurm:///dir, a cluster whose commands are
+ * on this machine) runs the words here instead: they are the argv
+ * itself, unquoted, with "heisen" meaning this very binary.
+ *
  * Ownership: rmt_result owns its output buffer (rmt_result_free).
  * Errors: rmt_run returns WASM_NOMEM or WASM_IO (the transport could not
  * be started: the message names it) with err filled; how the transport

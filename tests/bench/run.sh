@@ -18,9 +18,10 @@
 # (tests/bench/check.sh), the TUI's key echo during a sweep
 # (tests/bench/tui_echo.sh), reproduction rates (tests/bench/replay.sh),
 # the statistics' speed (bench_stats), the sweep strategies at an
-# equal budget (tests/bench/strategies.sh) and fetching 100 000 runs from
-# a node over ssh (tests/bench/fetch.sh), and the debugger
-# (tests/bench/debugger.sh).
+# equal budget (tests/bench/strategies.sh), fetching 100 000 runs from
+# a node over ssh (tests/bench/fetch.sh), a campaign dispatched to a
+# one-machine Slurm cluster as a 64-task array (tests/bench/slurm.sh) and
+# the debugger (tests/bench/debugger.sh).
 # A report only: nothing here fails on a timing.
 set -uo pipefail
 
@@ -251,5 +252,11 @@ echo
 # heisen fetch of 100 000 runs through a real ssh to an sshd on loopback
 # (tests/bench/fetch.sh, see its header; skipped without sshd).
 "$(dirname "${BASH_SOURCE[0]}")/fetch.sh" "$build" || bad_run=1
+# A 64-task Slurm array against sweep --jobs 2 (tests/bench/slurm.sh;
+# skipped where the cluster cannot start): on the machine's CPUs (tasks
+# in waves, Slurm's scheduling cycle between them), then with 64 CPUs
+# declared (one wave: heisen's own cost).
+"$(dirname "${BASH_SOURCE[0]}")/slurm.sh" "$build" || bad_run=1
+SLURM_CPUS=64 "$(dirname "${BASH_SOURCE[0]}")/slurm.sh" "$build" || bad_run=1
 [ "$simd_rc" -eq 0 ] || bad_run=1
 exit $bad_run

@@ -163,7 +163,11 @@ expect2 zero-densities "$HEISEN" sweep "$demo" --db "$db" --densities 0:0:0
 expect2 bad-runs "$HEISEN" sweep "$demo" --db "$db" --runs 0
 expect2 unwritable-db "$HEISEN" sweep "$demo" --db "$dir/no/such/dir/w.db"
 mkdir "$dir/adir"
-expect2 dir-as-db "$HEISEN" sweep "$demo" --db "$dir/adir"
+# --db DIR means DIR/heisen.db (as a node URL naming a directory does):
+# a query of a directory without one is refused, naming the file.
+expect2 dir-as-db "$HEISEN" campaigns --db "$dir/adir"
+grep -q "adir/heisen.db: No such file" "$dir/b.err" ||
+	bad "dir-as-db: the message does not name DIR/heisen.db: $(snippet "$dir/b.err")"
 head -c 8192 /dev/urandom >"$dir/corrupt.db"
 cp "$dir/corrupt.db" "$dir/corrupt.orig"
 expect2 corrupt-db "$HEISEN" sweep "$demo" --db "$dir/corrupt.db"

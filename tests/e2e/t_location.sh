@@ -132,7 +132,7 @@ EOF
 # run, the columns of that migration and later ones gone, the version set
 # back. heisen migrates it and shows the run unlocated.
 cp "$dir/h.db" "$dir/old.db"
-sqlite3 "$dir/old.db" "DROP TABLE schedules; ALTER TABLE campaigns DROP COLUMN schedule;
+sqlite3 "$dir/old.db" "DROP TABLE slurm_jobs; DROP TABLE schedules; ALTER TABLE campaigns DROP COLUMN schedule;
 ALTER TABLE campaigns DROP COLUMN failure; ALTER TABLE run_bugs DROP COLUMN location;
 ALTER TABLE run_bugs DROP COLUMN loc_stack; ALTER TABLE run_bugs DROP COLUMN parents;
 ALTER TABLE run_bugs DROP COLUMN spawn_a; ALTER TABLE run_bugs DROP COLUMN spawn_b;

@@ -241,6 +241,38 @@ expect 2 "receive, bad name" "$HEISEN" node receive --db "$nodews" 0123456789abc
 printf 'junk' | expect 2 "receive, wrong bytes" "$HEISEN" node receive --db "$nodews" 0123456789abcdef j.wasm
 grep -q "arrived with hash" "$dir/err" || bad "receive, wrong bytes: $(snippet "$dir/err")"
 expect 2 "start, not a sweep" "$HEISEN" node start --db "$nodews" -- rm x
+# A URL naming a directory means its heisen.db; a sweep that cannot start
+# on the node is reported by dispatch, not only in the node's log.
+mkdir "$dir/dirnode"
+expect 0 "add a directory node" "$HEISEN" node add dirn "ssh://127.0.0.1$dir/dirnode" --db "$home"
+HEISEN_NODE=far expect 0 "dispatch to a directory" "$HEISEN" dispatch dirn \
+	"$root/demos/build/fibonacci.wasm" --densities 100 --runs 1 --profiles default --db "$home"
+[ -f "$dir/dirnode/heisen.db" ] || bad "directory node: no DIR/heisen.db: $(snippet "$dir/err")"
+expect 2 "add, URL ends with /" "$HEISEN" node add slash "ssh://127.0.0.1$dir/dirnode/" --db "$home"
+grep -q "ends with '/'.*heisen.db" "$dir/err" || bad "slash URL: $(snippet "$dir/err")"
+printf 'not a database, long enough to be read as one' >"$dir/junk.db"
+expect 0 "add a node on junk" "$HEISEN" node add junk "ssh://127.0.0.1$dir/junk.db" --db "$home"
+HEISEN_NODE=far expect 1 "dispatch, workspace unusable" "$HEISEN" dispatch junk \
+	"$root/demos/build/fibonacci.wasm" --densities 100 --runs 1 --profiles default --db "$home"
+grep -q "^heisen dispatch: junk: .*not a heisen database" "$dir/err" ||
+	bad "dispatch to an unusable workspace: $(snippet "$dir/out") $(snippet "$dir/err")"
 unset HEISEN_SSH
+# Slurm nodes: hostile partitions, accounts and URLs are refused, nothing
+# stored.
+n0=$(sqlite3 "$home" "SELECT count(*) FROM remotes")
+for bad_add in "slurm:///s --partition a;b" "slurm:///s --partition -x" \
+	"slurm:///s --account \$(id)" "slurm:///s --time 1h" "slurm:///s --tasks 0" \
+	"slurm://-oProxyCommand=x/s" "slurm:///s?partition=\`id\`" "ssh://h/w.db --partition p"; do
+	url=${bad_add%% *}
+	opts=${bad_add#"$url"}
+	# shellcheck disable=SC2086
+	expect 2 "node add $bad_add" "$HEISEN" node add hostile "$url" $opts --db "$home"
+done
+[ "$(sqlite3 "$home" "SELECT count(*) FROM remotes")" = "$n0" ] || bad "a hostile node was stored"
+expect 0 "add a Slurm node" "$HEISEN" node add cl slurm:///scratch/h --partition debug \
+	--account lab --time 10:00 --tasks 8 --db "$home"
+[ "$(sqlite3 "$home" "SELECT url FROM remotes WHERE name = 'cl'")" = \
+	"slurm:///scratch/h?partition=debug&account=lab&time=10:00&tasks=8" ] ||
+	bad "Slurm node URL: $(sqlite3 "$home" "SELECT url FROM remotes WHERE name = 'cl'")"
 
 finish t_node

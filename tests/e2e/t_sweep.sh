@@ -106,4 +106,25 @@ assert d["campaign_bugs"] == 0, "bugs: %s" % d["program_bugs"]
 ' "$dir/$name.json" || bad "$name: expected 0 bugs in 2000 runs: $(snippet "$dir/$name.json")"
 done
 
+# --plan-slice: three slices of one plan (same seed) hold the plan's runs
+# exactly once, with the indices and seeds of the whole campaign.
+fib=$root/demos/build/fibonacci.wasm
+plan=(--seed 7 --runs 3 --densities 10,100 --profiles default,noisy --jobs 2)
+hq whole sweep "$fib" "${plan[@]}" --db "$dir/whole.db"
+want whole 0
+for i in 0 1 2; do
+	hq slice$i sweep "$fib" "${plan[@]}" --plan-slice $i/3 --origin t:1:2 --db "$dir/sliced.db"
+	want slice$i 0
+done
+q="SELECT idx, seed, profile, density_bp FROM runs ORDER BY idx"
+[ "$(sqlite3 "$dir/whole.db" "$q")" = "$(sqlite3 "$dir/sliced.db" "$q")" ] ||
+	bad "slices do not make up the plan"
+[ "$(sqlite3 "$dir/sliced.db" "SELECT count(*) || ' ' || min(status) || ' ' || min(origin) FROM campaigns")" = "1 done t:1:2" ] ||
+	bad "slices: $(sqlite3 "$dir/sliced.db" "SELECT * FROM campaigns")"
+hq noseed sweep "$fib" --plan-slice 0/2 --db "$dir/noseed.db"
+want noseed 2
+hq badslice sweep "$fib" --seed 1 --plan-slice 2/2 --db "$dir/noseed.db"
+want badslice 2
+[ ! -e "$dir/noseed.db" ] || bad "a refused slice left a workspace"
+
 finish t_sweep

@@ -93,6 +93,46 @@ static void test_url_hostile(void **state)
 	url_bad("ssh://h/a\xc3\xa9", "byte 0xc3");
 }
 
+/* Slurm URLs: a login host or none (local sbatch), the options after
+ * '?', written back the same way. */
+static void test_url_slurm(void **state)
+{
+	db_node_url u;
+	char msg[256] = "", buf[DB_NODE_URL_MAX];
+
+	url_ok("slurm:///scratch/heisen", "", "", 0, "/scratch/heisen");
+	url_ok("slurm://me@login:2222/shared/h", "me", "login", 2222,
+	       "/shared/h");
+	assert_true(db_node_url_parse(
+	    "slurm:///s?partition=debug&account=lab-1&time=1:30:00&tasks=64",
+	    &u, msg, sizeof msg));
+	assert_true(u.slurm);
+	assert_string_equal(u.partition, "debug");
+	assert_string_equal(u.account, "lab-1");
+	assert_string_equal(u.time, "1:30:00");
+	assert_int_equal(u.tasks, 64);
+	assert_true(db_node_url_format(&u, buf, sizeof buf));
+	assert_string_equal(
+	    buf,
+	    "slurm:///s?partition=debug&account=lab-1&time=1:30:00&tasks=64");
+	url_bad("slurm://", "no path");
+	url_bad("slurm://u@/s", "host of the URL is empty");
+	url_bad("slurm:///s/", "ends with '/'");
+	url_bad("slurm:///s?partition=a;b", "';'");
+	url_bad("slurm:///s?partition=-x", "starts with '-'");
+	url_bad("slurm:///s?account=$(id)", "'$'");
+	url_bad("slurm:///s?account=a b", "a space");
+	url_bad("slurm:///s?time=1h", "time limit");
+	url_bad("slurm:///s?tasks=0", "tasks");
+	url_bad("slurm:///s?tasks=1000001", "tasks");
+	url_bad("slurm:///s?nodes=2", "unknown Slurm option");
+	url_bad("slurm:///s?partition", "key=value");
+	url_bad("ssh://h/w.db?partition=x", "'?'");
+	assert_false(
+	    db_node_url_opt(&u, "partition", "--help", msg, sizeof msg));
+	assert_non_null(strstr(msg, "starts with '-'"));
+}
+
 static void test_url_long(void **state)
 {
 	char url[DB_NODE_URL_MAX + 16];
@@ -228,6 +268,7 @@ int main(void)
 	    cmocka_unit_test(test_url_parts),
 	    cmocka_unit_test(test_url_hostile),
 	    cmocka_unit_test(test_url_long),
+	    cmocka_unit_test(test_url_slurm),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test_setup_teardown(test_registry, setup, teardown),
 	};

@@ -86,14 +86,17 @@ int tui_open_existing_db(const char *opt, db **out, const char **path,
 			 FILE *err)
 {
 	struct stat sb;
+	char buf[4096];
 
 	*out = NULL;
 	*path = db_path_choose(opt);
-	if (stat(*path, &sb)) {
+	const char *file = db_path_resolve(*path, buf, sizeof buf);
+
+	if (stat(file, &sb)) {
 		fprintf(err,
 			"heisen: %s: %s (a workspace is created by 'heisen "
 			"sweep'; name another with --db FILE or $HEISEN_DB)\n",
-			*path, strerror(errno));
+			file, strerror(errno));
 		return TUI_EXIT_USAGE;
 	}
 	return tui_open_db(opt, out, err);

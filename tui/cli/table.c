@@ -213,6 +213,13 @@ static const tui_opt sweep_opts[] = {
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
      "input, recorded with the campaign (default: stdin empty)"},
     {"--resume", "CAMPAIGN", "continue a stopped campaign's plan"},
+    {"--plan-slice", "I/N",
+     "run only slice I (0 to N-1) of the plan's N contiguous slices; runs "
+     "keep their plan index and seed (needs --seed or --resume)"},
+    {"--origin", "ORIGIN",
+     "join the runs to another workspace's campaign ORIGIN when they are "
+     "imported there, continuing this workspace's campaign of that "
+     "origin if it has one (what a Slurm dispatch's tasks run)"},
     {"--db", "FILE", "workspace database (default $HEISEN_DB or ./heisen.db)"},
     {"--fail-on-bugs", "[new|any]",
      "exit 1 when the campaign found a bug that is not suppressed (any, "
@@ -490,6 +497,13 @@ static const tui_opt node_opts[] = {
      "heisen.node-check/1, heisen.campaigns/1, heisen.node-self/1)"},
     {"--timeout", "TIME",
      "check: give up on the node after TIME (default 10s)"},
+    {"--partition", "P", "add, Slurm: the partition the tasks run in"},
+    {"--account", "A", "add, Slurm: the account the tasks are charged to"},
+    {"--time", "LIMIT",
+     "add, Slurm: each task's time limit (sbatch --time: 90, 1:30:00)"},
+    {"--tasks", "N",
+     "add, Slurm: array tasks a dispatch splits the plan into (default "
+     "16)"},
     {NULL, NULL, NULL},
 };
 
@@ -503,6 +517,9 @@ static const tui_opt fetch_opts[] = {
 
 static const tui_opt dispatch_opts[] = {
     SWEEP_PLAN_OPTS,
+    {"--resume", "CAMPAIGN",
+     "Slurm: submit again the tasks of a dispatched campaign whose plan "
+     "indices are missing at home"},
     DB_OPT,
     {"--json", NULL, "print the result as JSON (schema heisen.dispatch/1)"},
     {NULL, NULL, NULL},
@@ -546,6 +563,7 @@ static int node_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	static const char *const db_json[] = {"--db", "--json", NULL};
 	static const char *const db_only[] = {"--db", NULL};
+	static const char *const none[] = {NULL};
 	/* The sub-commands; opts NULL: the handler checks its options. The
 	 * last two are the node's side of `heisen dispatch`. */
 	static const struct {
@@ -561,6 +579,7 @@ static int node_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	    {"status", tui_node_status, db_json},
 	    {"receive", tui_node_receive, db_only},
 	    {"start", tui_node_start, db_only},
+	    {"tasks", tui_node_tasks, none},
 	};
 	const char *sub = a->operands[0];
 
@@ -1280,7 +1299,9 @@ const tui_cmd tui_commands[] = {
      "Runs keep the node that ran them: grids show each node as its own "
      "row. On a terminal, a progress line shows the bytes received. "
      "Prints 'NAME: N runs added (M campaigns, K bugs new), cursor C' "
-     "per node.\n"
+     "per node. From a Slurm node, each finished array task's workspace "
+     "file is imported the same way, in a transaction of its own: a "
+     "damaged one is refused (exit 1) and the others imported.\n"
      "Exit status: 0 when every node was fetched; 1 when a node could "
      "not be reached or sent a stream that was refused (the message "
      "says why; nothing was imported from it); 2 on bad usage, an "
@@ -1289,7 +1310,7 @@ const tui_cmd tui_commands[] = {
      0, TUI_MAX_OPERANDS, fetch_opts, tui_cmd_fetch},
     {"dispatch",
      "NAME... PROGRAM.wasm [sweep options] [--db FILE] [--json] [-- "
-     "ARGS]",
+     "ARGS] | NAME --resume CAMPAIGN",
      "start a sweep of a program on remote nodes",
      "Sends PROGRAM.wasm (the first operand ending in .wasm; the ones "
      "before it name the nodes) to each node, by hash, so a node that "
@@ -1300,12 +1321,18 @@ const tui_cmd tui_commands[] = {
      "session, output to heisen-dispatch.log beside the workspace), so "
      "that it runs on after the ssh session ends. Returns at once. "
      "'heisen node status NAME' shows the node's campaigns, 'heisen "
-     "fetch NAME' brings the runs home.\n"
+     "fetch NAME' brings the runs home. On a Slurm node (docs/slurm.md) "
+     "the campaign is made here and its plan submitted as one sbatch "
+     "--array job of the node's --tasks slices, task I running 'heisen "
+     "sweep --plan-slice I/N --origin ...' into a workspace file of its "
+     "own in the node's shared directory; 'dispatch NAME --resume "
+     "CAMPAIGN' submits again the slices with plan indices missing here "
+     "whose task no longer runs.\n"
      "Exit status: 0 when the sweep started on every node; 1 when a node "
      "could not be reached or refused (the message says why); 2 on bad "
      "usage, an unknown node or an unreadable program; 3 on an internal "
      "error.",
-     2, TUI_MAX_OPERANDS, dispatch_opts, tui_cmd_dispatch},
+     1, TUI_MAX_OPERANDS, dispatch_opts, tui_cmd_dispatch},
     {"node",
      "add NAME URL | list | remove NAME | check NAME | status NAME | "
      "self",
@@ -1324,7 +1351,8 @@ const tui_cmd tui_commands[] = {
      "shows the campaigns of the node's workspace ('heisen campaigns' "
      "run there). 'node self' prints what this machine is. 'node "
      "receive' and 'node start' are the node's side of 'heisen "
-     "dispatch'. See also 'heisen fetch'.\n"
+     "dispatch', 'node tasks DIR LIST' the cluster's side of fetching "
+     "from a Slurm node. See also 'heisen fetch'.\n"
      "Exit status: 0 on success (check: the node answered); 1 if check "
      "or status found the node unreachable; 2 on bad usage, a bad name "
      "or URL, a duplicate or unknown node, or a database that cannot be "

@@ -13,6 +13,8 @@
 
 #include "tui/cli/cli.h"
 
+#include "db/nodes.h"
+
 /* Command handlers, one per command row. */
 int tui_cmd_help(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_version(const tui_cmd *cmd, const tui_args *a, FILE *out,
@@ -63,6 +65,32 @@ int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
 int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		      FILE *err);
+/* A campaign's plan from sweep's options in a, the program a->operands[0]
+ * and its arguments the operands after it (tui/cmd/cmd_detect.c). */
+int tui_plan_campaign(const tui_cmd *cmd, const tui_args *a, struct det_prog *p,
+		      db_campaign *c, FILE *err);
+/* Slurm nodes (tui/cmd/cmd_slurm.c, docs/slurm.md): dispatch of the
+ * program a->operands[prog] (prog < 0: --resume) to node r; status and
+ * check of r. Exit codes as the commands'. */
+int tui_slurm_dispatch(const tui_cmd *cmd, const tui_args *a, int prog,
+		       const db_remote *r, FILE *out, FILE *err);
+int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
+		     FILE *out, FILE *err);
+int tui_slurm_check(const db_remote *r, double timeout_s, bool json, FILE *out,
+		    FILE *err);
+/* What a fetch from a Slurm node did: the task files imported and
+ * refused; why names the first refusal (or why nothing was reached). */
+typedef struct tui_slurm_fetched {
+	bool reached;
+	uint64_t runs, campaigns, bugs, bytes;
+	uint32_t files, refused, active;
+	char why[600];
+} tui_slurm_fetched;
+void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
+		     tui_slurm_fetched *f);
+/* `heisen node tasks DIR LIST`, the cluster's side of a Slurm fetch:
+ * DIR/task-I.db of each task I of LIST exported, one after the other. */
+int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* Triage and comparing builds (tui/cmd/cmd_triage.c). */

@@ -12,6 +12,7 @@
 #include "tui/report/report_fmt.h"
 
 #include "db/db.h"
+#include "db/sync.h"
 #include "detector/campaign.h"
 #include "detector/suppress.h"
 #include "replay/sched.h"
@@ -416,8 +417,8 @@ static void end_line(sweep_ui *u, const char *status, uint64_t done,
 static void on_sigint(int sig) { det_sweep_stop(); }
 
 /* Fill a new campaign from the options; returns an exit code. */
-static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
-			 db_campaign *c, FILE *err)
+int tui_plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
+		      db_campaign *c, FILE *err)
 {
 	const char *v;
 	wasm_err e;
@@ -559,8 +560,42 @@ oom:
 	return TUI_EXIT_INTERNAL;
 }
 
+/* "I/N" of --plan-slice: 0 <= I < N <= 1000000. */
+static bool parse_slice(const char *v, uint32_t *i, uint32_t *n)
+{
+	char *end;
+	unsigned long a, b;
+
+	if (*v < '0' || *v > '9')
+		return false;
+	a = strtoul(v, &end, 10);
+	if (*end != '/' || end[1] < '0' || end[1] > '9')
+		return false;
+	b = strtoul(end + 1, &end, 10);
+	if (*end || b < 1 || b > 1000000 || a >= b)
+		return false;
+	*i = (uint32_t)a;
+	*n = (uint32_t)b;
+	return true;
+}
+
+/* An origin as campaigns carry it: a node key, an id and a time, joined
+ * by ':' (db_campaign_origin). */
+static bool origin_ok(const char *o)
+{
+	size_t n = strlen(o);
+
+	return n && n < 256 && *o != '-' &&
+	       strspn(o, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789._:-") == n;
+}
+
 int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
+	const char *slice_v = tui_opt_value(cmd, a, "--plan-slice");
+	const char *origin = tui_opt_value(cmd, a, "--origin");
+	uint32_t slice_i = 0, slice_n = 1;
+	uint64_t lo = 0, hi = UINT64_MAX;
 	const char *resume = tui_opt_value(cmd, a, "--resume");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	tui_gate gate;
@@ -585,6 +620,29 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			"heisen sweep: missing FILE.wasm (or --resume "
 			"CAMPAIGN); usage: heisen sweep %s\n",
 			cmd->usage);
+		return TUI_EXIT_USAGE;
+	}
+	if (slice_v && !parse_slice(slice_v, &slice_i, &slice_n)) {
+		fprintf(err,
+			"heisen sweep: --plan-slice expects I/N, slice I of N "
+			"(0 <= I < N <= 1000000), got '%s'\n",
+			slice_v);
+		return TUI_EXIT_USAGE;
+	}
+	/* Slices of one plan must draw the same seeds: a random seed per
+	 * slice would make each its own campaign. */
+	if (slice_v && !resume && !tui_opt_value(cmd, a, "--seed")) {
+		fprintf(err, "heisen sweep: --plan-slice needs the campaign's "
+			     "--seed (or --resume CAMPAIGN), so that every "
+			     "slice runs the same plan\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (origin && (resume || !origin_ok(origin))) {
+		fprintf(err, "heisen sweep: --origin %s: %s\n",
+			resume ? "and --resume" : "expects NODE:ID:TIME",
+			resume ? "cannot go together"
+			       : "letters, digits, '.', "
+				 "'_', ':' and '-'");
 		return TUI_EXIT_USAGE;
 	}
 	if ((rc = tui_gate_parse(cmd, a, &gate, err)) ||
@@ -694,16 +752,40 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	} else {
 		if ((rc = tui_load_prog(a->operands[0], &p, err)))
 			goto done;
-		if ((rc = plan_campaign(cmd, a, p, &c, err)))
+		if ((rc = tui_plan_campaign(cmd, a, p, &c, err)))
 			goto done;
 		/* Only now: bad input must not leave an empty workspace. */
 		if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
 			goto done;
-		if ((st = tui_campaign_add(d, p, &c, &e))) {
+		int64_t again = 0;
+		if (origin &&
+		    (st = db_campaign_by_origin(d, origin, &again, &e))) {
 			fprintf(err, "heisen sweep: %s\n", e.msg);
 			rc = tui_exit_for(st);
 			goto done;
 		}
+		if (again) {
+			/* A task submitted again continues its own file. */
+			db_campaign_clear(&c);
+			st = db_campaign_get(d, again, &c, &e);
+		} else if (!(st = tui_campaign_add(d, p, &c, &e)) && origin) {
+			st = db_campaign_set_origin(d, c.id, origin, &e);
+		}
+		if (st) {
+			fprintf(err, "heisen sweep: %s\n", e.msg);
+			rc = tui_exit_for(st);
+			goto done;
+		}
+	}
+	if (slice_v) {
+		if (!c.planned) {
+			fprintf(err, "heisen sweep: --plan-slice needs a plan "
+				     "of --runs, not a --budget\n");
+			rc = TUI_EXIT_USAGE;
+			goto done;
+		}
+		lo = c.planned * slice_i / slice_n;
+		hi = c.planned * (slice_i + 1) / slice_n;
 	}
 	ui.prog = p;
 	ui.tty = !json && !ui.em.fmt && isatty(fileno(err));
@@ -741,7 +823,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	sa.sa_flags = SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
-	st = det_sweep(d, p, &c, &hooks, &e);
+	st = det_sweep_slice(d, p, &c, lo, hi, &hooks, &e);
 	sigaction(SIGINT, &old, NULL);
 	if (ui.line_shown)
 		fprintf(err, "\r\033[K");

@@ -39,16 +39,23 @@ static bool node_arity(const tui_args *a, int n, const char *usage, FILE *err)
 
 int tui_node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
-	static const char *const opts[] = {"--db", NULL};
+	static const char *const opts[] = {"--db",   "--partition", "--account",
+					   "--time", "--tasks",	    NULL};
+	static const char *const slurm_opts[] = {"partition", "account", "time",
+						 "tasks"};
 	const char *name, *url;
+	char msg[256], stored[DB_NODE_URL_MAX];
 	db_node_url u;
-	char msg[256];
 	wasm_err e;
 	db *d;
 	int rc;
 
 	if (!tui_sub_only(cmd, a, "add", opts, err) ||
-	    !node_arity(a, 3, "add NAME ssh://[user@]host[:port]/path", err))
+	    !node_arity(a, 3,
+			"add NAME ssh://[user@]host[:port]/path | "
+			"slurm://[[user@]host[:port]]/dir [--partition P] "
+			"[--account A] [--time LIMIT] [--tasks N]",
+			err))
 		return TUI_EXIT_USAGE;
 	name = a->operands[1];
 	url = a->operands[2];
@@ -60,6 +67,31 @@ int tui_node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		fprintf(err, "heisen node add: %s; nothing was added\n", msg);
 		return TUI_EXIT_USAGE;
 	}
+	for (size_t i = 0; i < 4; i++) {
+		char opt[32];
+		const char *v;
+		snprintf(opt, sizeof opt, "--%s", slurm_opts[i]);
+		if (!(v = tui_opt_value(cmd, a, opt)))
+			continue;
+		if (!u.slurm) {
+			fprintf(err,
+				"heisen node add: %s is for a slurm:// node; "
+				"nothing was added\n",
+				opt);
+			return TUI_EXIT_USAGE;
+		}
+		if (!db_node_url_opt(&u, slurm_opts[i], v, msg, sizeof msg)) {
+			fprintf(err, "heisen node add: %s; nothing was added\n",
+				msg);
+			return TUI_EXIT_USAGE;
+		}
+	}
+	if (!db_node_url_format(&u, stored, sizeof stored)) {
+		fprintf(err, "heisen node add: the URL with its options is "
+			     "too long; nothing was added\n");
+		return TUI_EXIT_USAGE;
+	}
+	url = stored;
 	if ((rc = tui_open_db(tui_opt_value(cmd, a, "--db"), &d, err)))
 		return rc;
 	wasm_err_clear(&e);
@@ -70,9 +102,10 @@ int tui_node_add(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	db_close(d);
 	fprintf(out,
-		"heisen node add: %s is %s%s%s (check it with 'heisen "
+		"heisen node add: %s is %s%s%s%s (check it with 'heisen "
 		"node check %s')\n",
-		name, u.user, *u.user ? "@" : "", u.host, name);
+		name, u.slurm ? "the Slurm cluster of " : "", u.user,
+		*u.user ? "@" : "", *u.host ? u.host : "this machine", name);
 	return TUI_EXIT_OK;
 }
 
@@ -93,6 +126,10 @@ static bool node_row(void *ctx, const db_remote *r)
 		tui_json_obj(l->j, NULL);
 		tui_json_str(l->j, "name", r->name);
 		tui_json_str(l->j, "url", r->url);
+		if (ok)
+			tui_json_str(l->j, "kind", u.slurm ? "slurm" : "ssh");
+		else
+			tui_json_null(l->j, "kind");
 		/* A URL edited into the database by hand may not parse:
 		 * its parts are then null rather than guessed. */
 		if (ok && *u.user)
@@ -368,6 +405,13 @@ int tui_node_check(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if ((rc = tui_node_find(tui_opt_value(cmd, a, "--db"), a->operands[1],
 				"node check", &r, &u, err)))
 		return rc;
+	if (u.slurm) {
+		rc = tui_slurm_check(&r, c.timeout_s,
+				     tui_opt_value(cmd, a, "--json") != NULL,
+				     out, err);
+		db_remote_clear(&r);
+		return rc;
+	}
 	wasm_err_clear(&e);
 	if (rmt_run(&c, &io, &e)) {
 		if (e.status == WASM_NOMEM || e.status == WASM_INVALID) {

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FETCH_TIMEOUT_S	   600.0
@@ -173,6 +175,57 @@ static void fetch_one(db *d, const char *path, const db_remote *r,
 	rmt_result_free(&io);
 }
 
+/* Fetch from a Slurm node and report it as fetch reports a node, with
+ * the task files imported, refused and still running. */
+static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool json,
+			tui_json *j, FILE *out, FILE *err)
+{
+	tui_slurm_fetched f;
+
+	tui_slurm_fetch(d, r, timeout, &f);
+	if (json) {
+		tui_json_obj(j, NULL);
+		tui_json_str(j, "name", r->name);
+		tui_json_bool(j, "ok", f.reached && !f.refused);
+		if (f.reached && !f.refused)
+			tui_json_null(j, "error");
+		else
+			tui_json_str(j, "error", f.why);
+		tui_json_u64(j, "bytes", f.bytes);
+		tui_json_u64(j, "runs_added", f.runs);
+		tui_json_u64(j, "campaigns_added", f.campaigns);
+		tui_json_u64(j, "bugs_added", f.bugs);
+		tui_json_u64(j, "cursor", 0);
+		tui_json_u64(j, "task_files", f.files);
+		tui_json_u64(j, "task_files_refused", f.refused);
+		tui_json_u64(j, "tasks_running", f.active);
+		tui_json_end(j, '}');
+	} else if (f.reached) {
+		fprintf(out,
+			"%s: %" PRIu64 " runs added (%" PRIu64
+			" campaigns, %" PRIu64 " bugs new) from %u task "
+			"files%s",
+			r->name, f.runs, f.campaigns, f.bugs, f.files,
+			f.active ? "; " : "\n");
+		if (f.active)
+			fprintf(out,
+				"%u tasks still pending or running, fetched "
+				"when they end\n",
+				f.active);
+	}
+	if (!f.reached)
+		fprintf(err,
+			"heisen fetch: %s: %s; nothing was imported from "
+			"it\n",
+			r->name, f.why);
+	else if (f.refused)
+		fprintf(err,
+			"heisen fetch: %s: %u task files refused, nothing "
+			"imported from them (the others were): %s\n",
+			r->name, f.refused, f.why);
+	return f.reached && !f.refused;
+}
+
 int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	bool all = tui_opt_value(cmd, a, "--all") != NULL;
@@ -214,6 +267,11 @@ int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	for (size_t i = 0; i < s.n; i++) {
 		fetched f;
+		if (!strncmp(s.v[i].url, "slurm://", 8)) {
+			failed += !fetch_slurm(d, &s.v[i], timeout, json, &j,
+					       out, err);
+			continue;
+		}
 		fetch_one(d, path, &s.v[i], timeout, err, &f);
 		failed += !f.ok;
 		if (json) {
@@ -359,9 +417,49 @@ int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	wasm_err e;
 	db *d;
 
+	if (tui_opt_value(cmd, a, "--resume") || prog >= 1) {
+		int nn = prog >= 1 ? prog : a->noperands;
+		db_remote r;
+		bool slurm = false;
+		if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"),
+					       &d, &path, err)))
+			return rc;
+		if ((rc = nodes_named(d, "dispatch", a->operands, nn, false, &s,
+				      err))) {
+			db_close(d);
+			node_set_free(&s);
+			return rc;
+		}
+		db_close(d);
+		for (size_t i = 0; i < s.n; i++)
+			slurm = slurm || !strncmp(s.v[i].url, "slurm://", 8);
+		if ((slurm || tui_opt_value(cmd, a, "--resume")) &&
+		    (s.n != 1 || !slurm)) {
+			fprintf(err, "heisen dispatch: %s\n",
+				slurm ? "a Slurm node takes a campaign alone: "
+					"dispatch to it by itself"
+				      : "--resume is for a campaign dispatched "
+					"to a Slurm node; resume a sweep on an "
+					"ssh node there (heisen sweep "
+					"--resume)");
+			node_set_free(&s);
+			return TUI_EXIT_USAGE;
+		}
+		if (slurm) {
+			r = s.v[0];
+			rc = tui_slurm_dispatch(
+			    cmd, a,
+			    tui_opt_value(cmd, a, "--resume") ? -1 : prog, &r,
+			    out, err);
+			node_set_free(&s);
+			return rc;
+		}
+		node_set_free(&s);
+	}
 	if (prog < 1) {
 		fprintf(err, "heisen dispatch: usage: heisen dispatch NAME... "
-			     "PROGRAM.wasm [sweep options] [-- ARGS]\n");
+			     "PROGRAM.wasm [sweep options] [-- ARGS] | "
+			     "heisen dispatch NAME --resume CAMPAIGN\n");
 		return TUI_EXIT_USAGE;
 	}
 	wasm_err_clear(&e);
@@ -488,6 +586,12 @@ int tui_node_status(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if ((rc = tui_node_find(tui_opt_value(cmd, a, "--db"), a->operands[1],
 				"node status", &r, &u, err)))
 		return rc;
+	if (u.slurm) {
+		rc = tui_slurm_status(&r, tui_opt_value(cmd, a, "--db"), json,
+				      out, err);
+		db_remote_clear(&r);
+		return rc;
+	}
 	words[3] = u.path;
 	words[4] = json ? "--json" : NULL;
 	rmt_call c = {&u,   words, DISPATCH_TIMEOUT_S, -1, STATUS_OUT_MAX,
@@ -586,7 +690,7 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err)
 {
 	const char *ws = tui_opt_value(cmd, a, "--db");
-	char dir[4096], file[4400], tmp[4500];
+	char dir[4096], file[4400], tmp[4500], wsbuf[4096];
 	wasm_buf b = {0};
 	uint8_t buf[65536];
 	wasm_err e;
@@ -600,6 +704,7 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			     "program on stdin\n");
 		return TUI_EXIT_USAGE;
 	}
+	ws = db_path_resolve(ws, wsbuf, sizeof wsbuf);
 	if (!program_dir(ws, a->operands[1], dir, sizeof dir)) {
 		fprintf(err, "heisen node receive: cannot make %s: %s\n", dir,
 			strerror(errno));
@@ -645,13 +750,38 @@ int tui_node_receive(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	return TUI_EXIT_OK;
 }
 
+/* The last line of the log file at path, from offset from on. */
+static void log_tail(const char *path, off_t from, char *buf, size_t cap)
+{
+	char text[4096];
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*buf = 0;
+	if (fd < 0)
+		return;
+	if (lseek(fd, from, SEEK_SET) == from)
+		n = read(fd, text, sizeof text - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = 0;
+	rmt_last_line(text, buf, cap);
+}
+
+/* How long `node start` watches the sweep it started: one that cannot
+ * open its workspace or program ends well within it, and dispatch
+ * reports that instead of "started". */
+#define START_WATCH_MS 400
+
 int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *ws = tui_opt_value(cmd, a, "--db");
 	const char *argv[TUI_MAX_OPERANDS + 4];
-	char log[4200], *copy;
-	int n = 0, fd;
+	char log[4200], wsbuf[4096], line[400], *copy;
+	struct stat sb;
+	int n = 0, fd, status;
+	off_t log_at;
 	pid_t pid;
+	db *d;
 
 	if (a->noperands < 3 || !ws || strcmp(a->operands[1], "sweep")) {
 		fprintf(err, "heisen node: usage: heisen node start --db "
@@ -659,6 +789,19 @@ int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			     "options]\n");
 		return TUI_EXIT_USAGE;
 	}
+	ws = db_path_resolve(ws, wsbuf, sizeof wsbuf);
+	/* What the sweep would fail on at once is said here, to dispatch,
+	 * rather than only in the log. */
+	if (stat(a->operands[2], &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		fprintf(err,
+			"heisen node start: the program %s is not a file on "
+			"the node; nothing was started\n",
+			a->operands[2]);
+		return TUI_EXIT_USAGE;
+	}
+	if (tui_open_db(ws, &d, err))
+		return TUI_EXIT_USAGE;
+	db_close(d);
 	if (!(copy = strdup(ws))) {
 		fprintf(err, "heisen node start: out of memory\n");
 		return TUI_EXIT_INTERNAL;
@@ -681,6 +824,7 @@ int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			strerror(errno));
 		return TUI_EXIT_USAGE;
 	}
+	log_at = lseek(fd, 0, SEEK_END);
 	fflush(out);
 	fflush(err);
 	pid = fork();
@@ -703,6 +847,24 @@ int tui_node_start(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		_exit(127);
 	}
 	close(fd);
+	for (int ms = 0; ms < START_WATCH_MS; ms += 20) {
+		struct timespec ts = {0, 20 * 1000000L};
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+				break;
+			log_tail(log, log_at < 0 ? 0 : log_at, line,
+				 sizeof line);
+			fprintf(err,
+				"heisen node start: the sweep ended at once "
+				"(%s %d)%s%s; see %s\n",
+				WIFEXITED(status) ? "exit" : "signal",
+				WIFEXITED(status) ? WEXITSTATUS(status)
+						  : WTERMSIG(status),
+				*line ? ": " : "", line, log);
+			return TUI_EXIT_USAGE;
+		}
+		nanosleep(&ts, NULL);
+	}
 	fprintf(out, "pid %ld on the node, log %s\n", (long)pid, log);
 	return TUI_EXIT_OK;
 }

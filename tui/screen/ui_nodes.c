@@ -46,7 +46,7 @@ typedef struct nodes_view {
 
 static const tui_col node_cols[] = {
     {"NAME", 8, false, false},	      {"HOST", 14, false, false},
-    {"REACH", 5, false, false},	      {"CAMPAIGN THERE", 22, false, false},
+    {"REACH", 5, false, false},	      {"CAMPAIGN THERE", 30, false, false},
     {"LAST FETCH", 16, false, false}, {"RUNS", 6, true, false},
     {"URL", 20, false, true},
 };
@@ -90,7 +90,7 @@ static bool node_row_cb(void *ctx, const db_remote *r)
 	v->n++;
 	if (db_node_url_parse(r->url, &u, msg, sizeof msg))
 		snprintf(host, sizeof host, "%s%s%s", u.user,
-			 *u.user ? "@" : "", u.host);
+			 *u.user ? "@" : "", *u.host ? u.host : "local");
 	else
 		snprintf(host, sizeof host, "?");
 	if (r->last_fetch > 0)
@@ -218,6 +218,23 @@ static void probe_read(node_probe *p)
 	else
 		snprintf(p->camp, sizeof p->camp, "#%s %s %s/%s", id, st, done,
 			 strcmp(planned, "null") ? planned : "-");
+	/* A Slurm node's campaign: its array tasks by state, those that
+	 * have any (heisen.node-jobs/1). */
+	if (*id && (c = strstr(c, "\"tasks\":{"))) {
+		static const char *const states[][2] = {
+		    {"pending", "pend"},     {"running", "run"},
+		    {"completed", "ok"},     {"failed", "fail"},
+		    {"cancelled", "cancel"}, {"timeout", "timeout"},
+		    {"unknown", "?"}};
+		for (size_t i = 0; i < sizeof states / sizeof *states; i++) {
+			char n[24];
+			size_t k = strlen(p->camp);
+			json_first(c, states[i][0], n, sizeof n);
+			if (*n && strcmp(n, "0"))
+				snprintf(p->camp + k, sizeof p->camp - k,
+					 " %s %s", n, states[i][1]);
+		}
+	}
 }
 
 static void nodes_tick(tui_screen *scr, tui_app *app)

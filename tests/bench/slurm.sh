@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Slurm benchmark (run by tests/bench/run.sh, i.e. `make bench`; also
+# alone): a campaign of a short program (fibonacci) dispatched to a
+# one-machine Slurm cluster (tests/e2e/lib_slurm.sh) as a 64-task array,
+# against the same plan swept here with `sweep --jobs 2`.
+#
+#   tests/bench/slurm.sh BUILD_DIR [RUNS_PER_CELL]   (default 500: 2000 runs)
+#
+# SLURM_CPUS=64 declares 64 CPUs on this machine's cores
+# (config_overrides): the 64 tasks then start in one wave, which shows
+# heisen's own cost without Slurm's scheduling cycle between waves.
+#
+# The cluster has this machine's CPUs (2 here), each task one CPU and
+# one worker, so both sides run two runs at once. Slurm's time is the
+# wall clock from `dispatch` to the end of `fetch` (submission, Slurm
+# starting 64 tasks two at a time, every task's start-up and program
+# load, the fetch); the local one that of the sweep. Goal: the overhead
+# under 20 % on a plan of >= 10 s of work. Fetch throughput: the runs the
+# fetch imported over its wall time (64 task files, each exported by a
+# heisen process and imported in its own transaction); goal >= 50 000
+# runs/s as the ssh fetch does. Skipped (exit 0) where the cluster cannot
+# start (not root, packages missing). A report only: it fails only when
+# the runs do not all come home.
+set -uo pipefail
+
+build=${1:?usage: tests/bench/slurm.sh BUILD_DIR [RUNS_PER_CELL]}
+runs=${2:-500}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$root/tests/bench/lib.sh"
+heisen=$(cd "$build" && pwd)/heisen
+fib=$root/demos/build/fibonacci.wasm
+if [ ! -x "$heisen" ] || [ ! -f "$fib" ]; then
+	echo "bench: $heisen or $fib not built (run: make bench)" >&2
+	exit 2
+fi
+bench_scratch
+
+# What lib_slurm.sh takes from lib.sh: a folder and how to give up
+# without failing (here, without failing `make bench`).
+dir=$scratch
+skip() {
+	echo "bench: slurm skipped: $*" >&2
+	exit 0
+}
+. "$root/tests/e2e/lib_slurm.sh"
+slurm_start "${SLURM_CPUS:-$(nproc)}" || { echo "bench: slurm: the cluster did not come up" >&2; exit 3; }
+mkdir "$scratch/bin" "$scratch/shared"
+ln -s "$heisen" "$scratch/bin/heisen"
+export PATH=$scratch/bin:$PATH
+
+plan=(--runs "$runs" --densities 25,100 --profiles default,noisy --seed 11)
+total=$((runs * 4))
+# Instrumented once into the cache, as both sides then find it.
+"$heisen" sweep "$fib" --runs 1 --densities 100 --profiles default --db "$scratch/warm.db" >/dev/null 2>&1
+
+t0=$(date +%s.%N)
+"$heisen" sweep "$fib" "${plan[@]}" --jobs 2 --db "$scratch/local.db" >/dev/null 2>"$scratch/err" ||
+	{ echo "bench: slurm: local sweep failed: $(head -c 300 "$scratch/err")" >&2; exit 3; }
+t1=$(date +%s.%N)
+local_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+
+home=$scratch/home.db
+"$heisen" node add cl "slurm://$scratch/shared" --tasks 64 --db "$home" >/dev/null
+t0=$(date +%s.%N)
+"$heisen" dispatch cl "$fib" "${plan[@]}" --db "$home" >"$scratch/out" 2>"$scratch/err" ||
+	{ echo "bench: slurm: dispatch failed: $(head -c 300 "$scratch/err")" >&2; exit 3; }
+job=$(sed -n 's/.* as Slurm job \([0-9]*\):.*/\1/p' "$scratch/out")
+slurm_wait "$job" 900 >"$scratch/wait" 2>&1 ||
+	{ echo "bench: slurm: job $job did not end: $(head -c 300 "$scratch/wait")" >&2; exit 3; }
+f0=$(date +%s.%N)
+"$heisen" fetch cl --db "$home" --json >"$scratch/fetch.json" 2>"$scratch/err"
+t1=$(date +%s.%N)
+got=$(sqlite3 "$home" "SELECT count(DISTINCT idx) FROM runs")
+if [ "$got" != "$total" ]; then
+	echo "bench: slurm: $got of $total runs came home: $(head -c 300 "$scratch/err")" >&2
+	exit 3
+fi
+slurm_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+fetch_s=$(awk -v a="$f0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+over=$(awk -v s="$slurm_s" -v l="$local_s" 'BEGIN { printf "%+.0f %%", (s / l - 1) * 100 }')
+rate=$(awk -v n="$total" -v s="$fetch_s" 'BEGIN { printf "%.0f", n / s }')
+
+echo
+echo "Slurm: $total fibonacci runs (${runs} x 2 densities x 2 profiles), one-machine cluster of ${SLURM_CPUS:-$(nproc)} CPUs on $(nproc) cores"
+printf '%-44s %10s\n' "" "wall"
+printf '%-44s %10s\n' "sweep --jobs 2 here" "$(secs "$local_s") s"
+printf '%-44s %10s\n' "dispatch (64-task array) to end of fetch" "$(secs "$slurm_s") s"
+printf '%-44s %10s\n' "  of which fetch (64 task files)" "$(secs "$fetch_s") s"
+echo "Slurm / local: $(ratio "$slurm_s" "$local_s" 2) (overhead $over; goal under 20 % on >= 10 s of work)"
+echo "fetch: $rate runs/s (goal >= 50 000 runs/s)"
+exit 0

@@ -1,0 +1,1081 @@
+/*
+ * cmd_slurm.c - dispatch, status, fetch and check for Slurm nodes
+ * (docs/slurm.md), called by `heisen dispatch`, `node status`, `fetch` and
+ * `node check` when a node's URL is slurm://.
+ *
+ * A dispatch makes the campaign here, in the home workspace, and hands
+ * its plan to the cluster as one job array: task I sweeps slice I of N
+ * into DIR/heisen-slurm/TAG/task-I.db with the home campaign's origin, so
+ * that a fetch imports each task file (db_import_mem, one transaction
+ * each) into that one campaign. Everything Slurm answers is untrusted:
+ * task files go through the verified import, states are folded to a
+ * fixed set, and text shown from the cluster has its control bytes
+ * replaced (rmt_last_line).
+ */
+#include "tui/cli/cli.h"
+#include "tui/cmd/cmd.h"
+#include "tui/report/jsonw.h"
+#include "tui/report/report.h"
+
+#include "db/sync.h"
+#include "detector/campaign.h"
+#include "remote/slurm.h"
+#include "remote/transport.h"
+#include "rewriter/instrument.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SLURM_CMD_TIMEOUT_S 120.0
+#define SLURM_SLICES_MAX    DB_NODE_TASKS_MAX
+
+/* ---- slices and task lists ----------------------------------------------- */
+
+/* Mark in set[0..n) the tasks of an --array list ("0-15", "3,7,9"). */
+static void tasks_parse(const char *list, bool *set, uint32_t n)
+{
+	const char *p = list;
+	char *end;
+
+	while (*p >= '0' && *p <= '9') {
+		unsigned long a = strtoul(p, &end, 10), b = a;
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		for (unsigned long t = a; t <= b && t < n; t++)
+			set[t] = true;
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+}
+
+/* The runs recorded here of each slice of campaign id's plan. */
+typedef struct slice_count {
+	uint64_t planned;
+	uint32_t slices;
+	uint64_t *have;
+} slice_count;
+
+static bool count_idx(void *ctx, uint64_t idx)
+{
+	slice_count *s = ctx;
+
+	if (idx < s->planned) {
+		uint64_t i = idx * s->slices / s->planned;
+		/* Integer slice bounds: the first i whose lo exceeds idx
+		 * is one past. */
+		while (i + 1 < s->slices &&
+		       s->planned * (i + 1) / s->slices <= idx)
+			i++;
+		while (i > 0 && s->planned * i / s->slices > idx)
+			i--;
+		s->have[i]++;
+	}
+	return true;
+}
+
+static uint64_t slice_size(uint64_t planned, uint32_t slices, uint32_t i)
+{
+	return planned * (i + 1) / slices - planned * i / slices;
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+/* Send the program (fd, hash, name) to the cluster's directory; its path
+ * there into stored. */
+static bool send_program(const db_node_url *u, int fd, const char *hash,
+			 const char *name, char *stored, size_t cap, char *why,
+			 size_t wcap)
+{
+	char ws[DB_NODE_URL_MAX + 16];
+	char *out;
+	size_t k = 0;
+
+	snprintf(ws, sizeof ws, "%s/heisen.db", u->path);
+	const char *words[] = {"heisen", "node", "receive", "--db",
+			       ws,	 hash,	 name,	    NULL};
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		snprintf(why, wcap, "cannot read the program");
+		return false;
+	}
+	if (!rmt_slurm_run(u, words, SLURM_CMD_TIMEOUT_S, fd, &out, why, wcap))
+		return false;
+	while (out[k] && out[k] != '\n' && k + 1 < cap) {
+		stored[k] = (unsigned char)out[k] < 0x20 ? '?' : out[k];
+		k++;
+	}
+	stored[k] = 0;
+	wasm_free(out);
+	if (*stored != '/') {
+		snprintf(why, wcap,
+			 "the cluster did not say where it stored the program "
+			 "(an older heisen there?)");
+		return false;
+	}
+	return true;
+}
+
+/* The words of the tasks' sweeps: dispatch's plan options as given,
+ * the campaign's seed (chosen here when not given, so that every slice
+ * draws the same), then "--" and the program's arguments. */
+static int sweep_words(const tui_cmd *cmd, const tui_args *a, int prog,
+		       const db_campaign *c, const char **w, char *seed,
+		       char *jobs)
+{
+	int n = 0;
+
+	for (int i = 0; i < a->nseen; i++) {
+		const char *o = cmd->opts[a->seen[i].opt].name;
+		if (!strcmp(o, "--db") || !strcmp(o, "--json") ||
+		    !strcmp(o, "--seed") || !strcmp(o, "--jobs") ||
+		    !strcmp(o, "--resume"))
+			continue;
+		w[n++] = o;
+		if (cmd->opts[a->seen[i].opt].arg)
+			w[n++] = a->seen[i].value;
+	}
+	snprintf(seed, 24, "0x%016" PRIx64, c->seed);
+	w[n++] = "--seed";
+	w[n++] = seed;
+	snprintf(jobs, 16, "%u", c->jobs);
+	w[n++] = "--jobs";
+	w[n++] = jobs;
+	if (prog + 1 < a->noperands)
+		w[n++] = "--";
+	for (int i = prog + 1; i < a->noperands; i++)
+		w[n++] = a->operands[i];
+	w[n] = NULL;
+	return n;
+}
+
+/* What one dispatch did, for the report. */
+typedef struct submitted {
+	int64_t campaign;
+	uint64_t planned;
+	uint32_t slices;
+	char job[64], tasks[4096], dir[DB_NODE_URL_MAX + 64];
+	char program[DB_NODE_URL_MAX + 64];
+} submitted;
+
+static void dispatch_report(const db_remote *r, const char *name,
+			    const char *hash, bool ok, const char *why,
+			    const submitted *s, bool resumed, bool json,
+			    FILE *out, FILE *err)
+{
+	tui_json j;
+
+	if (json) {
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.dispatch/1");
+		if (name)
+			tui_json_str(&j, "program", name);
+		else
+			tui_json_null(&j, "program");
+		if (hash)
+			tui_json_str(&j, "hash", hash);
+		else
+			tui_json_null(&j, "hash");
+		tui_json_arr(&j, "nodes");
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "name", r->name);
+		tui_json_bool(&j, "ok", ok);
+		if (ok) {
+			tui_json_null(&j, "error");
+			if (*s->program)
+				tui_json_str(&j, "program_path", s->program);
+			tui_json_str(&j, "started", "slurm");
+			tui_json_i64(&j, "campaign", s->campaign);
+			tui_json_str(&j, "job", s->job);
+			tui_json_str(&j, "tasks", s->tasks);
+			tui_json_u64(&j, "slices", s->slices);
+			tui_json_u64(&j, "planned", s->planned);
+			tui_json_str(&j, "dir", s->dir);
+		} else {
+			tui_json_str(&j, "error", why);
+		}
+		tui_json_end(&j, '}');
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else if (ok) {
+		fprintf(out,
+			"%s: campaign %" PRId64 " %s as Slurm job %s: tasks "
+			"%s of %u slices of its %" PRIu64 " runs, writing "
+			"to %s; follow it with 'heisen node status %s', "
+			"bring its runs home with 'heisen fetch %s'\n",
+			r->name, s->campaign,
+			resumed ? "submitted again" : "submitted", s->job,
+			s->tasks, s->slices, s->planned, s->dir, r->name,
+			r->name);
+	} else {
+		fprintf(err, "heisen dispatch: %s: %s\n", r->name, why);
+	}
+}
+
+/* The last job of campaign id on node r (its script, dir, slices). */
+typedef struct last_job {
+	db_slurm_job j;
+	bool found;
+	/* per slice: a task of any of the campaign's jobs may still write */
+	bool *active;
+	const db_node_url *u;
+	char why[400];
+	bool failed;
+} last_job;
+
+static bool keep_last(void *ctx, const db_slurm_job *j)
+{
+	last_job *l = ctx;
+
+	free(l->j.job_id);
+	free(l->j.tasks);
+	free(l->j.dir);
+	free(l->j.script);
+	l->j = *j;
+	l->j.job_id = strdup(j->job_id);
+	l->j.tasks = strdup(j->tasks);
+	l->j.dir = strdup(j->dir);
+	l->j.script = strdup(j->script);
+	l->found = true;
+	return l->j.job_id && l->j.tasks && l->j.dir && l->j.script;
+}
+
+static bool mark_active(void *ctx, const db_slurm_job *j)
+{
+	last_job *l = ctx;
+	rmt_task_state *st = calloc(j->slices ? j->slices : 1, sizeof *st);
+	bool *mine = calloc(j->slices ? j->slices : 1, sizeof *mine);
+
+	if (!st || !mine ||
+	    !rmt_slurm_states(l->u, j->job_id, st, j->slices, l->why,
+			      sizeof l->why)) {
+		if (!st || !mine)
+			snprintf(l->why, sizeof l->why, "out of memory");
+		l->failed = true;
+		free(st);
+		free(mine);
+		return false;
+	}
+	tasks_parse(j->tasks, mine, j->slices);
+	for (uint32_t i = 0; i < j->slices; i++)
+		if (mine[i] && rmt_task_active(st[i]))
+			l->active[i] = true;
+	free(st);
+	free(mine);
+	return true;
+}
+
+/* The slices of campaign c to submit again: those with plan indices
+ * missing here whose task no job still runs, as an --array list. */
+static int resume_list(db *d, const db_campaign *c, last_job *l, char *list,
+		       size_t cap, FILE *err)
+{
+	slice_count sc = {c->planned, l->j.slices, NULL};
+	wasm_err e;
+	size_t k = 0;
+	int rc = TUI_EXIT_OK;
+
+	sc.have = calloc(l->j.slices, sizeof *sc.have);
+	l->active = calloc(l->j.slices, sizeof *l->active);
+	if (!sc.have || !l->active) {
+		fprintf(err, "heisen dispatch: out of memory\n");
+		rc = TUI_EXIT_INTERNAL;
+		goto out;
+	}
+	wasm_err_clear(&e);
+	if (db_campaign_done(d, c->id, count_idx, &sc, &e) ||
+	    db_slurm_job_list(d, l->j.remote_id, c->id, mark_active, l, &e)) {
+		fprintf(err, "heisen dispatch: %s\n", e.msg);
+		rc = tui_exit_for(e.status);
+		goto out;
+	}
+	if (l->failed) {
+		fprintf(err, "heisen dispatch: %s\n", l->why);
+		rc = TUI_EXIT_FINDINGS;
+		goto out;
+	}
+	list[0] = 0;
+	for (uint32_t i = 0; i < l->j.slices; i++) {
+		if (l->active[i] ||
+		    sc.have[i] >= slice_size(c->planned, l->j.slices, i))
+			continue;
+		int n = snprintf(list + k, cap - k, "%s%u", k ? "," : "", i);
+		if (n < 0 || (size_t)n >= cap - k) {
+			fprintf(err, "heisen dispatch: too many slices to "
+				     "submit again at once\n");
+			rc = TUI_EXIT_USAGE;
+			goto out;
+		}
+		k += (size_t)n;
+	}
+out:
+	free(sc.have);
+	return rc;
+}
+
+static int dispatch_resume(const tui_cmd *cmd, const tui_args *a, db *d,
+			   const db_remote *r, const db_node_url *u, FILE *out,
+			   FILE *err)
+{
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	const char *v = tui_opt_value(cmd, a, "--resume");
+	last_job l = {.u = u};
+	db_campaign c = {0};
+	submitted s = {0};
+	char why[600] = "", name[64];
+	uint64_t id;
+	wasm_err e;
+	int rc;
+
+	for (int i = 0; i < a->nseen; i++) {
+		const char *o = cmd->opts[a->seen[i].opt].name;
+		if (strcmp(o, "--resume") && strcmp(o, "--db") &&
+		    strcmp(o, "--json")) {
+			fprintf(err,
+				"heisen dispatch: %s cannot change a "
+				"campaign being resumed\n",
+				o);
+			return TUI_EXIT_USAGE;
+		}
+	}
+	if (!tui_parse_u64(v, &id) || id > INT64_MAX) {
+		fprintf(err,
+			"heisen dispatch: --resume expects a campaign id, got "
+			"'%s'\n",
+			v);
+		return TUI_EXIT_USAGE;
+	}
+	wasm_err_clear(&e);
+	if (db_campaign_get(d, (int64_t)id, &c, &e) ||
+	    db_slurm_job_list(d, r->id, (int64_t)id, keep_last, &l, &e)) {
+		fprintf(err, "heisen dispatch: %s\n", e.msg);
+		db_campaign_clear(&c);
+		return tui_exit_for(e.status);
+	}
+	if (!l.found) {
+		fprintf(err,
+			"heisen dispatch: campaign %" PRIu64 " was not "
+			"dispatched to %s ('heisen node status %s' lists "
+			"what was)\n",
+			id, r->name, r->name);
+		db_campaign_clear(&c);
+		return TUI_EXIT_USAGE;
+	}
+	rc = resume_list(d, &c, &l, s.tasks, sizeof s.tasks, err);
+	if (!rc && !*s.tasks) {
+		fprintf(out,
+			"%s: campaign %" PRIu64 ": nothing to submit again: "
+			"every slice is home or its task still runs ('heisen "
+			"fetch %s' brings finished tasks home)\n",
+			r->name, id, r->name);
+	} else if (!rc) {
+		s.campaign = c.id;
+		s.planned = c.planned;
+		s.slices = l.j.slices;
+		snprintf(s.dir, sizeof s.dir, "%s", l.j.dir);
+		snprintf(name, sizeof name, "heisen-%" PRId64, c.id);
+		bool ok = rmt_slurm_submit(u, l.j.script, s.tasks, name,
+					   l.j.dir, c.jobs, s.job, sizeof s.job,
+					   why, sizeof why);
+		db_slurm_job j = l.j;
+		j.job_id = s.job;
+		j.tasks = s.tasks;
+		if (ok && db_slurm_job_add(d, &j, &e)) {
+			snprintf(why, sizeof why,
+				 "job %s was submitted but not recorded: %s",
+				 s.job, e.msg);
+			ok = false;
+		}
+		dispatch_report(r, NULL, NULL, ok, why, &s, true, json, out,
+				err);
+		rc = ok ? TUI_EXIT_OK : TUI_EXIT_FINDINGS;
+	}
+	free(l.active);
+	free(l.j.job_id);
+	free(l.j.tasks);
+	free(l.j.dir);
+	free(l.j.script);
+	db_campaign_clear(&c);
+	return rc;
+}
+
+int tui_slurm_dispatch(const tui_cmd *cmd, const tui_args *a, int prog,
+		       const db_remote *r, FILE *out, FILE *err)
+{
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	const char *words[2 * TUI_MAX_SEEN + TUI_MAX_OPERANDS + 8];
+	char why[600] = "", hash[24], name[256], seed[24], jobs[16],
+	     origin[320], jname[64];
+	char *script = NULL, *copy, *mk_out;
+	db_node_url u;
+	det_prog *p = NULL;
+	db_campaign c = {0};
+	submitted s = {0};
+	tui_args sa;
+	uint32_t max = 0;
+	const char *path;
+	bool ok = false, in_tx = false;
+	wasm_err e;
+	int rc, fd = -1;
+	db *d;
+
+	if ((rc = tui_open_existing_db(tui_opt_value(cmd, a, "--db"), &d, &path,
+				       err)))
+		return rc;
+	if ((rc = tui_node_url("dispatch", path, r, &u, err)))
+		goto done;
+	if (prog < 0) {
+		rc = dispatch_resume(cmd, a, d, r, &u, out, err);
+		goto done;
+	}
+	/* The plan as sweep reads it: the program first, its arguments
+	 * after. */
+	sa = *a;
+	sa.noperands = a->noperands - prog;
+	memmove(sa.operands, a->operands + prog,
+		(size_t)sa.noperands * sizeof *sa.operands);
+	if ((rc = tui_load_prog(a->operands[prog], &p, err)) ||
+	    (rc = tui_plan_campaign(cmd, &sa, p, &c, err)))
+		goto done;
+	if (!c.planned || c.prune) {
+		fprintf(err,
+			"heisen dispatch: %s: a Slurm dispatch splits a plan "
+			"of --runs into slices; --budget and --prune have "
+			"none to split\n",
+			r->name);
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	if (!tui_opt_value(cmd, a, "--jobs"))
+		c.jobs = 1;
+	s.slices = u.tasks ? u.tasks : DB_NODE_TASKS;
+	if (s.slices > c.planned)
+		s.slices = (uint32_t)c.planned;
+	if (!rmt_slurm_max_array(&u, &max, why, sizeof why))
+		goto report;
+	if (max && s.slices > max) {
+		fprintf(err,
+			"heisen dispatch: %s: %u tasks are more than the "
+			"cluster's MaxArraySize (%u): add the node again with "
+			"--tasks %u or fewer\n",
+			r->name, s.slices, max, max);
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	if ((fd = open(a->operands[prog], O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(err, "heisen dispatch: cannot open %s: %s\n",
+			a->operands[prog], strerror(errno));
+		rc = TUI_EXIT_USAGE;
+		goto done;
+	}
+	snprintf(hash, sizeof hash, "%016" PRIx64, p->sites.hash);
+	copy = strdup(a->operands[prog]);
+	snprintf(name, sizeof name, "%s", copy ? basename(copy) : "");
+	free(copy);
+	if (!send_program(&u, fd, hash, name, s.program, sizeof s.program, why,
+			  sizeof why))
+		goto report;
+	/* The campaign, the script naming its origin and the job record go
+	 * together: a submission that fails leaves no campaign behind. */
+	wasm_err_clear(&e);
+	free(c.status);
+	c.status = strdup("stopped");
+	if (db_begin(d, &e) || (in_tx = true, tui_campaign_add(d, p, &c, &e)) ||
+	    db_campaign_origin(d, c.id, origin, sizeof origin, &e)) {
+		snprintf(why, sizeof why, "%s", e.msg);
+		goto report;
+	}
+	s.campaign = c.id;
+	s.planned = c.planned;
+	snprintf(s.dir, sizeof s.dir, "%s/heisen-slurm/%016" PRIx64, u.path,
+		 rw_hash((const uint8_t *)origin, strlen(origin)));
+	const char *mk[] = {"mkdir", "-p", s.dir, NULL};
+	if (!rmt_slurm_run(&u, mk, SLURM_CMD_TIMEOUT_S, -1, &mk_out, why,
+			   sizeof why))
+		goto report;
+	wasm_free(mk_out);
+	sweep_words(cmd, a, prog, &c, words, seed, jobs);
+	rmt_slurm_plan plan = {s.program, s.dir, origin, s.slices, words};
+	if (!(script = rmt_slurm_script(&plan))) {
+		snprintf(why, sizeof why, "out of memory");
+		goto report;
+	}
+	snprintf(s.tasks, sizeof s.tasks, "0-%u", s.slices - 1);
+	snprintf(jname, sizeof jname, "heisen-%" PRId64, c.id);
+	if (!rmt_slurm_submit(&u, script, s.tasks, jname, s.dir, c.jobs, s.job,
+			      sizeof s.job, why, sizeof why))
+		goto report;
+	db_slurm_job j = {.campaign_id = c.id,
+			  .remote_id = r->id,
+			  .job_id = s.job,
+			  .slices = s.slices,
+			  .tasks = s.tasks,
+			  .dir = s.dir,
+			  .script = script};
+	if (db_slurm_job_add(d, &j, &e) || db_commit(d, &e)) {
+		snprintf(why, sizeof why,
+			 "job %s was submitted but not recorded here: %s "
+			 "(scancel %s on the cluster)",
+			 s.job, e.msg, s.job);
+		goto report;
+	}
+	in_tx = false;
+	ok = true;
+report:
+	if (in_tx)
+		db_rollback(d);
+	dispatch_report(r, name, hash, ok, why, &s, false, json, out, err);
+	rc = ok ? TUI_EXIT_OK : TUI_EXIT_FINDINGS;
+done:
+	if (fd >= 0)
+		close(fd);
+	wasm_free(script);
+	db_campaign_clear(&c);
+	if (p)
+		det_prog_free(p);
+	db_close(d);
+	return rc;
+}
+
+/* ---- the state of a node's jobs ------------------------------------------ */
+
+/* A campaign's slices as a node's jobs left them: each slice's state is
+ * that of the last job that ran it. */
+typedef struct camp_state {
+	int64_t id;
+	uint32_t slices;
+	rmt_task_state *st;
+	char *dir;
+	char jobs[512];
+} camp_state;
+
+typedef struct node_jobs {
+	const db_node_url *u;
+	camp_state *v;
+	size_t n;
+	bool failed, oom;
+	char why[600];
+} node_jobs;
+
+static bool job_state(void *ctx, const db_slurm_job *j)
+{
+	node_jobs *nj = ctx;
+	camp_state *c = NULL;
+	rmt_task_state *st;
+	bool *mine;
+
+	for (size_t i = 0; i < nj->n; i++)
+		if (nj->v[i].id == j->campaign_id)
+			c = &nj->v[i];
+	if (!c) {
+		camp_state *v = realloc(nj->v, (nj->n + 1) * sizeof *v);
+		if (!v)
+			return !(nj->oom = true);
+		nj->v = v;
+		c = &v[nj->n++];
+		memset(c, 0, sizeof *c);
+		c->id = j->campaign_id;
+		c->slices = j->slices;
+		c->st = calloc(j->slices ? j->slices : 1, sizeof *c->st);
+		c->dir = strdup(j->dir);
+		if (!c->st || !c->dir)
+			return !(nj->oom = true);
+	}
+	size_t k = strlen(c->jobs);
+	snprintf(c->jobs + k, sizeof c->jobs - k, "%s%s", k ? "," : "",
+		 j->job_id);
+	st = calloc(j->slices ? j->slices : 1, sizeof *st);
+	mine = calloc(j->slices ? j->slices : 1, sizeof *mine);
+	if (!st || !mine) {
+		free(st);
+		free(mine);
+		return !(nj->oom = true);
+	}
+	if (!rmt_slurm_states(nj->u, j->job_id, st, j->slices, nj->why,
+			      sizeof nj->why)) {
+		nj->failed = true;
+		free(st);
+		free(mine);
+		return false;
+	}
+	tasks_parse(j->tasks, mine, j->slices);
+	for (uint32_t i = 0; i < j->slices && i < c->slices; i++)
+		if (mine[i])
+			c->st[i] = st[i];
+	free(st);
+	free(mine);
+	return true;
+}
+
+static void node_jobs_free(node_jobs *nj)
+{
+	for (size_t i = 0; i < nj->n; i++) {
+		free(nj->v[i].st);
+		free(nj->v[i].dir);
+	}
+	free(nj->v);
+}
+
+/* Every campaign of node r with its slices' states; false with why. */
+static bool node_jobs_read(db *d, const db_remote *r, const db_node_url *u,
+			   node_jobs *nj)
+{
+	wasm_err e;
+
+	memset(nj, 0, sizeof *nj);
+	nj->u = u;
+	wasm_err_clear(&e);
+	if (db_slurm_job_list(d, r->id, 0, job_state, nj, &e)) {
+		snprintf(nj->why, sizeof nj->why, "%s", e.msg);
+		return false;
+	}
+	if (nj->oom)
+		snprintf(nj->why, sizeof nj->why, "out of memory");
+	return !nj->oom && !nj->failed;
+}
+
+int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
+		     FILE *out, FILE *err)
+{
+	db_node_url u;
+	node_jobs nj;
+	const char *path;
+	tui_json j;
+	int rc;
+	db *d;
+
+	if ((rc = tui_open_existing_db(dbpath, &d, &path, err)))
+		return rc;
+	if ((rc = tui_node_url("node status", path, r, &u, err))) {
+		db_close(d);
+		return rc;
+	}
+	if (!node_jobs_read(d, r, &u, &nj)) {
+		fprintf(err, "heisen node status: %s: %s\n", r->name, nj.why);
+		node_jobs_free(&nj);
+		db_close(d);
+		return nj.oom ? TUI_EXIT_INTERNAL : TUI_EXIT_FINDINGS;
+	}
+	if (json) {
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.node-jobs/1");
+		tui_json_str(&j, "name", r->name);
+		tui_json_str(&j, "url", r->url);
+		tui_json_arr(&j, "campaigns");
+	} else {
+		fprintf(out, "%s (%s):\n", r->name, r->url);
+		if (!nj.n)
+			fprintf(out,
+				"  no campaign dispatched ('heisen "
+				"dispatch %s PROGRAM.wasm' makes one)\n",
+				r->name);
+	}
+	/* Newest first, as `heisen campaigns` lists. */
+	for (size_t k = nj.n; k-- > 0;) {
+		camp_state *cs = &nj.v[k];
+		uint32_t count[RMT_TASK_NSTATES] = {0};
+		db_campaign c = {0};
+		wasm_err e;
+
+		for (uint32_t i = 0; i < cs->slices; i++)
+			count[cs->st[i]]++;
+		wasm_err_clear(&e);
+		if (db_campaign_get(d, cs->id, &c, &e)) {
+			fprintf(err, "heisen node status: %s\n", e.msg);
+			rc = tui_exit_for(e.status);
+			break;
+		}
+		if (json) {
+			tui_json_obj(&j, NULL);
+			tui_json_i64(&j, "id", c.id);
+			tui_json_str(&j, "program", c.program);
+			tui_json_str(&j, "status", c.status);
+			tui_json_u64(&j, "runs_done", c.done);
+			tui_json_u64(&j, "runs_planned", c.planned);
+			tui_json_str(&j, "jobs", cs->jobs);
+			tui_json_str(&j, "dir", cs->dir);
+			tui_json_u64(&j, "slices", cs->slices);
+			tui_json_obj(&j, "tasks");
+			for (int s = 0; s < RMT_TASK_NSTATES; s++)
+				tui_json_u64(
+				    &j, rmt_task_state_name((rmt_task_state)s),
+				    count[s]);
+			tui_json_end(&j, '}');
+			tui_json_arr(&j, "task_states");
+			for (uint32_t i = 0; i < cs->slices; i++)
+				tui_json_str(&j, NULL,
+					     rmt_task_state_name(cs->st[i]));
+			tui_json_end(&j, ']');
+			tui_json_end(&j, '}');
+		} else {
+			fprintf(out,
+				"  campaign %" PRId64 " (%s): %" PRIu64
+				"/%" PRIu64 " runs home, %s; job %s, %u "
+				"tasks:",
+				c.id, c.program, c.done, c.planned, c.status,
+				cs->jobs, cs->slices);
+			for (int s = 0; s < RMT_TASK_NSTATES; s++)
+				if (count[s])
+					fprintf(out, " %u %s", count[s],
+						rmt_task_state_name(
+						    (rmt_task_state)s));
+			fputc('\n', out);
+			for (uint32_t i = 0; i < cs->slices; i++)
+				if (cs->st[i] == RMT_TASK_TIMEOUT)
+					fprintf(out,
+						"    task %u was killed by its "
+						"time limit%s%s; its finished "
+						"runs are kept: 'heisen fetch "
+						"%s' brings them home, "
+						"'heisen dispatch %s --resume "
+						"%" PRId64 "' runs the rest\n",
+						i, *u.time ? " " : "", u.time,
+						r->name, r->name, c.id);
+				else if (cs->st[i] == RMT_TASK_FAILED)
+					fprintf(out,
+						"    task %u failed: see "
+						"%s/task-%u.log on the "
+						"cluster\n",
+						i, cs->dir, i);
+		}
+		db_campaign_clear(&c);
+	}
+	if (json) {
+		tui_json_end(&j, ']');
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	}
+	node_jobs_free(&nj);
+	db_close(d);
+	return rc;
+}
+
+/* ---- fetch --------------------------------------------------------------- */
+
+/* One refusal: the first is the one the report names. */
+static void refused(tui_slurm_fetched *f, const camp_state *cs, uint32_t i,
+		    const char *why)
+{
+	if (!f->refused++)
+		snprintf(f->why, sizeof f->why,
+			 "campaign %" PRId64 ", task %u (%.200s/task-%u.db): "
+			 "%.300s",
+			 cs->id, i, cs->dir, i, why);
+}
+
+/* Import the task files `list` ("0,1,5") of campaign cs: one call of
+ * `heisen node tasks` on the cluster exports them all, each as its own
+ * stream, and each is imported in a transaction of its own. */
+static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
+			const camp_state *cs, const char *list,
+			double timeout_s, tui_slurm_fetched *f)
+{
+	const char *words[] = {"heisen", "node", "tasks", cs->dir, list, NULL};
+	rmt_call c = {u, words, timeout_s, -1, 0, NULL, NULL};
+	const uint8_t *p, *end;
+	db_sync_added added;
+	char why[600], line[400], src[64];
+	rmt_result io;
+	wasm_err e;
+
+	wasm_err_clear(&e);
+	if (rmt_run(&c, &io, &e)) {
+		snprintf(f->why, sizeof f->why, "%s", e.msg);
+		f->reached = false;
+		return;
+	}
+	if (rmt_failed(&io, why, sizeof why)) {
+		snprintf(f->why, sizeof f->why, "%s", why);
+		f->reached = false;
+		rmt_result_free(&io);
+		return;
+	}
+	f->bytes += io.nout;
+	p = io.out;
+	end = io.out + io.nout;
+	/* "heisen-task I ok N\n" and N bytes, "heisen-task I none\n" (no
+	 * file: the task never started) or "heisen-task I error MSG\n". */
+	while (p < end) {
+		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+		unsigned long long n = 0;
+		unsigned i = 0;
+		char word[8] = "";
+		size_t k;
+
+		if (!nl || nl - p >= (ptrdiff_t)sizeof line) {
+			refused(f, cs, 0,
+				"the cluster's answer is cut short or "
+				"garbled (an older heisen there?)");
+			break;
+		}
+		k = (size_t)(nl - p);
+		memcpy(line, p, k);
+		line[k] = 0;
+		p = nl + 1;
+		if (sscanf(line, "heisen-task %u %7s %llu", &i, word, &n) < 2 ||
+		    i >= cs->slices) {
+			refused(f, cs, 0,
+				"the cluster's answer is garbled (an "
+				"older heisen there?)");
+			break;
+		}
+		if (!strcmp(word, "none"))
+			continue;
+		if (!strcmp(word, "error")) {
+			const char *msg = strstr(line, "error ");
+			rmt_last_line(msg ? msg + 6 : "", why, sizeof why);
+			refused(f, cs, i, why);
+			continue;
+		}
+		if (strcmp(word, "ok") || n > (unsigned long long)(end - p)) {
+			refused(f, cs, i, "its stream is cut short");
+			break;
+		}
+		snprintf(src, sizeof src, "task %u's workspace", i);
+		wasm_err_clear(&e);
+		if (db_import_mem(d, p, (size_t)n, src, r->id, &added, &e)) {
+			refused(f, cs, i, e.msg);
+		} else {
+			f->files++;
+			f->runs += added.runs;
+			f->campaigns += added.campaigns;
+			f->bugs += added.bugs;
+		}
+		p += n;
+	}
+	rmt_result_free(&io);
+}
+
+int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
+{
+	bool *want;
+	uint32_t n = SLURM_SLICES_MAX;
+
+	if (a->noperands != 3 || a->operands[1][0] != '/' ||
+	    a->operands[2][0] < '0' || a->operands[2][0] > '9') {
+		fprintf(err, "heisen node: usage: heisen node tasks DIR LIST "
+			     "(LIST: task numbers, \"0,1,5\" or \"0-15\")\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (!(want = calloc(n, sizeof *want))) {
+		fprintf(err, "heisen node tasks: out of memory\n");
+		return TUI_EXIT_INTERNAL;
+	}
+	tasks_parse(a->operands[2], want, n);
+	for (uint32_t i = 0; i < n; i++) {
+		char file[4200], *buf = NULL;
+		size_t len = 0;
+		uint64_t cursor, runs;
+		struct stat sb;
+		wasm_err e;
+		FILE *m;
+		db *d;
+
+		if (!want[i])
+			continue;
+		snprintf(file, sizeof file, "%s/task-%u.db", a->operands[1], i);
+		if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+			fprintf(out, "heisen-task %u none\n", i);
+			continue;
+		}
+		wasm_err_clear(&e);
+		if (db_open(file, &d, &e)) {
+			fprintf(out, "heisen-task %u error %s\n", i, e.msg);
+			continue;
+		}
+		if (!(m = open_memstream(&buf, &len))) {
+			db_close(d);
+			free(want);
+			fprintf(err, "heisen node tasks: out of memory\n");
+			return TUI_EXIT_INTERNAL;
+		}
+		wasm_status st = db_export(d, 0, true, m, &cursor, &runs, &e);
+		fclose(m);
+		db_close(d);
+		if (st) {
+			/* The message is one line: newlines would end the
+			 * record. */
+			for (char *q = e.msg; *q; q++)
+				if (*q == '\n')
+					*q = ' ';
+			fprintf(out, "heisen-task %u error %s\n", i, e.msg);
+		} else {
+			fprintf(out, "heisen-task %u ok %zu\n", i, len);
+			fwrite(buf, 1, len, out);
+		}
+		free(buf);
+	}
+	free(want);
+	return fflush(out) ? TUI_EXIT_INTERNAL : TUI_EXIT_OK;
+}
+
+void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
+		     tui_slurm_fetched *f)
+{
+	db_node_url u;
+	node_jobs nj;
+	char msg[256];
+
+	memset(f, 0, sizeof *f);
+	if (!db_node_url_parse(r->url, &u, msg, sizeof msg)) {
+		snprintf(f->why, sizeof f->why, "its URL is not usable: %s",
+			 msg);
+		return;
+	}
+	if (!node_jobs_read(d, r, &u, &nj)) {
+		snprintf(f->why, sizeof f->why, "%s", nj.why);
+		node_jobs_free(&nj);
+		return;
+	}
+	f->reached = true;
+	for (size_t k = 0; k < nj.n; k++) {
+		camp_state *cs = &nj.v[k];
+		db_campaign c = {0};
+		wasm_err e;
+
+		char *list = malloc((size_t)cs->slices * 8 + 1);
+		size_t at = 0;
+		if (!list) {
+			snprintf(f->why, sizeof f->why, "out of memory");
+			f->reached = false;
+			break;
+		}
+		/* A running task's file is fetched when it ends. */
+		for (uint32_t i = 0; i < cs->slices; i++) {
+			if (rmt_task_active(cs->st[i]))
+				f->active++;
+			else
+				at += (size_t)sprintf(list + at, "%s%u",
+						      at ? "," : "", i);
+		}
+		if (at)
+			fetch_tasks(d, r, &u, cs, list, timeout_s, f);
+		free(list);
+		if (!f->reached)
+			break;
+		/* The plan complete here: the campaign is done. */
+		wasm_err_clear(&e);
+		if (!db_campaign_get(d, cs->id, &c, &e) && c.planned &&
+		    c.done >= c.planned && strcmp(c.status, "done"))
+			db_campaign_set_status(d, cs->id, "done", &e);
+		db_campaign_clear(&c);
+	}
+	node_jobs_free(&nj);
+}
+
+/* ---- check --------------------------------------------------------------- */
+
+int tui_slurm_check(const db_remote *r, double timeout_s, bool json, FILE *out,
+		    FILE *err)
+{
+	const char *sinfo[] = {"sinfo", "-h", "-o", "%P|%a|%l|%D|%t", NULL};
+	char part_opt[96];
+	const char *srun[12];
+	char why[600] = "", *parts = NULL, *self = NULL, host[256] = "",
+	     ver[64] = "", line[400];
+	bool reachable, runs = false;
+	db_node_url u;
+	tui_json j;
+	int n = 0;
+
+	if (!db_node_url_parse(r->url, &u, why, sizeof why)) {
+		fprintf(err, "heisen node check: %s: %s\n", r->name, why);
+		return TUI_EXIT_USAGE;
+	}
+	reachable =
+	    rmt_slurm_run(&u, sinfo, timeout_s, -1, &parts, why, sizeof why);
+	if (reachable) {
+		srun[n++] = "srun";
+		srun[n++] = "-N1";
+		srun[n++] = "-n1";
+		if (*u.partition) {
+			snprintf(part_opt, sizeof part_opt, "--partition=%s",
+				 u.partition);
+			srun[n++] = part_opt;
+		}
+		srun[n++] = "heisen";
+		srun[n++] = "node";
+		srun[n++] = "self";
+		srun[n++] = "--json";
+		srun[n] = NULL;
+		/* heisen on a compute node, not the login host: srun. */
+		runs = rmt_slurm_run(&u, srun, timeout_s, -1, &self, line,
+				     sizeof line) &&
+		       strstr(self, "\"schema\":\"heisen.node-self/1\"");
+		if (runs) {
+			const char *h = strstr(self, "\"hostname\":\"");
+			const char *vv = strstr(self, "\"version\":\"");
+			if (h)
+				rmt_last_line(h + 12, host, sizeof host);
+			if (vv)
+				rmt_last_line(vv + 11, ver, sizeof ver);
+			host[strcspn(host, "\"")] = 0;
+			ver[strcspn(ver, "\"")] = 0;
+		} else if (!self) {
+			snprintf(why, sizeof why,
+				 "the cluster answers, but heisen does not "
+				 "run on its compute nodes: %s",
+				 line);
+		}
+	}
+	if (json) {
+		tui_json_init(&j, out);
+		tui_json_obj(&j, NULL);
+		tui_json_str(&j, "schema", "heisen.node-check/1");
+		tui_json_str(&j, "name", r->name);
+		tui_json_str(&j, "url", r->url);
+		tui_json_str(&j, "kind", "slurm");
+		tui_json_bool(&j, "reachable", reachable && runs);
+		if (reachable && runs)
+			tui_json_null(&j, "error");
+		else
+			tui_json_str(&j, "error", why);
+		tui_json_arr(&j, "partitions");
+		for (char *l = parts, *nl; l && *l; l = nl) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl++ = 0;
+			else
+				nl = l + strlen(l);
+			rmt_last_line(l, line, sizeof line);
+			tui_json_str(&j, NULL, line);
+		}
+		tui_json_end(&j, ']');
+		if (runs) {
+			tui_json_str(&j, "version", ver);
+			tui_json_str(&j, "hostname", host);
+		}
+		tui_json_end(&j, '}');
+		tui_json_done(&j);
+	} else if (reachable && runs) {
+		fprintf(out,
+			"%s: Slurm cluster reachable, heisen %s runs on its "
+			"compute node %s; partitions (name|avail|time "
+			"limit|nodes|state):\n",
+			r->name, ver, host);
+		for (char *l = parts, *nl; l && *l; l = nl) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl++ = 0;
+			else
+				nl = l + strlen(l);
+			rmt_last_line(l, line, sizeof line);
+			fprintf(out, "  %s\n", line);
+		}
+	} else {
+		fprintf(out, "%s: unreachable: %s\n", r->name, why);
+	}
+	wasm_free(parts);
+	wasm_free(self);
+	return reachable && runs ? TUI_EXIT_OK : TUI_EXIT_FINDINGS;
+}

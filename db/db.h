@@ -46,10 +46,11 @@
 #define HEISEN_DB_DB_H
 
 #include "core/util.h"
+#include "core/wasi.h"
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -146,6 +147,10 @@ typedef struct db_campaign {
 	 * a failure (det_failure_parse's text), or NULL. */
 	char *schedule;
 	char *failure;
+	/* The program's world (schema 14): the directories granted (host
+	 * paths absolute), environment and limits every run had; empty for
+	 * the campaigns before it. */
+	wasi_world world;
 	/* "running", "stopped", "done", or "interrupted": marked running
 	 * but its sweep process on this machine is gone (killed, power
 	 * loss), found when the row is read. */

@@ -269,13 +269,16 @@ static const struct export_query {
      " (SELECT program_id FROM campaigns WHERE id IN " CAMPS_AFTER ")"
      " ORDER BY id"},
     /* Version 7 added the runs' stdin, bytes and hash; version 8 the
-     * schedule strategy and the failure an explore looked for. */
-    {R_CAMPAIGN, "uuussfsbs4f4u4f8bbsu4sbsss",
+     * schedule strategy and the failure an explore looked for; version
+     * 10 the program's world (wasi_world: directories, environment,
+     * limits). */
+    {R_CAMPAIGN, "uuussfsbs4f4u4f8bbsu4sbsssbb44",
      "SELECT c.id, c.program_id, coalesce(c.node_id, 0), " C_ORIGIN ","
      " c.kind, c.created, c.densities, c.density_bp, c.profiles, c.runs,"
      " c.budget_s, c.jobs, c.seed, c.delay, c.timeout_s, c.prune, c.pruned,"
      " c.args, c.status, c.planned, c.mask_version, c.owner, c.stdin,"
-     " c.stdin_hash, c.schedule, c.failure"
+     " c.stdin_hash, c.schedule, c.failure, c.dirs, c.env, c.max_threads,"
+     " c.max_memory_pages"
      " FROM campaigns c LEFT JOIN nodes n ON n.id = c.node_id"
      " WHERE c.id IN " CAMPS_AFTER " ORDER BY c.id"},
     {R_RUN, "uuuus4ufusis4",
@@ -822,9 +825,10 @@ static const char *const import_sql[Q_COUNT] = {
 	"INSERT INTO campaigns(program_id, node_id, origin, kind, created,"
 	" densities, density_bp, profiles, runs, budget_s, jobs, seed, delay,"
 	" timeout_s, prune, pruned, args, status, planned, mask_version,"
-	" owner, stdin, stdin_hash, schedule, failure) VALUES(?1, ?2, ?3, ?4,"
-	" ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-	" ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+	" owner, stdin, stdin_hash, schedule, failure, dirs, env, max_threads,"
+	" max_memory_pages) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+	" ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
+	" ?24, ?25, ?26, ?27, ?28, ?29)",
     /* A later export of a campaign tells how it went on; one made here is
      * this workspace's to tell. */
     [Q_CAMPAIGN_UPDATE] = "UPDATE campaigns SET status = ?2, owner = ?3,"
@@ -941,6 +945,17 @@ static bool stdin_ok(span in, span hash)
 	return !memcmp(want, hash.p, 16);
 }
 
+/* Whether b holds NUL-terminated strings only (wasi_world's packed
+ * form), an even number of them for pairs. */
+static bool packed_ok(span b, bool pairs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b.n; i++)
+		n += b.p[i] == '\0';
+	return (!b.n || !b.p[b.n - 1]) && (!pairs || n % 2 == 0);
+}
+
 static bool imp_campaign(importer *im, size_t at)
 {
 	static const char *const kinds[] = {"sweep", "check", "explore", NULL};
@@ -959,6 +974,8 @@ static bool imp_campaign(importer *im, size_t at)
 	span dens, densbp, profiles, pruned, args, status, owner;
 	span in = {NULL, 0}, in_hash = {NULL, 0};
 	span sched = {NULL, 0}, failure = {NULL, 0};
+	span dirs = {NULL, 0}, env = {NULL, 0};
+	uint32_t max_threads = 0, max_pages = 0;
 	uint32_t runs, jobs, delay, mask;
 	double created, budget, timeout;
 	int64_t seed, planned;
@@ -991,6 +1008,12 @@ static bool imp_campaign(importer *im, size_t at)
 		sched = rd_nstr(r, "campaign schedule");
 		failure = rd_nstr(r, "campaign failure");
 	}
+	if (r->ver >= 10) {
+		dirs = rd_bytes(r, false, false, "campaign directories");
+		env = rd_bytes(r, false, false, "campaign environment");
+		max_threads = rd_u32(r, "campaign thread limit");
+		max_pages = rd_u32(r, "campaign memory limit");
+	}
 	if (r->bad || !prog || !node)
 		return false;
 	if ((sched.p && (!sched.n || sched.n > 64)) || failure.n > 4096)
@@ -1005,7 +1028,8 @@ static bool imp_campaign(importer *im, size_t at)
 	if (!in_list(status, statuses))
 		return rd_fail(r, at, "unknown", "campaign status");
 	if (densbp.n % 4 || pruned.n % 4 || prune > 1 ||
-	    (args.n && args.p[args.n - 1]))
+	    (args.n && args.p[args.n - 1]) || !packed_ok(dirs, true) ||
+	    !packed_ok(env, false) || max_pages > 65536)
 		return rd_fail(r, at, "malformed list in", "campaign");
 	bind_span(q[Q_CAMPAIGN_FIND], 1, origin, true);
 	if (!step(im, q[Q_CAMPAIGN_FIND], &e.id, false, "finding a campaign"))
@@ -1044,6 +1068,10 @@ static bool imp_campaign(importer *im, size_t at)
 		bind_span(s, 23, in_hash, true);
 		bind_span(s, 24, sched, true);
 		bind_span(s, 25, failure, true);
+		bind_span(s, 26, dirs.n ? dirs : (span){NULL, 0}, false);
+		bind_span(s, 27, env.n ? env : (span){NULL, 0}, false);
+		sqlite3_bind_int64(s, 28, max_threads);
+		sqlite3_bind_int64(s, 29, max_pages);
 		if (!step(im, s, &e.id, true, "adding a campaign"))
 			return false;
 		im->added.campaigns++;

@@ -861,6 +861,7 @@ typedef struct pool {
 	uint32_t argc;
 	const uint8_t *in; /* every run's stdin; nin 0: empty */
 	uint32_t nin;
+	const wasi_world *world; /* NULL: none */
 	uint32_t delay;
 	double timeout_s;
 	const uint32_t *pool_sites; /* pruned set, or NULL */
@@ -979,6 +980,7 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 		o.stdio[1] = io->out_fd;
 	}
 	o.timeout_s = pl->timeout_s;
+	o.world = pl->world;
 	o.trigger = pl->trigger;
 	h.diverged = UINT64_MAX;
 	if (pl->sched) {
@@ -1647,6 +1649,7 @@ wasm_status det_sweep(db *d, det_prog *p, db_campaign *c,
 	pl.argc = c->nargs + 1;
 	pl.in = c->input;
 	pl.nin = c->ninput;
+	pl.world = &c->world;
 	pl.delay = c->delay;
 	pl.timeout_s = c->timeout_s;
 	pl.pool_sites = c->prune ? c->pruned : NULL;
@@ -1746,8 +1749,9 @@ static bool shared_done(void *ctx, const job *j, double started,
 
 wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 			     uint32_t argc, const uint8_t *in, uint32_t nin,
-			     uint32_t runs, uint32_t jobs, double timeout_s,
-			     uint8_t *shared, wasm_err *err)
+			     const wasi_world *world, uint32_t runs,
+			     uint32_t jobs, double timeout_s, uint8_t *shared,
+			     wasm_err *err)
 {
 	pool pl = {0};
 	shared_ctx s = {0};
@@ -1760,6 +1764,7 @@ wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 	pl.argc = argc;
 	pl.in = in;
 	pl.nin = nin;
+	pl.world = world;
 	pl.timeout_s = timeout_s;
 	pl.npool = p->sites.nsites;
 	pl.jobs = jobs ? jobs : 1;
@@ -1842,6 +1847,7 @@ wasm_status det_batch_run(const det_batch *b, wasm_err *err)
 	pl.argc = b->argc;
 	pl.in = b->in;
 	pl.nin = b->nin;
+	pl.world = b->world;
 	pl.delay = b->delay;
 	pl.timeout_s = b->timeout_s;
 	pl.npool = b->prog->sites.nsites;

@@ -19,7 +19,8 @@
  * open-ended: rounds continue until the budget is spent.
  *
  * Each run executes in a forked worker process (at most `jobs` at once)
- * with the campaign's stdin (db_campaign.input; empty without):
+ * with the campaign's stdin (db_campaign.input; empty without) and world
+ * (db_campaign.world: directories, environment, limits):
  * a program that traps, exits non-zero, deadlocks (ends by the timeout)
  * or kills its worker is recorded with that status and the sweep goes on.
  * Only the parent writes the database, in batches committed every
@@ -132,11 +133,12 @@ wasm_status det_parse_profiles(const char *s, const det_profile ***out,
 /* Algorithm 2 over `runs` runs at density 100 %: the union of the sites
  * found shared into shared[0..nsites) (caller-allocated). Runs execute
  * in worker processes like a sweep's, each reading the nin bytes of in
- * as its stdin. */
+ * as its stdin, in world (NULL: none). */
 wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 			     uint32_t argc, const uint8_t *in, uint32_t nin,
-			     uint32_t runs, uint32_t jobs, double timeout_s,
-			     uint8_t *shared, wasm_err *err);
+			     const wasi_world *world, uint32_t runs,
+			     uint32_t jobs, double timeout_s, uint8_t *shared,
+			     wasm_err *err);
 
 #define DET_COMMIT_MS 250
 
@@ -230,6 +232,7 @@ typedef struct det_batch {
 	uint32_t argc;
 	const uint8_t *in; /* every run's stdin (nin bytes); empty: nin 0 */
 	uint32_t nin;
+	const wasi_world *world; /* directories, environment, limits; NULL */
 	uint32_t runs, jobs;
 	/* Not NULL: every run is serial, its scheduler made with seed
 	 * sched_seed (with the happens-before detector when the batch has

@@ -456,6 +456,9 @@ typedef struct det_run_opts {
 	 * benchmarks, not for every run of a check. */
 	bool hb_bytes;
 	double timeout_s;	    /* 0: none */
+	/* Directories, environment and limits of the program (NULL: none,
+	 * the defaults); ignored with wasi below. */
+	const wasi_world *world;
 	/* Take no call stacks and values (det_probe_set_stacks): for
 	 * benchmarks only. */
 	bool no_stacks;

@@ -545,6 +545,7 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	const det_profile *pr = opts->profile ? opts->profile : det_profiles;
 	run_ctx r = {.opts = opts, .res = res, .nsites = sites->nsites};
 	wasi_config cfg;
+	void *world = NULL;
 	regime g;
 	eng_trap trap;
 	wasm_err werr;
@@ -571,6 +572,9 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 		cfg.argc = opts->argc;
 		memcpy(cfg.stdio, opts->stdio, sizeof cfg.stdio);
 		cfg.limits.timeout_s = opts->timeout_s;
+		if (opts->world &&
+		    (st = wasi_world_apply(opts->world, &cfg, &world, err)))
+			goto done;
 	}
 	cfg.limits.throttle = opts->sched ? 0 : pr->throttle;
 	cfg.serial_seed = opts->sched_seed;
@@ -606,6 +610,7 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 done:
 	if (st)
 		det_run_result_free(res);
+	wasm_free(world);
 	det_probe_free(r.probe);
 	pthread_mutex_destroy(&r.lock);
 	return st;

@@ -138,6 +138,9 @@ ALTER TABLE run_bugs DROP COLUMN loc_stack; ALTER TABLE run_bugs DROP COLUMN par
 ALTER TABLE run_bugs DROP COLUMN spawn_a; ALTER TABLE run_bugs DROP COLUMN spawn_b;
 ALTER TABLE campaigns DROP COLUMN stdin; ALTER TABLE campaigns DROP COLUMN stdin_hash;
 ALTER TABLE run_bugs DROP COLUMN locks; ALTER TABLE run_bugs DROP COLUMN names;
+ALTER TABLE campaigns DROP COLUMN dirs; ALTER TABLE campaigns DROP COLUMN env;
+ALTER TABLE campaigns DROP COLUMN max_threads;
+ALTER TABLE campaigns DROP COLUMN max_memory_pages;
 PRAGMA user_version = 9;" ||
 	bad "could not make an older workspace"
 "$HEISEN" show 1 --db "$dir/old.db" >"$dir/old.txt" 2>"$dir/old.err" ||

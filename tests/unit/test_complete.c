@@ -132,7 +132,7 @@ static void test_after_separator(void **state)
 static void test_options(void **state)
 {
 	assert_string_equal(comp(NULL, "sweep x.wasm --d"),
-			    "--db --delay --densities");
+			    "--db --delay --densities --dir");
 	assert_string_equal(comp(NULL, "sweep --re"), "--resume");
 	assert_string_equal(comp(NULL, "sweep x.wasm --runs 4 --j"),
 			    "--jobs --json");

@@ -300,6 +300,8 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, bool explore,
 	if ((rc = tui_opt_stdin(cmd, a, &c->input, &c->ninput, &c->input_hash,
 				err)))
 		return rc;
+	if ((rc = tui_opt_world(cmd, a, NULL, true, &c->world, err)))
+		return rc;
 	if (!tui_campaign_args(a, c))
 		goto oom;
 	return TUI_EXIT_OK;
@@ -471,6 +473,7 @@ static wasm_status measure_k(det_prog *p, const db_campaign *c,
 	b.argc = c->nargs + 1;
 	b.in = c->input;
 	b.nin = c->ninput;
+	b.world = &c->world;
 	b.runs = b.jobs = 1;
 	b.timeout_s = c->timeout_s;
 	b.sched = &fac.maker;

@@ -488,6 +488,8 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	if ((rc = tui_opt_stdin(cmd, a, &c->input, &c->ninput, &c->input_hash,
 				err)))
 		return rc;
+	if ((rc = tui_opt_world(cmd, a, NULL, true, &c->world, err)))
+		return rc;
 	if (!tui_campaign_args(a, c))
 		goto oom;
 	c->prune = tui_opt_value(cmd, a, "--prune") != NULL;
@@ -504,8 +506,8 @@ static int plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 		for (int i = 1; i < a->noperands; i++)
 			argv[i] = a->operands[i];
 		if (det_shared_sites(p, argv, (uint32_t)a->noperands, c->input,
-				     c->ninput, runs, c->jobs, c->timeout_s,
-				     shared, &e)) {
+				     c->ninput, &c->world, runs, c->jobs,
+				     c->timeout_s, shared, &e)) {
 			fprintf(err, "heisen sweep: --prune: %s\n", e.msg);
 			wasm_free(shared);
 			free(argv);
@@ -562,9 +564,10 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		return rc;
 	if (resume) {
 		static const char *const plan_opts[] = {
-		    "--densities", "--runs",	"--budget",
-		    "--profiles",  "--seed",	"--delay",
-		    "--prune",	   "--timeout", "--stdin"};
+		    "--densities", "--runs",  "--budget", "--profiles",
+		    "--seed",	   "--delay", "--prune",  "--timeout",
+		    "--stdin",	   "--dir",   "--env",	  "--max-threads",
+		    "--max-memory"};
 		for (size_t i = 0; i < sizeof plan_opts / sizeof *plan_opts;
 		     i++)
 			if (tui_opt_value(cmd, a, plan_opts[i])) {
@@ -854,8 +857,8 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	argv[0] = p->name;
 	for (int i = 1; i < a->noperands; i++)
 		argv[i] = a->operands[i];
-	if (det_shared_sites(p, argv, (uint32_t)a->noperands, NULL, 0, runs,
-			     jobs, timeout, shared, &e)) {
+	if (det_shared_sites(p, argv, (uint32_t)a->noperands, NULL, 0, NULL,
+			     runs, jobs, timeout, shared, &e)) {
 		fprintf(err, "heisen shared: %s: %s\n", a->operands[0], e.msg);
 		rc = TUI_EXIT_USAGE;
 		goto done;

@@ -34,88 +34,23 @@ enum {
 	RUN_EXIT_TRAP = 134,
 };
 
-/* "65536", "64K", "64M", "1G", "1GiB", "512MB": bytes (powers of 1024). */
-static bool parse_size(const char *s, uint64_t *out)
+/* Options into cfg: the world (tui_opt_world, into *world, whose arrays
+ * cfg borrows from *mem) and --timeout. An exit code, after printing
+ * what is wrong. */
+static int parse_run_opts(const tui_cmd *cmd, const tui_args *a,
+			  wasi_config *cfg, wasi_world *world, void **mem,
+			  FILE *err)
 {
-	char *end;
-	unsigned long long v;
-	int shift = 0;
+	const char *v;
+	wasm_err e;
+	int rc;
 
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return false;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		end++;
-		break;
+	if ((rc = tui_opt_world(cmd, a, NULL, false, world, err)))
+		return rc;
+	if (wasi_world_apply(world, cfg, mem, &e)) {
+		fprintf(err, "heisen run: out of memory\n");
+		return TUI_EXIT_INTERNAL;
 	}
-	if (shift && *end == 'i')
-		end++;
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end || v > (UINT64_MAX >> shift))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
-/* Options into cfg (and the strings it borrows into dirs); false after
- * printing what is wrong. */
-static bool parse_run_opts(const tui_cmd *cmd, const tui_args *a,
-			   wasi_config *cfg, wasi_dir *dirs, char **copies,
-			   const char **env, FILE *err)
-{
-	const char *v, *vals[TUI_MAX_SEEN];
-	int n;
-
-	n = tui_opt_values(cmd, a, "--dir", vals, TUI_MAX_SEEN);
-	for (int i = 0; i < n; i++) {
-		const char *sep = strstr(vals[i], "::");
-		size_t hl = sep ? (size_t)(sep - vals[i]) : strlen(vals[i]);
-		if (hl == 0 || (sep && !sep[2])) {
-			fprintf(err,
-				"heisen run: --dir expects HOST or "
-				"HOST::GUEST, got '%s'\n",
-				vals[i]);
-			return false;
-		}
-		if (!(copies[i] = strndup(vals[i], hl))) {
-			fprintf(err, "heisen run: out of memory\n");
-			return false;
-		}
-		dirs[i].host = copies[i];
-		dirs[i].guest = sep ? sep + 2 : copies[i];
-	}
-	cfg->dirs = dirs;
-	cfg->ndirs = (uint32_t)n;
-
-	n = tui_opt_values(cmd, a, "--env", env, TUI_MAX_SEEN);
-	for (int i = 0; i < n; i++)
-		if (env[i][0] == '=' || !strchr(env[i], '=')) {
-			fprintf(err,
-				"heisen run: --env expects NAME=VALUE, got "
-				"'%s'\n",
-				env[i]);
-			return false;
-		}
-	cfg->env = env;
-	cfg->nenv = (uint32_t)n;
-
 	if ((v = tui_opt_value(cmd, a, "--timeout"))) {
 		double s;
 		if (!tui_parse_duration(v, &s)) {
@@ -123,39 +58,11 @@ static bool parse_run_opts(const tui_cmd *cmd, const tui_args *a,
 				"heisen run: --timeout expects a duration such "
 				"as 30 (seconds), 30s, 10m or 2h, got '%s'\n",
 				v);
-			return false;
+			return TUI_EXIT_USAGE;
 		}
 		cfg->limits.timeout_s = s;
 	}
-	if ((v = tui_opt_value(cmd, a, "--max-threads"))) {
-		char *end;
-		unsigned long k;
-		errno = 0;
-		k = strtoul(v, &end, 10);
-		if (errno || end == v || *end || *v == '-' || k < 1 ||
-		    k > 1u << 20) {
-			fprintf(err,
-				"heisen run: --max-threads expects a number "
-				"from 1 to 1048576, got '%s'\n",
-				v);
-			return false;
-		}
-		cfg->limits.max_threads = (uint32_t)k;
-	}
-	if ((v = tui_opt_value(cmd, a, "--max-memory"))) {
-		uint64_t bytes;
-		if (!parse_size(v, &bytes) || bytes < 65536 ||
-		    bytes > (1ull << 32)) {
-			fprintf(err,
-				"heisen run: --max-memory expects a size from "
-				"64K to 4G (bytes, or with K, M, G), got "
-				"'%s'\n",
-				v);
-			return false;
-		}
-		cfg->limits.max_memory_pages = (uint32_t)(bytes / 65536);
-	}
-	return true;
+	return TUI_EXIT_OK;
 }
 
 /* ---- one masked run's report: run --density / --mask, rerun -------------- */
@@ -1069,8 +976,8 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		goto done;
 	}
 	/* As the sweep ran it: argv[0] the recorded name, the campaign's
-	 * arguments, no environment or directories, the campaign's stdin
-	 * (empty without --stdin). */
+	 * arguments, directories, environment and limits, the campaign's
+	 * stdin (empty without --stdin). */
 	argv[0] = prog.name;
 	for (uint32_t i = 0, at = 0; i < c.nargs; i++) {
 		argv[i + 1] = c.args + at;
@@ -1094,6 +1001,7 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	o.stdio[1] = fileno(json ? err : out);
 	o.stdio[2] = fileno(err);
 	o.timeout_s = c.timeout_s;
+	o.world = &c.world;
 	fflush(out);
 	fflush(err);
 	if (det_run(p->cm, &p->sites, &o, &res, &e)) {
@@ -1164,9 +1072,9 @@ done:
 int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *path = a->operands[0];
-	const char *argv[TUI_MAX_OPERANDS], *env[TUI_MAX_SEEN];
-	wasi_dir dirs[TUI_MAX_SEEN];
-	char *copies[TUI_MAX_SEEN] = {NULL};
+	const char *argv[TUI_MAX_OPERANDS];
+	wasi_world world = {0};
+	void *mem = NULL;
 	char line[512];
 	wasi_config cfg;
 	eng_module *cm = NULL;
@@ -1176,10 +1084,8 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	int rc, code;
 
 	wasi_config_init(&cfg);
-	if (!parse_run_opts(cmd, a, &cfg, dirs, copies, env, err)) {
-		rc = TUI_EXIT_USAGE;
+	if ((rc = parse_run_opts(cmd, a, &cfg, &world, &mem, err)))
 		goto done;
-	}
 	for (int i = 0; i < a->noperands; i++)
 		argv[i] = a->operands[i];
 	cfg.argv = argv;
@@ -1270,7 +1176,7 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 done:
 	eng_module_free(cm);
-	for (int i = 0; i < TUI_MAX_SEEN; i++)
-		free(copies[i]);
+	wasm_free(mem);
+	wasi_world_clear(&world);
 	return rc;
 }

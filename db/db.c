@@ -164,7 +164,10 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     "ALTER TABLE campaigns ADD COLUMN"
     " max_threads INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE campaigns ADD COLUMN"
-    " max_memory_pages INTEGER NOT NULL DEFAULT 0;",
+    " max_memory_pages INTEGER NOT NULL DEFAULT 0;"
+    /* ... and per run that did not end ok, the last lines its program
+     * wrote to stderr (DB_TAIL_MAX bytes at most); NULL otherwise. */
+    "ALTER TABLE runs ADD COLUMN stderr TEXT;",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -184,7 +187,7 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 #define RUN_COLS                                                               \
 	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
 	" r.seed, r.started, r.duration_us, r.status, r.exit_code, r.msg,"     \
-	" r.nbugs"
+	" r.nbugs, r.stderr"
 /* What identifies a bug across builds: its signature, or for one
  * recorded before signatures its id. */
 #define BUG_KEY(b) "coalesce(" b ".sig, '#' || " b ".id)"
@@ -248,8 +251,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 			 " ORDER BY idx")                                      \
 	X(RUN_ADD, "INSERT INTO runs(campaign_id, node_id, idx, profile,"      \
 		   " density_bp, seed, started, duration_us, status,"          \
-		   " exit_code, msg, nbugs) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
-		   " ?7, ?8, ?9, ?10, ?11, ?12)")                              \
+		   " exit_code, msg, nbugs, stderr) VALUES(?1, ?2, ?3, ?4,"   \
+		   " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")                 \
 	X(RUN_GET, "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?1")          \
 	X(SCHED_ADD, "INSERT INTO schedules(run_id, points, switches, digest," \
 		     " failed, decisions) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")     \
@@ -2567,6 +2570,8 @@ static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 	sqlite3_bind_int(s, 10, r->exit_code);
 	bind_text(s, 11, r->msg);
 	sqlite3_bind_int64(s, 12, r->nbugs);
+	bind_text(s, 13, r->stderr_tail && *r->stderr_tail ? r->stderr_tail
+							   : NULL);
 	if (exec_stmt(d, s, "adding a run", err))
 		return err->status;
 	r->id = sqlite3_last_insert_rowid(d->h);
@@ -2656,6 +2661,7 @@ static void run_row(sqlite3_stmt *s, db_run *r)
 	r->exit_code = sqlite3_column_int(s, 10);
 	r->msg = (char *)col_text(s, 11);
 	r->nbugs = (uint32_t)sqlite3_column_int64(s, 12);
+	r->stderr_tail = (char *)col_text(s, 13);
 }
 
 wasm_status db_run_list(db *d, int64_t campaign_id, int64_t bug_id,
@@ -2779,6 +2785,7 @@ static wasm_status read_run(db *d, sqlite3_stmt *s, void *out, wasm_err *err)
 	r->profile = col_dup(s, 4, &ok);
 	r->status = col_dup(s, 9, &ok);
 	r->msg = col_dup(s, 11, &ok);
+	r->stderr_tail = col_dup(s, 13, &ok);
 	if (ok)
 		return WASM_OK;
 	db_run_clear(r);
@@ -2798,6 +2805,7 @@ void db_run_clear(db_run *r)
 	wasm_free(r->profile);
 	wasm_free(r->status);
 	wasm_free(r->msg);
+	wasm_free(r->stderr_tail);
 	memset(r, 0, sizeof *r);
 }
 

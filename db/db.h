@@ -113,6 +113,9 @@ db_kind db_kind_parse(const char *s);
 
 /* The most bytes a campaign's stdin may have (DET_STDIN_MAX). */
 #define DB_STDIN_MAX (1u << 20)
+/* The most of a failed run's stderr kept: its last lines within this
+ * many bytes (NUL included). */
+#define DB_TAIL_MAX 1024u
 
 typedef struct db_campaign {
 	int64_t id, program_id, node_id;
@@ -398,6 +401,10 @@ typedef struct db_run {
 	int exit_code;
 	char *msg;
 	uint32_t nbugs;
+	/* A run that did not end ok: the last lines its program wrote to
+	 * stderr, at most DB_TAIL_MAX bytes (schema 14); NULL or "" when
+	 * none or for the runs before it. */
+	char *stderr_tail;
 	/* A serial run's schedule (schema 12): given to db_run_add, NULL for
 	 * a run that was not serial; list and get leave it NULL (read it
 	 * with db_run_sched). */

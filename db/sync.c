@@ -281,10 +281,11 @@ static const struct export_query {
      " c.max_memory_pages"
      " FROM campaigns c LEFT JOIN nodes n ON n.id = c.node_id"
      " WHERE c.id IN " CAMPS_AFTER " ORDER BY c.id"},
-    {R_RUN, "uuuus4ufusis4",
+    /* Version 10 added the tail of a failed run's stderr. */
+    {R_RUN, "uuuus4ufusis4s",
      "SELECT id, campaign_id, coalesce(node_id, 0), idx, profile,"
      " density_bp, seed, started, duration_us, status, exit_code, msg,"
-     " nbugs FROM runs WHERE id > ?1"
+     " nbugs, stderr FROM runs WHERE id > ?1"
      " ORDER BY id"},
     /* Version 3 added the sites' widths, version 4 the signature. */
     {R_BUG, "uu48ss448ss4uf88s",
@@ -836,8 +837,8 @@ static const char *const import_sql[Q_COUNT] = {
     [Q_RUN_FIND] = "SELECT id FROM runs WHERE campaign_id = ?1 AND idx = ?2",
     [Q_RUN_ADD] = "INSERT INTO runs(campaign_id, node_id, idx, profile,"
 		  " density_bp, seed, started, duration_us, status, exit_code,"
-		  " msg, nbugs) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		  " ?11, ?12)",
+		  " msg, nbugs, stderr) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		  " ?9, ?10, ?11, ?12, ?13)",
     [Q_BUG_FIND] = "SELECT id FROM bugs WHERE program_id = ?1"
 		   " AND site_a = ?2 AND site_b = ?3",
     [Q_BUG_ADD] = "INSERT INTO bugs(program_id, site_a, kind_a, func_a,"
@@ -1104,6 +1105,7 @@ static bool imp_run(importer *im, size_t at)
 	int32_t code = (int32_t)rd_u32(r, "run exit code");
 	span msg = rd_nstr(r, "run message");
 	uint32_t nbugs = rd_u32(r, "run bug count");
+	span tail = r->ver >= 10 ? rd_nstr(r, "run stderr") : (span){NULL, 0};
 	ent e = {0};
 
 	if (r->bad || !camp || !node)
@@ -1112,6 +1114,8 @@ static bool imp_run(importer *im, size_t at)
 		im->added.last_run = sid;
 	if (!in_list(status, statuses))
 		return rd_fail(r, at, "unknown", "run status");
+	if (tail.n >= DB_TAIL_MAX)
+		return rd_fail(r, at, "too long", "run stderr");
 	if (bp > 10000)
 		return rd_fail(r, at, "density above 100% in", "run");
 	sqlite3_bind_int64(q[Q_RUN_FIND], 1, camp->id);
@@ -1131,6 +1135,7 @@ static bool imp_run(importer *im, size_t at)
 		sqlite3_bind_int(s, 10, code);
 		bind_span(s, 11, msg, true);
 		sqlite3_bind_int64(s, 12, nbugs);
+		bind_span(s, 13, tail, true);
 		if (!step(im, s, &e.id, true, "adding a run"))
 			return false;
 		e.fresh = true;

@@ -22,7 +22,8 @@
  * with the campaign's stdin (db_campaign.input; empty without) and world
  * (db_campaign.world: directories, environment, limits):
  * a program that traps, exits non-zero, deadlocks (ends by the timeout)
- * or kills its worker is recorded with that status and the sweep goes on.
+ * or kills its worker is recorded with that status, its message and the
+ * last lines of its stderr, and the sweep goes on.
  * Only the parent writes the database, in batches committed every
  * DET_COMMIT_MS. det_sweep_stop (async-signal-safe, e.g. from a SIGINT
  * handler) ends the sweep: running workers are killed, their unfinished
@@ -70,6 +71,15 @@ void det_prog_free(det_prog *p);
  * record it. A site without a source file is never the runtime's; nor is
  * the rest of libc (memcpy, stdio): a race there is the caller's. */
 bool det_runtime_source(const char *file);
+
+/* Whether a source file is of the C library a guest links at all:
+ * wasi-libc (its build records "././libc-top-half/..." and
+ * "././libc-bottom-half/...") or any file of heisen's guest library (a
+ * file directly in a folder named guest). A race report names the first
+ * frame outside these as where the race is (the user's call of sprintf,
+ * fputs or pthread_join), since a race in the library's code on the
+ * caller's memory is the caller's. NULL: false. */
+bool det_library_source(const char *file);
 
 /* Where site lives: its function name into func (cap bytes; "func[N]"
  * when the module has no name), its source position into pos (file NULL
@@ -142,6 +152,12 @@ wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 
 #define DET_COMMIT_MS 250
 
+/* Of a run that did not end ok, the last DET_STDERR_LINES lines its
+ * program wrote to stderr, within DET_TAIL_MAX bytes with the NUL, go
+ * with its outcome (db_run.stderr_tail, det_batch_run_info). */
+#define DET_TAIL_MAX	 1024u
+#define DET_STDERR_LINES 5
+
 /* Progress, reported to the caller about every 100 ms and at the end. */
 typedef struct det_progress {
 	uint64_t done, planned; /* planned 0: budget */
@@ -203,6 +219,7 @@ typedef struct det_batch_run_info {
 	det_status status;
 	int exit_code;
 	const char *msg;
+	const char *stderr_tail; /* a run not ok: DET_TAIL_MAX bytes at most */
 	uint64_t duration_ns;
 	const det_violation *bugs;
 	uint32_t nbugs;

@@ -232,6 +232,7 @@ typedef struct sweep_ui {
 	int64_t program_id;
 	const det_supp *supp; /* new bugs it suppresses are not shown */
 	tui_emit em;	      /* --format's report; its run lines stream */
+	tui_reasons why;      /* why runs did not end ok */
 } sweep_ui;
 
 static void fmt_hms(double s, char *buf, size_t cap)
@@ -364,7 +365,10 @@ static void on_bug(void *ctx, const db_hit *h)
 static void on_run(void *ctx, const db_run *r, const db_hit *hits,
 		   uint32_t nhits)
 {
-	tui_emit_run(&((sweep_ui *)ctx)->em, r, hits, nhits);
+	sweep_ui *u = ctx;
+
+	tui_emit_run(&u->em, r, hits, nhits);
+	tui_reasons_note(&u->why, r);
 }
 
 static void start_line(sweep_ui *u, const db_campaign *c, bool resumed,
@@ -759,6 +763,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				tui_json_u64(&j, det_status_name((det_status)s),
 					     ui.last.by_status[s]);
 			tui_json_end(&j, '}');
+			tui_reasons_json(&j, &ui.why);
 			tui_json_arr(&j, "program_bugs");
 			l.j = &j;
 			db_bug_list(d, now.program_id, tui_supp_bug_row, &sl,
@@ -777,6 +782,17 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				now.id, now.status, now.done,
 				!strcmp(now.status, "done") ? "" : " so far",
 				now.cells, now.bugs, now.seed);
+			for (int s = DET_EXIT; s <= DET_ERROR; s++)
+				if (ui.last.by_status[s])
+					fprintf(out,
+						"  %" PRIu64
+						" run%s ended with "
+						"status %s\n",
+						ui.last.by_status[s],
+						ui.last.by_status[s] == 1 ? ""
+									  : "s",
+						det_status_name((det_status)s));
+			tui_reasons_print(out, &ui.why);
 			if (strcmp(now.status, "done"))
 				fprintf(out,
 					"resume with: heisen sweep "

@@ -19,6 +19,7 @@
 #include "db/db.h"
 #include "detector/campaign.h"
 #include "detector/suppress.h"
+#include "rewriter/srcmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -497,7 +498,7 @@ static int run_masked(const tui_cmd *cmd, const tui_args *a,
 		goto done;
 	}
 	judge_violations(&r, supp);
-	report_run(out, json, p, &r);
+	report_run(json ? out : err, json, p, &r);
 	if (!(rc = tui_gate_hits(cmd, gate, tui_opt_value(cmd, a, "--db"),
 				 p->name, r.hit, r.suppressed, r.nhit, &failing,
 				 err)))
@@ -665,7 +666,7 @@ static int run_serial(const tui_cmd *cmd, const tui_args *a,
 		goto done;
 	}
 	judge_violations(&r, supp);
-	report_run(out, json, p, &r);
+	report_run(json ? out : err, json, p, &r);
 	if (save) {
 		rep_sched_file f = {.spec = r.followed ? followed.spec : spec,
 				    .points = res.sched.events,
@@ -1069,6 +1070,73 @@ done:
 
 /* ---- heisen run ---------------------------------------------------------- */
 
+/* Where a timed-out run's threads were (eng_proc_stop_stacks), copied
+ * before its proc goes (wasi_config.on_done). */
+typedef struct stop_stacks {
+	eng_stop_stack s[ENG_STOP_THREADS];
+	uint32_t n;
+} stop_stacks;
+
+static void keep_stop_stacks(void *ctx, eng_proc *p)
+{
+	stop_stacks *k = ctx;
+	const eng_stop_stack *s;
+	eng_trap st;
+
+	eng_proc_status(p, &st);
+	if (st.kind != ENG_TIMEOUT)
+		return;
+	k->n = eng_proc_stop_stacks(p, &s);
+	memcpy(k->s, s, k->n * sizeof *s);
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	uint32_t x = ((const eng_stop_stack *)a)->tid;
+	uint32_t y = ((const eng_stop_stack *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+/* Each thread's stack of a run that timed out, named from m's name
+ * section and DWARF: what it was doing when the time ran out (a
+ * deadlock shows as threads waiting). */
+static void print_stop_stacks(FILE *err, const stop_stacks *k,
+			      const wasm_module *m)
+{
+	rw_srcmap *map = NULL;
+	wasm_err e;
+
+	if (!k->n)
+		return;
+	qsort((eng_stop_stack *)k->s, k->n, sizeof *k->s, by_tid);
+	if (rw_srcmap_new(m, &map, &e))
+		map = NULL;
+	fprintf(err, "heisen: where the threads were:\n");
+	for (uint32_t i = 0; i < k->n; i++) {
+		const eng_stop_stack *s = &k->s[i];
+		fprintf(err, "  thread %u:\n", s->tid);
+		for (uint32_t f = 0; f < s->n; f++) {
+			const wasm_str *nm = wasm_func_name(m, s->f[f].func);
+			rw_srcpos pos = {0};
+			fprintf(err, "    #%u ", f);
+			if (nm)
+				fprintf(err, "%.*s", (int)nm->len, nm->p);
+			else
+				fprintf(err, "func[%u]", s->f[f].func);
+			if (map &&
+			    rw_srcmap_lookup_near(map, s->f[f].offset, &pos) &&
+			    pos.file && pos.line)
+				fprintf(err, " %s:%u\n", pos.file, pos.line);
+			else
+				fprintf(err, " (offset 0x%x)\n",
+					s->f[f].offset);
+		}
+		if (s->truncated)
+			fprintf(err, "    ... (more frames)\n");
+	}
+	rw_srcmap_free(map);
+}
+
 int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *path = a->operands[0];
@@ -1079,6 +1147,7 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	wasi_config cfg;
 	eng_module *cm = NULL;
 	eng_trap trap;
+	stop_stacks *stops = NULL;
 	wasm_err e;
 	wasm_status st;
 	int rc, code;
@@ -1138,6 +1207,11 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = st == WASM_NOMEM ? TUI_EXIT_INTERNAL : TUI_EXIT_USAGE;
 		goto done;
 	}
+	if (cfg.limits.timeout_s > 0 &&
+	    (stops = wasm_calloc(1, sizeof *stops))) {
+		cfg.on_done = keep_stop_stacks;
+		cfg.hook_ctx = stops;
+	}
 	/* The program writes to the same fds: our buffered output first. */
 	fflush(out);
 	fflush(err);
@@ -1155,6 +1229,8 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	case ENG_TIMEOUT:
 		fprintf(err, "heisen: timeout: %s did not finish within %g s\n",
 			path, cfg.limits.timeout_s);
+		if (stops)
+			print_stop_stacks(err, stops, eng_module_wasm(cm));
 		rc = RUN_EXIT_TIMEOUT;
 		break;
 	case ENG_LIMIT:
@@ -1176,6 +1252,7 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 done:
 	eng_module_free(cm);
+	wasm_free(stops);
 	wasm_free(mem);
 	wasi_world_clear(&world);
 	return rc;

@@ -2021,6 +2021,53 @@ uint32_t eng_thread_backtrace(const eng_thread *t, eng_where *out,
 	return n;
 }
 
+void eng_note_stop(eng_thread *t, const eng_cell *pc, const eng_instance *inst,
+		   uint32_t depth)
+{
+	eng_proc *p = t->proc;
+	eng_stop_stack s = {.tid = t->id};
+	uint32_t d = depth;
+
+	if (t->stop_noted)
+		return;
+	t->stop_noted = true;
+	while (pc && inst) {
+		const eng_fn *fn = eng_fn_of_pc(inst->cm, pc);
+		if (!fn)
+			break;
+		if (s.n == ENG_STOP_FRAMES) {
+			s.truncated = true;
+			break;
+		}
+		s.f[s.n++] =
+		    (eng_where){fn->index, (uint32_t)pc_offset(fn, pc)};
+		if (!d--)
+			break;
+		pc = t->frames[d].ret_ip;
+		inst = t->frames[d].inst;
+		if (pc)
+			pc--;
+	}
+	pthread_mutex_lock(&p->lock);
+	if (p->nstops == p->cap_stops && p->cap_stops < ENG_STOP_THREADS) {
+		uint32_t cap = p->cap_stops ? 2 * p->cap_stops : 4;
+		eng_stop_stack *v = wasm_realloc(p->stops, cap * sizeof *v);
+		if (v) {
+			p->stops = v;
+			p->cap_stops = cap;
+		}
+	}
+	if (p->nstops < p->cap_stops)
+		p->stops[p->nstops++] = s;
+	pthread_mutex_unlock(&p->lock);
+}
+
+uint32_t eng_proc_stop_stacks(eng_proc *p, const eng_stop_stack **out)
+{
+	*out = p->stops;
+	return p->nstops;
+}
+
 bool eng_thread_callers_changed(const eng_thread *t, const void **ips,
 				uint32_t *n, uint32_t max)
 {

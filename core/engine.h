@@ -190,6 +190,25 @@ uint32_t eng_thread_backtrace(const eng_thread *t, eng_where *out,
 bool eng_thread_callers_changed(const eng_thread *t, const void **ips,
 				uint32_t *n, uint32_t max);
 
+/* Where each thread was when its proc was asked to stop (a timeout, a
+ * trap in another thread, proc_exit, eng_proc_stop): for each thread
+ * that was in guest code then, its id and its innermost frames, as
+ * eng_thread_backtrace gives them (at most ENG_STOP_FRAMES; truncated
+ * says there were more), kept by the thread as it leaves the
+ * interpreter: the cost is on the stop path only. A thread blocked in a
+ * host function or an atomic wait is kept at that call. *out is valid
+ * until eng_proc_free; returns how many, in the order the threads
+ * stopped (at most ENG_STOP_THREADS). */
+#define ENG_STOP_FRAMES	 16
+#define ENG_STOP_THREADS 64
+typedef struct eng_stop_stack {
+	uint32_t tid;
+	uint32_t n;
+	bool truncated;
+	eng_where f[ENG_STOP_FRAMES];
+} eng_stop_stack;
+uint32_t eng_proc_stop_stacks(eng_proc *p, const eng_stop_stack **out);
+
 /* Run fn(t, arg) on a new OS thread of p with its own eng_thread t (the
  * wasi-threads model: the caller instantiates the module again on t).
  * Returns the new thread's id (> 0), or -1 with err set when the proc's

@@ -341,6 +341,7 @@ struct eng_thread {
 	const eng_cell *pc;   /* instruction of the current memory access */
 	sigjmp_buf *trap_jmp; /* innermost eng_call's trap point */
 	bool in_wasm;         /* running guest code (signal handler check) */
+	bool stop_noted;      /* its stack is in proc->stops */
 	uint32_t polls;       /* since the last throttle yield */
 	/* The C stack the guest runs this thread on, [sp_lo, sp_hi) of its
 	 * memory, from eng_thread_set_c_stack; sp_lo 0: unknown. */
@@ -413,9 +414,19 @@ struct eng_proc {
 	pthread_t watchdog;
 	pthread_cond_t wd_cv;
 	bool wd_quit;
+	/* Where the threads were when the proc stopped (eng_note_stop),
+	 * under lock. */
+	eng_stop_stack *stops;
+	uint32_t nstops, cap_stops;
 };
 
 /* ---- shared between the files ---------------------------------------- */
+
+/* Thread t leaves the interpreter because its proc stops: keep where it
+ * was (the instruction pc of inst, depth frames below it) in the proc's
+ * stops, once per thread (compile.c). */
+void eng_note_stop(eng_thread *t, const eng_cell *pc, const eng_instance *inst,
+		   uint32_t depth);
 
 /* Make tag's exception, with the values vals (tag->nslots slots), the one
  * thread t throws. False when its buffer cannot grow (out of memory). */

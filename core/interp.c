@@ -1409,6 +1409,8 @@ call_func:
 		kind = eng_rt_call_host(th, cf, args, res, trap);
 		th->cur_inst = inst;
 		if (kind != ENG_OK) {
+			if (atomic_load_explicit(stopp, memory_order_relaxed))
+				eng_note_stop(th, ip, inst, depth);
 			*trap_pc = ip;
 			*trap_inst = inst;
 			th->depth = base_depth;
@@ -1519,6 +1521,7 @@ trap_filled:
 	return kind;
 
 stopped:
+	eng_note_stop(th, ip, inst, depth);
 	*trap_pc = ip;
 	*trap_inst = inst;
 	th->depth = base_depth;

@@ -454,6 +454,7 @@ void eng_proc_free(eng_proc *p)
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->s_lock);
 	wasm_free(p->s_threads);
+	wasm_free(p->stops);
 	pthread_cond_destroy(&p->done_cv);
 	pthread_cond_destroy(&p->wd_cv);
 	wasm_free(p);

@@ -124,6 +124,52 @@ typedef struct wasi_config {
 	void *hook_ctx;
 } wasi_config;
 
+/* A program's world beyond its arguments and stdin (`--dir`, `--env`,
+ * `--max-threads`, `--max-memory`) in the packed form campaigns, repro
+ * files and export streams keep: dirs holds ndirs pairs of NUL-terminated
+ * strings, the host directory then the guest's name for it; env holds
+ * nenv NUL-terminated "NAME=VALUE" strings; a limit of 0 is the engine's
+ * default. Zero-initialised it is the empty world. Owns its strings
+ * (wasi_world_clear). */
+typedef struct wasi_world {
+	char *dirs;
+	uint32_t ndirs;
+	char *env;
+	uint32_t nenv;
+	uint32_t max_threads;	   /* 0: the engine's default */
+	uint32_t max_memory_pages; /* 0: the engine's default */
+} wasi_world;
+
+/* Grant "HOST" or "HOST::GUEST" (the guest name is HOST as written when
+ * none is given); host, when not NULL, replaces the HOST part on the
+ * host side (a campaign keeps it made absolute). WASM_INVALID with what
+ * is expected for a malformed spec; WASM_NOMEM. */
+wasm_status wasi_world_add_dir(wasi_world *w, const char *spec,
+			       const char *host, wasm_err *err);
+/* Add "NAME=VALUE" to the environment; WASM_INVALID for anything else
+ * (no '=', or an empty NAME); WASM_NOMEM. */
+wasm_status wasi_world_add_env(wasi_world *w, const char *kv, wasm_err *err);
+/* Take n packed strings from p (len bytes, as a database row or a stream
+ * holds them) as dirs (pairs: n must be even) or env; false when they
+ * are not n NUL-terminated strings filling len exactly, or when out of
+ * memory (*oom). */
+bool wasi_world_set_dirs(wasi_world *w, const void *p, size_t len, bool *oom);
+bool wasi_world_set_env(wasi_world *w, const void *p, size_t len, bool *oom);
+/* Bytes of the packed dirs and env. */
+size_t wasi_world_dirs_len(const wasi_world *w);
+size_t wasi_world_env_len(const wasi_world *w);
+/* dst = a copy of src (dst's old strings are not freed). WASM_NOMEM. */
+wasm_status wasi_world_copy(wasi_world *dst, const wasi_world *src,
+			    wasm_err *err);
+/* Whether w differs from the empty world. */
+bool wasi_world_given(const wasi_world *w);
+/* Point cfg's directories, environment and limits at w (limits 0 leave
+ * cfg's): the arrays cfg then borrows are in *mem (wasm_free it after
+ * the run), the strings are w's. WASM_NOMEM. */
+wasm_status wasi_world_apply(const wasi_world *w, wasi_config *cfg, void **mem,
+			     wasm_err *err);
+void wasi_world_clear(wasi_world *w);
+
 /* Defaults: no arguments, no environment, no directories, stdio 0/1/2,
  * engine default limits, no extra imports. */
 void wasi_config_init(wasi_config *c);

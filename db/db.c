@@ -167,6 +167,19 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     " script TEXT NOT NULL, submitted REAL NOT NULL);"
     "CREATE INDEX slurm_jobs_campaign ON"
     " slurm_jobs(campaign_id);",
+    /* 14 -> 15: the program's world every run of a campaign had
+     * (wasi_world's packed form): the directories granted, host and guest
+     * name, and the environment; NULL when none. The most threads and
+     * memory pages (0: the engine's default). */
+    "ALTER TABLE campaigns ADD COLUMN dirs BLOB;"
+    "ALTER TABLE campaigns ADD COLUMN env BLOB;"
+    "ALTER TABLE campaigns ADD COLUMN"
+    " max_threads INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE campaigns ADD COLUMN"
+    " max_memory_pages INTEGER NOT NULL DEFAULT 0;"
+    /* ... and per run that did not end ok, the last lines its program
+     * wrote to stderr (DB_TAIL_MAX bytes at most); NULL otherwise. */
+    "ALTER TABLE runs ADD COLUMN stderr TEXT;",
 };
 _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 
@@ -180,12 +193,13 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	" (SELECT count(DISTINCT profile || ':' || density_bp) FROM runs"      \
 	" WHERE campaign_id = c.id), c.mask_version, c.owner, c.kind,"         \
 	" (SELECT hostname FROM nodes WHERE id = c.node_id), c.stdin,"         \
-	" c.stdin_hash, c.schedule, c.failure"                                 \
+	" c.stdin_hash, c.schedule, c.failure, c.dirs, c.env, c.max_threads,"  \
+	" c.max_memory_pages"                                                  \
 	" FROM campaigns c JOIN programs p ON p.id = c.program_id"
 #define RUN_COLS                                                               \
 	"r.id, r.campaign_id, r.node_id, r.idx, r.profile, r.density_bp,"      \
 	" r.seed, r.started, r.duration_us, r.status, r.exit_code, r.msg,"     \
-	" r.nbugs"
+	" r.nbugs, r.stderr"
 /* What identifies a bug across builds: its signature, or for one
  * recorded before signatures its id. */
 #define BUG_KEY(b) "coalesce(" b ".sig, '#' || " b ".id)"
@@ -234,9 +248,10 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	  "INSERT INTO campaigns(program_id, node_id, created, densities,"     \
 	  " density_bp, profiles, runs, budget_s, jobs, seed, delay,"          \
 	  " timeout_s, prune, pruned, args, status, planned, mask_version,"    \
-	  " owner, kind, stdin, stdin_hash, schedule, failure) VALUES(?1, ?2," \
-	  " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"    \
-	  " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)")                          \
+	  " owner, kind, stdin, stdin_hash, schedule, failure, dirs, env,"     \
+	  " max_threads, max_memory_pages) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7," \
+	  " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"    \
+	  " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)")                          \
 	X(CAMPAIGN_GET, "SELECT " CAMPAIGN_COLS " WHERE c.id = ?1")            \
 	X(CAMPAIGN_LIST,                                                       \
 	  "SELECT " CAMPAIGN_COLS " ORDER BY c.created DESC, c.id DESC")       \
@@ -248,8 +263,8 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 			 " ORDER BY idx")                                      \
 	X(RUN_ADD, "INSERT INTO runs(campaign_id, node_id, idx, profile,"      \
 		   " density_bp, seed, started, duration_us, status,"          \
-		   " exit_code, msg, nbugs) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"    \
-		   " ?7, ?8, ?9, ?10, ?11, ?12)")                              \
+		   " exit_code, msg, nbugs, stderr) VALUES(?1, ?2, ?3, ?4,"   \
+		   " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")                 \
 	X(RUN_GET, "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?1")          \
 	X(SCHED_ADD, "INSERT INTO schedules(run_id, points, switches, digest," \
 		     " failed, decisions) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")     \
@@ -1338,6 +1353,7 @@ void db_campaign_clear(db_campaign *c)
 	wasm_free(c->input_hash);
 	wasm_free(c->schedule);
 	wasm_free(c->failure);
+	wasi_world_clear(&c->world);
 	memset(c, 0, sizeof *c);
 }
 
@@ -1440,7 +1456,7 @@ static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 {
 	const uint8_t *args = sqlite3_column_blob(s, 16);
 	size_t alen = (size_t)sqlite3_column_bytes(s, 16);
-	bool ok = true, bad = false;
+	bool ok = true, bad = false, nomem = false;
 
 	memset(c, 0, sizeof *c);
 	c->id = sqlite3_column_int64(s, 0);
@@ -1496,6 +1512,14 @@ static wasm_status campaign_row(db *d, sqlite3_stmt *s, db_campaign *c,
 	}
 	c->schedule = col_dup(s, 28, &ok);
 	c->failure = col_dup(s, 29, &ok);
+	if (!wasi_world_set_dirs(&c->world, sqlite3_column_blob(s, 30),
+				 (size_t)sqlite3_column_bytes(s, 30), &nomem) ||
+	    !wasi_world_set_env(&c->world, sqlite3_column_blob(s, 31),
+				(size_t)sqlite3_column_bytes(s, 31), &nomem))
+		bad = !nomem;
+	ok = ok && !nomem;
+	c->world.max_threads = (uint32_t)sqlite3_column_int64(s, 32);
+	c->world.max_memory_pages = (uint32_t)sqlite3_column_int64(s, 33);
 	if (ok && c->status && !strcmp(c->status, "running")) {
 		const char *owner = (const char *)sqlite3_column_text(s, 23);
 		ok = owner_check(d, owner, c);
@@ -1541,6 +1565,15 @@ db_kind db_kind_parse(const char *s)
 		if (!strcmp(s, kind_names[k]))
 			return (db_kind)k;
 	return DB_KIND_SWEEP;
+}
+
+/* Packed strings (wasi_world's) as a blob, NULL when there are none. */
+static void bind_packed(sqlite3_stmt *s, int i, const char *p, size_t len)
+{
+	if (len)
+		sqlite3_bind_blob(s, i, p, (int)len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
 }
 
 wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
@@ -1595,6 +1628,10 @@ wasm_status db_campaign_new(db *d, db_campaign *c, wasm_err *err)
 	}
 	bind_text(s, 23, c->schedule);
 	bind_text(s, 24, c->failure);
+	bind_packed(s, 25, c->world.dirs, wasi_world_dirs_len(&c->world));
+	bind_packed(s, 26, c->world.env, wasi_world_env_len(&c->world));
+	sqlite3_bind_int64(s, 27, c->world.max_threads);
+	sqlite3_bind_int64(s, 28, c->world.max_memory_pages);
 	if ((st = bind_owner(d, s, 19, c->status ? c->status : "running",
 			     err))) {
 		done(s);
@@ -2558,6 +2595,8 @@ static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 	sqlite3_bind_int(s, 10, r->exit_code);
 	bind_text(s, 11, r->msg);
 	sqlite3_bind_int64(s, 12, r->nbugs);
+	bind_text(s, 13, r->stderr_tail && *r->stderr_tail ? r->stderr_tail
+							   : NULL);
 	if (exec_stmt(d, s, "adding a run", err))
 		return err->status;
 	r->id = sqlite3_last_insert_rowid(d->h);
@@ -2647,6 +2686,7 @@ static void run_row(sqlite3_stmt *s, db_run *r)
 	r->exit_code = sqlite3_column_int(s, 10);
 	r->msg = (char *)col_text(s, 11);
 	r->nbugs = (uint32_t)sqlite3_column_int64(s, 12);
+	r->stderr_tail = (char *)col_text(s, 13);
 }
 
 wasm_status db_run_list(db *d, int64_t campaign_id, int64_t bug_id,
@@ -2770,6 +2810,7 @@ static wasm_status read_run(db *d, sqlite3_stmt *s, void *out, wasm_err *err)
 	r->profile = col_dup(s, 4, &ok);
 	r->status = col_dup(s, 9, &ok);
 	r->msg = col_dup(s, 11, &ok);
+	r->stderr_tail = col_dup(s, 13, &ok);
 	if (ok)
 		return WASM_OK;
 	db_run_clear(r);
@@ -2789,6 +2830,7 @@ void db_run_clear(db_run *r)
 	wasm_free(r->profile);
 	wasm_free(r->status);
 	wasm_free(r->msg);
+	wasm_free(r->stderr_tail);
 	memset(r, 0, sizeof *r);
 }
 

@@ -46,10 +46,11 @@
 #define HEISEN_DB_DB_H
 
 #include "core/util.h"
+#include "core/wasi.h"
 
 typedef struct db db;
 
-#define DB_SCHEMA_VERSION 14
+#define DB_SCHEMA_VERSION 15
 
 /* The database a command uses: path if non-NULL, else $HEISEN_DB if set
  * and non-empty, else "heisen.db". */
@@ -117,6 +118,9 @@ db_kind db_kind_parse(const char *s);
 
 /* The most bytes a campaign's stdin may have (DET_STDIN_MAX). */
 #define DB_STDIN_MAX (1u << 20)
+/* The most of a failed run's stderr kept: its last lines within this
+ * many bytes (NUL included). */
+#define DB_TAIL_MAX 1024u
 
 typedef struct db_campaign {
 	int64_t id, program_id, node_id;
@@ -151,6 +155,10 @@ typedef struct db_campaign {
 	 * a failure (det_failure_parse's text), or NULL. */
 	char *schedule;
 	char *failure;
+	/* The program's world (schema 14): the directories granted (host
+	 * paths absolute), environment and limits every run had; empty for
+	 * the campaigns before it. */
+	wasi_world world;
 	/* "running", "stopped", "done", or "interrupted": marked running
 	 * but its sweep process on this machine is gone (killed, power
 	 * loss), found when the row is read. */
@@ -398,6 +406,10 @@ typedef struct db_run {
 	int exit_code;
 	char *msg;
 	uint32_t nbugs;
+	/* A run that did not end ok: the last lines its program wrote to
+	 * stderr, at most DB_TAIL_MAX bytes (schema 14); NULL or "" when
+	 * none or for the runs before it. */
+	char *stderr_tail;
 	/* A serial run's schedule (schema 12): given to db_run_add, NULL for
 	 * a run that was not serial; list and get leave it NULL (read it
 	 * with db_run_sched). */

@@ -270,19 +270,23 @@ static const struct export_query {
      " (SELECT program_id FROM campaigns WHERE id IN " CAMPS_AFTER ")"
      " ORDER BY id"},
     /* Version 7 added the runs' stdin, bytes and hash; version 8 the
-     * schedule strategy and the failure an explore looked for. */
-    {R_CAMPAIGN, "uuussfsbs4f4u4f8bbsu4sbsss",
+     * schedule strategy and the failure an explore looked for; version
+     * 10 the program's world (wasi_world: directories, environment,
+     * limits). */
+    {R_CAMPAIGN, "uuussfsbs4f4u4f8bbsu4sbsssbb44",
      "SELECT c.id, c.program_id, coalesce(c.node_id, 0), " C_ORIGIN ","
      " c.kind, c.created, c.densities, c.density_bp, c.profiles, c.runs,"
      " c.budget_s, c.jobs, c.seed, c.delay, c.timeout_s, c.prune, c.pruned,"
      " c.args, c.status, c.planned, c.mask_version, c.owner, c.stdin,"
-     " c.stdin_hash, c.schedule, c.failure"
+     " c.stdin_hash, c.schedule, c.failure, c.dirs, c.env, c.max_threads,"
+     " c.max_memory_pages"
      " FROM campaigns c LEFT JOIN nodes n ON n.id = c.node_id"
      " WHERE c.id IN " CAMPS_AFTER " ORDER BY c.id"},
-    {R_RUN, "uuuus4ufusis4",
+    /* Version 10 added the tail of a failed run's stderr. */
+    {R_RUN, "uuuus4ufusis4s",
      "SELECT id, campaign_id, coalesce(node_id, 0), idx, profile,"
      " density_bp, seed, started, duration_us, status, exit_code, msg,"
-     " nbugs FROM runs WHERE id > ?1"
+     " nbugs, stderr FROM runs WHERE id > ?1"
      " ORDER BY id"},
     /* Version 3 added the sites' widths, version 4 the signature. */
     {R_BUG, "uu48ss448ss4uf88s",
@@ -823,9 +827,10 @@ static const char *const import_sql[Q_COUNT] = {
 	"INSERT INTO campaigns(program_id, node_id, origin, kind, created,"
 	" densities, density_bp, profiles, runs, budget_s, jobs, seed, delay,"
 	" timeout_s, prune, pruned, args, status, planned, mask_version,"
-	" owner, stdin, stdin_hash, schedule, failure) VALUES(?1, ?2, ?3, ?4,"
-	" ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-	" ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+	" owner, stdin, stdin_hash, schedule, failure, dirs, env, max_threads,"
+	" max_memory_pages) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+	" ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
+	" ?24, ?25, ?26, ?27, ?28, ?29)",
     /* A later export of a campaign tells how it went on; one made here is
      * this workspace's to tell. */
     [Q_CAMPAIGN_UPDATE] = "UPDATE campaigns SET status = ?2, owner = ?3,"
@@ -833,8 +838,8 @@ static const char *const import_sql[Q_COUNT] = {
     [Q_RUN_FIND] = "SELECT id FROM runs WHERE campaign_id = ?1 AND idx = ?2",
     [Q_RUN_ADD] = "INSERT INTO runs(campaign_id, node_id, idx, profile,"
 		  " density_bp, seed, started, duration_us, status, exit_code,"
-		  " msg, nbugs) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		  " ?11, ?12)",
+		  " msg, nbugs, stderr) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		  " ?9, ?10, ?11, ?12, ?13)",
     [Q_BUG_FIND] = "SELECT id FROM bugs WHERE program_id = ?1"
 		   " AND site_a = ?2 AND site_b = ?3",
     [Q_BUG_ADD] = "INSERT INTO bugs(program_id, site_a, kind_a, func_a,"
@@ -942,6 +947,17 @@ static bool stdin_ok(span in, span hash)
 	return !memcmp(want, hash.p, 16);
 }
 
+/* Whether b holds NUL-terminated strings only (wasi_world's packed
+ * form), an even number of them for pairs. */
+static bool packed_ok(span b, bool pairs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b.n; i++)
+		n += b.p[i] == '\0';
+	return (!b.n || !b.p[b.n - 1]) && (!pairs || n % 2 == 0);
+}
+
 static bool imp_campaign(importer *im, size_t at)
 {
 	static const char *const kinds[] = {"sweep", "check", "explore", NULL};
@@ -960,6 +976,8 @@ static bool imp_campaign(importer *im, size_t at)
 	span dens, densbp, profiles, pruned, args, status, owner;
 	span in = {NULL, 0}, in_hash = {NULL, 0};
 	span sched = {NULL, 0}, failure = {NULL, 0};
+	span dirs = {NULL, 0}, env = {NULL, 0};
+	uint32_t max_threads = 0, max_pages = 0;
 	uint32_t runs, jobs, delay, mask;
 	double created, budget, timeout;
 	int64_t seed, planned;
@@ -992,6 +1010,12 @@ static bool imp_campaign(importer *im, size_t at)
 		sched = rd_nstr(r, "campaign schedule");
 		failure = rd_nstr(r, "campaign failure");
 	}
+	if (r->ver >= 10) {
+		dirs = rd_bytes(r, false, false, "campaign directories");
+		env = rd_bytes(r, false, false, "campaign environment");
+		max_threads = rd_u32(r, "campaign thread limit");
+		max_pages = rd_u32(r, "campaign memory limit");
+	}
 	if (r->bad || !prog || !node)
 		return false;
 	if ((sched.p && (!sched.n || sched.n > 64)) || failure.n > 4096)
@@ -1006,7 +1030,8 @@ static bool imp_campaign(importer *im, size_t at)
 	if (!in_list(status, statuses))
 		return rd_fail(r, at, "unknown", "campaign status");
 	if (densbp.n % 4 || pruned.n % 4 || prune > 1 ||
-	    (args.n && args.p[args.n - 1]))
+	    (args.n && args.p[args.n - 1]) || !packed_ok(dirs, true) ||
+	    !packed_ok(env, false) || max_pages > 65536)
 		return rd_fail(r, at, "malformed list in", "campaign");
 	bind_span(q[Q_CAMPAIGN_FIND], 1, origin, true);
 	if (!step(im, q[Q_CAMPAIGN_FIND], &e.id, false, "finding a campaign"))
@@ -1045,6 +1070,10 @@ static bool imp_campaign(importer *im, size_t at)
 		bind_span(s, 23, in_hash, true);
 		bind_span(s, 24, sched, true);
 		bind_span(s, 25, failure, true);
+		bind_span(s, 26, dirs.n ? dirs : (span){NULL, 0}, false);
+		bind_span(s, 27, env.n ? env : (span){NULL, 0}, false);
+		sqlite3_bind_int64(s, 28, max_threads);
+		sqlite3_bind_int64(s, 29, max_pages);
 		if (!step(im, s, &e.id, true, "adding a campaign"))
 			return false;
 		im->added.campaigns++;
@@ -1077,6 +1106,7 @@ static bool imp_run(importer *im, size_t at)
 	int32_t code = (int32_t)rd_u32(r, "run exit code");
 	span msg = rd_nstr(r, "run message");
 	uint32_t nbugs = rd_u32(r, "run bug count");
+	span tail = r->ver >= 10 ? rd_nstr(r, "run stderr") : (span){NULL, 0};
 	ent e = {0};
 
 	if (r->bad || !camp || !node)
@@ -1085,6 +1115,8 @@ static bool imp_run(importer *im, size_t at)
 		im->added.last_run = sid;
 	if (!in_list(status, statuses))
 		return rd_fail(r, at, "unknown", "run status");
+	if (tail.n >= DB_TAIL_MAX)
+		return rd_fail(r, at, "too long", "run stderr");
 	if (bp > 10000)
 		return rd_fail(r, at, "density above 100% in", "run");
 	sqlite3_bind_int64(q[Q_RUN_FIND], 1, camp->id);
@@ -1104,6 +1136,7 @@ static bool imp_run(importer *im, size_t at)
 		sqlite3_bind_int(s, 10, code);
 		bind_span(s, 11, msg, true);
 		sqlite3_bind_int64(s, 12, nbugs);
+		bind_span(s, 13, tail, true);
 		if (!step(im, s, &e.id, true, "adding a run"))
 			return false;
 		e.fresh = true;

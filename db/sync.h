@@ -39,7 +39,7 @@
 #include "db/db.h"
 
 /* The stream format this heisen writes; it reads versions 1..this. */
-#define DB_SYNC_VERSION 9
+#define DB_SYNC_VERSION 10
 
 /* Write the runs with id > since, and what they need, to out; *cursor
  * becomes the largest run id written (since when there is none) and

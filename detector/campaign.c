@@ -237,6 +237,26 @@ void det_prog_free(det_prog *p)
  * and file names. Not the rest of libc: two threads in memcpy or memset
  * on one buffer are the program's race, whatever file the accesses are
  * in. */
+bool det_library_source(const char *file)
+{
+	static const char *const libc_dirs[] = {"libc-top-half/",
+						"libc-bottom-half/"};
+	const char *slash;
+
+	if (!file)
+		return false;
+	while (!strncmp(file, "./", 2))
+		file += 2;
+	for (size_t i = 0; i < sizeof libc_dirs / sizeof *libc_dirs; i++)
+		if (!strncmp(file, libc_dirs[i], strlen(libc_dirs[i])))
+			return true;
+	/* ".../guest/NAME": the parent folder's name is guest. */
+	if (!(slash = strrchr(file, '/')) || slash - file < 5)
+		return false;
+	return !strncmp(slash - 5, "guest", 5) &&
+	       (slash - 5 == file || slash[-6] == '/');
+}
+
 bool det_runtime_source(const char *file)
 {
 	static const char *const libc_dirs[] = {"libc-bottom-half/"};
@@ -290,7 +310,7 @@ static void prog_where(const det_prog *p, uint32_t f, uint32_t orig, char *func,
 		snprintf(func, cap, "func[%u]",
 			 f > p->sites.probe_func ? f - 1 : f);
 	if (p->srcmap && orig)
-		rw_srcmap_lookup(p->srcmap, dwarf_off(p, orig), pos);
+		rw_srcmap_lookup_near(p->srcmap, dwarf_off(p, orig), pos);
 }
 
 void det_prog_site(const det_prog *p, uint32_t site, char *func, size_t cap,
@@ -831,6 +851,7 @@ typedef struct wire_head {
 	eng_sched_stats sched;
 	uint64_t diverged;
 	char msg[256];
+	char tail[DET_TAIL_MAX]; /* a run not ok: its stderr's last lines */
 } wire_head;
 
 #define WIRE_MAGIC 0x6865697aU
@@ -861,6 +882,7 @@ typedef struct pool {
 	uint32_t argc;
 	const uint8_t *in; /* every run's stdin; nin 0: empty */
 	uint32_t nin;
+	const wasi_world *world; /* NULL: none */
 	uint32_t delay;
 	double timeout_s;
 	const uint32_t *pool_sites; /* pruned set, or NULL */
@@ -905,6 +927,7 @@ static bool write_all(int fd, const void *p, size_t n)
 
 _Static_assert(DET_STDIN_MAX == DB_STDIN_MAX, "one limit for --stdin");
 _Static_assert(DET_NAME_MAX == DB_NAME_MAX, "one limit for thread names");
+_Static_assert(DET_TAIL_MAX == DB_TAIL_MAX, "one limit for stderr tails");
 
 /* What a worker keeps across its jobs: the mask buffer, /dev/null, the
  * runs' stdin and for a stdout failure the file the program's output
@@ -914,6 +937,7 @@ typedef struct worker_io {
 	int devnull;
 	int in_fd;  /* the pool's stdin (det_stdin_fd), or -1: devnull */
 	int out_fd; /* -1: output to devnull */
+	int err_fd; /* the run's stderr, for the tail of a run not ok */
 	regex_t re;
 	char *out; /* WORKER_OUT_MAX + 1 bytes */
 	wasm_buf dec; /* a serial run's decisions */
@@ -936,6 +960,50 @@ static bool judge(const pool *pl, worker_io *io, const det_run_result *res)
 	}
 	return det_failure_match(pl->failure, io->out_fd >= 0 ? &io->re : NULL,
 				 res->status, res->exit_code, io->out);
+}
+
+/* The last lines (at most DET_STDERR_LINES, within DET_TAIL_MAX - 1
+ * bytes) of what the run wrote to fd into tail, NUL-terminated; control
+ * characters but newlines and tabs become '?'. Empty when it wrote
+ * nothing or fd cannot be read.
+ *
+ * Limitations: the worker keeps a run's whole stderr in a memory file
+ * until the run ends; a program that writes gigabytes to stderr per run
+ * costs that much memory. */
+static void stderr_tail(int fd, char *tail)
+{
+	struct stat sb;
+	off_t from;
+	ssize_t n;
+	char *p;
+	int lines = 0;
+
+	tail[0] = '\0';
+	if (fd < 0 || fstat(fd, &sb) || sb.st_size <= 0)
+		return;
+	from =
+	    sb.st_size > DET_TAIL_MAX - 1 ? sb.st_size - (DET_TAIL_MAX - 1) : 0;
+	if ((n = pread(fd, tail, (size_t)(sb.st_size - from), from)) <= 0) {
+		tail[0] = '\0';
+		return;
+	}
+	while (n > 0 && tail[n - 1] == '\n')
+		n--;
+	tail[n] = '\0';
+	/* From the end back to the start of the last lines; a line the
+	 * window cut at its start is left out. */
+	for (p = tail + n; p > tail; p--)
+		if (p[-1] == '\n' && ++lines == DET_STDERR_LINES)
+			break;
+	if (p == tail && from > 0) {
+		char *nl = strchr(tail, '\n');
+		p = nl ? nl + 1 : tail;
+	}
+	memmove(tail, p, strlen(p) + 1);
+	for (p = tail; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t') ||
+		    *p == 0x7f)
+			*p = '?';
 }
 
 /* One job in the worker: run, report. False when the parent is gone. */
@@ -978,7 +1046,11 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 			io->out[0] = '\0';
 		o.stdio[1] = io->out_fd;
 	}
+	if (io->err_fd >= 0 && !ftruncate(io->err_fd, 0) &&
+	    !lseek(io->err_fd, 0, SEEK_SET))
+		o.stdio[2] = io->err_fd;
 	o.timeout_s = pl->timeout_s;
+	o.world = pl->world;
 	o.trigger = pl->trigger;
 	h.diverged = UINT64_MAX;
 	if (pl->sched) {
@@ -1023,6 +1095,8 @@ static bool worker_job(const pool *pl, const job *j, worker_io *io, int fd)
 	h.met = res.met;
 	h.failed = judge(pl, io, &res);
 	memcpy(h.msg, res.msg, sizeof h.msg);
+	if (res.status != DET_OK && o.stdio[2] == io->err_fd)
+		stderr_tail(io->err_fd, h.tail);
 	h.nbugs = res.nbugs;
 	h.dropped = res.dropped;
 	h.benign = res.benign;
@@ -1049,7 +1123,8 @@ static void worker_main(const pool *pl, int job_fd, int res_fd)
 	worker_io io = {.mask = wasm_calloc(n ? n : 1, 1),
 			.devnull = open("/dev/null", O_RDWR),
 			.in_fd = -1,
-			.out_fd = -1};
+			.out_fd = -1,
+			.err_fd = memfd_create("heisen-stderr", MFD_CLOEXEC)};
 	job j;
 
 	/* Ctrl-C reaches the whole process group: the parent decides. */
@@ -1146,6 +1221,7 @@ static void outcome_of_record(const worker *w, outcome *o)
 {
 	memcpy(&o->h, w->in.data, sizeof o->h);
 	o->h.msg[sizeof o->h.msg - 1] = '\0';
+	o->h.tail[sizeof o->h.tail - 1] = '\0';
 	o->bugs = (const det_violation *)(w->in.data + sizeof o->h);
 	o->shared = (const uint32_t *)(w->in.data + sizeof o->h +
 				       o->h.nbugs * sizeof(det_violation));
@@ -1534,6 +1610,7 @@ static bool sweep_done(void *ctx, const job *j, double started,
 	r.status = (char *)det_status_name((det_status)o->h.status);
 	r.exit_code = o->h.exit_code;
 	r.msg = (char *)o->h.msg;
+	r.stderr_tail = (char *)o->h.tail;
 	r.nbugs = nh;
 	if (s->c->schedule) {
 		sc.points = o->h.sched.events;
@@ -1665,6 +1742,7 @@ wasm_status det_sweep_slice(db *d, det_prog *p, db_campaign *c, uint64_t lo,
 	pl.argc = c->nargs + 1;
 	pl.in = c->input;
 	pl.nin = c->ninput;
+	pl.world = &c->world;
 	pl.delay = c->delay;
 	pl.timeout_s = c->timeout_s;
 	pl.pool_sites = c->prune ? c->pruned : NULL;
@@ -1768,8 +1846,9 @@ static bool shared_done(void *ctx, const job *j, double started,
 
 wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 			     uint32_t argc, const uint8_t *in, uint32_t nin,
-			     uint32_t runs, uint32_t jobs, double timeout_s,
-			     uint8_t *shared, wasm_err *err)
+			     const wasi_world *world, uint32_t runs,
+			     uint32_t jobs, double timeout_s, uint8_t *shared,
+			     wasm_err *err)
 {
 	pool pl = {0};
 	shared_ctx s = {0};
@@ -1782,6 +1861,7 @@ wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 	pl.argc = argc;
 	pl.in = in;
 	pl.nin = nin;
+	pl.world = world;
 	pl.timeout_s = timeout_s;
 	pl.npool = p->sites.nsites;
 	pl.jobs = jobs ? jobs : 1;
@@ -1835,6 +1915,7 @@ static bool batch_done(void *ctx, const job *j, double started,
 	    .status = (det_status)o->h.status,
 	    .exit_code = o->h.exit_code,
 	    .msg = o->h.msg,
+	    .stderr_tail = o->h.tail,
 	    .duration_ns = o->h.duration_ns,
 	    .bugs = o->bugs,
 	    .nbugs = o->bugs ? o->h.nbugs : 0,
@@ -1865,6 +1946,7 @@ wasm_status det_batch_run(const det_batch *b, wasm_err *err)
 	pl.argc = b->argc;
 	pl.in = b->in;
 	pl.nin = b->nin;
+	pl.world = b->world;
 	pl.delay = b->delay;
 	pl.timeout_s = b->timeout_s;
 	pl.npool = b->prog->sites.nsites;

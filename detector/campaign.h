@@ -19,9 +19,11 @@
  * open-ended: rounds continue until the budget is spent.
  *
  * Each run executes in a forked worker process (at most `jobs` at once)
- * with the campaign's stdin (db_campaign.input; empty without):
+ * with the campaign's stdin (db_campaign.input; empty without) and world
+ * (db_campaign.world: directories, environment, limits):
  * a program that traps, exits non-zero, deadlocks (ends by the timeout)
- * or kills its worker is recorded with that status and the sweep goes on.
+ * or kills its worker is recorded with that status, its message and the
+ * last lines of its stderr, and the sweep goes on.
  * Only the parent writes the database, in batches committed every
  * DET_COMMIT_MS. det_sweep_stop (async-signal-safe, e.g. from a SIGINT
  * handler) ends the sweep: running workers are killed, their unfinished
@@ -69,6 +71,15 @@ void det_prog_free(det_prog *p);
  * record it. A site without a source file is never the runtime's; nor is
  * the rest of libc (memcpy, stdio): a race there is the caller's. */
 bool det_runtime_source(const char *file);
+
+/* Whether a source file is of the C library a guest links at all:
+ * wasi-libc (its build records "././libc-top-half/..." and
+ * "././libc-bottom-half/...") or any file of heisen's guest library (a
+ * file directly in a folder named guest). A race report names the first
+ * frame outside these as where the race is (the user's call of sprintf,
+ * fputs or pthread_join), since a race in the library's code on the
+ * caller's memory is the caller's. NULL: false. */
+bool det_library_source(const char *file);
 
 /* Where site lives: its function name into func (cap bytes; "func[N]"
  * when the module has no name), its source position into pos (file NULL
@@ -132,13 +143,20 @@ wasm_status det_parse_profiles(const char *s, const det_profile ***out,
 /* Algorithm 2 over `runs` runs at density 100 %: the union of the sites
  * found shared into shared[0..nsites) (caller-allocated). Runs execute
  * in worker processes like a sweep's, each reading the nin bytes of in
- * as its stdin. */
+ * as its stdin, in world (NULL: none). */
 wasm_status det_shared_sites(det_prog *p, const char *const *argv,
 			     uint32_t argc, const uint8_t *in, uint32_t nin,
-			     uint32_t runs, uint32_t jobs, double timeout_s,
-			     uint8_t *shared, wasm_err *err);
+			     const wasi_world *world, uint32_t runs,
+			     uint32_t jobs, double timeout_s, uint8_t *shared,
+			     wasm_err *err);
 
 #define DET_COMMIT_MS 250
+
+/* Of a run that did not end ok, the last DET_STDERR_LINES lines its
+ * program wrote to stderr, within DET_TAIL_MAX bytes with the NUL, go
+ * with its outcome (db_run.stderr_tail, det_batch_run_info). */
+#define DET_TAIL_MAX	 1024u
+#define DET_STDERR_LINES 5
 
 /* Progress, reported to the caller about every 100 ms and at the end. */
 typedef struct det_progress {
@@ -209,6 +227,7 @@ typedef struct det_batch_run_info {
 	det_status status;
 	int exit_code;
 	const char *msg;
+	const char *stderr_tail; /* a run not ok: DET_TAIL_MAX bytes at most */
 	uint64_t duration_ns;
 	const det_violation *bugs;
 	uint32_t nbugs;
@@ -238,6 +257,7 @@ typedef struct det_batch {
 	uint32_t argc;
 	const uint8_t *in; /* every run's stdin (nin bytes); empty: nin 0 */
 	uint32_t nin;
+	const wasi_world *world; /* directories, environment, limits; NULL */
 	uint32_t runs, jobs;
 	/* Not NULL: every run is serial, its scheduler made with seed
 	 * sched_seed (with the happens-before detector when the batch has

@@ -213,6 +213,7 @@ struct det_probe {
 	 * finder reads them with no lock. */
 	struct benign_range {
 		uint32_t lo, hi;
+		bool silent; /* det_probe_thread_local: not counted */
 	} benign[BENIGN_MAX];
 	uint32_t nbenign;
 	/* The distinct site pairs (keys as p->keys) whose races they left
@@ -839,7 +840,8 @@ static inline bool ignored(const det_probe *p, uint32_t site)
 	       ignoring.writes != 0;
 }
 
-void det_probe_benign(det_probe *p, uint32_t addr, uint32_t size)
+/* A range races are left out on; silent ones are not counted. */
+static void leave_out(det_probe *p, uint32_t addr, uint32_t size, bool silent)
 {
 	uint32_t n;
 
@@ -852,21 +854,33 @@ void det_probe_benign(det_probe *p, uint32_t addr, uint32_t size)
 		p->benign[n].hi = (uint64_t)addr + size > UINT32_MAX
 				      ? UINT32_MAX
 				      : addr + size;
+		p->benign[n].silent = silent;
 		__atomic_store_n(&p->nbenign, n + 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&p->hint_lock);
 }
 
-/* Whether [addr, addr + width) meets a range annotated benign. */
-static bool benign_at(const det_probe *p, uint32_t addr, uint32_t width)
+void det_probe_benign(det_probe *p, uint32_t addr, uint32_t size)
+{
+	leave_out(p, addr, size, false);
+}
+
+void det_probe_thread_local(det_probe *p, uint32_t addr, uint32_t size)
+{
+	leave_out(p, addr, size, true);
+}
+
+/* The range left out that [addr, addr + width) meets, or NULL. */
+static const struct benign_range *benign_at(const det_probe *p, uint32_t addr,
+					    uint32_t width)
 {
 	uint32_t n = __atomic_load_n(&p->nbenign, __ATOMIC_ACQUIRE);
 	uint64_t end = (uint64_t)addr + width;
 
 	for (uint32_t i = 0; i < n; i++)
 		if (addr < p->benign[i].hi && end > p->benign[i].lo)
-			return true;
-	return false;
+			return &p->benign[i];
+	return NULL;
 }
 
 /* Count the pair of key, a race left out as benign, once. */
@@ -1194,13 +1208,18 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 	det_violation *v;
 
 	key = ((uint64_t)x->site[1 - cur] << 32 | x->site[cur]) + 1;
-	for (int k = 0; k < 2; k++)
-		if (x->site[k] < p->nsites &&
-		    benign_at(p, x->addr[k],
-			      site_width(&p->site[x->site[k]]))) {
-			benign_note(p, key);
+	for (int k = 0; k < 2; k++) {
+		const struct benign_range *out =
+		    x->site[k] < p->nsites
+			? benign_at(p, x->addr[k],
+				    site_width(&p->site[x->site[k]]))
+			: NULL;
+		if (out) {
+			if (!out->silent)
+				benign_note(p, key);
 			return;
 		}
+	}
 	pthread_mutex_lock(&p->lock);
 	j = pair_slot(p, key);
 	if (p->keys[j]) {

@@ -356,6 +356,13 @@ void det_probe_lock_details(const det_probe *p, det_violation *v, uint32_t n);
  *                         accesses to it recorded is forgotten. */
 void det_probe_benign(det_probe *p, uint32_t addr, uint32_t size);
 uint32_t det_probe_benign_count(const det_probe *p);
+/* [addr, addr + size) is what every thread has its own copy of natively
+ * but this libc keeps once (errno: Debian's wasi-libc was built without
+ * threads): a race either of whose accesses touches it is not recorded
+ * nor counted, as a native race detector never sees one there. The guest
+ * library names it at start (heisen.hint.thread_local). DET_RACE and
+ * DET_HB. */
+void det_probe_thread_local(det_probe *p, uint32_t addr, uint32_t size);
 void det_probe_ignore(det_probe *p, bool writes, bool begin);
 void det_probe_hb_edge(det_probe *p, uint32_t tid, uint32_t addr, bool release);
 void det_probe_new_memory(det_probe *p, uint32_t addr, uint32_t size);
@@ -456,6 +463,9 @@ typedef struct det_run_opts {
 	 * benchmarks, not for every run of a check. */
 	bool hb_bytes;
 	double timeout_s;	    /* 0: none */
+	/* Directories, environment and limits of the program (NULL: none,
+	 * the defaults); ignored with wasi below. */
+	const wasi_world *world;
 	/* Take no call stacks and values (det_probe_set_stacks): for
 	 * benchmarks only. */
 	bool no_stacks;

@@ -164,7 +164,7 @@ uint64_t det_mem_span(const wasm_module *m)
 
 /* ---- the run's imports --------------------------------------------------- */
 
-#define NHINTS 11
+#define NHINTS 12
 
 typedef struct run_ctx {
 	const det_run_opts *opts;
@@ -190,10 +190,10 @@ static eng_trap_kind probe_call(eng_thread *t, void *ctx, const eng_val *args,
 
 /* The guest library's hints (core/wasi.h), in hint_names' order. */
 static const char *const hint_names[NHINTS] = {
-    "alloc",  "free", "stack",	"nosync",     "lock",	    "unlock",
-    "benign", "hb",   "ignore", "new_memory", "thread_name"};
-static const char *const hint_sigs[NHINTS] = {"ii", "i",  "ii", "i",  "ii", "i",
-					      "ii", "ii", "ii", "ii", "ii"};
+    "alloc",  "free", "stack",	"nosync",     "lock",	     "unlock",
+    "benign", "hb",   "ignore", "new_memory", "thread_name", "thread_local"};
+static const char *const hint_sigs[NHINTS] = {
+    "ii", "i", "ii", "i", "ii", "i", "ii", "ii", "ii", "ii", "ii", "ii"};
 
 static eng_trap_kind hint_alloc(eng_thread *t, void *ctx, const eng_val *args,
 				eng_val *results, eng_trap *trap)
@@ -267,6 +267,15 @@ static eng_trap_kind hint_ignore(eng_thread *t, void *ctx, const eng_val *args,
 	return ENG_OK;
 }
 
+/* thread_local(addr, size): errno, one for all threads in this libc. */
+static eng_trap_kind hint_thread_local(eng_thread *t, void *ctx,
+				       const eng_val *args, eng_val *results,
+				       eng_trap *trap)
+{
+	det_probe_thread_local(ctx, (uint32_t)args[0], (uint32_t)args[1]);
+	return ENG_OK;
+}
+
 static eng_trap_kind hint_new_memory(eng_thread *t, void *ctx,
 				     const eng_val *args, eng_val *results,
 				     eng_trap *trap)
@@ -286,9 +295,9 @@ static eng_trap_kind hint_thread_name(eng_thread *t, void *ctx,
 }
 
 static const eng_host_fn hint_fns[NHINTS] = {
-    hint_alloc,	 hint_free,	  hint_stack,	   hint_nosync,
-    hint_lock,	 hint_unlock,	  hint_benign,	   hint_hb,
-    hint_ignore, hint_new_memory, hint_thread_name};
+    hint_alloc,	 hint_free,	  hint_stack,	    hint_nosync,
+    hint_lock,	 hint_unlock,	  hint_benign,	    hint_hb,
+    hint_ignore, hint_new_memory, hint_thread_name, hint_thread_local};
 
 /* One of the hints, when imp asks for it with its signature. */
 static bool resolve_hint(run_ctx *r, const wasm_import *imp, eng_extern *out)
@@ -545,6 +554,7 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	const det_profile *pr = opts->profile ? opts->profile : det_profiles;
 	run_ctx r = {.opts = opts, .res = res, .nsites = sites->nsites};
 	wasi_config cfg;
+	void *world = NULL;
 	regime g;
 	eng_trap trap;
 	wasm_err werr;
@@ -571,6 +581,9 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 		cfg.argc = opts->argc;
 		memcpy(cfg.stdio, opts->stdio, sizeof cfg.stdio);
 		cfg.limits.timeout_s = opts->timeout_s;
+		if (opts->world &&
+		    (st = wasi_world_apply(opts->world, &cfg, &world, err)))
+			goto done;
 	}
 	cfg.limits.throttle = opts->sched ? 0 : pr->throttle;
 	cfg.serial_seed = opts->sched_seed;
@@ -606,6 +619,7 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 done:
 	if (st)
 		det_run_result_free(res);
+	wasm_free(world);
 	det_probe_free(r.probe);
 	pthread_mutex_destroy(&r.lock);
 	return st;

@@ -57,6 +57,7 @@ static wasm_status run_masks(det_prog *p, const rep_min_opts *o,
 	b.argc = o->argc;
 	b.in = o->in;
 	b.nin = o->nin;
+	b.world = o->world;
 	b.runs = nmasks * each;
 	b.jobs = o->jobs;
 	b.on_run = count_run;
@@ -219,11 +220,24 @@ wasm_status rep_minimize(det_prog *p, const rep_min_opts *o,
 	}
 	if (!res->found || res->stopped || !ns)
 		goto out;
-	/* Fewer than L left: every non-empty subset; the smallest whose
-	 * failures are within two standard deviations (Poisson) of the most
-	 * any subset had wins, so that a site along for the ride goes: a
-	 * site the failure needs makes a gap far wider than that. */
-	{
+	if (ns >= L) {
+		/* Out of time with L sites or more left (a failure that every
+		 * group elicits alike): those are the set; 2^ns subsets are
+		 * not to be tried. */
+		if (!(res->sites = wasm_malloc(ns * sizeof *res->sites))) {
+			st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+					  "out of memory");
+			goto out;
+		}
+		memcpy(res->sites, S, ns * sizeof *res->sites);
+		res->nsites = ns;
+		qsort(res->sites, res->nsites, sizeof *res->sites, cmp_u32);
+	} else {
+		/* Fewer than L left: every non-empty subset; the smallest
+		 * whose failures are within two standard deviations
+		 * (Poisson) of the most any subset had wins, so that a site
+		 * along for the ride goes: a site the failure needs makes a
+		 * gap far wider than that. */
 		uint32_t nsub = (1u << ns) - 1, best = 0, top = 0;
 		memset(masks, 0, (size_t)nsub * n);
 		for (uint32_t c = 1; c <= nsub; c++)

@@ -58,6 +58,7 @@ typedef struct rep_min_opts {
 	uint32_t argc;
 	const uint8_t *in; /* every run's stdin (nin bytes; 0: empty) */
 	uint32_t nin;
+	const wasi_world *world; /* directories, environment, limits; NULL */
 	uint32_t jobs;
 	const uint32_t *pool; /* candidate sites; NULL: every site */
 	uint32_t npool;

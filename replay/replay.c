@@ -59,6 +59,7 @@ void rep_spec_clear(rep_spec *s)
 	wasm_free(s->profile);
 	wasm_free(s->args);
 	wasm_free(s->input);
+	wasi_world_clear(&s->world);
 	wasm_free(s->failure);
 	wasm_free(s->delay_sites);
 	wasm_free(s->dec);
@@ -314,6 +315,8 @@ static wasm_status spec_from_db(db *d, int64_t bug_id, int64_t run_id,
 		memcpy(out->input, c.input, c.ninput);
 		out->ninput = c.ninput;
 	}
+	if ((st = wasi_world_copy(&out->world, &c.world, err)))
+		goto out;
 	out->delay = c.delay;
 	out->timeout_s = c.timeout_s;
 	out->hold_ns = rep_default_hold(run.duration_us * 1000);
@@ -596,6 +599,7 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 	b.argc = s->nargs + 1;
 	b.in = s->input;
 	b.nin = s->ninput;
+	b.world = &s->world;
 	b.runs = o->runs;
 	b.jobs = o->jobs;
 	b.on_run = on_batch_run;
@@ -621,10 +625,8 @@ out:
 
 /* Values are written on one line: a backslash, a newline or a carriage
  * return in a string becomes \\, \n or \r. */
-static void put_str(wasm_buf *b, const char *key, const char *v)
+static void put_escaped(wasm_buf *b, const char *v)
 {
-	wasm_buf_put(b, key, strlen(key));
-	wasm_buf_put(b, " = ", 3);
 	for (const char *p = v; *p; p++) {
 		const char *esc = *p == '\\'   ? "\\\\"
 				  : *p == '\n' ? "\\n"
@@ -635,6 +637,13 @@ static void put_str(wasm_buf *b, const char *key, const char *v)
 		else
 			wasm_buf_byte(b, (uint8_t)*p);
 	}
+}
+
+static void put_str(wasm_buf *b, const char *key, const char *v)
+{
+	wasm_buf_put(b, key, strlen(key));
+	wasm_buf_put(b, " = ", 3);
+	put_escaped(b, v);
 	wasm_buf_byte(b, '\n');
 }
 
@@ -825,6 +834,25 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 		}
 		wasm_buf_byte(&b, '\n');
 	}
+	for (uint32_t i = 0, off = 0; i < s->world.ndirs; i++) {
+		const char *host = s->world.dirs + off;
+		const char *guest = host + strlen(host) + 1;
+		wasm_buf_put(&b, "dir = ", 6);
+		put_escaped(&b, host);
+		wasm_buf_put(&b, "::", 2);
+		put_escaped(&b, guest);
+		wasm_buf_byte(&b, '\n');
+		off = (uint32_t)(guest + strlen(guest) + 1 - s->world.dirs);
+	}
+	for (uint32_t i = 0, off = 0; i < s->world.nenv; i++) {
+		put_str(&b, "env", s->world.env + off);
+		off += (uint32_t)strlen(s->world.env + off) + 1;
+	}
+	if (s->world.max_threads)
+		put_fmt(&b, "max_threads", "%u", s->world.max_threads);
+	if (s->world.max_memory_pages)
+		put_fmt(&b, "max_memory_pages", "%u",
+			s->world.max_memory_pages);
 	put_fmt(&b, "delay", "%u", s->delay);
 	put_fmt(&b, "hold_us", "%" PRIu64, s->hold_ns / 1000);
 	put_fmt(&b, "timeout_s", "%.17g", s->timeout_s);
@@ -870,6 +898,10 @@ enum key_id {
 	K_ARG,
 	K_STDIN_HASH,
 	K_STDIN,
+	K_DIR,
+	K_ENV,
+	K_MAX_THREADS,
+	K_MAX_MEMORY,
 	K_DELAY,
 	K_HOLD,
 	K_TIMEOUT,
@@ -925,6 +957,10 @@ static const struct {
     [K_ARG] = {"arg", OPTIONAL},
     [K_STDIN_HASH] = {"stdin_hash", OPTIONAL},
     [K_STDIN] = {"stdin", OPTIONAL},
+    [K_DIR] = {"dir", OPTIONAL},
+    [K_ENV] = {"env", OPTIONAL},
+    [K_MAX_THREADS] = {"max_threads", OPTIONAL},
+    [K_MAX_MEMORY] = {"max_memory_pages", OPTIONAL},
     [K_DELAY] = {"delay", ALWAYS},
     [K_HOLD] = {"hold_us", ALWAYS},
     [K_TIMEOUT] = {"timeout_s", ALWAYS},
@@ -1144,6 +1180,31 @@ static bool set_key(rep_spec *s, enum key_id k, char *v, wasm_buf *args,
 		s->ninput = (uint32_t)(n / 2);
 		return true;
 	}
+	case K_DIR: {
+		wasm_err e;
+		wasm_status st;
+		if (!strstr(v, "::"))
+			return false;
+		st = wasi_world_add_dir(&s->world, v, NULL, &e);
+		*oom = st == WASM_NOMEM;
+		return !st;
+	}
+	case K_ENV: {
+		wasm_err e;
+		wasm_status st = wasi_world_add_env(&s->world, v, &e);
+		*oom = st == WASM_NOMEM;
+		return !st;
+	}
+	case K_MAX_THREADS:
+		if (!parse_u64(v, 1u << 20, &x) || !x)
+			return false;
+		s->world.max_threads = (uint32_t)x;
+		return true;
+	case K_MAX_MEMORY:
+		if (!parse_u64(v, 65536, &x) || !x)
+			return false;
+		s->world.max_memory_pages = (uint32_t)x;
+		return true;
 	case K_DELAY:
 		if (!parse_u64(v, 100000000, &x))
 			return false;
@@ -1312,7 +1373,7 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 					  lineno, key);
 			goto out;
 		}
-		if (seen[k] && k != K_ARG) {
+		if (seen[k] && k != K_ARG && k != K_DIR && k != K_ENV) {
 			st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 					  "%s: line %u: '%s' given twice", path,
 					  lineno, key);

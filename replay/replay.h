@@ -4,7 +4,8 @@
  * A rep_spec says everything needed to make a race happen again, with or
  * without the workspace it was found in: the program (hash, name, size,
  * site count), the bug's two sites, the mode, the mask, the profile,
- * arguments, delay, breakpoint hold and timeout. It comes from the
+ * arguments, stdin, directories, environment and limits, delay,
+ * breakpoint hold and timeout. It comes from the
  * workspace (rep_spec_from_db: a bug, or a run that detected it) or from
  * a repro file (rep_read), and goes to one (rep_write).
  *
@@ -93,6 +94,9 @@ typedef struct rep_spec {
 	uint8_t *input;
 	uint32_t ninput;
 	uint64_t input_hash; /* rep_read: the file's stdin_hash, checked */
+	/* The directories, environment and limits of every run (the
+	 * campaign's, `--dir` and the like; empty for specs before them). */
+	wasi_world world;
 	uint32_t delay;
 	uint64_t hold_ns; /* REP_TRIGGER */
 	/* The race's addresses in the detecting run, site[0]'s and

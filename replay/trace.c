@@ -351,6 +351,7 @@ wasm_status rep_trace_run(const rep_spec *s, det_prog *p,
 	ro.stdio[1] = o->out_fd >= 0 ? o->out_fd : null;
 	ro.stdio[2] = o->out_fd >= 0 ? o->out_fd : null;
 	ro.timeout_s = s->timeout_s;
+	ro.world = &s->world;
 	ro.sched = &hook;
 	ro.sched_seed = s->sched.seed;
 	if ((st = det_run(p->cm, &p->sites, &ro, &out->res, err)))

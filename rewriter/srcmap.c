@@ -889,6 +889,50 @@ const char *rw_srcmap_file(const rw_srcmap *s, uint64_t stmt_list,
 
 bool rw_srcmap_has_lines(const rw_srcmap *s) { return s && s->has_lines; }
 
+/* Index of the row that holds offset (as rw_srcmap_lookup finds it), or
+ * SIZE_MAX. */
+static size_t row_at(const rw_srcmap *s, size_t offset)
+{
+	size_t lo = 0, hi = s ? s->nrows : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->rows[mid].off <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 || s->rows[lo - 1].end ? SIZE_MAX : lo - 1;
+}
+
+bool rw_srcmap_lookup_near(const rw_srcmap *s, size_t offset, rw_srcpos *pos)
+{
+	size_t i = row_at(s, offset), best = SIZE_MAX;
+	uint64_t dist = UINT64_MAX;
+
+	if (!rw_srcmap_lookup(s, offset, pos) || pos->line || i == SIZE_MAX)
+		return i != SIZE_MAX;
+	for (size_t k = i; k-- > 0 && !s->rows[k].end;)
+		if (s->rows[k].line) {
+			best = k;
+			dist = offset - s->rows[k].off;
+			break;
+		}
+	for (size_t k = i + 1; k < s->nrows && !s->rows[k].end; k++)
+		if (s->rows[k].line) {
+			if (s->rows[k].off - offset < dist)
+				best = k;
+			break;
+		}
+	if (best != SIZE_MAX) {
+		const srow *r = &s->rows[best];
+		pos->file = r->file < s->nfiles ? s->files[r->file] : NULL;
+		pos->line = r->line;
+		pos->column = r->column;
+	}
+	return true;
+}
+
 bool rw_srcmap_lookup(const rw_srcmap *s, size_t offset, rw_srcpos *pos)
 {
 	size_t lo = 0, hi;

@@ -46,6 +46,12 @@ bool rw_srcmap_has_lines(const rw_srcmap *s);
  * that cannot describe the module's code (wasm-ld tombstones, --wrap
  * leftovers: see srcmap.c) are not used. O(log rows). */
 bool rw_srcmap_lookup(const rw_srcmap *s, size_t offset, rw_srcpos *pos);
+/* The same, but a row of line 0 (code the compiler made up: a spill, a
+ * landing pad) takes the line and column of the nearest row with a line
+ * in its sequence (the code of one function, as wasm-ld links them),
+ * the one before on a tie, and its file; line stays 0 when the sequence
+ * has none. For reports, which must never say `file:0`. */
+bool rw_srcmap_lookup_near(const rw_srcmap *s, size_t offset, rw_srcpos *pos);
 
 /* File `index` of the line table at offset stmt_list of .debug_line (a
  * compile unit's DW_AT_stmt_list; DW_AT_call_file and DW_AT_decl_file

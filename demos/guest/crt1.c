@@ -16,8 +16,10 @@
  * First of all it tells heisen where the main thread's stack is: wasm-ld
  * puts it between the data and the heap, [__data_end, __heap_base), 8 MiB
  * as heisen cc links it (-z stack-size), and the engine traps a function
- * that moves the stack pointer below it.
+ * that moves the stack pointer below it; and where errno is, which this
+ * libc keeps once for all threads.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -30,6 +32,9 @@ extern char __data_end, __heap_base;
 __attribute__((export_name("_start"))) void _start(void)
 {
 	__heisen_hint_stack(&__data_end, &__heap_base);
+	/* Debian's wasi-libc keeps one errno for every thread; natively
+	 * each has its own, so two threads' uses of it are no race. */
+	__heisen_hint_thread_local(&errno, sizeof errno);
 	__heisen_init_main_thread();
 	__wasm_call_ctors();
 	exit(__original_main());

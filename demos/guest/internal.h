@@ -64,6 +64,11 @@ __heisen_hint_stack(void *lo, void *hi);
  * which POSIX does not make synchronisation (the live-thread count), so
  * a race detector must not order threads through them; off: back to
  * normal. Only around accesses no program code can see. */
+/* [p, p + size) is one variable this libc keeps for all threads where
+ * each thread has its own natively (errno): a race detector must not
+ * report races on it. */
+__attribute__((import_module("heisen.hint"), import_name("thread_local"))) void
+__heisen_hint_thread_local(void *p, size_t size);
 __attribute__((import_module("heisen.hint"), import_name("nosync"))) void
 __heisen_hint_nosync(int on);
 /* The calling thread took the lock at p (how: HEISEN_LOCK_*), or let it

@@ -24,7 +24,7 @@ a=$("$HEISEN" run "$fib" --density 37 --seed 9 --json 2>/dev/null | python3 -c '
 # Caught races name the demo's lines; --fail-on-bugs turns them into exit 1.
 found=0
 for s in 1 2 3 4 5 6 7 8; do
-	"$HEISEN" run "$fib" --density 100 --seed $s --fail-on-bugs >"$dir/f.out" 2>/dev/null
+	"$HEISEN" run "$fib" --density 100 --seed $s --fail-on-bugs >/dev/null 2>"$dir/f.out"
 	rc=$?
 	if [ $rc -eq 1 ]; then
 		grep -qE "fibonacci\.c:(38|39|40|41|42|43)" "$dir/f.out" && found=1

@@ -106,7 +106,7 @@ EOF
 # machine may deny a run: up to three, each seed its own.
 for seed in 1 2 3; do
 	"$HEISEN" run "$build/heap-race.wasm" --density 100 --seed $seed \
-		>"$dir/run.out" 2>"$dir/run.err"
+		>"$dir/run.prog" 2>"$dir/run.out"
 	grep -q ' 0 violations$' "$dir/run.out" || break
 done
 grep -q "^  Location is heap block + 16 (size 20) allocated by thread 0 at:$" "$dir/run.out" ||
@@ -138,6 +138,10 @@ ALTER TABLE run_bugs DROP COLUMN loc_stack; ALTER TABLE run_bugs DROP COLUMN par
 ALTER TABLE run_bugs DROP COLUMN spawn_a; ALTER TABLE run_bugs DROP COLUMN spawn_b;
 ALTER TABLE campaigns DROP COLUMN stdin; ALTER TABLE campaigns DROP COLUMN stdin_hash;
 ALTER TABLE run_bugs DROP COLUMN locks; ALTER TABLE run_bugs DROP COLUMN names;
+ALTER TABLE campaigns DROP COLUMN dirs; ALTER TABLE campaigns DROP COLUMN env;
+ALTER TABLE runs DROP COLUMN stderr;
+ALTER TABLE campaigns DROP COLUMN max_threads;
+ALTER TABLE campaigns DROP COLUMN max_memory_pages;
 PRAGMA user_version = 9;" ||
 	bad "could not make an older workspace"
 "$HEISEN" show 1 --db "$dir/old.db" >"$dir/old.txt" 2>"$dir/old.err" ||

@@ -92,8 +92,8 @@ done
 
 # ---- (d) heisen run --density -----------------------------------------------------
 
-"$HEISEN" run "$build/helper-race.wasm" --density 100 --seed 3 >"$dir/run.txt" 2>"$dir/run.err" ||
-	bad "run --density: exit $?: $(snippet "$dir/run.err")"
+"$HEISEN" run "$build/helper-race.wasm" --density 100 --seed 3 >"$dir/run.prog" 2>"$dir/run.txt" ||
+	bad "run --density: exit $?: $(snippet "$dir/run.txt")"
 grep -q '^WARNING: heisen: data race (violation 1 of ' "$dir/run.txt" ||
 	bad "run --density: no race text: $(snippet "$dir/run.txt")"
 grep -Eq '^    #1 pay_(rent|wages) ' "$dir/run.txt" ||

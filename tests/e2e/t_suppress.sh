@@ -162,10 +162,10 @@ fail_with "check, no rules" 1 check "$wasm" --db "$dir/c.db"
 rules 'race:store_left' 'race:store_right'
 fail_with "run --density, both suppressed" 0 run "$wasm" --density 100 \
 	--seed 1 --suppressions "$dir/rules"
-grep -q "violations\? suppressed by" "$dir/f.out" ||
-	bad "run --density: no suppressed line: $(snippet "$dir/f.out")"
-grep -q "^WARNING" "$dir/f.out" &&
-	bad "run --density: a suppressed violation reported: $(snippet "$dir/f.out")"
+grep -q "violations\? suppressed by" "$dir/f.err" ||
+	bad "run --density: no suppressed line: $(snippet "$dir/f.err")"
+grep -q "^WARNING" "$dir/f.err" &&
+	bad "run --density: a suppressed violation reported: $(snippet "$dir/f.err")"
 rules 'race:store_left'
 hc "$dir/r.json" "$dir/r.err" run "$wasm" --density 100 --seed 1 --json \
 	--suppressions "$dir/rules"

@@ -103,6 +103,21 @@ static const char *table_names(const char *prefix)
 	return buf;
 }
 
+/* Every command's options fit tui_args: sweep's grew past 24 when two
+ * branches each added some, and the parser wrote past values[]. */
+static void test_table_fits(void **state)
+{
+	(void)state;
+	for (const tui_cmd *c = tui_commands; c->name; c++) {
+		int n = 0;
+		while (c->opts && c->opts[n].name)
+			n++;
+		if (n > TUI_MAX_OPTS)
+			fail_msg("%s has %d options, tui_args holds %d", c->name,
+				 n, TUI_MAX_OPTS);
+	}
+}
+
 static void test_first_word(void **state)
 {
 	assert_string_equal(comp(NULL, "ver"), "version");
@@ -132,7 +147,7 @@ static void test_after_separator(void **state)
 static void test_options(void **state)
 {
 	assert_string_equal(comp(NULL, "sweep x.wasm --d"),
-			    "--db --delay --densities");
+			    "--db --delay --densities --dir");
 	assert_string_equal(comp(NULL, "sweep --re"), "--resume");
 	assert_string_equal(comp(NULL, "sweep x.wasm --runs 4 --j"),
 			    "--jobs --json");
@@ -435,6 +450,7 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_table_fits),
 	    cmocka_unit_test(test_first_word),
 	    cmocka_unit_test(test_after_separator),
 	    cmocka_unit_test(test_options),

@@ -272,6 +272,37 @@ static void v4_rows_and_lookups(void **state)
 	wasm_buf_fini(&line);
 }
 
+/* A line-0 row takes the nearest line of its sequence, never another
+ * sequence's; rows with a line are as rw_srcmap_lookup gives them. */
+static void line_zero_takes_the_nearest_line(void **state)
+{
+	wasm_buf line, b;
+	wasm_module *m;
+	rw_srcmap *s;
+	rw_srcpos p;
+	wasm_err e;
+	size_t base;
+
+	build_v4(&line);
+	build_module(&b, (sect[]){{".debug_line", &line}, {NULL, NULL}});
+	assert_int_equal(load(&b, &m, &s, &e), WASM_OK);
+	base = m->section_start[10];
+	assert_true(rw_srcmap_lookup_near(s, base + 9, &p));
+	assert_string_equal(p.file, "/abs/inc/b.h");
+	assert_int_equal(p.line, 20);
+	assert_true(rw_srcmap_lookup_near(s, base + 12, &p));
+	assert_int_equal(p.line, 20);
+	assert_true(rw_srcmap_lookup_near(s, base + 4, &p));
+	assert_string_equal(p.file, "src/a.c");
+	assert_int_equal(p.line, 11);
+	assert_false(rw_srcmap_lookup_near(s, base + 13, &p));
+	assert_false(rw_srcmap_lookup_near(s, base, &p));
+	rw_srcmap_free(s);
+	wasm_module_free(m);
+	wasm_buf_fini(&b);
+	wasm_buf_fini(&line);
+}
+
 static void v4_comp_dir_from_debug_info(void **state)
 {
 	wasm_buf line, info, abbrev, b;
@@ -647,6 +678,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(v4_rows_and_lookups),
+	    cmocka_unit_test(line_zero_takes_the_nearest_line),
 	    cmocka_unit_test(v4_comp_dir_from_debug_info),
 	    cmocka_unit_test(v5_entry_formats_and_line_strp),
 	    cmocka_unit_test(several_units),

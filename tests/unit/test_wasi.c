@@ -1082,43 +1082,96 @@ static void thread_exit_on_main_traps(void **state)
 	eng_module_free(cm);
 }
 
+/* A world packed as campaigns keep it: a guest name defaults to the host
+ * path as written, a host override replaces only the host side, bad
+ * specs are refused, the packed form reads back and applies to a
+ * config. */
+static void world_packs_and_applies(void **state)
+{
+	wasi_world w = {0}, back = {0}, copy;
+	wasi_config cfg;
+	void *mem;
+	wasm_err e;
+	bool oom = false;
+
+	assert_int_equal(wasi_world_add_dir(&w, "data", NULL, &e), WASM_OK);
+	assert_int_equal(wasi_world_add_dir(&w, "in::/in", "/abs/in", &e),
+			 WASM_OK);
+	assert_int_equal(wasi_world_add_dir(&w, "::x", NULL, &e), WASM_INVALID);
+	assert_int_equal(wasi_world_add_dir(&w, "x::", NULL, &e), WASM_INVALID);
+	assert_int_equal(wasi_world_add_env(&w, "A=1", &e), WASM_OK);
+	assert_int_equal(wasi_world_add_env(&w, "=1", &e), WASM_INVALID);
+	assert_int_equal(wasi_world_add_env(&w, "NOVALUE", &e), WASM_INVALID);
+	assert_int_equal(w.ndirs, 2);
+	assert_int_equal(w.nenv, 1);
+	assert_int_equal(wasi_world_dirs_len(&w),
+			 sizeof "data\0data\0/abs/in\0/in");
+	w.max_threads = 3;
+	assert_true(
+	    wasi_world_set_dirs(&back, w.dirs, wasi_world_dirs_len(&w), &oom));
+	assert_int_equal(back.ndirs, 2);
+	/* Pairs only, and every string ends in NUL. */
+	assert_false(wasi_world_set_dirs(&back, "a\0b\0c", 6, &oom));
+	assert_false(wasi_world_set_env(&back, "A=1", 3, &oom));
+	assert_false(oom);
+	wasm_free(back.dirs);
+	assert_int_equal(wasi_world_copy(&copy, &w, &e), WASM_OK);
+	wasi_config_init(&cfg);
+	assert_int_equal(wasi_world_apply(&copy, &cfg, &mem, &e), WASM_OK);
+	assert_int_equal(cfg.ndirs, 2);
+	assert_string_equal(cfg.dirs[0].host, "data");
+	assert_string_equal(cfg.dirs[0].guest, "data");
+	assert_string_equal(cfg.dirs[1].host, "/abs/in");
+	assert_string_equal(cfg.dirs[1].guest, "/in");
+	assert_int_equal(cfg.nenv, 1);
+	assert_string_equal(cfg.env[0], "A=1");
+	assert_int_equal(cfg.limits.max_threads, 3);
+	assert_int_equal(cfg.limits.max_memory_pages, 0);
+	assert_true(wasi_world_given(&copy));
+	wasm_free(mem);
+	wasi_world_clear(&copy);
+	wasi_world_clear(&w);
+	assert_false(wasi_world_given(&w));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(errno_table_maps_host_errors),
-		cmocka_unit_test_setup_teardown(
-			args_layout_is_pointers_then_strings, setup, teardown),
-		cmocka_unit_test_setup_teardown(
-			args_out_of_bounds_is_efault_and_writes_nothing, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(paths_inside_resolve, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(paths_cannot_escape, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(paths_with_nul_are_rejected,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(
-			open_reads_inside_and_refuses_outside, setup, teardown),
-		cmocka_unit_test_setup_teardown(unlink_rename_mkdir_stay_inside,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(readlink_and_filestat, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(
-			preopen_is_fd_3_with_its_guest_name, setup, teardown),
-		cmocka_unit_test_setup_teardown(write_checks_every_iovec, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(renumber_moves_an_fd, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(readdir_lists_the_directory,
-						setup, teardown),
-		cmocka_unit_test(closed_stdio_keeps_preopens_at_3),
-		cmocka_unit_test_setup_teardown(clocks_random_and_poll, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(table_has_what_wasi_libc_needs,
-						setup, teardown),
-		cmocka_unit_test(one_compile_many_runs_with_threads),
-		cmocka_unit_test(thread_exit_ends_only_its_thread),
-		cmocka_unit_test(thread_exit_on_main_traps),
+	    cmocka_unit_test(errno_table_maps_host_errors),
+	    cmocka_unit_test(world_packs_and_applies),
+	    cmocka_unit_test_setup_teardown(
+		args_layout_is_pointers_then_strings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		args_out_of_bounds_is_efault_and_writes_nothing, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(paths_inside_resolve, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(paths_cannot_escape, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(paths_with_nul_are_rejected, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		open_reads_inside_and_refuses_outside, setup, teardown),
+	    cmocka_unit_test_setup_teardown(unlink_rename_mkdir_stay_inside,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(readlink_and_filestat, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(preopen_is_fd_3_with_its_guest_name,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(write_checks_every_iovec, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(renumber_moves_an_fd, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(readdir_lists_the_directory, setup,
+					    teardown),
+	    cmocka_unit_test(closed_stdio_keeps_preopens_at_3),
+	    cmocka_unit_test_setup_teardown(clocks_random_and_poll, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(table_has_what_wasi_libc_needs,
+					    setup, teardown),
+	    cmocka_unit_test(one_compile_many_runs_with_threads),
+	    cmocka_unit_test(thread_exit_ends_only_its_thread),
+	    cmocka_unit_test(thread_exit_on_main_traps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

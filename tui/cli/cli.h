@@ -51,7 +51,7 @@ bool tui_opt_choice(const tui_opt *o, const char *word);
  * the remaining words in order. seen[] lists every option given, in
  * order, so that repeatable options (--dir, --env) keep each value: read
  * them with tui_opt_values. Storage points into argv; nothing to free. */
-#define TUI_MAX_OPTS	 24
+#define TUI_MAX_OPTS	 48
 #define TUI_MAX_OPERANDS 64
 #define TUI_MAX_SEEN	 64
 typedef struct tui_args {
@@ -352,5 +352,14 @@ int tui_opt_stdin(const tui_cmd *cmd, const tui_args *a, uint8_t **bytes,
 /* The text of a stdin's rw_hash, as tui_opt_stdin gives it: 16 hex
  * digits into out (17 bytes). */
 void tui_stdin_hash(const uint8_t *b, uint32_t n, char out[17]);
+/* --dir, --env, --max-threads and --max-memory of the commands that run
+ * a program, as `heisen run` reads them, into *w: each option given
+ * replaces that part of base (NULL: the empty world), one not given
+ * keeps it. With absolute, a granted directory's host path is made
+ * absolute (a campaign or repro file is replayed from other folders),
+ * and one that does not exist is refused. An exit code, the message on
+ * err under cmd's name; *w is the caller's to clear on success. */
+int tui_opt_world(const tui_cmd *cmd, const tui_args *a, const wasi_world *base,
+		  bool absolute, wasi_world *w, FILE *err);
 
 #endif

@@ -66,6 +66,15 @@ bool tui_parse_opts(const tui_cmd *cmd, int argc, char **argv, tui_args *a,
 			const char *eq = strchr(w, '=');
 			size_t len = eq ? (size_t)(eq - w) : strlen(w);
 			int k = opt_index(cmd, w, len);
+			/* The table outgrowing tui_args is heisen's bug, and
+			 * must not write past values[]. */
+			if (k >= TUI_MAX_OPTS) {
+				fprintf(err,
+					"heisen %s: internal error: option %.*s "
+					"is past the %d a command may have\n",
+					cmd->name, (int)len, w, TUI_MAX_OPTS);
+				return false;
+			}
 			if (k < 0) {
 				fprintf(err,
 					"heisen %s: unknown option '%.*s' "

@@ -72,18 +72,26 @@ static const tui_opt cc_opts[] = {
     {NULL, NULL, NULL},
 };
 
+/* The program's world (tui_opt_world): run's options, which the commands
+ * that run a program many times take too, each with `also` said of it. */
+#define WORLD_OPTS(also)                                                       \
+	{"--dir", "HOST[::GUEST]",                                             \
+	 "grant directory HOST, seen by the program as GUEST (default: "       \
+	 "HOST); repeatable" also},                                            \
+	    {"--env", "K=V",                                                   \
+	     "set a variable in the program's environment; repeatable" also},  \
+	    {"--max-threads", "N",                                             \
+	     "most threads alive at once (default 64)" also},                  \
+	{                                                                      \
+		"--max-memory", "SIZE",                                        \
+		    "cap on each memory: bytes or 64K/64M/1G (default 4G)" also \
+	}
+#define WORLD_RECORDED "; recorded with the campaign"
+
 static const tui_opt run_opts[] = {
-    {"--dir", "HOST[::GUEST]",
-     "grant directory HOST, seen by the program as GUEST (default: "
-     "HOST); repeatable"},
-    {"--env", "K=V",
-     "set a variable in the program's environment; "
-     "repeatable"},
+    WORLD_OPTS(""),
     {"--timeout", "TIME",
      "stop the program after TIME: 30 (seconds), 30s, 10m, 2h (exit 124)"},
-    {"--max-threads", "N", "most threads alive at once (default 64)"},
-    {"--max-memory", "SIZE",
-     "cap on each memory: bytes or 64K/64M/1G (default 4G)"},
     {"--density", "PCT",
      "detect races: arm a random PCT % of the probe sites (the program "
      "is instrumented first if it is not)"},
@@ -135,6 +143,7 @@ static const tui_opt check_opts[] = {
     {"--stdin", "FILE",
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
      "input, recorded with the campaign (default: stdin empty)"},
+    WORLD_OPTS(WORLD_RECORDED),
     {"--schedule", "STRATEGY",
      "serial runs: one thread at a time, each run under its own schedule "
      "(random[:P], pct:D[:K] or chaos, docs/schedules.md), recorded "
@@ -166,6 +175,7 @@ static const tui_opt explore_opts[] = {
     {"--stdin", "FILE",
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
      "input, recorded with the campaign (default: stdin empty)"},
+    WORLD_OPTS(WORLD_RECORDED),
     {"--db", "FILE", "workspace database (default $HEISEN_DB or ./heisen.db)"},
     {"--fail-on-bugs", "[new|any]",
      "exit 1 when a race not suppressed (with new: nor triaged) or a "
@@ -212,6 +222,7 @@ static const tui_opt sweep_opts[] = {
     {"--stdin", "FILE",
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
      "input, recorded with the campaign (default: stdin empty)"},
+    WORLD_OPTS(WORLD_RECORDED),
     {"--resume", "CAMPAIGN", "continue a stopped campaign's plan"},
     {"--plan-slice", "I/N",
      "run only slice I (0 to N-1) of the plan's N contiguous slices; runs "
@@ -316,6 +327,7 @@ static const tui_opt replay_opts[] = {
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
      "input (default: the campaign's or the repro file's; without "
      "either, stdin empty)"},
+    WORLD_OPTS(" (default: the campaign's or the repro file's)"),
     {"--db", "FILE", "workspace database (default $HEISEN_DB or ./heisen.db)"},
     {"--json", NULL, "print the result as JSON (schema heisen.replay/1)"},
     {NULL, NULL, NULL},
@@ -340,6 +352,7 @@ static const tui_opt minimize_opts[] = {
     {"--stdin", "FILE",
      "every run reads FILE's bytes (at most 1 MiB) as its standard "
      "input, saved in the repro file (default: stdin empty)"},
+    WORLD_OPTS("; saved in the repro file"),
     {"--save", "FILE.repro", "write the result as a repro file"},
     {"--json", NULL, "print the result as JSON (schema heisen.minimize/1)"},
     {NULL, NULL, NULL},
@@ -651,13 +664,17 @@ const tui_cmd tui_commands[] = {
      "on stderr, e.g.\n"
      "  heisen: trap: integer divide by zero in function 12 'fib' at "
      "offset 0x1a3f\n"
-     "124 if --timeout passes; 2 if FILE.wasm cannot be read, is not a "
+     "124 if --timeout passes, with where each thread was on stderr "
+     "(its call stack, named from the name section and DWARF: a "
+     "deadlock shows as threads waiting); 2 if FILE.wasm cannot be read, is not a "
      "valid module or not a WASI command, or an option is wrong; 3 on an "
      "internal error. A program may return these codes itself: the "
      "message on stderr tells them apart.\n"
      "With --density or --mask the run detects data races: FILE.wasm is "
      "instrumented if it is not (cached by its hash), the chosen sites "
-     "are armed, and after the run heisen prints a line of what it did "
+     "are armed, and after the run heisen prints on stderr (stdout "
+     "stays the program's own output, as with ThreadSanitizer) a line "
+     "of what it did "
      "(density, seed, sites armed, status, time, probe calls, "
      "violations), then each violation as a race report: both accesses "
      "with kind, size, address, thread and call stack, a 'Value changed' "
@@ -701,7 +718,9 @@ const tui_cmd tui_commands[] = {
      "-D, -I, several .c files, -c to compile only, -Wl,... to the "
      "linker (-Wl,--max-memory=BYTES overrides the default cap of "
      "256 MiB), -msimd128 for 128-bit SIMD. errno is one variable shared "
-     "by all threads (Debian's wasi-libc has no thread-local errno).\n"
+     "by all threads (Debian's wasi-libc has no thread-local errno); "
+     "races on it are not reported, as each thread has its own "
+     "natively.\n"
      "Threads: pthread_exit ends the calling thread (its OS thread and "
      "slot are freed); deferred cancellation (pthread_cancel, acted on "
      "at pthread_testcancel, pthread_join, pthread_cond_wait/timedwait, "
@@ -794,7 +813,9 @@ const tui_cmd tui_commands[] = {
      "[new|any]] "
      "[--format sarif|junit|jsonl [--source-root DIR]] "
      "[--suppressions FILE] [--progress-fd FD] [--stdin FILE] "
-     "[--schedule STRATEGY] [-- ARGS...]  |  --resume CAMPAIGN [--jobs J] [--db FILE] [--format "
+     "[--schedule STRATEGY] [--dir HOST[::GUEST]]... [--env K=V]... "
+     "[--max-threads N] [--max-memory SIZE] [-- ARGS...]  |  --resume "
+     "CAMPAIGN [--jobs J] [--db FILE] [--format "
      "sarif|junit|jsonl] [--suppressions FILE] [--progress-fd FD]",
      "run a program many times under random probe masks, record races",
      "A campaign: FILE.wasm (instrumented on the fly when it is not, "
@@ -817,7 +838,11 @@ const tui_cmd tui_commands[] = {
      "worker is recorded with that status and the campaign goes on.\n"
      "Without --stdin a run's stdin is empty; --stdin FILE gives every "
      "run FILE's bytes (read once, at most 1 MiB), stored with the "
-     "campaign so that --resume, rerun and replay read the same.\n"
+     "campaign so that --resume, rerun and replay read the same. "
+     "--dir, --env, --max-threads and --max-memory are run's, and are "
+     "recorded with the campaign too: --resume, rerun, replay and the "
+     "TUI run the program in the same world (a granted directory by "
+     "its absolute path).\n"
      "On a terminal a progress line shows runs done, runs/s, bugs and "
      "the time left, and each new bug is printed as it appears; "
      "otherwise the sweep is quiet until its summary. Ctrl-C stops it "
@@ -857,7 +882,8 @@ const tui_cmd tui_commands[] = {
      "FILE.wasm [--runs N] [--profile NAME] [--jobs J] [--timeout TIME] "
      "[--db FILE] [--json] [--fail-on-bugs [new|any]] [--format "
      "sarif|junit|jsonl [--source-root DIR]] [--suppressions FILE] "
-     "[--stdin FILE] [-- ARGS...]",
+     "[--stdin FILE] ""[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
+     "[--max-memory SIZE] ""[-- ARGS...]",
      "find every race of a run by happens-before, as ThreadSanitizer does",
      "Runs FILE.wasm (instrumented on the fly when it is not, cached by "
      "hash) N times with every site probed and no delay, and tracks "
@@ -881,7 +907,9 @@ const tui_cmd tui_commands[] = {
      "up to 0.5 s for them to end, so that they run what they would "
      "natively have run by then (docs/check.md). Without --stdin a run's "
      "stdin is empty; --stdin FILE gives every run FILE's bytes (read "
-     "once, at most 1 MiB), stored with the campaign.\n"
+     "once, at most 1 MiB), stored with the campaign. --dir, --env, "
+     "--max-threads and --max-memory are run's, recorded with the "
+     "campaign so that replay and rerun use them again.\n"
      "A race that a rule of the suppressions file matches "
      "(--suppressions FILE, else ./.heisen-suppressions when it exists; "
      "docs/suppressions.md) is not printed: a race: rule on one of its "
@@ -912,7 +940,8 @@ const tui_cmd tui_commands[] = {
     {"explore",
      "FILE.wasm [--strategy random[:P]|pct:D[:K]|chaos] [--runs N | --budget "
      "TIME] [--seed S] [--failure trap|exit:N|stdout:RE] [--jobs J] "
-     "[--timeout TIME] [--stdin FILE] [--db FILE] [--json] "
+     "[--timeout TIME] [--stdin FILE] ""[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
+     "[--max-memory SIZE] ""[--db FILE] [--json] "
      "[--fail-on-bugs [new|any]] [--format sarif|junit|jsonl] "
      "[--suppressions FILE] [-- ARGS...]",
      "search thread schedules: serial runs under drawn schedules, every "
@@ -957,7 +986,7 @@ const tui_cmd tui_commands[] = {
      "Runs run RUN of the workspace (an id from 'heisen runs CAMPAIGN') "
      "again as its campaign ran it: the program at the path recorded "
      "for it, with the campaign's arguments and stdin (empty unless it "
-     "had --stdin), no environment and no directories; the run's "
+     "had --stdin), directories, environment and limits; the run's "
      "profile, density and mask seed over the campaign's site pool "
      "(its shared sites with --prune), so exactly the same sites are armed; "
      "the campaign's "
@@ -1049,8 +1078,8 @@ const tui_cmd tui_commands[] = {
      "BUG [--run RUN] | --run RUN | --file FILE.repro PROGRAM.wasm "
      "[--force]  [--mode pinned|minimal|trigger] [--runs N] [--jobs J] "
      "[--hold TIME] [--any-address] [--until-first] [--save FILE.repro] "
-     "[--progress] [--stdin FILE] "
-     "[--db FILE] [--json]",
+     "[--progress] [--stdin FILE] ""[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
+     "[--max-memory SIZE] ""[--db FILE] [--json]",
      "reproduce a logged race and measure how often it shows",
      "Runs the program of a race again and again (--runs, default 100, "
      "in worker processes as a sweep does) and counts the runs that "
@@ -1069,13 +1098,15 @@ const tui_cmd tui_commands[] = {
      "trigger forces it and is the default. --save writes a repro file "
      "(text, docs/replay.md): the program's hash, name and size, the "
      "sites, the mode, the mask (seed, density, pool, generator "
-     "version), profile, arguments, stdin (the bytes themselves), delay, "
+     "version), profile, arguments, stdin (the bytes themselves), "
+     "directories, environment and limits, delay, "
      "hold and the rate measured. "
      "'heisen replay --file FILE.repro PROGRAM.wasm' replays it on any "
      "machine without a workspace; a program whose hash differs is "
      "refused unless --force. The runs read the campaign's or the file's "
      "stdin, --stdin FILE's bytes instead when given, or an empty stdin "
-     "when there is none. On a terminal a progress line counts the "
+     "when there is none; likewise --dir, --env, --max-threads and "
+     "--max-memory, each given replacing the recorded one. On a terminal a progress line counts the "
      "runs; Ctrl-C stops and reports what ran.\n"
      "Exit status: 0 when the race was reproduced at least once; 1 when "
      "it was not (a failed reproduction); 2 for an unknown bug or run, "
@@ -1087,7 +1118,8 @@ const tui_cmd tui_commands[] = {
      "PROGRAM.wasm --failure trap|exit:N|stdout:REGEX [--groups L] "
      "[--repeat R] [--budget TIME] [--seed S] [--delay UNITS] "
      "[--profile NAME] [--timeout TIME] [--jobs J] [--baseline N] "
-     "[--save FILE.repro] [--stdin FILE] [--json] [-- ARGS...]",
+     "[--save FILE.repro] [--stdin FILE] ""[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
+     "[--max-memory SIZE] ""[--json] [-- ARGS...]",
      "find the few delay sites that make a program fail",
      "For a failure rather than a race (a trap, an exit code, an output "
      "pattern that shows now and then), finds a small set of sites "
@@ -1103,7 +1135,8 @@ const tui_cmd tui_commands[] = {
      "N random subsets of the same size, to compare. --save writes a "
      "repro file that 'heisen replay --file' replays (mode failure). "
      "Without --stdin a run's stdin is empty; --stdin FILE gives every "
-     "run FILE's bytes, and the repro file carries them.\n"
+     "run FILE's bytes, and the repro file carries them, as it does "
+     "--dir, --env, --max-threads and --max-memory (run's).\n"
      "Exit status: 0 when a set was found; 1 when none was (the "
      "failure never showed, or the budget ran out first); 2 for bad "
      "usage or an unreadable or invalid program; 3 on an internal "

@@ -1,7 +1,8 @@
 /*
  * values.c - the values a command's options and operands take: whole
- * numbers, durations, workspace ids, worker counts, and the exit code
- * and message of a core error. Every command reads its options through
+ * numbers, durations, sizes, workspace ids, worker counts, the program's
+ * world (directories, environment, limits), and the exit code and
+ * message of a core error. Every command reads its options through
  * these, so one option means the same everywhere.
  */
 #include "tui/cli/cli.h"
@@ -193,4 +194,126 @@ int tui_opt_stdin(const tui_cmd *cmd, const tui_args *a, uint8_t **bytes,
 	*bytes = b;
 	*n = (uint32_t)len;
 	return TUI_EXIT_OK;
+}
+
+/* "65536", "64K", "64M", "1G", "1GiB", "512MB": bytes (powers of 1024). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	switch (*end) {
+	case 'k':
+	case 'K': shift = 10; break;
+	case 'm':
+	case 'M': shift = 20; break;
+	case 'g':
+	case 'G': shift = 30; break;
+	}
+	if (shift)
+		end++;
+	if (shift && *end == 'i')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+int tui_opt_world(const tui_cmd *cmd, const tui_args *a, const wasi_world *base,
+		  bool absolute, wasi_world *w, FILE *err)
+{
+	static const wasi_world empty;
+	const char *v, *vals[TUI_MAX_SEEN];
+	int ndir = tui_opt_values(cmd, a, "--dir", vals, TUI_MAX_SEEN);
+	wasm_err e;
+	int n;
+
+	if (!base)
+		base = &empty;
+	*w = (wasi_world){.max_threads = base->max_threads,
+			  .max_memory_pages = base->max_memory_pages};
+	if (!ndir && !wasi_world_set_dirs(
+			 w, base->dirs, wasi_world_dirs_len(base), &(bool){0}))
+		goto oom;
+	for (int i = 0; i < ndir; i++) {
+		const char *sep = strstr(vals[i], "::");
+		char *host = NULL, *given;
+		wasm_status st;
+		if (absolute && vals[i][0] && vals[i][0] != ':') {
+			if (!(given =
+				  strndup(vals[i], sep ? (size_t)(sep - vals[i])
+						       : strlen(vals[i]))))
+				goto oom;
+			host = realpath(given, NULL);
+			if (!host) {
+				fprintf(err,
+					"heisen %s: --dir %s: cannot grant "
+					"it: %s\n",
+					cmd->name, given, strerror(errno));
+				free(given);
+				goto fail;
+			}
+			free(given);
+		}
+		st = wasi_world_add_dir(w, vals[i], host, &e);
+		free(host);
+		if (st == WASM_NOMEM)
+			goto oom;
+		if (st) {
+			fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
+			goto fail;
+		}
+	}
+	n = tui_opt_values(cmd, a, "--env", vals, TUI_MAX_SEEN);
+	if (!n && !wasi_world_set_env(w, base->env, wasi_world_env_len(base),
+				      &(bool){0}))
+		goto oom;
+	for (int i = 0; i < n; i++) {
+		wasm_status st = wasi_world_add_env(w, vals[i], &e);
+		if (st == WASM_NOMEM)
+			goto oom;
+		if (st) {
+			fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
+			goto fail;
+		}
+	}
+	if ((v = tui_opt_value(cmd, a, "--max-threads")) &&
+	    !tui_parse_u32(v, 1, 1u << 20, &w->max_threads)) {
+		fprintf(err,
+			"heisen %s: --max-threads expects a number from 1 to "
+			"1048576, got '%s'\n",
+			cmd->name, v);
+		goto fail;
+	}
+	if ((v = tui_opt_value(cmd, a, "--max-memory"))) {
+		uint64_t bytes;
+		if (!parse_size(v, &bytes) || bytes < 65536 ||
+		    bytes > (1ull << 32)) {
+			fprintf(err,
+				"heisen %s: --max-memory expects a size from "
+				"64K to 4G (bytes, or with K, M, G), got "
+				"'%s'\n",
+				cmd->name, v);
+			goto fail;
+		}
+		w->max_memory_pages = (uint32_t)(bytes / 65536);
+	}
+	return TUI_EXIT_OK;
+oom:
+	fprintf(err, "heisen %s: out of memory\n", cmd->name);
+	wasi_world_clear(w);
+	return TUI_EXIT_INTERNAL;
+fail:
+	wasi_world_clear(w);
+	return TUI_EXIT_USAGE;
 }

@@ -28,9 +28,6 @@
 #include <unistd.h>
 
 enum { CHECK_EXIT_INTERRUPTED = 130 };
-/* Distinct reasons for runs that trapped, timed out or failed otherwise
- * that a report lists. */
-#define CHECK_REASONS 8
 
 /* A race as the campaign first met it (in run `first`, which kept the
  * stacks), how many runs saw it, and the rule that suppressed it (NULL:
@@ -51,49 +48,12 @@ typedef struct check_ui {
 	/* A serial campaign's failing runs (ids, ascending). */
 	int64_t *failed;
 	size_t nfailed, capfailed;
-	/* Why runs did not end ok: each distinct (status, message), how
-	 * many runs and the first of them; the rest counted in more. */
-	struct check_reason {
-		char status[16];
-		char msg[256];
-		uint64_t runs;
-		int64_t first;
-	} reason[CHECK_REASONS];
-	size_t nreason;
-	uint64_t more;
+	tui_reasons why; /* why runs did not end ok */
 } check_ui;
 
 static void on_progress(void *ctx, const det_progress *pr)
 {
 	((check_ui *)ctx)->last = *pr;
-}
-
-/* A run that did not end ok (or with its own exit code) joins the
- * reasons. */
-static void note_reason(check_ui *u, const db_run *r)
-{
-	const char *msg = r->msg ? r->msg : "";
-	size_t i;
-
-	if (!r->status || !strcmp(r->status, "ok") ||
-	    !strcmp(r->status, "exit"))
-		return;
-	for (i = 0; i < u->nreason; i++)
-		if (!strcmp(u->reason[i].status, r->status) &&
-		    !strcmp(u->reason[i].msg, msg))
-			break;
-	if (i == u->nreason) {
-		if (i == CHECK_REASONS) {
-			u->more++;
-			return;
-		}
-		snprintf(u->reason[i].status, sizeof u->reason[i].status, "%s",
-			 r->status);
-		snprintf(u->reason[i].msg, sizeof u->reason[i].msg, "%s", msg);
-		u->reason[i].first = r->id;
-		u->nreason++;
-	}
-	u->reason[i].runs++;
 }
 
 static void on_run(void *ctx, const db_run *r, const db_hit *hits,
@@ -102,7 +62,7 @@ static void on_run(void *ctx, const db_run *r, const db_hit *hits,
 	check_ui *u = ctx;
 
 	tui_emit_run(&u->em, r, hits, nhits);
-	note_reason(u, r);
+	tui_reasons_note(&u->why, r);
 	if (!r->sched || !r->sched->failed)
 		return;
 	if (u->nfailed == u->capfailed) {
@@ -300,6 +260,8 @@ static int plan_check(const tui_cmd *cmd, const tui_args *a, bool explore,
 	if ((rc = tui_opt_stdin(cmd, a, &c->input, &c->ninput, &c->input_hash,
 				err)))
 		return rc;
+	if ((rc = tui_opt_world(cmd, a, NULL, true, &c->world, err)))
+		return rc;
 	if (!tui_campaign_args(a, c))
 		goto oom;
 	return TUI_EXIT_OK;
@@ -471,6 +433,7 @@ static wasm_status measure_k(det_prog *p, const db_campaign *c,
 	b.argc = c->nargs + 1;
 	b.in = c->input;
 	b.nin = c->ninput;
+	b.world = &c->world;
 	b.runs = b.jobs = 1;
 	b.timeout_s = c->timeout_s;
 	b.sched = &fac.maker;
@@ -710,16 +673,7 @@ static int check_main(const tui_cmd *cmd, const tui_args *a, bool explore,
 				tui_json_u64(&j, det_status_name((det_status)s),
 					     ui.last.by_status[s]);
 		tui_json_end(&j, '}');
-		tui_json_arr(&j, "reasons");
-		for (size_t i = 0; i < ui.nreason; i++) {
-			tui_json_obj(&j, NULL);
-			tui_json_str(&j, "status", ui.reason[i].status);
-			tui_json_str(&j, "message", ui.reason[i].msg);
-			tui_json_u64(&j, "runs", ui.reason[i].runs);
-			tui_json_i64(&j, "first_run", ui.reason[i].first);
-			tui_json_end(&j, '}');
-		}
-		tui_json_end(&j, ']');
+		tui_reasons_json(&j, &ui.why);
 		json_races(&j, p, &ui);
 		if (c.schedule)
 			json_schedule(&j, &c, &spec, &ui);
@@ -745,20 +699,7 @@ static int check_main(const tui_cmd *cmd, const tui_args *a, bool explore,
 					ui.last.by_status[s],
 					ui.last.by_status[s] == 1 ? "" : "s",
 					det_status_name((det_status)s));
-		for (size_t i = 0; i < ui.nreason; i++)
-			fprintf(out,
-				"    %s in %" PRIu64
-				" run%s (first: run %" PRId64 "): %s\n",
-				ui.reason[i].status, ui.reason[i].runs,
-				ui.reason[i].runs == 1 ? "" : "s",
-				ui.reason[i].first,
-				ui.reason[i].msg[0] ? ui.reason[i].msg
-						    : "no message");
-		if (ui.more)
-			fprintf(out,
-				"    and %" PRIu64 " more run%s for other "
-				"reasons ('heisen runs CAMPAIGN')\n",
-				ui.more, ui.more == 1 ? "" : "s");
+		tui_reasons_print(out, &ui.why);
 		if (c.schedule)
 			print_schedule(out, &c, &spec, &ui);
 		tui_supp_print(out, supp, nsupp, "race", NULL);

@@ -55,6 +55,40 @@ static void json_ms(tui_json *j, const char *key, double seconds)
 
 /* ---- campaigns ----------------------------------------------------------- */
 
+/* A campaign's world: the directories granted (host and guest), the
+ * environment and the limits (null: the default). */
+static void json_world(tui_json *j, const wasi_world *w)
+{
+	const char *p = w->dirs;
+
+	tui_json_arr(j, "dirs");
+	for (uint32_t i = 0; i < w->ndirs; i++) {
+		tui_json_obj(j, NULL);
+		tui_json_str(j, "host", p);
+		p += strlen(p) + 1;
+		tui_json_str(j, "guest", p);
+		p += strlen(p) + 1;
+		tui_json_end(j, '}');
+	}
+	tui_json_end(j, ']');
+	tui_json_arr(j, "env");
+	p = w->env;
+	for (uint32_t i = 0; i < w->nenv; i++) {
+		tui_json_str(j, NULL, p);
+		p += strlen(p) + 1;
+	}
+	tui_json_end(j, ']');
+	if (w->max_threads)
+		tui_json_u64(j, "max_threads", w->max_threads);
+	else
+		tui_json_null(j, "max_threads");
+	if (w->max_memory_pages)
+		tui_json_u64(j, "max_memory_bytes",
+			     (uint64_t)w->max_memory_pages * 65536);
+	else
+		tui_json_null(j, "max_memory_bytes");
+}
+
 static bool campaign_row(void *ctx, const db_campaign *c)
 {
 	tui_list *l = ctx;
@@ -116,6 +150,7 @@ static bool campaign_row(void *ctx, const db_campaign *c)
 		} else {
 			tui_json_null(j, "stdin");
 		}
+		json_world(j, &c->world);
 		tui_json_end(j, '}');
 		return true;
 	}

@@ -234,6 +234,7 @@ typedef struct sweep_ui {
 	int64_t program_id;
 	const det_supp *supp; /* new bugs it suppresses are not shown */
 	tui_emit em;	      /* --format's report; its run lines stream */
+	tui_reasons why;      /* why runs did not end ok */
 } sweep_ui;
 
 static void fmt_hms(double s, char *buf, size_t cap)
@@ -366,7 +367,10 @@ static void on_bug(void *ctx, const db_hit *h)
 static void on_run(void *ctx, const db_run *r, const db_hit *hits,
 		   uint32_t nhits)
 {
-	tui_emit_run(&((sweep_ui *)ctx)->em, r, hits, nhits);
+	sweep_ui *u = ctx;
+
+	tui_emit_run(&u->em, r, hits, nhits);
+	tui_reasons_note(&u->why, r);
 }
 
 static void start_line(sweep_ui *u, const db_campaign *c, bool resumed,
@@ -518,6 +522,8 @@ int tui_plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	if ((rc = tui_opt_stdin(cmd, a, &c->input, &c->ninput, &c->input_hash,
 				err)))
 		return rc;
+	if ((rc = tui_opt_world(cmd, a, NULL, true, &c->world, err)))
+		return rc;
 	if (!tui_campaign_args(a, c))
 		goto oom;
 	c->prune = tui_opt_value(cmd, a, "--prune") != NULL;
@@ -534,8 +540,8 @@ int tui_plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 		for (int i = 1; i < a->noperands; i++)
 			argv[i] = a->operands[i];
 		if (det_shared_sites(p, argv, (uint32_t)a->noperands, c->input,
-				     c->ninput, runs, c->jobs, c->timeout_s,
-				     shared, &e)) {
+				     c->ninput, &c->world, runs, c->jobs,
+				     c->timeout_s, shared, &e)) {
 			fprintf(err, "heisen sweep: --prune: %s\n", e.msg);
 			wasm_free(shared);
 			free(argv);
@@ -651,9 +657,10 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		return rc;
 	if (resume) {
 		static const char *const plan_opts[] = {
-		    "--densities", "--runs",	"--budget",
-		    "--profiles",  "--seed",	"--delay",
-		    "--prune",	   "--timeout", "--stdin"};
+		    "--densities", "--runs",  "--budget", "--profiles",
+		    "--seed",	   "--delay", "--prune",  "--timeout",
+		    "--stdin",	   "--dir",   "--env",	  "--max-threads",
+		    "--max-memory"};
 		for (size_t i = 0; i < sizeof plan_opts / sizeof *plan_opts;
 		     i++)
 			if (tui_opt_value(cmd, a, plan_opts[i])) {
@@ -883,6 +890,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				tui_json_u64(&j, det_status_name((det_status)s),
 					     ui.last.by_status[s]);
 			tui_json_end(&j, '}');
+			tui_reasons_json(&j, &ui.why);
 			tui_json_arr(&j, "program_bugs");
 			l.j = &j;
 			db_bug_list(d, now.program_id, tui_supp_bug_row, &sl,
@@ -901,6 +909,17 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				now.id, now.status, now.done,
 				!strcmp(now.status, "done") ? "" : " so far",
 				now.cells, now.bugs, now.seed);
+			for (int s = DET_EXIT; s <= DET_ERROR; s++)
+				if (ui.last.by_status[s])
+					fprintf(out,
+						"  %" PRIu64
+						" run%s ended with "
+						"status %s\n",
+						ui.last.by_status[s],
+						ui.last.by_status[s] == 1 ? ""
+									  : "s",
+						det_status_name((det_status)s));
+			tui_reasons_print(out, &ui.why);
 			if (strcmp(now.status, "done"))
 				fprintf(out,
 					"resume with: heisen sweep "
@@ -981,8 +1000,8 @@ int tui_cmd_shared(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	argv[0] = p->name;
 	for (int i = 1; i < a->noperands; i++)
 		argv[i] = a->operands[i];
-	if (det_shared_sites(p, argv, (uint32_t)a->noperands, NULL, 0, runs,
-			     jobs, timeout, shared, &e)) {
+	if (det_shared_sites(p, argv, (uint32_t)a->noperands, NULL, 0, NULL,
+			     runs, jobs, timeout, shared, &e)) {
 		fprintf(err, "heisen shared: %s: %s\n", a->operands[0], e.msg);
 		rc = TUI_EXIT_USAGE;
 		goto done;

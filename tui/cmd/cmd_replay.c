@@ -470,6 +470,15 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			s.input = in;
 			s.ninput = nin;
 		}
+		{
+			/* Options given replace what was recorded. */
+			wasi_world w;
+			if ((rc = tui_opt_world(cmd, a, &s.world, true, &w,
+						err)))
+				goto out;
+			wasi_world_clear(&s.world);
+			s.world = w;
+		}
 		rp.file_mode = s.mode;
 		if (modev)
 			s.mode = m;
@@ -717,6 +726,7 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	rep_min_result res = {0};
 	uint8_t *input = NULL;
 	char *input_hash = NULL;
+	wasi_world world = {0};
 	det_failure fail;
 	det_prog *p = NULL;
 	struct sigaction sa = {0}, old;
@@ -806,6 +816,9 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	if ((rc = tui_opt_stdin(cmd, a, &input, &o.nin, &input_hash, err)))
 		goto out;
 	o.in = input;
+	if ((rc = tui_opt_world(cmd, a, NULL, true, &world, err)))
+		goto out;
+	o.world = &world;
 	if (!json) {
 		fprintf(err,
 			"minimize %s for %s: %u candidate sites, %u groups, "
@@ -856,6 +869,7 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		s.nargs = (uint32_t)a->noperands - 1;
 		s.input = input;
 		s.ninput = o.nin;
+		s.world = world;
 		s.delay = o.delay;
 		s.timeout_s = o.timeout_s;
 		s.runs = res.check_runs;
@@ -978,6 +992,7 @@ out:
 	free(argv);
 	wasm_free(input);
 	wasm_free(input_hash);
+	wasi_world_clear(&world);
 	rep_min_result_free(&res);
 	det_prog_free(p);
 	return rc;

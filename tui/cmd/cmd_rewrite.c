@@ -198,8 +198,8 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				tui_json_null(&j, "function");
 			tui_json_u64(&j, "offset", s->offset);
 			if (sm &&
-			    rw_srcmap_lookup(sm, (size_t)(s->offset + shift),
-					     &pos) &&
+			    rw_srcmap_lookup_near(
+				sm, (size_t)(s->offset + shift), &pos) &&
 			    pos.file) {
 				tui_json_obj(&j, "source");
 				tui_json_str(&j, "file", pos.file);
@@ -239,8 +239,8 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			else
 				snprintf(fn, sizeof fn, "func[%u]", s->func);
 			if (sm &&
-			    rw_srcmap_lookup(sm, (size_t)(s->offset + shift),
-					     &pos) &&
+			    rw_srcmap_lookup_near(
+				sm, (size_t)(s->offset + shift), &pos) &&
 			    pos.file)
 				snprintf(src, sizeof src, "%s:%u:%u", pos.file,
 					 pos.line, pos.column);

@@ -19,6 +19,7 @@
 #include "db/db.h"
 #include "detector/campaign.h"
 #include "detector/suppress.h"
+#include "rewriter/srcmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,88 +35,23 @@ enum {
 	RUN_EXIT_TRAP = 134,
 };
 
-/* "65536", "64K", "64M", "1G", "1GiB", "512MB": bytes (powers of 1024). */
-static bool parse_size(const char *s, uint64_t *out)
+/* Options into cfg: the world (tui_opt_world, into *world, whose arrays
+ * cfg borrows from *mem) and --timeout. An exit code, after printing
+ * what is wrong. */
+static int parse_run_opts(const tui_cmd *cmd, const tui_args *a,
+			  wasi_config *cfg, wasi_world *world, void **mem,
+			  FILE *err)
 {
-	char *end;
-	unsigned long long v;
-	int shift = 0;
+	const char *v;
+	wasm_err e;
+	int rc;
 
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return false;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		end++;
-		break;
+	if ((rc = tui_opt_world(cmd, a, NULL, false, world, err)))
+		return rc;
+	if (wasi_world_apply(world, cfg, mem, &e)) {
+		fprintf(err, "heisen run: out of memory\n");
+		return TUI_EXIT_INTERNAL;
 	}
-	if (shift && *end == 'i')
-		end++;
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end || v > (UINT64_MAX >> shift))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
-/* Options into cfg (and the strings it borrows into dirs); false after
- * printing what is wrong. */
-static bool parse_run_opts(const tui_cmd *cmd, const tui_args *a,
-			   wasi_config *cfg, wasi_dir *dirs, char **copies,
-			   const char **env, FILE *err)
-{
-	const char *v, *vals[TUI_MAX_SEEN];
-	int n;
-
-	n = tui_opt_values(cmd, a, "--dir", vals, TUI_MAX_SEEN);
-	for (int i = 0; i < n; i++) {
-		const char *sep = strstr(vals[i], "::");
-		size_t hl = sep ? (size_t)(sep - vals[i]) : strlen(vals[i]);
-		if (hl == 0 || (sep && !sep[2])) {
-			fprintf(err,
-				"heisen run: --dir expects HOST or "
-				"HOST::GUEST, got '%s'\n",
-				vals[i]);
-			return false;
-		}
-		if (!(copies[i] = strndup(vals[i], hl))) {
-			fprintf(err, "heisen run: out of memory\n");
-			return false;
-		}
-		dirs[i].host = copies[i];
-		dirs[i].guest = sep ? sep + 2 : copies[i];
-	}
-	cfg->dirs = dirs;
-	cfg->ndirs = (uint32_t)n;
-
-	n = tui_opt_values(cmd, a, "--env", env, TUI_MAX_SEEN);
-	for (int i = 0; i < n; i++)
-		if (env[i][0] == '=' || !strchr(env[i], '=')) {
-			fprintf(err,
-				"heisen run: --env expects NAME=VALUE, got "
-				"'%s'\n",
-				env[i]);
-			return false;
-		}
-	cfg->env = env;
-	cfg->nenv = (uint32_t)n;
-
 	if ((v = tui_opt_value(cmd, a, "--timeout"))) {
 		double s;
 		if (!tui_parse_duration(v, &s)) {
@@ -123,39 +59,11 @@ static bool parse_run_opts(const tui_cmd *cmd, const tui_args *a,
 				"heisen run: --timeout expects a duration such "
 				"as 30 (seconds), 30s, 10m or 2h, got '%s'\n",
 				v);
-			return false;
+			return TUI_EXIT_USAGE;
 		}
 		cfg->limits.timeout_s = s;
 	}
-	if ((v = tui_opt_value(cmd, a, "--max-threads"))) {
-		char *end;
-		unsigned long k;
-		errno = 0;
-		k = strtoul(v, &end, 10);
-		if (errno || end == v || *end || *v == '-' || k < 1 ||
-		    k > 1u << 20) {
-			fprintf(err,
-				"heisen run: --max-threads expects a number "
-				"from 1 to 1048576, got '%s'\n",
-				v);
-			return false;
-		}
-		cfg->limits.max_threads = (uint32_t)k;
-	}
-	if ((v = tui_opt_value(cmd, a, "--max-memory"))) {
-		uint64_t bytes;
-		if (!parse_size(v, &bytes) || bytes < 65536 ||
-		    bytes > (1ull << 32)) {
-			fprintf(err,
-				"heisen run: --max-memory expects a size from "
-				"64K to 4G (bytes, or with K, M, G), got "
-				"'%s'\n",
-				v);
-			return false;
-		}
-		cfg->limits.max_memory_pages = (uint32_t)(bytes / 65536);
-	}
-	return true;
+	return TUI_EXIT_OK;
 }
 
 /* ---- one masked run's report: run --density / --mask, rerun -------------- */
@@ -590,7 +498,7 @@ static int run_masked(const tui_cmd *cmd, const tui_args *a,
 		goto done;
 	}
 	judge_violations(&r, supp);
-	report_run(out, json, p, &r);
+	report_run(json ? out : err, json, p, &r);
 	if (!(rc = tui_gate_hits(cmd, gate, tui_opt_value(cmd, a, "--db"),
 				 p->name, r.hit, r.suppressed, r.nhit, &failing,
 				 err)))
@@ -758,7 +666,7 @@ static int run_serial(const tui_cmd *cmd, const tui_args *a,
 		goto done;
 	}
 	judge_violations(&r, supp);
-	report_run(out, json, p, &r);
+	report_run(json ? out : err, json, p, &r);
 	if (save) {
 		rep_sched_file f = {.spec = r.followed ? followed.spec : spec,
 				    .points = res.sched.events,
@@ -1069,8 +977,8 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		goto done;
 	}
 	/* As the sweep ran it: argv[0] the recorded name, the campaign's
-	 * arguments, no environment or directories, the campaign's stdin
-	 * (empty without --stdin). */
+	 * arguments, directories, environment and limits, the campaign's
+	 * stdin (empty without --stdin). */
 	argv[0] = prog.name;
 	for (uint32_t i = 0, at = 0; i < c.nargs; i++) {
 		argv[i + 1] = c.args + at;
@@ -1094,6 +1002,7 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	o.stdio[1] = fileno(json ? err : out);
 	o.stdio[2] = fileno(err);
 	o.timeout_s = c.timeout_s;
+	o.world = &c.world;
 	fflush(out);
 	fflush(err);
 	if (det_run(p->cm, &p->sites, &o, &res, &e)) {
@@ -1161,25 +1070,91 @@ done:
 
 /* ---- heisen run ---------------------------------------------------------- */
 
+/* Where a timed-out run's threads were (eng_proc_stop_stacks), copied
+ * before its proc goes (wasi_config.on_done). */
+typedef struct stop_stacks {
+	eng_stop_stack s[ENG_STOP_THREADS];
+	uint32_t n;
+} stop_stacks;
+
+static void keep_stop_stacks(void *ctx, eng_proc *p)
+{
+	stop_stacks *k = ctx;
+	const eng_stop_stack *s;
+	eng_trap st;
+
+	eng_proc_status(p, &st);
+	if (st.kind != ENG_TIMEOUT)
+		return;
+	k->n = eng_proc_stop_stacks(p, &s);
+	memcpy(k->s, s, k->n * sizeof *s);
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	uint32_t x = ((const eng_stop_stack *)a)->tid;
+	uint32_t y = ((const eng_stop_stack *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+/* Each thread's stack of a run that timed out, named from m's name
+ * section and DWARF: what it was doing when the time ran out (a
+ * deadlock shows as threads waiting). */
+static void print_stop_stacks(FILE *err, const stop_stacks *k,
+			      const wasm_module *m)
+{
+	rw_srcmap *map = NULL;
+	wasm_err e;
+
+	if (!k->n)
+		return;
+	qsort((eng_stop_stack *)k->s, k->n, sizeof *k->s, by_tid);
+	if (rw_srcmap_new(m, &map, &e))
+		map = NULL;
+	fprintf(err, "heisen: where the threads were:\n");
+	for (uint32_t i = 0; i < k->n; i++) {
+		const eng_stop_stack *s = &k->s[i];
+		fprintf(err, "  thread %u:\n", s->tid);
+		for (uint32_t f = 0; f < s->n; f++) {
+			const wasm_str *nm = wasm_func_name(m, s->f[f].func);
+			rw_srcpos pos = {0};
+			fprintf(err, "    #%u ", f);
+			if (nm)
+				fprintf(err, "%.*s", (int)nm->len, nm->p);
+			else
+				fprintf(err, "func[%u]", s->f[f].func);
+			if (map &&
+			    rw_srcmap_lookup_near(map, s->f[f].offset, &pos) &&
+			    pos.file && pos.line)
+				fprintf(err, " %s:%u\n", pos.file, pos.line);
+			else
+				fprintf(err, " (offset 0x%x)\n",
+					s->f[f].offset);
+		}
+		if (s->truncated)
+			fprintf(err, "    ... (more frames)\n");
+	}
+	rw_srcmap_free(map);
+}
+
 int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *path = a->operands[0];
-	const char *argv[TUI_MAX_OPERANDS], *env[TUI_MAX_SEEN];
-	wasi_dir dirs[TUI_MAX_SEEN];
-	char *copies[TUI_MAX_SEEN] = {NULL};
+	const char *argv[TUI_MAX_OPERANDS];
+	wasi_world world = {0};
+	void *mem = NULL;
 	char line[512];
 	wasi_config cfg;
 	eng_module *cm = NULL;
 	eng_trap trap;
+	stop_stacks *stops = NULL;
 	wasm_err e;
 	wasm_status st;
 	int rc, code;
 
 	wasi_config_init(&cfg);
-	if (!parse_run_opts(cmd, a, &cfg, dirs, copies, env, err)) {
-		rc = TUI_EXIT_USAGE;
+	if ((rc = parse_run_opts(cmd, a, &cfg, &world, &mem, err)))
 		goto done;
-	}
 	for (int i = 0; i < a->noperands; i++)
 		argv[i] = a->operands[i];
 	cfg.argv = argv;
@@ -1232,6 +1207,11 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = st == WASM_NOMEM ? TUI_EXIT_INTERNAL : TUI_EXIT_USAGE;
 		goto done;
 	}
+	if (cfg.limits.timeout_s > 0 &&
+	    (stops = wasm_calloc(1, sizeof *stops))) {
+		cfg.on_done = keep_stop_stacks;
+		cfg.hook_ctx = stops;
+	}
 	/* The program writes to the same fds: our buffered output first. */
 	fflush(out);
 	fflush(err);
@@ -1249,6 +1229,8 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	case ENG_TIMEOUT:
 		fprintf(err, "heisen: timeout: %s did not finish within %g s\n",
 			path, cfg.limits.timeout_s);
+		if (stops)
+			print_stop_stacks(err, stops, eng_module_wasm(cm));
 		rc = RUN_EXIT_TIMEOUT;
 		break;
 	case ENG_LIMIT:
@@ -1270,7 +1252,8 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 done:
 	eng_module_free(cm);
-	for (int i = 0; i < TUI_MAX_SEEN; i++)
-		free(copies[i]);
+	wasm_free(stops);
+	wasm_free(mem);
+	wasi_world_clear(&world);
 	return rc;
 }

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "detector/campaign.h"
 #include "rewriter/instrument.h"
 #include "tui/cli/cli.h"
 #include "tui/report/report.h"
@@ -24,6 +25,16 @@ const char *tui_access_name(uint8_t kind, bool cap)
 	}
 }
 
+/* " FILE:LINE", or " FILE (line unknown)" where DWARF has no line for
+ * the code (never FILE:0). */
+static void print_place(FILE *out, const char *file, uint32_t line)
+{
+	if (line)
+		fprintf(out, " %s:%u", file, line);
+	else
+		fprintf(out, " %s (line unknown)", file);
+}
+
 /* Frames of s, frame 0 marked with its site unless site is NO_SITE. */
 #define NO_SITE UINT32_MAX
 static void print_stack(FILE *out, const db_stack *s, uint32_t site)
@@ -32,7 +43,7 @@ static void print_stack(FILE *out, const db_stack *s, uint32_t site)
 		const db_frame *f = &s->frame[i];
 		fprintf(out, "    #%u %s", i, f->func);
 		if (f->file)
-			fprintf(out, " %s:%u", f->file, f->line);
+			print_place(out, f->file, f->line);
 		else if (f->offset)
 			fprintf(out, " (offset 0x%x)", f->offset);
 		if (f->inlined)
@@ -50,7 +61,7 @@ static void print_frames(FILE *out, const tui_access *a)
 	if (!a->stack || !a->stack->n) {
 		fprintf(out, "    #0 %s", a->func ? a->func : "?");
 		if (a->file)
-			fprintf(out, " %s:%u", a->file, a->line);
+			print_place(out, a->file, a->line);
 		fprintf(out, " (site %u)\n", a->site);
 		return;
 	}
@@ -274,15 +285,28 @@ void tui_race_print(FILE *out, const tui_race *r)
 		print_loc(out, r->loc);
 	print_locks(out, locks);
 	print_spawns(out, r);
-	if (top->stack && top->stack->n)
-		fprintf(out, "SUMMARY: heisen: data race %s:%u in %s\n",
-			top->stack->frame[0].file ? top->stack->frame[0].file
-						  : "?",
-			top->stack->frame[0].line, top->stack->frame[0].func);
-	else
-		fprintf(out, "SUMMARY: heisen: data race %s:%u in %s\n",
-			top->file ? top->file : "?", top->line,
-			top->func ? top->func : "?");
+	{
+		/* The first frame of the program's own code: a race inside
+		 * libc or the guest library (sprintf's copy, the guest's
+		 * stdio wrapper) is the caller's. */
+		const db_frame *f0 =
+		    top->stack && top->stack->n ? &top->stack->frame[0] : NULL;
+		for (uint32_t i = 0;
+		     f0 && det_library_source(f0->file) && i < top->stack->n;
+		     i++)
+			if (top->stack->frame[i].file &&
+			    !det_library_source(top->stack->frame[i].file)) {
+				f0 = &top->stack->frame[i];
+				break;
+			}
+		fprintf(out, "SUMMARY: heisen: data race");
+		print_place(out,
+			    f0 ? (f0->file ? f0->file : "?")
+			       : (top->file ? top->file : "?"),
+			    f0 ? f0->line : top->line);
+		fprintf(out, " in %s\n",
+			f0 ? f0->func : (top->func ? top->func : "?"));
+	}
 	fprintf(out, "==================\n");
 }
 

@@ -95,6 +95,32 @@ void tui_event_short(const struct det_prog *p, const struct rep_trace *t,
 void tui_json_event(struct tui_json *j, const struct det_prog *p,
 		    const struct rep_trace *t, uint64_t i, bool watch);
 
+/* Why a campaign's runs did not end ok (rows.c), as check, explore and
+ * sweep list them: each distinct (status, message) of a run that
+ * trapped, timed out, hit a limit, crashed or could not start (a trap's
+ * message names its function and offset), how many runs and the first
+ * of them with the last lines of its stderr; beyond TUI_REASONS reasons
+ * the runs are counted in more. A run that exited with its own code is
+ * not one (its code is the program's to give). Zero-initialise. */
+#define TUI_REASONS 8
+typedef struct tui_reasons {
+	struct tui_reason {
+		char status[16];
+		char msg[256];
+		char tail[DB_TAIL_MAX]; /* the first run's stderr, "" none */
+		uint64_t runs;
+		int64_t first;
+	} reason[TUI_REASONS];
+	size_t n;
+	uint64_t more;
+} tui_reasons;
+void tui_reasons_note(tui_reasons *rs, const db_run *r);
+/* The reasons as text, indented under a campaign's summary. */
+void tui_reasons_print(FILE *out, const tui_reasons *rs);
+/* The JSON array "reasons" into j's open object: status, message, runs,
+ * first_run, stderr (null: none). */
+void tui_reasons_json(struct tui_json *j, const tui_reasons *rs);
+
 /* ---- a bug's report (report.c): what `heisen show` prints and the TUI's
  * bug screen draws, read from the database in one go. */
 #define TUI_REPORT_EXAMPLES 5

@@ -91,8 +91,10 @@ void tui_prog_site_text(const det_prog *p, uint32_t site, char *buf, size_t cap)
 	rw_srcpos pos;
 
 	det_prog_site(p, site, fn, sizeof fn, &pos);
-	if (pos.file)
+	if (pos.file && pos.line)
 		snprintf(buf, cap, "%s %s:%u", fn, pos.file, pos.line);
+	else if (pos.file)
+		snprintf(buf, cap, "%s %s (line unknown)", fn, pos.file);
 	else
 		snprintf(buf, cap, "%s ?", fn);
 }
@@ -208,4 +210,74 @@ bool tui_bug_row(void *ctx, const db_bug *b)
 		db_state_name(b->state), db_found_name(b->found_by), seen, s0,
 		s1);
 	return true;
+}
+
+void tui_reasons_note(tui_reasons *rs, const db_run *r)
+{
+	const char *msg = r->msg ? r->msg : "";
+	size_t i;
+
+	if (!r->status || !strcmp(r->status, "ok") ||
+	    !strcmp(r->status, "exit"))
+		return;
+	for (i = 0; i < rs->n; i++)
+		if (!strcmp(rs->reason[i].status, r->status) &&
+		    !strcmp(rs->reason[i].msg, msg))
+			break;
+	if (i == rs->n) {
+		struct tui_reason *x = &rs->reason[i];
+		if (i == TUI_REASONS) {
+			rs->more++;
+			return;
+		}
+		snprintf(x->status, sizeof x->status, "%s", r->status);
+		snprintf(x->msg, sizeof x->msg, "%s", msg);
+		snprintf(x->tail, sizeof x->tail, "%s",
+			 r->stderr_tail ? r->stderr_tail : "");
+		x->first = r->id;
+		rs->n++;
+	}
+	rs->reason[i].runs++;
+}
+
+void tui_reasons_print(FILE *out, const tui_reasons *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct tui_reason *x = &rs->reason[i];
+		fprintf(out,
+			"    %s in %" PRIu64 " run%s (first: run %" PRId64
+			"): %s\n",
+			x->status, x->runs, x->runs == 1 ? "" : "s", x->first,
+			x->msg[0] ? x->msg : "no message");
+		if (!x->tail[0])
+			continue;
+		fprintf(out, "      run %" PRId64 "'s stderr ended with:\n",
+			x->first);
+		for (const char *l = x->tail; *l;) {
+			size_t k = strcspn(l, "\n");
+			fprintf(out, "        %.*s\n", (int)k, l);
+			l += k + (l[k] == '\n');
+		}
+	}
+	if (rs->more)
+		fprintf(out,
+			"    and %" PRIu64 " more run%s for other reasons "
+			"('heisen runs CAMPAIGN')\n",
+			rs->more, rs->more == 1 ? "" : "s");
+}
+
+void tui_reasons_json(tui_json *j, const tui_reasons *rs)
+{
+	tui_json_arr(j, "reasons");
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct tui_reason *x = &rs->reason[i];
+		tui_json_obj(j, NULL);
+		tui_json_str(j, "status", x->status);
+		tui_json_str(j, "message", x->msg);
+		tui_json_u64(j, "runs", x->runs);
+		tui_json_i64(j, "first_run", x->first);
+		tui_json_str_or_null(j, "stderr", x->tail[0] ? x->tail : NULL);
+		tui_json_end(j, '}');
+	}
+	tui_json_end(j, ']');
 }

@@ -74,9 +74,12 @@ static void doc_frames(const db_stack *st, uint32_t from, char *line,
 		const char *base = f->file ? strrchr(f->file, '/') : NULL;
 		n += snprintf(line + n, cap - (size_t)n, "%s %s",
 			      k > from ? " <" : "", f->func);
-		if (f->file)
+		if (f->file && f->line)
 			n += snprintf(line + n, cap - (size_t)n, " %s:%u",
 				      base ? base + 1 : f->file, f->line);
+		else if (f->file)
+			n += snprintf(line + n, cap - (size_t)n, " %s:?",
+				      base ? base + 1 : f->file);
 		if (f->inlined)
 			n += snprintf(line + n, cap - (size_t)n, " (inlined)");
 	}

@@ -454,6 +454,16 @@ static bool rv_load(tui_screen *scr, tui_app *app)
 			: TUI_M_GOOD,
 		    r.status, r.exit_code, r.msg && *r.msg ? ": " : "",
 		    r.msg ? r.msg : "", (double)r.duration_us / 1000.0);
+	/* What the program said last, under why it ended (its stderr's
+	 * last lines; control characters were made '?'). */
+	if (r.stderr_tail && *r.stderr_tail) {
+		tui_doc_add(&s->head, "  " TUI_M_DIM "its stderr ended with:");
+		for (const char *l = r.stderr_tail; *l;) {
+			int k = (int)strcspn(l, "\n");
+			tui_doc_add(&s->head, "    %.*s", k, l);
+			l += k + (l[k] == '\n');
+		}
+	}
 	rv_schedule(s, d, &r, &e);
 	tui_doc_add(&s->head, "  %zu violation%s (x reruns it)", s->nrb,
 		    s->nrb == 1 ? "" : "s");

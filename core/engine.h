@@ -266,8 +266,20 @@ typedef struct eng_sched {
 			 eng_point_kind k, const uint32_t *runnable,
 			 uint32_t n);
 	void *ctx;
+	/* Optional (NULL: none): told, just before pick at a host point,
+	 * which host function thread cur is about to call (the hash
+	 * eng_sched_name_hash gives of its name, "heisen.probe" for a
+	 * probe) and its arguments (a probe's: site, address), so that a
+	 * strategy can act on what the thread will do next. Same lock and
+	 * limits as pick. */
+	void (*host)(void *ctx, uint32_t cur, uint64_t name_hash,
+		     const eng_val *args, uint32_t nargs);
 } eng_sched;
 void eng_proc_set_sched(eng_proc *p, const eng_sched *s);
+/* A host function's name as serial runs' digest mixes it and
+ * eng_sched.host hears it, computed once when the function is made
+ * (every probe call is a point). */
+uint64_t eng_sched_name_hash(const char *name);
 /* Whether p runs serially. */
 bool eng_proc_serial(const eng_proc *p);
 /* Virtual nanoseconds since the run began (0 when not serial). */

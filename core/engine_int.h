@@ -487,9 +487,6 @@ void eng_sched_end(eng_thread *t);
 /* Wake every thread waiting for its turn (the proc is stopping); safe
  * from a signal handler. */
 void eng_sched_kick(eng_proc *p);
-/* A host function's name as serial runs' digest mixes it, computed once
- * when the function is made (every probe call is a point). */
-uint64_t eng_sched_name_hash(const char *name);
 /* The slow path of a poll that found the stop word non-zero: true when
  * the thread must stop, false after throttling (if due). */
 bool eng_rt_poll(eng_thread *t);

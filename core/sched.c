@@ -359,6 +359,9 @@ eng_trap_kind eng_sched_host(eng_thread *t, const eng_func *f,
 	for (uint32_t i = 0; i < f->nargs; i++)
 		h = (h ^ args[i]) * 0x100000001b3ull;
 	pthread_mutex_lock(&p->s_lock);
+	if (p->sched.host)
+		p->sched.host(p->sched.ctx, t->id, f->name_hash, args,
+			      f->nargs);
 	k = point(t, ENG_POINT_HOST, h, f->nargs);
 	unlock(p);
 	return k;

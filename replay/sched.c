@@ -366,7 +366,7 @@ static uint32_t pick(void *ctx, uint64_t event, uint32_t cur, eng_point_kind k,
 
 eng_sched rep_sched_hook(rep_sched *s)
 {
-	eng_sched h = {pick, s};
+	eng_sched h = {.pick = pick, .ctx = s};
 	return h;
 }
 

@@ -507,11 +507,16 @@ static uint32_t score(const rep_synth_target *t, const det_violation *v)
 
 static bool fails_here(const search *c, const det_batch_run_info *r)
 {
+	char quoted[140];
+
 	if (!r->failed)
 		return false;
-	/* A trap names its function; other failures have no place. */
-	return !c->o->at_func || r->status != DET_TRAP ||
-	       (r->msg && strstr(r->msg, c->o->at_func));
+	/* A trap names its function, quoted ("unreachable in function 39
+	 * 'work' at offset 0x2081"); other failures have no place. */
+	if (!c->o->at_func || r->status != DET_TRAP)
+		return true;
+	snprintf(quoted, sizeof quoted, "'%.128s'", c->o->at_func);
+	return r->msg && strstr(r->msg, quoted);
 }
 
 static bool on_run(void *ctx, const det_batch_run_info *r)

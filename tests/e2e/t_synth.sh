@@ -6,7 +6,7 @@
 #       its repro replays 5 of 5 runs on the recorded path;
 #   (2) the same from heisen's own report text and from a bug id;
 #   (3) --failure exit:1 on lost-update (with and without --at) gives a
-#       repro that fails again 5 of 5;
+#       repro that fails again 5 of 5; a trap --at its function;
 #   (4) a search that cannot succeed ends at its budget: exit 1, what came
 #       closest, nothing recorded;
 #   (5) bad input exits 2 with a message and writes no workspace: a report
@@ -127,6 +127,9 @@ grep -q "5 runs ended exit" "$dir/fail.replay.out" ||
 	bad "the failure's repro does not exit 1 in 5 of 5: $(snippet "$dir/fail.replay.out")"
 hq at synthesize --failure exit:1 --at lost-update.c:36 "$lu" --db "$dir/own.db" --seed 4 -- check
 want at 0
+hq trap synthesize --failure trap --at work "$b/guests/trap.wasm" --db "$dir/own.db" --seed 1 -o trap.repro
+want trap 0
+grep -q "found the failure trap at work" "$dir/trap.out" || bad "trap: $(snippet "$dir/trap.out")"
 
 # ---- (4) the budget spent -----------------------------------------------------
 hq spent synthesize --failure 'stdout:never printed' "$lu" --db "$dir/spent.db" --budget 2s

@@ -596,9 +596,10 @@ static bool on_run(void *ctx, const det_batch_run_info *r)
 	return false;
 }
 
-/* The breakpoint's knobs for targeted run i: every reach of the lines
- * up to the 8th, either line or one of them, then with switches
- * elsewhere. */
+/* The breakpoint's knobs for targeted run i: runs 0-7 hold at either
+ * line, at its first to eighth reach, never switching elsewhere; runs
+ * 8-15 the same at the report's first access only, with a switch
+ * elsewhere at 2 % of points; runs 16-23 at its second access, 10 %. */
 static void plan(knobs *k, const rep_synth_target *t, uint32_t i, uint64_t seed)
 {
 	static const double ps[3] = {0, 0.02, 0.1};

@@ -193,9 +193,10 @@ $(FUZZ_RW_BIN): tests/fuzz/fuzz_instrument.c $(FUZZ_RW_SRC) $(wildcard core/*.h 
 # everything else it calls comes plain from FUZZ_LIB (heisen's objects but
 # main.o, without instrumentation). Each target's committed corpus is
 # tests/fuzz/corpus/NAME/; fuzz_module and fuzz_instrument share module/.
-FUZZ_READERS := repro sched mask suppress script nodeurl import dwarf
+FUZZ_READERS := repro sched mask suppress script nodeurl import dwarf tsan
 FUZZ_SRC_repro := replay/replay.c
 FUZZ_SRC_sched := replay/sched.c
+FUZZ_SRC_tsan := replay/tsan.c
 FUZZ_SRC_mask := detector/mask.c
 FUZZ_SRC_suppress := detector/suppress.c tui/report/suppress.c
 FUZZ_SRC_script := tui/cli/script.c tui/cli/parse.c

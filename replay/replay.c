@@ -1236,10 +1236,12 @@ static bool set_key(rep_spec *s, enum key_id k, char *v, wasm_buf *args,
 		*(k == K_RUNS ? &s->runs : &s->reproduced) = (uint32_t)x;
 		return true;
 	case K_SCHED_STRATEGY: {
+		/* fixed too: a synthesized schedule (replay/synth.h) was
+		 * made by no strategy a seed makes again; its decisions,
+		 * required in this mode, are the whole of it. */
 		wasm_err e;
 		uint64_t seed = s->sched.seed;
-		if (rep_sched_parse(v, &s->sched, &e) ||
-		    s->sched.strategy == REP_SCHED_FIXED)
+		if (rep_sched_parse(v, &s->sched, &e))
 			return false;
 		s->sched.seed = seed;
 		return true;

@@ -16,7 +16,8 @@
 # every site disarmed (see "rewriter" below), the detector
 # (tests/bench/detector.sh), happens-before detection
 # (tests/bench/check.sh), the TUI's key echo during a sweep
-# (tests/bench/tui_echo.sh), reproduction rates (tests/bench/replay.sh),
+# (tests/bench/tui_echo.sh), execution synthesis from ThreadSanitizer
+# reports (tests/bench/synth.sh), reproduction rates (tests/bench/replay.sh),
 # the statistics' speed (bench_stats), the sweep strategies at an
 # equal budget (tests/bench/strategies.sh), fetching 100 000 runs from
 # a node over ssh (tests/bench/fetch.sh), a campaign dispatched to a
@@ -231,6 +232,10 @@ fi
 # The debugger: recording a serial run's events, stepping back in the
 # Timeline screen, bisecting (tests/bench/debugger.sh).
 "$(dirname "${BASH_SOURCE[0]}")/debugger.sh" "$build" || bad_run=1
+
+# Execution synthesis from the racy demos' ThreadSanitizer reports
+# (tests/bench/synth.sh, see its header).
+"$(dirname "${BASH_SOURCE[0]}")/synth.sh" "$build" || bad_run=1
 
 # The TUI's key echo during a sweep of 10 000 runs, against tmux's own
 # latency (tests/bench/tui_echo.sh, see its header).

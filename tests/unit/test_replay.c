@@ -576,7 +576,7 @@ static void bad_schedules_are_refused(void **state)
 		    {"sched_decisions", "sched_decisions = 7:2 3:1\n"},
 		    {"sched_decisions", "sched_decisions = 7:x\n"},
 		    {"sched_decisions", "sched_decisions = 7:99999999999\n"},
-		    {"sched_strategy", "sched_strategy = fixed\n"},
+		    {"sched_strategy", "sched_strategy = fixd\n"},
 		    {"sched_strategy", "sched_strategy = pct:0\n"},
 		    {"sched_digest", "sched_digest = 12\n"},
 		    {"run_status", "run_status = fine\n"},

@@ -358,6 +358,27 @@ static const tui_opt minimize_opts[] = {
     {NULL, NULL, NULL},
 };
 
+static const tui_opt synthesize_opts[] = {
+    {"--index", "N", "which race of a report with several (default 1)"},
+    {"--failure", "WHAT",
+     "synthesize a failure instead of a race: trap, exit:N or "
+     "stdout:REGEX (then the only operand is the program)"},
+    {"--at", "FUNCTION|FILE:LINE",
+     "with --failure: where it must happen (a trap in FUNCTION); the "
+     "search preempts there"},
+    {"-o", "FILE.repro", "write the schedule found as a repro file"},
+    {"--budget", "TIME", "search for at most TIME (default 2m)"},
+    {"--seed", "S", "seed of the search (default: random)"},
+    {"--timeout", "TIME",
+     "a run still going after TIME is stopped (default 10s)"},
+    {"--stdin", "FILE",
+     "every run reads FILE's bytes (at most 1 MiB) as its standard input "
+     "(default: stdin empty)"},
+    {"--db", "FILE", "workspace database (default $HEISEN_DB or ./heisen.db)"},
+    {"--json", NULL, "print the result as JSON (schema heisen.synthesize/1)"},
+    {NULL, NULL, NULL},
+};
+
 static const tui_opt mask_opts[] = {
     {"-o", "FILE", "the mask file to write (required)"},
     {"--db", "FILE", "workspace database (default $HEISEN_DB or ./heisen.db)"},
@@ -1142,6 +1163,43 @@ const tui_cmd tui_commands[] = {
      "usage or an unreadable or invalid program; 3 on an internal "
      "error; 130 when stopped by Ctrl-C.",
      1, TUI_MAX_OPERANDS, minimize_opts, tui_cmd_minimize},
+    {"synthesize",
+     "REPORT PROGRAM.wasm | --failure WHAT PROGRAM.wasm  [--index N] "
+     "[--at FUNCTION|FILE:LINE] [-o FILE.repro] [--budget TIME] [--seed S] "
+     "[--timeout TIME] [--stdin FILE] [--db FILE] [--json] [-- ARGS...]",
+     "find an execution that makes a reported race or failure happen",
+     "Execution synthesis (after ESD, docs/debugger.md#synthesis): from a "
+     "bug report, searches serial executions of PROGRAM.wasm for one that "
+     "makes the bug happen, and keeps it as a schedule that replays "
+     "exactly. REPORT is a file holding ThreadSanitizer's report of a "
+     "native build of the same source (its 'WARNING: ThreadSanitizer: data "
+     "race' blocks as printed; several: the first, or --index N) or "
+     "heisen's own race report text, or a bug id of the workspace; with "
+     "--failure there is no REPORT, the program must fail that way "
+     "(--at: in that function, or at that line's function for a trap). "
+     "Each access of the report maps to the program's probe sites through "
+     "DWARF: the first frame whose file base name and line the program "
+     "has, else the first whose function it has. Runs are serial, under "
+     "the happens-before detector: first a concurrent breakpoint holds a "
+     "thread about to access one of the two lines until another thread is "
+     "about to access the other at the same address (released after 4 000 "
+     "points, when the other thread has spun 1 000 points in a row, or "
+     "when it is the only thread that can run), at the first "
+     "to the eighth reach of the lines; then PCT and chaos with new seeds. "
+     "The first run whose race is on the same two lines (or that fails as "
+     "asked) is the result: its schedule is shrunk (as replay --save "
+     "does), written with -o as a repro file of mode schedule ('heisen "
+     "replay --file FILE.repro PROGRAM.wasm' replays it) and recorded in "
+     "the workspace as a one-run campaign of kind explore, with the bug. "
+     "On a terminal a progress line shows the runs tried and the best "
+     "match so far.\n"
+     "Exit status: 0 when found; 1 when the budget was spent first (what "
+     "came closest is printed); 2 on bad usage, a file that is not a race "
+     "report (binary, cut short, no frames), a report whose lines are not "
+     "in the program (naming them), a bug of another program, a budget of "
+     "0; nothing is written to the workspace then; 3 on an internal "
+     "error; 130 when stopped by Ctrl-C.",
+     1, TUI_MAX_OPERANDS, synthesize_opts, tui_cmd_synthesize},
     {"mask", "save RUN -o FILE [--db FILE]",
      "write the exact mask of a recorded run to a mask file",
      "Regenerates the mask run RUN ran under (its seed and density over "

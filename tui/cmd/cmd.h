@@ -102,6 +102,8 @@ int tui_cmd_profiles(const tui_cmd *cmd, const tui_args *a, FILE *out,
 /* `heisen replay` and `heisen mask save` (tui/cmd/cmd_replay.c). */
 int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_mask(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+int tui_cmd_synthesize(const tui_cmd *cmd, const tui_args *a, FILE *out,
+		       FILE *err);
 int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
 /* `heisen factor`, `grid`, `simulate` and `plot` (tui/cmd/cmd_analysis.c). */

@@ -467,7 +467,7 @@ static void *factory_make(const void *ctx, uint64_t seed, eng_sched *hook)
 	return s;
 }
 
-static bool factory_finish(void *state, wasm_buf *out, uint64_t *diverged)
+bool rep_sched_maker_finish(void *state, wasm_buf *out, uint64_t *diverged)
 {
 	rep_sched *s = state;
 	size_t n;
@@ -488,7 +488,7 @@ void rep_sched_factory_init(rep_sched_factory *f, const rep_sched_spec *spec,
 	f->d = d;
 	f->n = n;
 	f->maker.make = factory_make;
-	f->maker.finish = factory_finish;
+	f->maker.finish = rep_sched_maker_finish;
 	f->maker.ctx = f;
 }
 

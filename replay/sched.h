@@ -126,6 +126,10 @@ typedef struct rep_sched_factory {
 } rep_sched_factory;
 void rep_sched_factory_init(rep_sched_factory *f, const rep_sched_spec *spec,
 			    const rep_decision *d, size_t n);
+/* A det_sched_maker's finish for a scheduler that is a rep_sched (the
+ * factory's, and any maker whose make returns rep_sched_new's): its
+ * decisions encoded into out, its divergence, then freed. */
+bool rep_sched_maker_finish(void *state, wasm_buf *out, uint64_t *diverged);
 
 /* A schedule file's content. */
 typedef struct rep_sched_file {

@@ -476,20 +476,6 @@ static void *fb_make(const void *ctx, uint64_t seed, eng_sched *hook)
 	return s;
 }
 
-static bool fb_finish(void *state, wasm_buf *out, uint64_t *diverged)
-{
-	rep_sched *s = state;
-	size_t n;
-	const rep_decision *d = rep_sched_decisions(s, &n);
-	bool ok;
-
-	rep_sched_encode(d, n, out);
-	*diverged = UINT64_MAX;
-	ok = !rep_sched_nomem(s) && !out->oom;
-	rep_sched_free(s);
-	return ok;
-}
-
 /* ---- the search ------------------------------------------------------ */
 
 typedef struct search {
@@ -672,7 +658,7 @@ wasm_status rep_synthesize(det_prog *p, const rep_synth_target *t,
 			}
 			rep_sched_name(&fb, r->strategy, sizeof r->strategy);
 			m.make = fb_make;
-			m.finish = fb_finish;
+			m.finish = rep_sched_maker_finish;
 			m.ctx = &fb;
 		}
 		b.prog = p;

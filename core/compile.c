@@ -2101,6 +2101,61 @@ void eng_trap_c_stack(eng_trap *trap, const eng_thread *t, const eng_module *cm,
 		  : "heisen cc -Wl,-z,stack-size=BYTES");
 }
 
+/* Append to buf (cap bytes, *n used), never past its end. */
+static void put(char *buf, size_t cap, size_t *n, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (*n + 1 >= cap)
+		return;
+	if (len > cap - 1 - *n)
+		len = cap - 1 - *n;
+	memcpy(buf + *n, s, len);
+	*n += len;
+	buf[*n] = '\0';
+}
+
+/* "(i32, i64) -> (i32)" appended to buf. */
+static void put_type(const wasm_functype *t, char *buf, size_t cap, size_t *n)
+{
+	put(buf, cap, n, "(");
+	for (uint32_t i = 0; i < t->nparams + t->nresults; i++) {
+		if (i == t->nparams)
+			put(buf, cap, n, ") -> (");
+		else if (i)
+			put(buf, cap, n, ", ");
+		put(buf, cap, n, wasm_type_name(t->types[i]));
+	}
+	put(buf, cap, n, t->nresults ? ")" : ") -> ()");
+}
+
+void eng_indirect_detail(const eng_instance *inst, const eng_func *cf,
+			 uint32_t want, char *buf, size_t cap)
+{
+	const wasm_module *m = inst->cm->m;
+	const wasm_str *nm = NULL;
+	char name[96];
+	size_t n = 0;
+
+	if (cf->inst && cf->fn)
+		nm = wasm_func_name(cf->inst->cm->m, cf->fn->index);
+	if (nm)
+		snprintf(name, sizeof name, "%.*s", (int)nm->len, nm->p);
+	else
+		snprintf(name, sizeof name, "%s", cf->name ? cf->name : "?");
+	buf[0] = '\0';
+	put(buf, cap, &n, "indirect call type mismatch: '");
+	put(buf, cap, &n, name);
+	put(buf, cap, &n, "' ");
+	put_type(cf->type, buf, cap, &n);
+	for (uint32_t k = 0; k < m->ntypes; k++)
+		if (inst->cm->type_ids[k] == want) {
+			put(buf, cap, &n, " called through ");
+			put_type(&m->types[k], buf, cap, &n);
+			break;
+		}
+}
+
 void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,
 		 const eng_cell *pc, const char *detail)
 {

@@ -513,6 +513,11 @@ uint32_t eng_type_intern(const wasm_functype *ft);
 void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,
 		 const eng_cell *pc, const char *detail);
 
+/* The detail of an indirect call type mismatch: the function called
+ * (cf, by name), its type and the type the call expected (canonical id
+ * want, a type of inst's module), into buf. */
+void eng_indirect_detail(const eng_instance *inst, const eng_func *cf,
+			 uint32_t want, char *buf, size_t cap);
 /* Find the compiled function of cm containing pc (NULL if none). */
 const eng_fn *eng_fn_of_pc(const eng_module *cm, const eng_cell *pc);
 /* Fill trap for a C stack overflow of thread t at pc: the thread, its

@@ -840,7 +840,7 @@ dispatch:
 		if (!cf)
 			TRAP(UNINIT_ELEM);
 		if (cf->type_id != ip[2].u32[0])
-			TRAP(INDIRECT_TYPE);
+			goto indirect_mismatch;
 		argbase = ip[1].u32[0];
 		retip = ip + 3;
 		goto call_func;
@@ -1495,6 +1495,18 @@ unwind:
 c_stack_overflow:
 	kind = ENG_TRAP_STACK;
 	eng_trap_c_stack(trap, th, inst->cm, ip);
+	goto trap_filled;
+
+indirect_mismatch:
+	/* Which function, of which type, through which pointer type: C
+	 * declared without a prototype (`void *work()`) lands here. */
+	{
+		char detail[200];
+		kind = ENG_TRAP_INDIRECT_TYPE;
+		eng_indirect_detail(inst, cf, ip[2].u32[0], detail,
+				    sizeof detail);
+		eng_trap_at(trap, kind, inst->cm, ip, detail);
+	}
 	goto trap_filled;
 
 exn_nomem:

@@ -146,4 +146,15 @@ check_clean signals "$guests/posix-signals.wasm"
 # ---- libc: what glibc locks, locked by the guest library -------------------------
 check_clean libc "$guests/posix-libc.wasm"
 
+# ---- a function called through a pointer of another type ---------------------------
+# Natively it runs; Wasm checks the type, and the trap must say which
+# function, both types, and what to change.
+timeout -s KILL 60 "$HEISEN" run "$guests/knr-call.wasm" >"$dir/knr.out" 2>"$dir/knr.err"
+rc=$?
+[ "$rc" -eq 134 ] || bad "knr-call: exit $rc, want 134 (a trap): $(snippet "$dir/knr.err")"
+grep -qE "^heisen: trap: indirect call type mismatch: 'work' \(\) -> \(i32\) called through \(i32\) -> \(i32\) in function [0-9]+ '__heisen_thread_entry'" "$dir/knr.err" ||
+	bad "knr-call: the trap does not name work and both types: $(snippet "$dir/knr.err")"
+grep -q 'declare them (`void \*work(void \*arg)`)' "$dir/knr.err" ||
+	bad "knr-call: no line saying what to change: $(snippet "$dir/knr.err")"
+
 finish t_posix

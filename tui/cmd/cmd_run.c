@@ -1248,6 +1248,14 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	default:
 		fprintf(err, "heisen: trap: %s\n",
 			trap.msg[0] ? trap.msg : eng_trap_name(trap.kind));
+		if (trap.kind == ENG_TRAP_INDIRECT_TYPE)
+			fprintf(
+			    err,
+			    "heisen: a C function declared without its "
+			    "parameters (`void *work()`) was called through "
+			    "a pointer that passes some: Wasm checks the "
+			    "type where native code does not; declare them "
+			    "(`void *work(void *arg)`); docs/porting.md\n");
 		rc = RUN_EXIT_TRAP;
 	}
 done:

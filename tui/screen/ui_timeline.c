@@ -214,8 +214,13 @@ static void draw_pane(timeline *v, tui_app *app, int y, int rows, int cols)
 	if (v->show_stack && v->stack_ev == v->cur) {
 		for (uint32_t i = 0; i < v->stack.n && r < rows; i++) {
 			const db_frame *fr = &v->stack.frame[i];
+			const char *file = fr->file ? fr->file : "?";
+			/* The base name: a deep checkout's path would push
+			 * the line off an 80-column screen. */
+			if (strrchr(file, '/'))
+				file = strrchr(file, '/') + 1;
 			snprintf(buf, sizeof buf, "  #%u %s %s:%u%s", i,
-				 fr->func, fr->file ? fr->file : "?", fr->line,
+				 fr->func, file, fr->line,
 				 fr->inlined ? " (inlined)" : "");
 			tui_put(y + r++, 0, buf, cols, tui_attr(TUI_NORMAL));
 		}

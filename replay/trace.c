@@ -405,8 +405,11 @@ const db_stack *rep_trace_stack_at(const rep_trace *t, uint64_t ev)
 	return NULL;
 }
 
-static bool matches(const rep_event *e, const rep_trace_filter *f)
+bool rep_trace_matches(const rep_trace *t, uint64_t i,
+		       const rep_trace_filter *f)
 {
+	const rep_event *e = &t->ev[i];
+
 	if (f->thread != UINT32_MAX && e->thread != f->thread)
 		return false;
 	return !f->sites || (e->kind == REP_EV_ACCESS && f->sites[e->site]);
@@ -417,11 +420,11 @@ int64_t rep_trace_seek(const rep_trace *t, uint64_t from, int dir,
 {
 	if (dir > 0) {
 		for (uint64_t i = from + 1; i < t->n; i++)
-			if (matches(&t->ev[i], f))
+			if (rep_trace_matches(t, i, f))
 				return (int64_t)i;
 	} else {
 		for (uint64_t i = from < t->n ? from : t->n; i-- > 0;)
-			if (matches(&t->ev[i], f))
+			if (rep_trace_matches(t, i, f))
 				return (int64_t)i;
 	}
 	return -1;

@@ -132,6 +132,9 @@ typedef struct rep_trace_filter {
 	const uint8_t *sites;
 } rep_trace_filter;
 
+/* Whether row i (< t->n) is one f stops at. */
+bool rep_trace_matches(const rep_trace *t, uint64_t i,
+		       const rep_trace_filter *f);
 /* The first row after `from` (dir +1) or before it (dir -1) that f
  * matches, or -1 when none. */
 int64_t rep_trace_seek(const rep_trace *t, uint64_t from, int dir,

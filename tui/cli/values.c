@@ -48,6 +48,27 @@ bool tui_parse_u64(const char *v, uint64_t *out)
 	return !errno && !*end;
 }
 
+bool tui_parse_watch(const char *v, uint32_t *addr, uint8_t *width)
+{
+	char buf[64], *colon;
+	uint64_t a;
+	uint32_t w = 4;
+
+	if (strlen(v) >= sizeof buf)
+		return false;
+	snprintf(buf, sizeof buf, "%s", v);
+	if ((colon = strchr(buf, ':'))) {
+		*colon = '\0';
+		if (!tui_parse_u32(colon + 1, 1, 8, &w))
+			return false;
+	}
+	if (!tui_parse_u64(buf, &a) || a > UINT32_MAX)
+		return false;
+	*addr = (uint32_t)a;
+	*width = (uint8_t)w;
+	return true;
+}
+
 /* "90", "90s", "10m", "2h", "1.5h": seconds. */
 bool tui_parse_duration(const char *v, double *out)
 {

@@ -7,6 +7,7 @@
 #include "tui/cli/cli.h"
 #include "tui/cmd/cmd.h"
 #include "tui/report/jsonw.h"
+#include "tui/report/race.h"
 #include "tui/report/report.h"
 
 #include "db/db.h"
@@ -21,41 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "ADDR" or "ADDR:WIDTH" (decimal or 0x hex; width 1 to 8, default 4). */
-static bool parse_watch(const char *v, uint32_t *addr, uint8_t *width)
-{
-	char buf[64], *colon;
-	uint64_t a;
-	uint32_t w = 4;
-
-	snprintf(buf, sizeof buf, "%s", v);
-	if ((colon = strchr(buf, ':'))) {
-		*colon = '\0';
-		if (!tui_parse_u32(colon + 1, 1, 8, &w))
-			return false;
-	}
-	if (!tui_parse_u64(buf, &a) || a > UINT32_MAX)
-		return false;
-	*addr = (uint32_t)a;
-	*width = (uint8_t)w;
-	return true;
-}
-
 static void print_stack(FILE *out, const db_stack *st)
 {
-	if (!st || !st->n) {
+	if (!st || !st->n)
 		fprintf(out,
 			"    (no stack: the thread was not in guest code)\n");
-		return;
-	}
-	for (uint32_t i = 0; i < st->n; i++) {
-		const db_frame *f = &st->frame[i];
-		fprintf(out, "    #%u %s %s:%u%s\n", i, f->func,
-			f->file ? f->file : "?", f->line,
-			f->inlined ? " (inlined)" : "");
-	}
-	if (st->truncated)
-		fprintf(out, "    ...\n");
+	else
+		tui_print_stack(out, st);
 }
 
 /* The header: what ran and how it ended, and its races' rows. */
@@ -95,16 +68,6 @@ static void print_head(FILE *out, const det_prog *p, const rep_spec *s,
 			i + 1, r->ev[0], t->ev[r->ev[0]].thread, a, r->ev[1],
 			t->ev[r->ev[1]].thread, b);
 	}
-}
-
-static bool row_matches(const rep_trace *t, uint64_t i,
-			const rep_trace_filter *f)
-{
-	const rep_event *e = &t->ev[i];
-
-	if (f->thread != UINT32_MAX && e->thread != f->thread)
-		return false;
-	return !f->sites || (e->kind == REP_EV_ACCESS && f->sites[e->site]);
 }
 
 static void json_timeline(FILE *out, const det_prog *p, const rep_spec *s,
@@ -151,7 +114,7 @@ static void json_timeline(FILE *out, const det_prog *p, const rep_spec *s,
 	tui_json_u64(&j, "from", from);
 	tui_json_arr(&j, "events");
 	for (uint64_t i = from; i < t->n && (!count || shown < count); i++) {
-		if (!row_matches(t, i, f))
+		if (!rep_trace_matches(t, i, f))
 			continue;
 		tui_json_event(&j, p, t, i, watch);
 		shown++;
@@ -206,7 +169,7 @@ int tui_cmd_timeline(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			"least 1)\n");
 		return TUI_EXIT_USAGE;
 	}
-	if (watchv && !parse_watch(watchv, &o.watch_addr, &o.watch_width)) {
+	if (watchv && !tui_parse_watch(watchv, &o.watch_addr, &o.watch_width)) {
 		fprintf(err,
 			"heisen timeline: --watch takes ADDR or ADDR:WIDTH "
 			"(width 1 to 8 bytes), got '%s'\n",
@@ -256,7 +219,7 @@ int tui_cmd_timeline(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		for (uint64_t i = from; i < t.n && (!count || shown < count);
 		     i++) {
 			char what[96], where[320];
-			if (!row_matches(&t, i, &f))
+			if (!rep_trace_matches(&t, i, &f))
 				continue;
 			tui_event_what(&t, i, what, sizeof what);
 			tui_event_where(p, &t, i, where, sizeof where);

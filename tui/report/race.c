@@ -391,3 +391,8 @@ void tui_json_spawn(tui_json *j, const char *key, const db_spawn *s)
 	tui_json_stack(j, "stack", &s->stack);
 	tui_json_end(j, '}');
 }
+
+void tui_print_stack(FILE *out, const db_stack *s)
+{
+	print_stack(out, s, NO_SITE);
+}

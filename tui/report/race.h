@@ -111,4 +111,9 @@ void tui_json_locks(tui_json *j, const char *key, const char *key_held,
  * "after" (hex bytes in memory order), "changed"}, or null. */
 void tui_json_value(tui_json *j, const char *key, const db_value *v);
 
+/* A call stack as race reports print it, a frame a line ("    #0 func
+ * file:line", an unknown line said so, "(inlined)", a last line when
+ * deeper callers were not kept): also `timeline --stack` and `bisect`. */
+void tui_print_stack(FILE *out, const db_stack *s);
+
 #endif

@@ -323,23 +323,21 @@ static void set_break(void *ctx, tui_app *app, const char *text)
 static void set_watch(void *ctx, tui_app *app, const char *text)
 {
 	timeline *v = ctx;
-	char *end;
-	unsigned long long a;
-	unsigned long w = 4;
+	uint32_t addr;
+	uint8_t width;
 
 	if (!text || !*text)
 		return;
-	a = strtoull(text, &end, 0);
-	if (*end == ':')
-		w = strtoul(end + 1, &end, 10);
-	if (*end || a > UINT32_MAX || w < 1 || w > 8) {
-		tui_msg(app, true, "watch takes ADDR or ADDR:WIDTH (1 to 8)");
+	if (!tui_parse_watch(text, &addr, &width)) {
+		tui_msg(app, true,
+			"watch takes ADDR or ADDR:WIDTH (decimal or 0x hex, "
+			"width 1 to 8)");
 		return;
 	}
-	v->o.watch_addr = (uint32_t)a;
-	v->o.watch_width = (uint8_t)w;
+	v->o.watch_addr = addr;
+	v->o.watch_width = width;
 	if (record(v, app))
-		tui_msg(app, false, "watching %lu bytes at 0x%llx", w, a);
+		tui_msg(app, false, "watching %u bytes at 0x%x", width, addr);
 	tui_dirty(app);
 }
 

@@ -407,7 +407,7 @@ int tui_cmd_bisect(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	const char *dbopt = tui_opt_value(cmd, a, "--db");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	bool force = tui_opt_value(cmd, a, "--force") != NULL;
-	rep_spec f = {0}, ps = {0};
+	rep_spec f = {0}, ps = {0}, h;
 	rep_bisect_result r = {0};
 	rep_trace t = {0}, tp = {0};
 	rep_trace_opts o = {.out_fd = -1};
@@ -476,16 +476,16 @@ int tui_cmd_bisect(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = tui_exit_for(st);
 		goto out;
 	}
-	/* Both hybrids' events: the accesses the switch reordered. */
-	rep_spec_clear(&ps);
-	ps = f;
-	ps.dec = r.passing;
-	ps.ndec = r.npassing;
-	if ((st = rep_trace_run(&ps, p, &o, &tp, &e)))
+	/* Both hybrids' events: the accesses the switch reordered. h is f
+	 * with a hybrid's decisions, sharing f's strings: never cleared. */
+	h = f;
+	h.dec = r.passing;
+	h.ndec = r.npassing;
+	if ((st = rep_trace_run(&h, p, &o, &tp, &e)))
 		goto trace_fail;
-	ps.dec = r.failing;
-	ps.ndec = r.nfailing;
-	if ((st = rep_trace_run(&ps, p, &o, &t, &e)))
+	h.dec = r.failing;
+	h.ndec = r.nfailing;
+	if ((st = rep_trace_run(&h, p, &o, &t, &e)))
 		goto trace_fail;
 	paired = rep_bisect_flip(&t, &tp, &x, &y, &nomem);
 	if (nomem) {
@@ -499,10 +499,9 @@ int tui_cmd_bisect(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		stacks[1] = x < y ? y : x;
 		o.nstacks = 2;
 		rep_trace_clear(&t);
-		if ((st = rep_trace_run(&ps, p, &o, &t, &e)))
+		if ((st = rep_trace_run(&h, p, &o, &t, &e)))
 			goto trace_fail;
 	}
-	memset(&ps, 0, sizeof ps);
 	races = paired && race_pair(&t, x, y);
 	if (json) {
 		tui_json j;
@@ -576,7 +575,6 @@ int tui_cmd_bisect(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	rc = TUI_EXIT_OK;
 	goto out;
 trace_fail:
-	memset(&ps, 0, sizeof ps);
 	fprintf(err, "heisen bisect: %s\n", e.msg);
 	rc = tui_exit_for(st);
 out:

@@ -183,7 +183,7 @@ static void draw_lanes(timeline *v, int y, int rows, int cols)
 
 /* The pane below: the current event in words, the watched bytes, then
  * its source lines or its call stack. */
-static void draw_pane(timeline *v, tui_app *app, int y, int rows, int cols)
+static void draw_pane(timeline *v, int y, int rows, int cols)
 {
 	const rep_event *e = v->t.n ? &v->t.ev[v->cur] : NULL;
 	char buf[640], what[96], where[320], path[1024];
@@ -258,7 +258,6 @@ static void draw_pane(timeline *v, tui_app *app, int y, int rows, int cols)
 		}
 		fclose(f);
 	}
-	(void)app;
 }
 
 static void tl_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
@@ -277,7 +276,7 @@ static void tl_draw(tui_screen *scr, tui_app *app, int y, int rows, int cols)
 	clrtoeol();
 	tui_put(y, 0, head, cols, tui_attr(TUI_HEADER));
 	draw_lanes(v, y + 1, rows - 1 - pane, cols);
-	draw_pane(v, app, y + rows - pane, pane, cols);
+	draw_pane(v, y + rows - pane, pane, cols);
 }
 
 static void go(timeline *v, tui_app *app, int64_t to)

@@ -1839,6 +1839,11 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
 		if (!(cm->type_ids[i] = eng_type_intern(&m->types[i])))
 			goto nomem;
 	cm->sp_global = NONE;
+	for (uint32_t i = 0; i < m->ncustoms; i++)
+		if (m->customs[i].name.len == sizeof ENG_C_CALLS - 1 &&
+		    !memcmp(m->customs[i].name.p, ENG_C_CALLS,
+			    sizeof ENG_C_CALLS - 1))
+			cm->c_calls = true;
 	for (uint32_t i = 0; i < wasm_global_count(m); i++) {
 		const wasm_str *nm = wasm_global_name(m, i);
 		const wasm_globaltype *gt = wasm_global_type(m, i);
@@ -1908,6 +1913,8 @@ const wasm_module *eng_module_wasm(const eng_module *cm)
 {
 	return cm->m;
 }
+
+bool eng_module_c_calls(const eng_module *cm) { return cm->c_calls; }
 
 void eng_module_free(eng_module *cm)
 {
@@ -2129,10 +2136,21 @@ static void put_type(const wasm_functype *t, char *buf, size_t cap, size_t *n)
 	put(buf, cap, n, t->nresults ? ")" : ") -> ()");
 }
 
+/* The type of inst's module whose canonical id is id (NULL if none). */
+static const wasm_functype *type_of_id(const eng_instance *inst, uint32_t id)
+{
+	const wasm_module *m = inst->cm->m;
+
+	for (uint32_t k = 0; k < m->ntypes; k++)
+		if (inst->cm->type_ids[k] == id)
+			return &m->types[k];
+	return NULL;
+}
+
 void eng_indirect_detail(const eng_instance *inst, const eng_func *cf,
 			 uint32_t want, char *buf, size_t cap)
 {
-	const wasm_module *m = inst->cm->m;
+	const wasm_functype *wt = type_of_id(inst, want);
 	const wasm_str *nm = NULL;
 	char name[96];
 	size_t n = 0;
@@ -2148,12 +2166,35 @@ void eng_indirect_detail(const eng_instance *inst, const eng_func *cf,
 	put(buf, cap, &n, name);
 	put(buf, cap, &n, "' ");
 	put_type(cf->type, buf, cap, &n);
-	for (uint32_t k = 0; k < m->ntypes; k++)
-		if (inst->cm->type_ids[k] == want) {
-			put(buf, cap, &n, " called through ");
-			put_type(&m->types[k], buf, cap, &n);
-			break;
-		}
+	if (wt) {
+		put(buf, cap, &n, " called through ");
+		put_type(wt, buf, cap, &n);
+	}
+}
+
+bool eng_indirect_adapt(const eng_instance *inst, const eng_func *cf,
+			uint32_t want, uint32_t *nargs)
+{
+	const wasm_functype *wt = type_of_id(inst, want), *ct = cf->type;
+	uint32_t shared;
+
+	if (!wt || ct->nresults < wt->nresults)
+		return false;
+	shared = wt->nparams < ct->nparams ? wt->nparams : ct->nparams;
+	for (uint32_t i = 0; i < shared; i++)
+		if (wt->types[i] != ct->types[i])
+			return false;
+	/* The extra parameters start as zero slots: a number or a vector
+	 * of zeros, never a reference the engine would follow. */
+	for (uint32_t i = shared; i < ct->nparams; i++)
+		if (ct->types[i] == WASM_FUNCREF ||
+		    ct->types[i] == WASM_EXTERNREF)
+			return false;
+	for (uint32_t i = 0; i < wt->nresults; i++)
+		if (wt->types[wt->nparams + i] != ct->types[ct->nparams + i])
+			return false;
+	*nargs = eng_slots(wt->types, wt->nparams);
+	return true;
 }
 
 void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,

@@ -142,6 +142,11 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err);
 /* The module a compiled module was built from (owned by it). */
 const wasm_module *eng_module_wasm(const eng_module *cm);
 
+/* True when heisen cc built the module (its heisen.c_calls section): a
+ * call through a function pointer of another type runs as on a native C
+ * ABI where the types allow it, instead of trapping (docs/porting.md). */
+bool eng_module_c_calls(const eng_module *cm);
+
 void eng_module_free(eng_module *cm);
 
 /* ---- procs and threads ----------------------------------------------- */

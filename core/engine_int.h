@@ -246,7 +246,14 @@ struct eng_module {
 	/* The C stack pointer: the mutable i32 global the name section
 	 * calls __stack_pointer (wasm-ld's), UINT32_MAX if none. */
 	uint32_t sp_global;
+	/* The module has an ENG_C_CALLS custom section (heisen cc puts it
+	 * in every program): its calls through a pointer of another type
+	 * are adapted as a C ABI would (eng_indirect_adapt). */
+	bool c_calls;
 };
+
+/* The custom section's name: C built by heisen cc (demos/guest/crt1.c). */
+#define ENG_C_CALLS "heisen.c_calls"
 
 /* Objects a proc owns are chained for eng_proc_free. */
 typedef struct eng_obj {
@@ -518,6 +525,17 @@ void eng_trap_at(eng_trap *trap, eng_trap_kind k, const eng_module *cm,
  * want, a type of inst's module), into buf. */
 void eng_indirect_detail(const eng_instance *inst, const eng_func *cf,
 			 uint32_t want, char *buf, size_t cap);
+/* A call through a pointer of another function type, in a C module
+ * (eng_module.c_calls), runs as on a native ABI, where the caller passes
+ * arguments the callee may ignore: true, with the slots the caller
+ * passes in *nargs, when cf called through type want (a canonical id of
+ * inst's module) can run so. The parameters both types have must agree,
+ * the callee's extra ones are not references (they start as zero), and
+ * it returns at least the results the caller reads, of the same types
+ * (a result it never wrote would be a stale slot); results the caller
+ * does not read are dropped. */
+bool eng_indirect_adapt(const eng_instance *inst, const eng_func *cf,
+			uint32_t want, uint32_t *nargs);
 /* Find the compiled function of cm containing pc (NULL if none). */
 const eng_fn *eng_fn_of_pc(const eng_module *cm, const eng_cell *pc);
 /* Fill trap for a C stack overflow of thread t at pc: the thread, its

@@ -1498,10 +1498,24 @@ c_stack_overflow:
 	goto trap_filled;
 
 indirect_mismatch:
-	/* Which function, of which type, through which pointer type: C
-	 * declared without a prototype (`void *work()`) lands here. */
+	/* C declared without a prototype (`void *work()`) lands here: in a
+	 * module heisen cc built, the call runs as natively when the types
+	 * allow it, with the parameters the caller did not pass zeroed;
+	 * otherwise the trap names the function and both types. */
 	{
 		char detail[200];
+		uint32_t passed;
+		if (inst->cm->c_calls &&
+		    eng_indirect_adapt(inst, cf, ip[2].u32[0], &passed)) {
+			eng_val *args = fp + ip[1].u32[0];
+			if (args + cf->nargs > stack_end)
+				TRAP(STACK);
+			for (uint32_t k = passed; k < cf->nargs; k++)
+				args[k] = 0;
+			argbase = ip[1].u32[0];
+			retip = ip + 3;
+			goto call_func;
+		}
 		kind = ENG_TRAP_INDIRECT_TYPE;
 		eng_indirect_detail(inst, cf, ip[2].u32[0], detail,
 				    sizeof detail);

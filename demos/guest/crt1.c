@@ -24,6 +24,15 @@
 
 #include "internal.h"
 
+/* Marks the module as C for the engine (core/engine_int.h, ENG_C_CALLS):
+ * a call through a function pointer of another type runs as a native
+ * ABI runs it, where Wasm would trap (`void *work()` started by
+ * pthread_create; docs/porting.md). Every program heisen cc links has
+ * this file, and nothing else puts the section in a module. */
+__asm__(".section .custom_section.heisen.c_calls,\"\",@\n"
+	"\t.int8 1\n"
+	"\t.text\n");
+
 extern void __wasm_call_ctors(void);
 extern int __original_main(void);
 extern void __heisen_init_main_thread(void);

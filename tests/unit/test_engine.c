@@ -647,6 +647,137 @@ static bool resolve_where(void *ctx, const wasm_import *imp, eng_extern *out)
 
 /* From inside a host call, the frames the guest is in: b at its call of
  * h, then a at its call of b; nothing outside a host call. */
+/* ---- calls through a pointer of another type ------------------------------
+ * A module built by heisen cc carries the custom section heisen.c_calls;
+ * its calls through a pointer of another type run as on a C ABI where
+ * the types allow it (core/engine_int.h, eng_indirect_adapt). Generated
+ * by `wat2wasm --debug-names` from:
+ *
+ * (module
+ *   (type $i_i (func (param i32) (result i32)))
+ *   (table 5 funcref)
+ *   (elem (i32.const 0) $seven $add3 $void1 $half $pick)
+ *   (func $seven (result i32) (i32.const 7))
+ *   (func $add3 (param i32 i32 i32) (result i32)
+ *     (i32.add (i32.add (local.get 0) (local.get 1)) (local.get 2)))
+ *   (func $void1 (param i32))
+ *   (func $half (param f64) (result i32) (i32.trunc_f64_s (local.get 0)))
+ *   (func $pick (param i32 externref) (result i32) (local.get 0))
+ *   (func (export "knr") (result i32)
+ *     (call_indirect (type $i_i) (i32.const 5) (i32.const 0)))
+ *   (func (export "fewer") (result i32)
+ *     (drop (call $add3 (i32.const 99) (i32.const 99) (i32.const 99)))
+ *     (call_indirect (param i32 i32) (result i32)
+ *       (i32.const 40) (i32.const 2) (i32.const 1)))
+ *   (func (export "dropped")
+ *     (call_indirect (param i32) (i32.const 1) (i32.const 0)))
+ *   (func (export "no_result") (result i32)
+ *     (call_indirect (type $i_i) (i32.const 1) (i32.const 2)))
+ *   (func (export "float") (result i32)
+ *     (call_indirect (type $i_i) (i32.const 1) (i32.const 3)))
+ *   (func (export "ref") (result i32)
+ *     (call_indirect (type $i_i) (i32.const 1) (i32.const 4))))
+ */
+static const uint8_t c_calls_bytes[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x29, 0x08, 0x60,
+    0x01, 0x7f, 0x01, 0x7f, 0x60, 0x00, 0x01, 0x7f, 0x60, 0x03, 0x7f, 0x7f,
+    0x7f, 0x01, 0x7f, 0x60, 0x01, 0x7f, 0x00, 0x60, 0x01, 0x7c, 0x01, 0x7f,
+    0x60, 0x02, 0x7f, 0x6f, 0x01, 0x7f, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f,
+    0x60, 0x00, 0x00, 0x03, 0x0c, 0x0b, 0x01, 0x02, 0x03, 0x04, 0x05, 0x01,
+    0x01, 0x07, 0x01, 0x01, 0x01, 0x04, 0x04, 0x01, 0x70, 0x00, 0x05, 0x07,
+    0x33, 0x06, 0x03, 0x6b, 0x6e, 0x72, 0x00, 0x05, 0x05, 0x66, 0x65, 0x77,
+    0x65, 0x72, 0x00, 0x06, 0x07, 0x64, 0x72, 0x6f, 0x70, 0x70, 0x65, 0x64,
+    0x00, 0x07, 0x09, 0x6e, 0x6f, 0x5f, 0x72, 0x65, 0x73, 0x75, 0x6c, 0x74,
+    0x00, 0x08, 0x05, 0x66, 0x6c, 0x6f, 0x61, 0x74, 0x00, 0x09, 0x03, 0x72,
+    0x65, 0x66, 0x00, 0x0a, 0x09, 0x0b, 0x01, 0x00, 0x41, 0x00, 0x0b, 0x05,
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x0a, 0x69, 0x0b, 0x04, 0x00, 0x41, 0x07,
+    0x0b, 0x0a, 0x00, 0x20, 0x00, 0x20, 0x01, 0x6a, 0x20, 0x02, 0x6a, 0x0b,
+    0x02, 0x00, 0x0b, 0x05, 0x00, 0x20, 0x00, 0xaa, 0x0b, 0x04, 0x00, 0x20,
+    0x00, 0x0b, 0x09, 0x00, 0x41, 0x05, 0x41, 0x00, 0x11, 0x00, 0x00, 0x0b,
+    0x17, 0x00, 0x41, 0xe3, 0x00, 0x41, 0xe3, 0x00, 0x41, 0xe3, 0x00, 0x10,
+    0x01, 0x1a, 0x41, 0x28, 0x41, 0x02, 0x41, 0x01, 0x11, 0x06, 0x00, 0x0b,
+    0x09, 0x00, 0x41, 0x01, 0x41, 0x00, 0x11, 0x03, 0x00, 0x0b, 0x09, 0x00,
+    0x41, 0x01, 0x41, 0x02, 0x11, 0x00, 0x00, 0x0b, 0x09, 0x00, 0x41, 0x01,
+    0x41, 0x03, 0x11, 0x00, 0x00, 0x0b, 0x09, 0x00, 0x41, 0x01, 0x41, 0x04,
+    0x11, 0x00, 0x00, 0x0b, 0x00, 0x49, 0x04, 0x6e, 0x61, 0x6d, 0x65, 0x01,
+    0x21, 0x05, 0x00, 0x05, 0x73, 0x65, 0x76, 0x65, 0x6e, 0x01, 0x04, 0x61,
+    0x64, 0x64, 0x33, 0x02, 0x05, 0x76, 0x6f, 0x69, 0x64, 0x31, 0x03, 0x04,
+    0x68, 0x61, 0x6c, 0x66, 0x04, 0x04, 0x70, 0x69, 0x63, 0x6b, 0x02, 0x17,
+    0x0b, 0x00, 0x00, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04, 0x00, 0x05,
+    0x00, 0x06, 0x00, 0x07, 0x00, 0x08, 0x00, 0x09, 0x00, 0x0a, 0x00, 0x04,
+    0x06, 0x01, 0x00, 0x03, 0x69, 0x5f, 0x69};
+
+/* The module above, with the heisen.c_calls section or without it. */
+static eng_module *compile_c_calls(bool c_calls, wasm_buf *b)
+{
+	static const uint8_t section[] = {0x00, 0x10, 0x0e, 'h', 'e', 'i',
+					  's',	0x65, 'n',  '.', 'c', '_',
+					  'c',	'a',  'l',  'l', 's', 0x01};
+	wasm_module *m = NULL;
+	eng_module *cm = NULL;
+	wasm_err err;
+
+	memset(b, 0, sizeof *b);
+	wasm_buf_put(b, c_calls_bytes, sizeof c_calls_bytes);
+	if (c_calls)
+		wasm_buf_put(b, section, sizeof section);
+	assert_int_equal(wasm_decode(b->data, b->len, &m, &err), WASM_OK);
+	assert_int_equal(wasm_validate(m, &err), WASM_OK);
+	assert_int_equal(eng_compile(m, &cm, &err), WASM_OK);
+	return cm;
+}
+
+static void c_calls_adapt_where_types_allow(void **state)
+{
+	static const char *const traps[] = {"no_result", "float", "ref"};
+	eng_val r;
+	eng_trap tr;
+	(void)state;
+
+	for (int with = 0; with < 2; with++) {
+		wasm_buf b;
+		eng_module *cm = compile_c_calls(with, &b);
+		env e;
+		eng_proc *p = proc_env(NULL, &e);
+		wasm_err err;
+		eng_thread *t = eng_thread_new(p, &err);
+		eng_instance *in;
+
+		assert_non_null(t);
+		in = instance(cm, p, t, &e);
+		if (with) {
+			/* () -> i32 called as (i32) -> i32: the argument
+			 * is dropped. */
+			assert_int_equal(call1(t, in, "knr", 0, 0, &r, &tr),
+					 ENG_OK);
+			assert_int_equal(r, 7);
+			/* The third parameter reads 0, not the 99 an
+			 * earlier call left in its slot. */
+			assert_int_equal(call1(t, in, "fewer", 0, 0, &r, &tr),
+					 ENG_OK);
+			assert_int_equal(r, 42);
+			assert_int_equal(call1(t, in, "dropped", 0, 0, &r, &tr),
+					 ENG_OK);
+		} else {
+			assert_int_equal(call1(t, in, "knr", 0, 0, &r, &tr),
+					 ENG_TRAP_INDIRECT_TYPE);
+			assert_non_null(strstr(tr.msg, "'seven' () -> (i32) "
+						       "called through (i32) "
+						       "-> (i32)"));
+			assert_int_equal(call1(t, in, "fewer", 0, 0, &r, &tr),
+					 ENG_TRAP_INDIRECT_TYPE);
+		}
+		/* A result never written, a double read from an i32's
+		 * bits, a reference made of zeros: always a trap. */
+		for (size_t i = 0; i < sizeof traps / sizeof *traps; i++)
+			assert_int_equal(call1(t, in, traps[i], 0, 0, &r, &tr),
+					 ENG_TRAP_INDIRECT_TYPE);
+		eng_proc_free(p);
+		eng_module_free(cm);
+		wasm_buf_fini(&b);
+	}
+}
+
 static void backtrace_names_each_frames_call(void **state)
 {
 	wasm_module *m = NULL;
@@ -686,21 +817,22 @@ static void backtrace_names_each_frames_call(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(backtrace_names_each_frames_call),
-		cmocka_unit_test(runs_fib_and_host_calls),
-		cmocka_unit_test(traps_name_function_and_offset),
-		cmocka_unit_test(guard_page_fault_is_a_trap),
-		cmocka_unit_test(infinite_recursion_exhausts_the_stack),
-		cmocka_unit_test(memory_grow_stops_at_the_limit),
-		cmocka_unit_test(import_errors_are_actionable),
-		cmocka_unit_test(instantiate_many_times),
-		cmocka_unit_test(atomics_from_four_threads_are_exact),
-		cmocka_unit_test(wait_notify_ping_pong),
-		cmocka_unit_test(plain_counter_loses_updates),
-		cmocka_unit_test(timeout_stops_a_spinning_loop),
-		cmocka_unit_test(stop_wakes_a_thread_waiting_forever),
-		cmocka_unit_test(spawn_respects_the_thread_limit),
-		cmocka_unit_test(trap_in_a_thread_stops_the_proc),
+	    cmocka_unit_test(backtrace_names_each_frames_call),
+	    cmocka_unit_test(runs_fib_and_host_calls),
+	    cmocka_unit_test(traps_name_function_and_offset),
+	    cmocka_unit_test(guard_page_fault_is_a_trap),
+	    cmocka_unit_test(infinite_recursion_exhausts_the_stack),
+	    cmocka_unit_test(memory_grow_stops_at_the_limit),
+	    cmocka_unit_test(import_errors_are_actionable),
+	    cmocka_unit_test(instantiate_many_times),
+	    cmocka_unit_test(atomics_from_four_threads_are_exact),
+	    cmocka_unit_test(wait_notify_ping_pong),
+	    cmocka_unit_test(plain_counter_loses_updates),
+	    cmocka_unit_test(timeout_stops_a_spinning_loop),
+	    cmocka_unit_test(stop_wakes_a_thread_waiting_forever),
+	    cmocka_unit_test(spawn_respects_the_thread_limit),
+	    cmocka_unit_test(trap_in_a_thread_stops_the_proc),
+	    cmocka_unit_test(c_calls_adapt_where_types_allow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

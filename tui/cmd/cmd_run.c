@@ -1248,14 +1248,24 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	default:
 		fprintf(err, "heisen: trap: %s\n",
 			trap.msg[0] ? trap.msg : eng_trap_name(trap.kind));
-		if (trap.kind == ENG_TRAP_INDIRECT_TYPE)
-			fprintf(
-			    err,
-			    "heisen: a C function declared without its "
-			    "parameters (`void *work()`) was called through "
-			    "a pointer that passes some: Wasm checks the "
-			    "type where native code does not; declare them "
-			    "(`void *work(void *arg)`); docs/porting.md\n");
+		if (trap.kind == ENG_TRAP_INDIRECT_TYPE &&
+		    eng_module_c_calls(cm))
+			fprintf(err,
+				"heisen: the function was called through a "
+				"pointer of a type it cannot be run as: the "
+				"call reads a result the function does not "
+				"return, or passes a parameter of another "
+				"type; give the function the pointer's type; "
+				"docs/porting.md\n");
+		else if (trap.kind == ENG_TRAP_INDIRECT_TYPE)
+			fprintf(err,
+				"heisen: Wasm checks the type of a call "
+				"through a function pointer where native code "
+				"does not; a program built with `heisen cc` "
+				"runs such calls as natively where the types "
+				"allow (a C function declared without its "
+				"parameters, `void *work()`); docs/porting.md"
+				"\n");
 		rc = RUN_EXIT_TRAP;
 	}
 done:

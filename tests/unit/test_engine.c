@@ -711,7 +711,7 @@ static const uint8_t c_calls_bytes[] = {
 static eng_module *compile_c_calls(bool c_calls, wasm_buf *b)
 {
 	static const uint8_t section[] = {0x00, 0x10, 0x0e, 'h', 'e', 'i',
-					  's',	0x65, 'n',  '.', 'c', '_',
+					  's',	'e',  'n',  '.', 'c', '_',
 					  'c',	'a',  'l',  'l', 's', 0x01};
 	wasm_module *m = NULL;
 	eng_module *cm = NULL;

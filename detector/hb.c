@@ -925,7 +925,10 @@ void det_hb_range(det_hb *h, uint32_t tid, uint32_t value, uint32_t call)
 		return;
 	}
 	t->range_site = 0;
-	if (t->range_has_src && t->range_src < h->mem_bytes)
+	/* A copy onto itself changes no byte: it is the write alone (the
+	 * guest library's free, demos/guest/malloc.c). */
+	if (t->range_has_src && t->range_src < h->mem_bytes &&
+	    t->range_src != t->range_dst)
 		access_bytes(h, t, tid, t->range_src,
 			     (uint64_t)t->range_src + value, site, false,
 			     false);

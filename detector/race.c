@@ -734,6 +734,10 @@ void det_probe_alloc(det_probe *p, const eng_thread *t, uint32_t tid,
 
 	if (p->algo == DET_SHARED || !addr)
 		return;
+	/* The allocator orders nothing (demos/guest/malloc.c): a block's
+	 * last life must not race with this one. */
+	if (p->algo == DET_HB)
+		det_hb_forget(p->hb, addr, size);
 	stack_of(t, 0, &st);
 	if (st.n && !(frames = wasm_malloc(st.n * sizeof *frames)))
 		return;
@@ -1857,7 +1861,7 @@ void det_probe_end(det_probe *p, uint32_t tid)
 void det_probe_sync(det_probe *p, uint32_t tid, eng_sync_event ev,
 		    uint64_t addr)
 {
-	if (p->algo != DET_HB)
+	if (p->algo != DET_HB || nosync_serial == p->serial)
 		return;
 	if (ev == ENG_SYNC_NOTIFY)
 		det_hb_notify(p->hb, tid, addr);

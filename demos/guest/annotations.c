@@ -19,8 +19,6 @@ __attribute__((import_module("heisen.hint"), import_name("hb"))) void
 __heisen_hint_hb(const volatile void *p, int release);
 __attribute__((import_module("heisen.hint"), import_name("ignore"))) void
 __heisen_hint_ignore(int writes, int begin);
-__attribute__((import_module("heisen.hint"), import_name("new_memory"))) void
-__heisen_hint_new_memory(const volatile void *p, size_t size);
 __attribute__((import_module("heisen.hint"), import_name("thread_name"))) void
 __heisen_hint_thread_name(const char *name, size_t len);
 

@@ -60,6 +60,11 @@ __attribute__((import_module("heisen.hint"), import_name("free"))) void
 __heisen_hint_free(void *p);
 __attribute__((import_module("heisen.hint"), import_name("stack"))) void
 __heisen_hint_stack(void *lo, void *hi);
+/* [p, p + size) is new memory, whatever it held before (a block the
+ * allocator hands out again, AnnotateNewMemory): a race detector forgets
+ * its earlier accesses. */
+__attribute__((import_module("heisen.hint"), import_name("new_memory"))) void
+__heisen_hint_new_memory(const volatile void *p, size_t size);
 /* on: the calling thread's next accesses are the library's bookkeeping,
  * which POSIX does not make synchronisation (the live-thread count), so
  * a race detector must not order threads through them; off: back to

@@ -9,9 +9,11 @@
  * left neighbour sent, checks and sums it, sometimes grows it with
  * realloc and writes the new part, and frees it. With three threads
  * allocating and freeing at once, a chunk freed by one thread is soon
- * malloc'd and written by another: only the heap's lock orders those
- * writes after the earlier owner's accesses, and `heisen check` must see
- * that order through the lock's atomics. The sums are the same every run.
+ * malloc'd and written by another, with nothing ordering those writes
+ * after the earlier owner's accesses and its free: `heisen check` must
+ * take the chunk handed out again for new memory (demos/guest/malloc.c),
+ * the usable bytes past the size asked for included. The sums are the
+ * same every run.
  */
 #include <pthread.h>
 #include <sched.h>

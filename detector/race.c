@@ -734,10 +734,6 @@ void det_probe_alloc(det_probe *p, const eng_thread *t, uint32_t tid,
 
 	if (p->algo == DET_SHARED || !addr)
 		return;
-	/* The allocator orders nothing (demos/guest/malloc.c): a block's
-	 * last life must not race with this one. */
-	if (p->algo == DET_HB)
-		det_hb_forget(p->hb, addr, size);
 	stack_of(t, 0, &st);
 	if (st.n && !(frames = wasm_malloc(st.n * sizeof *frames)))
 		return;

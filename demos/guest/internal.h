@@ -136,4 +136,31 @@ void __heisen_wake(struct __pthread *t, int cancel);
 int __heisen_lock_word(int *w, const struct timespec *abs);
 void __heisen_unlock_word(int *w);
 
+/* The attribute objects' layouts, shared by pthread.c, which acts on
+ * them, and pthread_attr.c, which keeps what has no effect here. The
+ * slots of pthread_attr_t.__u.__i: */
+#define ATTR_STACK     0 /* stack size; 0: __heisen_default_stack_size */
+#define ATTR_DETACH    1
+#define ATTR_SCOPE     2
+#define ATTR_POLICY    3
+#define ATTR_PRIO      4
+#define ATTR_INHERIT   5
+#define ATTR_GUARD     6
+#define ATTR_STACKADDR 7 /* what pthread_attr_setstack was given */
+/* pthread_mutexattr_t.__attr: bits 0-1 the type, 2 process-shared, 3-4
+ * the protocol, 5 robust, 8-15 the priority ceiling. */
+#define MATTR_TYPE	 3u
+#define MATTR_PSHARED	 4u
+#define MATTR_PROTO_AT	 3
+#define MATTR_ROBUST	 32u
+#define MATTR_CEILING_AT 8
+/* pthread_condattr_t.__attr: bit 0 CLOCK_MONOTONIC, bit 1 shared. */
+#define CATTR_MONOTONIC 1u
+#define CATTR_PSHARED	2u
+
+/* sched.c: 0 when a thread may run under policy at priority prio
+ * (SCHED_OTHER, SCHED_BATCH or SCHED_IDLE at 0), EPERM for a real-time
+ * policy at a valid priority, else EINVAL. */
+int __heisen_sched_check(int policy, int prio);
+
 #endif

@@ -259,9 +259,15 @@ int pthread_create(pthread_t *restrict out, const pthread_attr_t *restrict attr,
 	if (!fn)
 		return EINVAL;
 	if (attr) {
-		if (attr->__u.__i[0])
-			stack = (size_t)attr->__u.__i[0];
-		detached = attr->__u.__i[1] == PTHREAD_CREATE_DETACHED;
+		int rc;
+		if (attr->__u.__i[ATTR_STACK])
+			stack = (size_t)attr->__u.__i[ATTR_STACK];
+		detached =
+		    attr->__u.__i[ATTR_DETACH] == PTHREAD_CREATE_DETACHED;
+		if (attr->__u.__i[ATTR_INHERIT] == PTHREAD_EXPLICIT_SCHED &&
+		    (rc = __heisen_sched_check(attr->__u.__i[ATTR_POLICY],
+					       attr->__u.__i[ATTR_PRIO])))
+			return rc;
 	}
 	reap();
 	/* Block: [record | TLS block | stack ...... top], 16-byte aligned
@@ -415,6 +421,7 @@ int(pthread_equal)(pthread_t a, pthread_t b) { return a == b; }
 int pthread_attr_init(pthread_attr_t *a)
 {
 	memset(a, 0, sizeof *a);
+	a->__u.__i[ATTR_GUARD] = 4096;
 	return 0;
 }
 
@@ -424,15 +431,15 @@ int pthread_attr_setstacksize(pthread_attr_t *a, size_t size)
 {
 	if (size < PTHREAD_STACK_MIN || size > INT_MAX)
 		return EINVAL;
-	a->__u.__i[0] = (int)size;
+	a->__u.__i[ATTR_STACK] = (int)size;
 	return 0;
 }
 
 int pthread_attr_getstacksize(const pthread_attr_t *restrict a,
 			      size_t *restrict size)
 {
-	*size =
-	    a->__u.__i[0] ? (size_t)a->__u.__i[0] : __heisen_default_stack_size;
+	*size = a->__u.__i[ATTR_STACK] ? (size_t)a->__u.__i[ATTR_STACK]
+				       : __heisen_default_stack_size;
 	return 0;
 }
 
@@ -441,13 +448,13 @@ int pthread_attr_setdetachstate(pthread_attr_t *a, int state)
 	if (state != PTHREAD_CREATE_JOINABLE &&
 	    state != PTHREAD_CREATE_DETACHED)
 		return EINVAL;
-	a->__u.__i[1] = state;
+	a->__u.__i[ATTR_DETACH] = state;
 	return 0;
 }
 
 int pthread_attr_getdetachstate(const pthread_attr_t *a, int *state)
 {
-	*state = a->__u.__i[1];
+	*state = a->__u.__i[ATTR_DETACH];
 	return 0;
 }
 
@@ -481,7 +488,7 @@ int pthread_mutex_init(pthread_mutex_t *restrict m,
 {
 	memset(m, 0, sizeof *m);
 	if (a)
-		M_TYPE(m) = (int)a->__attr;
+		M_TYPE(m) = (int)(a->__attr & MATTR_TYPE);
 	return 0;
 }
 
@@ -576,14 +583,14 @@ int pthread_mutexattr_settype(pthread_mutexattr_t *a, int type)
 {
 	if (type < PTHREAD_MUTEX_NORMAL || type > PTHREAD_MUTEX_ERRORCHECK)
 		return EINVAL;
-	a->__attr = (unsigned)type;
+	a->__attr = (a->__attr & ~MATTR_TYPE) | (unsigned)type;
 	return 0;
 }
 
 int pthread_mutexattr_gettype(const pthread_mutexattr_t *restrict a,
 			      int *restrict type)
 {
-	*type = (int)a->__attr;
+	*type = (int)(a->__attr & MATTR_TYPE);
 	return 0;
 }
 
@@ -598,7 +605,7 @@ int pthread_cond_init(pthread_cond_t *restrict c,
 {
 	memset(c, 0, sizeof *c);
 	if (a)
-		c->__u.__i[1] = (int)a->__attr;
+		c->__u.__i[1] = (int)(a->__attr & CATTR_MONOTONIC);
 	return 0;
 }
 
@@ -672,9 +679,9 @@ int pthread_condattr_destroy(pthread_condattr_t *a) { return 0; }
 int pthread_condattr_setclock(pthread_condattr_t *a, clockid_t clk)
 {
 	if (clk == CLOCK_REALTIME)
-		a->__attr = 0;
+		a->__attr &= ~CATTR_MONOTONIC;
 	else if (clk == CLOCK_MONOTONIC)
-		a->__attr = 1;
+		a->__attr |= CATTR_MONOTONIC;
 	else
 		return EINVAL;
 	return 0;
@@ -697,11 +704,14 @@ int pthread_rwlock_init(pthread_rwlock_t *restrict r,
 int pthread_rwlock_destroy(pthread_rwlock_t *r) { return 0; }
 
 /* Take r for reading (write == 0) or writing; try == 1 fails with EBUSY
- * instead of sleeping. The counters change under the lock word; the
- * sequence, bumped on every unlock, is what sleepers wait on. */
-static int rwlock_take(pthread_rwlock_t *r, int write, int try)
+ * instead of sleeping, a deadline abs (CLOCK_REALTIME) with ETIMEDOUT
+ * once past. The counters change under the lock word; the sequence,
+ * bumped on every unlock, is what sleepers wait on. */
+static int rwlock_take(pthread_rwlock_t *r, int write, int try,
+		       const struct timespec *abs)
 {
 	for (;;) {
+		int64_t ns = -1;
 		int s;
 		__heisen_lock_word(RW_LOCK(r), NULL);
 		if (!RW_WRITER(r) && (!write || !RW_READERS(r))) {
@@ -718,22 +728,42 @@ static int rwlock_take(pthread_rwlock_t *r, int write, int try)
 		__heisen_unlock_word(RW_LOCK(r));
 		if (try)
 			return EBUSY;
-		futex_wait(RW_SEQ(r), s, -1);
+		if (abs && (ns = __heisen_ns_until(abs, 0)) <= 0)
+			return ETIMEDOUT;
+		futex_wait(RW_SEQ(r), s, ns);
 	}
 }
 
-int pthread_rwlock_rdlock(pthread_rwlock_t *r) { return rwlock_take(r, 0, 0); }
+int pthread_rwlock_rdlock(pthread_rwlock_t *r)
+{
+	return rwlock_take(r, 0, 0, NULL);
+}
 
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *r)
 {
-	return rwlock_take(r, 0, 1);
+	return rwlock_take(r, 0, 1, NULL);
 }
 
-int pthread_rwlock_wrlock(pthread_rwlock_t *r) { return rwlock_take(r, 1, 0); }
+int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict r,
+			       const struct timespec *restrict abs)
+{
+	return rwlock_take(r, 0, 0, abs);
+}
+
+int pthread_rwlock_wrlock(pthread_rwlock_t *r)
+{
+	return rwlock_take(r, 1, 0, NULL);
+}
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *r)
 {
-	return rwlock_take(r, 1, 1);
+	return rwlock_take(r, 1, 1, NULL);
+}
+
+int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict r,
+			       const struct timespec *restrict abs)
+{
+	return rwlock_take(r, 1, 0, abs);
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *r)

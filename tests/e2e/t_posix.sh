@@ -10,6 +10,10 @@
 #   misc      guests/posix-misc.c (<sys/queue.h>'s six kinds, getpid,
 #             chmod and chown) prints what its native glibc build prints;
 #             heisen check finds no race in it
+#   attr      guests/posix-attr.c (thread, mutex, condition, rwlock and
+#             barrier attributes, scheduling calls, timed rwlocks) prints
+#             what its native glibc build prints, but for the real-time
+#             line, which must be EPERM (root may get it natively)
 #   signals   guests/posix-signals.c (a pool paused and resumed by
 #             pthread_kill(SIGUSR1), raise, sigaction, masks, SIG_IGN,
 #             nanosleep and sem_wait ended by EINTR, sleep and sem_wait
@@ -130,6 +134,19 @@ if native posix-misc; then
 		bad "posix-misc: exit $rc, output differs from glibc's: $(snippet "$dir/misc.diff") $(snippet "$dir/misc.err")"
 fi
 check_clean misc "$guests/posix-misc.wasm"
+
+# ---- attributes and scheduling WASI cannot act on, against glibc -----------------
+if native posix-attr; then
+	timeout -s KILL 60 "$dir/posix-attr" >"$dir/attr.native" 2>&1
+	timeout -s KILL 60 "$HEISEN" run "$guests/posix-attr.wasm" </dev/null \
+		>"$dir/attr.out" 2>"$dir/attr.err"
+	rc=$?
+	[ "$rc" -eq 0 ] && diff <(grep -v '^rt:' "$dir/attr.native") <(grep -v '^rt:' "$dir/attr.out") \
+		>"$dir/attr.diff" ||
+		bad "posix-attr: exit $rc, output differs from glibc's: $(snippet "$dir/attr.diff") $(snippet "$dir/attr.err")"
+	[ "$(grep '^rt:' "$dir/attr.out")" = "rt: create fifo EPERM, setschedparam fifo EPERM" ] ||
+		bad "posix-attr: a real-time policy is not refused as for an unprivileged process: $(snippet "$dir/attr.out")"
+fi
 
 # ---- signals: a pool paused by pthread_kill, against glibc ------------------------
 if native posix-signals; then

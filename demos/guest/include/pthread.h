@@ -49,13 +49,15 @@
  *     plain global. (heisen's __errno.h declares it that way so programs
  *     link.) Read errno right after the failing call.
  *   - Signals are process-local and run at safe points (signal.h); no
- *     scheduling policies or priorities.
+ *     scheduling policies or priorities: SCHED_OTHER at priority 0, as
+ *     for an unprivileged Linux process (sched.h).
  *   - Stdio output functions (printf, puts, fwrite, ...) are serialised by
  *     one library lock; input functions are not.
- *   - Thread stacks have no guard page: overflowing one corrupts the heap.
- *     The default size is 128 KiB; change it per thread with
- *     pthread_attr_setstacksize, or for the whole program by defining
- *     `size_t __heisen_default_stack_size = N;` in one source file.
+ *   - Thread stacks have no guard page; the engine reports a thread that
+ *     overflows its stack. The default size is 2 MiB; change it per
+ *     thread with pthread_attr_setstacksize, or for the whole program by
+ *     defining `size_t __heisen_default_stack_size = N;` in one source
+ *     file.
  */
 #ifndef HEISEN_GUEST_PTHREAD_H
 #define HEISEN_GUEST_PTHREAD_H
@@ -103,6 +105,19 @@ extern "C" {
 #define PTHREAD_PROCESS_PRIVATE 0
 #define PTHREAD_PROCESS_SHARED 1
 
+#define PTHREAD_SCOPE_SYSTEM  0
+#define PTHREAD_SCOPE_PROCESS 1
+
+#define PTHREAD_INHERIT_SCHED  0
+#define PTHREAD_EXPLICIT_SCHED 1
+
+#define PTHREAD_PRIO_NONE    0
+#define PTHREAD_PRIO_INHERIT 1
+#define PTHREAD_PRIO_PROTECT 2
+
+#define PTHREAD_MUTEX_STALLED 0
+#define PTHREAD_MUTEX_ROBUST  1
+
 #define PTHREAD_MUTEX_INITIALIZER {{{0}}}
 #define PTHREAD_RWLOCK_INITIALIZER {{{0}}}
 #define PTHREAD_COND_INITIALIZER {{{0}}}
@@ -136,6 +151,49 @@ int pthread_attr_getstacksize(const pthread_attr_t *__restrict,
 			      size_t *__restrict);
 int pthread_attr_setdetachstate(pthread_attr_t *, int);
 int pthread_attr_getdetachstate(const pthread_attr_t *, int *);
+
+/* Attributes a WASI host does not act on, kept so that a program reads
+ * back what it set (sched.h for the scheduling rules):
+ *   scope         PTHREAD_SCOPE_SYSTEM; PTHREAD_SCOPE_PROCESS is ENOTSUP,
+ *                 as on Linux
+ *   schedpolicy, schedparam, inheritsched
+ *                 stored; pthread_create with PTHREAD_EXPLICIT_SCHED and
+ *                 a real-time policy fails with EPERM, as unprivileged
+ *   guardsize     stored (default 4096); a thread stack has no guard page,
+ *                 but the engine reports its overflow (docs/porting.md)
+ *   stack         setstack(addr, size) gives the thread a stack of size
+ *                 bytes from the guest library's own block: the memory at
+ *                 addr stays unused, and getstack reads back addr */
+int pthread_attr_setscope(pthread_attr_t *, int);
+int pthread_attr_getscope(const pthread_attr_t *__restrict, int *__restrict);
+int pthread_attr_setschedpolicy(pthread_attr_t *, int);
+int pthread_attr_getschedpolicy(const pthread_attr_t *__restrict,
+				int *__restrict);
+int pthread_attr_setschedparam(pthread_attr_t *__restrict,
+			       const struct sched_param *__restrict);
+int pthread_attr_getschedparam(const pthread_attr_t *__restrict,
+			       struct sched_param *__restrict);
+int pthread_attr_setinheritsched(pthread_attr_t *, int);
+int pthread_attr_getinheritsched(const pthread_attr_t *__restrict,
+				 int *__restrict);
+int pthread_attr_setguardsize(pthread_attr_t *, size_t);
+int pthread_attr_getguardsize(const pthread_attr_t *__restrict,
+			      size_t *__restrict);
+int pthread_attr_setstack(pthread_attr_t *, void *, size_t);
+int pthread_attr_getstack(const pthread_attr_t *__restrict, void **__restrict,
+			  size_t *__restrict);
+
+/* A thread's scheduling: SCHED_OTHER at priority 0 (sched.h's rules:
+ * EPERM for a real-time policy). The concurrency level is a hint POSIX
+ * lets an implementation ignore: kept and read back. pthread_atfork
+ * registers nothing, since a WASI program cannot fork. */
+int pthread_setschedparam(pthread_t, int, const struct sched_param *);
+int pthread_getschedparam(pthread_t, int *__restrict,
+			  struct sched_param *__restrict);
+int pthread_setschedprio(pthread_t, int);
+int pthread_getconcurrency(void);
+int pthread_setconcurrency(int);
+int pthread_atfork(void (*)(void), void (*)(void), void (*)(void));
 
 int pthread_once(pthread_once_t *, void (*)(void));
 
@@ -179,6 +237,23 @@ int pthread_mutexattr_destroy(pthread_mutexattr_t *);
 int pthread_mutexattr_settype(pthread_mutexattr_t *, int);
 int pthread_mutexattr_gettype(const pthread_mutexattr_t *__restrict,
 			      int *__restrict);
+/* Kept and read back, with no effect: process-shared (one process),
+ * protocol and priority ceiling (no priorities), robust (a robust
+ * mutex whose owner ends holding it is not recovered: EOWNERDEAD never
+ * comes, so pthread_mutex_consistent is always EINVAL). */
+int pthread_mutexattr_setpshared(pthread_mutexattr_t *, int);
+int pthread_mutexattr_getpshared(const pthread_mutexattr_t *__restrict,
+				 int *__restrict);
+int pthread_mutexattr_setprotocol(pthread_mutexattr_t *, int);
+int pthread_mutexattr_getprotocol(const pthread_mutexattr_t *__restrict,
+				  int *__restrict);
+int pthread_mutexattr_setprioceiling(pthread_mutexattr_t *, int);
+int pthread_mutexattr_getprioceiling(const pthread_mutexattr_t *__restrict,
+				     int *__restrict);
+int pthread_mutexattr_setrobust(pthread_mutexattr_t *, int);
+int pthread_mutexattr_getrobust(const pthread_mutexattr_t *__restrict,
+				int *__restrict);
+int pthread_mutex_consistent(pthread_mutex_t *);
 
 /* Condition variables (CLOCK_REALTIME deadlines, or CLOCK_MONOTONIC via
  * pthread_condattr_setclock) */
@@ -195,6 +270,11 @@ int pthread_cond_broadcast(pthread_cond_t *);
 int pthread_condattr_init(pthread_condattr_t *);
 int pthread_condattr_destroy(pthread_condattr_t *);
 int pthread_condattr_setclock(pthread_condattr_t *, clockid_t);
+int pthread_condattr_getclock(const pthread_condattr_t *__restrict,
+			      clockid_t *__restrict);
+int pthread_condattr_setpshared(pthread_condattr_t *, int);
+int pthread_condattr_getpshared(const pthread_condattr_t *__restrict,
+				int *__restrict);
 
 /* Reader-writer locks (reader-preferring, like glibc's default) */
 int pthread_rwlock_init(pthread_rwlock_t *__restrict,
@@ -204,7 +284,17 @@ int pthread_rwlock_rdlock(pthread_rwlock_t *);
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *);
 int pthread_rwlock_wrlock(pthread_rwlock_t *);
 int pthread_rwlock_trywrlock(pthread_rwlock_t *);
+int pthread_rwlock_timedrdlock(pthread_rwlock_t *__restrict,
+			       const struct timespec *__restrict);
+int pthread_rwlock_timedwrlock(pthread_rwlock_t *__restrict,
+			       const struct timespec *__restrict);
 int pthread_rwlock_unlock(pthread_rwlock_t *);
+
+int pthread_rwlockattr_init(pthread_rwlockattr_t *);
+int pthread_rwlockattr_destroy(pthread_rwlockattr_t *);
+int pthread_rwlockattr_setpshared(pthread_rwlockattr_t *, int);
+int pthread_rwlockattr_getpshared(const pthread_rwlockattr_t *__restrict,
+				  int *__restrict);
 
 /* Spin locks */
 int pthread_spin_init(pthread_spinlock_t *, int);
@@ -218,6 +308,12 @@ int pthread_barrier_init(pthread_barrier_t *__restrict,
 			 const pthread_barrierattr_t *__restrict, unsigned);
 int pthread_barrier_destroy(pthread_barrier_t *);
 int pthread_barrier_wait(pthread_barrier_t *);
+
+int pthread_barrierattr_init(pthread_barrierattr_t *);
+int pthread_barrierattr_destroy(pthread_barrierattr_t *);
+int pthread_barrierattr_setpshared(pthread_barrierattr_t *, int);
+int pthread_barrierattr_getpshared(const pthread_barrierattr_t *__restrict,
+				   int *__restrict);
 
 /* Thread-specific data */
 int pthread_key_create(pthread_key_t *, void (*)(void *));

@@ -65,15 +65,16 @@ __heisen_hint_stack(void *lo, void *hi);
  * its earlier accesses. */
 __attribute__((import_module("heisen.hint"), import_name("new_memory"))) void
 __heisen_hint_new_memory(const volatile void *p, size_t size);
-/* on: the calling thread's next accesses are the library's bookkeeping,
- * which POSIX does not make synchronisation (the live-thread count), so
- * a race detector must not order threads through them; off: back to
- * normal. Only around accesses no program code can see. */
 /* [p, p + size) is one variable this libc keeps for all threads where
  * each thread has its own natively (errno): a race detector must not
  * report races on it. */
 __attribute__((import_module("heisen.hint"), import_name("thread_local"))) void
 __heisen_hint_thread_local(void *p, size_t size);
+/* on: the calling thread's next accesses are the library's own, which a
+ * race detector must neither record nor order threads by (a native
+ * libc's internal locks are invisible to TSan); off: back to normal.
+ * Called through __heisen_nosync_enter and _leave (detector.c), which
+ * nest. */
 __attribute__((import_module("heisen.hint"), import_name("nosync"))) void
 __heisen_hint_nosync(int on);
 /* The calling thread took the lock at p (how: HEISEN_LOCK_*), or let it
@@ -135,6 +136,21 @@ void __heisen_wake(struct __pthread *t, int cancel);
  * after the CLOCK_REALTIME deadline. */
 int __heisen_lock_word(int *w, const struct timespec *abs);
 void __heisen_unlock_word(int *w);
+
+/* detector.c: a region of the library's own synchronisation, which
+ * a race detector must neither record nor order threads by (a native
+ * libc's internal locks are invisible to TSan). Regions nest; pause ends
+ * the thread's region for a signal handler and returns what resume
+ * needs to restore it. */
+void __heisen_nosync_enter(void);
+void __heisen_nosync_leave(void);
+int __heisen_nosync_pause(void);
+void __heisen_nosync_resume(int depth);
+/* The access a libc call made to the program's memory inside a region,
+ * repeated outside it for the detector: a write of [p, p + n) that leaves
+ * the bytes as they are, or a read of them. */
+void __heisen_touch_write(void *p, size_t n);
+void __heisen_touch_read(const void *p, size_t n);
 
 /* The attribute objects' layouts, shared by pthread.c, which acts on
  * them, and pthread_attr.c, which keeps what has no effect here. The

@@ -12,9 +12,14 @@
  * code's getenv("TZ")) are wrapped too; the groups nest only time ->
  * environment, so no cycle.
  *
- * What stays the program's: a result in a static buffer (localtime's,
+ * For `heisen check` these locks are what glibc's are to ThreadSanitizer:
+ * invisible (detector.c), so two threads calling random() order nothing.
+ * What a call writes of the program's memory (a struct tm, a buffer, a
+ * static result) is written again outside the region, as TSan's
+ * interceptors record it: a result in a static buffer (localtime's,
  * gmtime's, asctime's struct or string) that one thread reads while
- * another's call overwrites it, as with glibc; the _r functions avoid it.
+ * another's call overwrites it stays the program's race, as with glibc;
+ * the _r functions avoid it.
  * ctime is not wrapped: it calls the wrapped localtime and asctime.
  */
 #include "internal.h"
@@ -27,9 +32,11 @@ static int prng_lock, env_lock, msg_lock, time_lock;
 
 #define LOCKED(lock, call)                                                     \
 	do {                                                                   \
+		__heisen_nosync_enter();                                       \
 		__heisen_lock_word(&(lock), NULL);                             \
 		call;                                                          \
 		__heisen_unlock_word(&(lock));                                 \
+		__heisen_nosync_leave();                                       \
 	} while (0)
 
 long __real_random(void);
@@ -133,6 +140,8 @@ int __wrap_strerror_r(int e, char *buf, size_t n)
 {
 	int r;
 	LOCKED(msg_lock, r = __real_strerror_r(e, buf, n));
+	if (!r && n)
+		__heisen_touch_write(buf, strnlen(buf, n - 1) + 1);
 	return r;
 }
 
@@ -140,6 +149,8 @@ struct tm *__wrap_localtime(const time_t *t)
 {
 	struct tm *r;
 	LOCKED(time_lock, r = __real_localtime(t));
+	if (r)
+		__heisen_touch_write(r, sizeof *r);
 	return r;
 }
 
@@ -147,6 +158,8 @@ struct tm *__wrap_localtime_r(const time_t *restrict t, struct tm *restrict tm)
 {
 	struct tm *r;
 	LOCKED(time_lock, r = __real_localtime_r(t, tm));
+	if (r)
+		__heisen_touch_write(tm, sizeof *tm);
 	return r;
 }
 
@@ -154,6 +167,8 @@ struct tm *__wrap_gmtime(const time_t *t)
 {
 	struct tm *r;
 	LOCKED(time_lock, r = __real_gmtime(t));
+	if (r)
+		__heisen_touch_write(r, sizeof *r);
 	return r;
 }
 
@@ -161,6 +176,8 @@ struct tm *__wrap_gmtime_r(const time_t *restrict t, struct tm *restrict tm)
 {
 	struct tm *r;
 	LOCKED(time_lock, r = __real_gmtime_r(t, tm));
+	if (r)
+		__heisen_touch_write(tm, sizeof *tm);
 	return r;
 }
 
@@ -168,6 +185,7 @@ time_t __wrap_mktime(struct tm *tm)
 {
 	time_t r;
 	LOCKED(time_lock, r = __real_mktime(tm));
+	__heisen_touch_write(tm, sizeof *tm);
 	return r;
 }
 
@@ -175,6 +193,7 @@ time_t __wrap_timegm(struct tm *tm)
 {
 	time_t r;
 	LOCKED(time_lock, r = __real_timegm(tm));
+	__heisen_touch_write(tm, sizeof *tm);
 	return r;
 }
 
@@ -182,6 +201,8 @@ char *__wrap_asctime(const struct tm *tm)
 {
 	char *r;
 	LOCKED(time_lock, r = __real_asctime(tm));
+	if (r)
+		__heisen_touch_write(r, strlen(r) + 1);
 	return r;
 }
 
@@ -190,5 +211,7 @@ size_t __wrap_strftime(char *restrict s, size_t n, const char *restrict fmt,
 {
 	size_t r;
 	LOCKED(time_lock, r = __real_strftime(s, n, fmt, tm));
+	if (r)
+		__heisen_touch_write(s, r + 1);
 	return r;
 }

@@ -51,14 +51,14 @@ size_t __real_malloc_usable_size(void *);
 /* The heap's critical section: the lock, and no ordering for check. */
 static void heap_enter(void)
 {
-	__heisen_hint_nosync(1);
+	__heisen_nosync_enter();
 	__heisen_lock_word(&heap_lock, NULL);
 }
 
 static void heap_leave(void)
 {
 	__heisen_unlock_word(&heap_lock);
-	__heisen_hint_nosync(0);
+	__heisen_nosync_leave();
 }
 
 /* A block handed out, inside the heap's section: told to the host with
@@ -71,17 +71,15 @@ static void heap_leave(void)
 
 /* The write a free is, before the block goes back to the heap. Its size
  * is in the block's own header, whose size bits nobody else changes
- * while the block is allocated. The destination is hidden from the optimiser,
- * which would drop a copy it could see is onto itself. */
+ * while the block is allocated. */
 static void free_write(void *p)
 {
-	void *volatile to = p;
 	size_t n;
 
-	__heisen_hint_nosync(1);
+	__heisen_nosync_enter();
 	n = __real_malloc_usable_size(p);
-	__heisen_hint_nosync(0);
-	__builtin_memmove(to, p, n < FREE_WRITE ? n : FREE_WRITE);
+	__heisen_nosync_leave();
+	__heisen_touch_write(p, n < FREE_WRITE ? n : FREE_WRITE);
 }
 
 void *__wrap_malloc(size_t n)

@@ -218,9 +218,9 @@ static int count_live(int delta)
 {
 	int n;
 
-	__heisen_hint_nosync(1);
+	__heisen_nosync_enter();
 	n = ADD(&live_threads, delta);
-	__heisen_hint_nosync(0);
+	__heisen_nosync_leave();
 	return n;
 }
 
@@ -499,9 +499,9 @@ int pthread_mutex_destroy(pthread_mutex_t *m)
 {
 	int busy;
 
-	__heisen_hint_nosync(1);
+	__heisen_nosync_enter();
 	busy = LOAD(M_WORD(m)) != 0;
-	__heisen_hint_nosync(0);
+	__heisen_nosync_leave();
 	return busy ? EBUSY : 0;
 }
 

@@ -92,6 +92,7 @@ static int deliver(struct __pthread *t, int sig, int code)
 {
 	struct sigaction a;
 	sigbits old;
+	int nosync;
 
 	__heisen_lock_word(&actions_lock, NULL);
 	a = actions[sig];
@@ -110,6 +111,9 @@ static int deliver(struct __pthread *t, int sig, int code)
 	STORE(&t->sig_blocked, (old | bits_of(&a.sa_mask) |
 				(a.sa_flags & SA_NODEFER ? 0 : BIT(sig))) &
 				   ~UNBLOCKABLE);
+	/* The handler is the program's code, even when the safe point is
+	 * inside the library's own synchronisation (stdio's lock). */
+	nosync = __heisen_nosync_pause();
 	if (a.sa_flags & SA_SIGINFO) {
 		siginfo_t si;
 		memset(&si, 0, sizeof si);
@@ -120,6 +124,7 @@ static int deliver(struct __pthread *t, int sig, int code)
 	} else {
 		a.sa_handler(sig);
 	}
+	__heisen_nosync_resume(nosync);
 	STORE(&t->sig_blocked, old);
 	return a.sa_flags & SA_RESTART ? 1 : 2;
 }

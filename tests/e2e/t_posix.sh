@@ -31,6 +31,10 @@
 #             TSan natively a race (or a use after free, in runs where
 #             the worker comes late); free-race-ok.c (joined first, and a
 #             block reused by an unordered thread) clean in both
+#   order     guests/libc-order.c (three races across printf, random and
+#             a localtime_r result): check reports the three in 3 of 3
+#             runs, at their lines, and none with a mutex ordering them;
+#             TSan natively the same
 #   fnptr     guests/knr-call.c (a thread start routine, a task and a
 #             signal handler declared without parameters, called through
 #             pointers that pass some) prints the native output;
@@ -196,8 +200,10 @@ assert races == [([("range-write", 31), ("write", 20)], 3)], "races %r" % races
 EOF
 fi
 check_clean free-race-ok "$guests/free-race-ok.wasm"
-if echo 'int main(void){return 0;}' >"$dir/t.c" &&
-	command cc -fsanitize=thread -o "$dir/t" "$dir/t.c" 2>/dev/null && "$dir/t"; then
+tsan_ok=
+echo 'int main(void){return 0;}' >"$dir/t.c" &&
+	command cc -fsanitize=thread -o "$dir/t" "$dir/t.c" 2>/dev/null && "$dir/t" && tsan_ok=1
+if [ -n "$tsan_ok" ]; then
 	for prog in free-race:1 free-race-ok:0; do
 		name=${prog%:*}
 		command cc -fsanitize=thread -g -O1 -pthread -o "$dir/$name.tsan" \
@@ -215,6 +221,43 @@ if echo 'int main(void){return 0;}' >"$dir/t.c" &&
 		done
 		[ "$((n > 0))" -eq "${prog#*:}" ] ||
 			bad "$name: natively TSan reports $n races, want ${prog#*:}"
+	done
+fi
+
+# ---- libc's own locks order nothing, as glibc's do not for TSan ------------------
+# Three races whose threads each call printf, random or localtime_r
+# between their accesses (one on the struct localtime_r fills): check
+# sees all three in 3 of 3 runs, at their lines; ordered by a mutex
+# ("ok"), none. TSan natively: 3 races, and none with "ok".
+timeout -s KILL 300 "$HEISEN" check "$guests/libc-order.wasm" --runs 3 --json \
+	--db "$dir/check.db" >"$dir/order.json" 2>"$dir/order.cerr"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	bad "check libc-order: exit $rc: $(snippet "$dir/order.cerr")"
+else
+	python3 - "$dir/order.json" <<'EOF' >"$dir/why" 2>&1 || bad "check libc-order: $(snippet "$dir/why")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["statuses"] == {"ok": 3}, "statuses %r" % d["statuses"]
+def mine(site):  # the access's kind and its first line in libc-order.c
+    f = [x for x in site["stack"] if x["file"].endswith("/libc-order.c")]
+    return (site["kind"], f[0]["line"] if f else None)
+races = sorted((sorted(mine(s) for s in r["sites"]), r["runs"]) for r in d["races"])
+want = sorted([([("range-write", 43), ("read", 58)], 3), ([("read", 58), ("write", 41)], 3),
+               ([("read", 58), ("write", 42)], 3)])
+assert races == want, "races %r, want %r" % (races, want)
+EOF
+fi
+check_clean libc-order-ok "$guests/libc-order.wasm" ok
+if [ -n "$tsan_ok" ]; then
+	command cc -fsanitize=thread -g -O1 -pthread -o "$dir/libc-order.tsan" \
+		"$root/tests/e2e/guests/libc-order.c" 2>"$dir/tsan.err" ||
+		bad "libc-order: native TSan build failed: $(snippet "$dir/tsan.err")"
+	for arg in racy:3 ok:0; do
+		n=$(TSAN_OPTIONS=exitcode=0 "$dir/libc-order.tsan" "${arg%:*}" 2>&1 >/dev/null |
+			grep -c '^WARNING: ThreadSanitizer: data race')
+		[ "$n" -eq "${arg#*:}" ] ||
+			bad "libc-order ${arg%:*}: natively TSan reports $n races, want ${arg#*:}"
 	done
 fi
 

@@ -122,6 +122,29 @@ assert d["statuses"] == {"ok": 3}, "statuses %r" % d["statuses"]
 assert not d["races"], "races %r" % [[(s["file"], s["line"]) for s in r["sites"]] for r in d["races"]]
 EOF
 }
+# check_races NAME WANT [ARGS...]: `check --runs 3` of guests/NAME.wasm
+# ends every run ok and reports exactly the races WANT (a Python list of
+# ([(kind, line), (kind, line)], runs), each access by its first line in
+# NAME.c, sorted).
+check_races() {
+	local name=$1 want=$2
+	shift 2
+	timeout -s KILL 300 "$HEISEN" check "$guests/$name.wasm" --runs 3 --json \
+		--db "$dir/check.db" -- "$@" >"$dir/$name.json" 2>"$dir/$name.cerr"
+	rc=$?
+	[ "$rc" -eq 0 ] || { bad "check $name: exit $rc: $(snippet "$dir/$name.cerr")"; return; }
+	python3 - "$dir/$name.json" "$name.c" "$want" <<'EOF' >"$dir/why" 2>&1 || bad "check $name: $(snippet "$dir/why")"
+import ast, json, sys
+d = json.load(open(sys.argv[1]))
+assert d["statuses"] == {"ok": 3}, "statuses %r" % d["statuses"]
+def mine(site):  # the access's kind and its first line in the guest
+    f = [x for x in site["stack"] if x["file"].endswith("/" + sys.argv[2])]
+    return (site["kind"], f[0]["line"] if f else None)
+races = sorted((sorted(mine(s) for s in r["sites"]), r["runs"]) for r in d["races"])
+want = sorted(ast.literal_eval(sys.argv[3]))
+assert races == want, "races %r, want %r" % (races, want)
+EOF
+}
 # native NAME: build tests/e2e/guests/NAME.c with the host's cc into $dir/NAME
 native() {
 	command cc -pthread -O1 -o "$dir/$1" "$root/tests/e2e/guests/$1.c" 2>"$dir/$1.ncc" ||
@@ -182,23 +205,7 @@ check_clean libc "$guests/posix-libc.wasm"
 # A worker's write deep in a block races with main's free of it (TSan's
 # verdict too, where the C compiler has TSan); the twin, joined before the
 # free and with a block reused by an unordered thread, is clean.
-timeout -s KILL 300 "$HEISEN" check "$guests/free-race.wasm" --runs 3 --json \
-	--db "$dir/check.db" >"$dir/free.json" 2>"$dir/free.cerr"
-rc=$?
-if [ "$rc" -ne 0 ]; then
-	bad "check free-race: exit $rc: $(snippet "$dir/free.cerr")"
-else
-	python3 - "$dir/free.json" <<'EOF' >"$dir/why" 2>&1 || bad "check free-race: $(snippet "$dir/why")"
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["statuses"] == {"ok": 3}, "statuses %r" % d["statuses"]
-def mine(site):  # the access's kind and its first line in free-race.c
-    f = [x for x in site["stack"] if x["file"].endswith("/free-race.c")]
-    return (site["kind"], f[0]["line"] if f else None)
-races = [(sorted(mine(s) for s in r["sites"]), r["runs"]) for r in d["races"]]
-assert races == [([("range-write", 31), ("write", 20)], 3)], "races %r" % races
-EOF
-fi
+check_races free-race '[([("range-write", 31), ("write", 20)], 3)]'
 check_clean free-race-ok "$guests/free-race-ok.wasm"
 tsan_ok=
 echo 'int main(void){return 0;}' >"$dir/t.c" &&
@@ -229,25 +236,8 @@ fi
 # between their accesses (one on the struct localtime_r fills): check
 # sees all three in 3 of 3 runs, at their lines; ordered by a mutex
 # ("ok"), none. TSan natively: 3 races, and none with "ok".
-timeout -s KILL 300 "$HEISEN" check "$guests/libc-order.wasm" --runs 3 --json \
-	--db "$dir/check.db" >"$dir/order.json" 2>"$dir/order.cerr"
-rc=$?
-if [ "$rc" -ne 0 ]; then
-	bad "check libc-order: exit $rc: $(snippet "$dir/order.cerr")"
-else
-	python3 - "$dir/order.json" <<'EOF' >"$dir/why" 2>&1 || bad "check libc-order: $(snippet "$dir/why")"
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["statuses"] == {"ok": 3}, "statuses %r" % d["statuses"]
-def mine(site):  # the access's kind and its first line in libc-order.c
-    f = [x for x in site["stack"] if x["file"].endswith("/libc-order.c")]
-    return (site["kind"], f[0]["line"] if f else None)
-races = sorted((sorted(mine(s) for s in r["sites"]), r["runs"]) for r in d["races"])
-want = sorted([([("range-write", 43), ("read", 58)], 3), ([("read", 58), ("write", 41)], 3),
-               ([("read", 58), ("write", 42)], 3)])
-assert races == want, "races %r, want %r" % (races, want)
-EOF
-fi
+check_races libc-order '[([("range-write", 43), ("read", 58)], 3),
+	([("read", 58), ("write", 41)], 3), ([("read", 58), ("write", 42)], 3)]'
 check_clean libc-order-ok "$guests/libc-order.wasm" ok
 if [ -n "$tsan_ok" ]; then
 	command cc -fsanitize=thread -g -O1 -pthread -o "$dir/libc-order.tsan" \

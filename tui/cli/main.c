@@ -5,6 +5,7 @@
 #include "tui/cli/cli.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -65,6 +66,12 @@ static int run_script(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* SQLite allocates and frees a 64 KiB statement journal for each
+	 * write in a transaction; at the top of the heap, glibc gave it back
+	 * to the kernel and took it again every time (15 000 brk calls, two
+	 * thirds of an import's time: 100 ms for 1000 runs, 36 ms with
+	 * this). Keeping up to 64 MiB of freed memory stops that. */
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	if (argc < 2) {
 		char tui[] = "tui", *tv[] = {tui, NULL};
 		if (!isatty(STDIN_FILENO))

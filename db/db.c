@@ -494,13 +494,34 @@ static wasm_status oom(db *d, wasm_err *err)
 
 /* ---- statements -------------------------------------------------------- */
 
+/* Statement id, prepared on its first use: an open prepares none, as a
+ * command uses a few of them and `heisen node tasks` opens a workspace
+ * per array task. NULL with err set when SQLite refuses it. */
+static sqlite3_stmt *prepared(db *d, int id, wasm_err *err)
+{
+	int rc;
+
+	if (d->st[id])
+		return d->st[id];
+	rc = sqlite3_prepare_v3(d->h, stmt_sql[id], -1,
+				SQLITE_PREPARE_PERSISTENT, &d->st[id], NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(d->st[id]);
+		d->st[id] = NULL;
+		sql_fail(d, err, rc, "preparing a query");
+		return NULL;
+	}
+	return d->st[id];
+}
+
 /* The prepared statement id, reset and unbound. NULL (with err set) when
- * a callback of a list that uses it calls back into it. */
+ * SQLite refuses it or a callback of a list that uses it calls back into
+ * it. */
 static sqlite3_stmt *stmt(db *d, int id, wasm_err *err)
 {
-	sqlite3_stmt *s = d->st[id];
+	sqlite3_stmt *s = prepared(d, id, err);
 
-	if (sqlite3_stmt_busy(s)) {
+	if (s && sqlite3_stmt_busy(s)) {
 		wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 			     "%s: a database query was re-entered from its "
 			     "own list callback",
@@ -536,11 +557,16 @@ static void bind_text(sqlite3_stmt *s, int i, const char *t)
 }
 
 /* Run a statement that returns no rows. */
+/* Step s (NULL: the prepared() that failed has set err) and reset it. */
 static wasm_status exec_stmt(db *d, sqlite3_stmt *s, const char *what,
 			     wasm_err *err)
 {
-	int rc = sqlite3_step(s);
 	wasm_status st = WASM_OK;
+	int rc;
+
+	if (!s)
+		return err->status;
+	rc = sqlite3_step(s);
 
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		st = sql_fail(d, err, rc, what);
@@ -593,7 +619,8 @@ static wasm_status tx_begin(db *d, bool *own, wasm_err *err)
 	*own = false;
 	if (d->batch)
 		return WASM_OK;
-	if (exec_stmt(d, d->st[S_BEGIN], "starting a transaction", err))
+	if (exec_stmt(d, prepared(d, S_BEGIN, err), "starting a transaction",
+		      err))
 		return err->status;
 	*own = true;
 	return WASM_OK;
@@ -604,9 +631,12 @@ static wasm_status tx_end(db *d, bool own, wasm_status st, wasm_err *err)
 	if (!own)
 		return st;
 	if (st == WASM_OK)
-		st = exec_stmt(d, d->st[S_COMMIT], "committing", err);
+		st =
+		    exec_stmt(d, prepared(d, S_COMMIT, err), "committing", err);
 	if (st != WASM_OK && !sqlite3_get_autocommit(d->h)) {
-		exec_stmt(d, d->st[S_ROLLBACK], "rolling back", &(wasm_err){0});
+		wasm_err ignored;
+		exec_stmt(d, prepared(d, S_ROLLBACK, &ignored), "rolling back",
+			  &ignored);
 		forget_caches(d);
 	}
 	return st;
@@ -617,7 +647,7 @@ wasm_status db_begin(db *d, wasm_err *err)
 	if (d->batch)
 		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 				    "%s: a batch is already open", d->path);
-	if (exec_stmt(d, d->st[S_BEGIN], "starting a batch", err))
+	if (exec_stmt(d, prepared(d, S_BEGIN, err), "starting a batch", err))
 		return err->status;
 	d->batch = true;
 	return WASM_OK;
@@ -628,7 +658,7 @@ wasm_status db_commit(db *d, wasm_err *err)
 	if (!d->batch)
 		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
 				    "%s: no batch to commit", d->path);
-	if (exec_stmt(d, d->st[S_COMMIT], "committing a batch", err))
+	if (exec_stmt(d, prepared(d, S_COMMIT, err), "committing a batch", err))
 		return err->status;
 	d->batch = false;
 	return WASM_OK;
@@ -639,7 +669,8 @@ void db_rollback(db *d)
 	wasm_err ignored;
 
 	if (!sqlite3_get_autocommit(d->h))
-		exec_stmt(d, d->st[S_ROLLBACK], "rolling back", &ignored);
+		exec_stmt(d, prepared(d, S_ROLLBACK, &ignored), "rolling back",
+			  &ignored);
 	d->batch = false;
 	forget_caches(d);
 }
@@ -901,15 +932,6 @@ wasm_status db_open(const char *path, db **out, wasm_err *err)
 		     "opening it", err) ||
 	    migrate(d, err))
 		goto fail;
-	for (int i = 0; i < S_COUNT; i++) {
-		rc = sqlite3_prepare_v3(d->h, stmt_sql[i], -1,
-					SQLITE_PREPARE_PERSISTENT, &d->st[i],
-					NULL);
-		if (rc != SQLITE_OK) {
-			sql_fail(d, err, rc, "preparing its queries");
-			goto fail;
-		}
-	}
 	*out = d;
 	return WASM_OK;
 fail:
@@ -992,7 +1014,8 @@ static wasm_status node_key(db *d, char key[64], wasm_err *err)
 				    strerror(errno));
 	for (size_t i = 0; i < sizeof raw; i++)
 		snprintf(key + 2 * i, 3, "%02x", raw[i]);
-	s = d->st[S_SETTING_PUT];
+	if (!(s = prepared(d, S_SETTING_PUT, err)))
+		return err->status;
 	sqlite3_bind_text(s, 1, "node_key", -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
 	return exec_stmt(d, s, "storing the node id", err);
@@ -1024,19 +1047,22 @@ wasm_status db_node_self(db *d, int64_t *id, wasm_err *err)
 			bool renamed = strcmp(col_text(s, 1), host) != 0;
 			d->self = sqlite3_column_int64(s, 0);
 			done(s);
-			if (renamed) {
-				s = d->st[S_NODE_RENAME];
+			if (renamed && (s = prepared(d, S_NODE_RENAME, err))) {
 				sqlite3_bind_int64(s, 1, d->self);
 				sqlite3_bind_text(s, 2, host, -1,
 						  SQLITE_STATIC);
 				st = exec_stmt(d, s, "renaming the node", err);
+			} else if (renamed) {
+				st = err->status;
 			}
 		} else if (rc == SQLITE_DONE) {
 			done(s);
-			s = d->st[S_NODE_ADD];
-			sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-			sqlite3_bind_text(s, 2, host, -1, SQLITE_STATIC);
-			sqlite3_bind_double(s, 3, now_unix());
+			if ((s = prepared(d, S_NODE_ADD, err))) {
+				sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+				sqlite3_bind_text(s, 2, host, -1,
+						  SQLITE_STATIC);
+				sqlite3_bind_double(s, 3, now_unix());
+			}
 			st = exec_stmt(d, s, "adding this node", err);
 			if (st == WASM_OK)
 				d->self = sqlite3_last_insert_rowid(d->h);
@@ -1081,18 +1107,20 @@ wasm_status db_program_put(db *d, uint64_t hash, const char *name,
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(s, 0);
 		done(s);
-		s = d->st[S_PROGRAM_SET_PATH];
-		sqlite3_bind_int64(s, 1, *id);
-		bind_text(s, 2, path);
+		if ((s = prepared(d, S_PROGRAM_SET_PATH, err))) {
+			sqlite3_bind_int64(s, 1, *id);
+			bind_text(s, 2, path);
+		}
 		st = exec_stmt(d, s, "updating a program", err);
 	} else if (rc == SQLITE_DONE) {
 		done(s);
-		s = d->st[S_PROGRAM_ADD];
-		sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC);
-		bind_text(s, 2, name ? name : "");
-		bind_text(s, 3, path);
-		sqlite3_bind_int64(s, 4, nsites);
-		sqlite3_bind_double(s, 5, now_unix());
+		if ((s = prepared(d, S_PROGRAM_ADD, err))) {
+			sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC);
+			bind_text(s, 2, name ? name : "");
+			bind_text(s, 3, path);
+			sqlite3_bind_int64(s, 4, nsites);
+			sqlite3_bind_double(s, 5, now_unix());
+		}
 		st = exec_stmt(d, s, "adding a program", err);
 		if (st == WASM_OK)
 			*id = sqlite3_last_insert_rowid(d->h);
@@ -1828,7 +1856,8 @@ static wasm_status bug_of(db *d, const db_site *sa, const db_site *sb,
 	if (db_bug_find(d, prog, sa->id, sb->id, id, err))
 		return err->status;
 	if (!*id) {
-		s = d->st[S_BUG_ADD];
+		if (!(s = prepared(d, S_BUG_ADD, err)))
+			return err->status;
 		sqlite3_bind_int64(s, 1, prog);
 		bind_site(s, 2, sa);
 		bind_site(s, 7, sb);
@@ -2466,11 +2495,13 @@ void db_hit_clear(db_hit *h)
 static wasm_status stack_id(db *d, const db_stack *s, int64_t *id,
 			    wasm_err *err)
 {
-	sqlite3_stmt *q = d->st[S_STACK_ADD];
-	char *text = db_stack_format(s);
+	sqlite3_stmt *q = prepared(d, S_STACK_ADD, err);
+	char *text;
 	int rc;
 
-	if (!text)
+	if (!q)
+		return err->status;
+	if (!(text = db_stack_format(s)))
 		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				    "out of memory");
 	sqlite3_bind_text(q, 1, text, -1, SQLITE_TRANSIENT);
@@ -2579,9 +2610,9 @@ static wasm_status bind_where(db *d, sqlite3_stmt *s, const db_hit *h, int lo,
 static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 			      uint32_t nhits, wasm_err *err)
 {
-	sqlite3_stmt *s = d->st[S_RUN_ADD];
+	sqlite3_stmt *s = prepared(d, S_RUN_ADD, err);
 
-	if (campaign_owner(d, r->campaign_id, err))
+	if (!s || campaign_owner(d, r->campaign_id, err))
 		return err->status;
 	sqlite3_bind_int64(s, 1, r->campaign_id);
 	bind_ref(s, 2, r->node_id ? r->node_id : d->camp_node);
@@ -2604,7 +2635,8 @@ static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 		const db_sched *sc = r->sched;
 		char hex[17];
 		snprintf(hex, sizeof hex, "%016" PRIx64, sc->digest);
-		s = d->st[S_SCHED_ADD];
+		if (!(s = prepared(d, S_SCHED_ADD, err)))
+			return err->status;
 		sqlite3_bind_int64(s, 1, r->id);
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)sc->points);
 		sqlite3_bind_int64(s, 3, sc->switches);
@@ -2628,7 +2660,8 @@ static wasm_status run_insert(db *d, db_run *r, const db_hit *hits,
 		int64_t bug;
 		if (bug_of(d, &h->site[lo], &h->site[1 - lo], r, &bug, err))
 			return err->status;
-		s = d->st[S_RUN_BUG_ADD];
+		if (!(s = prepared(d, S_RUN_BUG_ADD, err)))
+			return err->status;
 		sqlite3_bind_int64(s, 1, r->id);
 		sqlite3_bind_int64(s, 2, bug);
 		sqlite3_bind_int64(s, 3, h->tid[lo]);

@@ -2001,19 +2001,25 @@ static size_t pc_offset(const eng_fn *fn, const eng_cell *pc)
 	return lo ? fn->pcmap[lo - 1].offset : fn->body_offset;
 }
 
-uint32_t eng_thread_backtrace(const eng_thread *t, eng_where *out,
-			      uint32_t max)
+/* The frames of thread t from pc in inst, with depth calls below it, at
+ * most max into out: the count. With more, *more says whether a frame
+ * was left out for want of room; without, the walk stops at max. */
+static uint32_t walk_frames(const eng_thread *t, const eng_cell *pc,
+			    const eng_instance *inst, uint32_t d,
+			    eng_where *out, uint32_t max, bool *more)
 {
-	const eng_cell *pc = t->pc;
-	const eng_instance *inst = t->cur_inst;
-	uint32_t n = 0, d = t->depth;
+	uint32_t n = 0;
 
-	if (t->in_wasm)
-		return 0;
-	while (n < max && pc && inst) {
+	if (more)
+		*more = false;
+	while (pc && inst && (n < max || more)) {
 		const eng_fn *fn = eng_fn_of_pc(inst->cm, pc);
 		if (!fn)
 			break;
+		if (n == max) {
+			*more = true;
+			break;
+		}
 		out[n++] = (eng_where){fn->index, (uint32_t)pc_offset(fn, pc)};
 		/* frames[d - 1] belongs to this frame's function: where it
 		 * returns to in its caller, or NULL where the host entered. */
@@ -2028,33 +2034,24 @@ uint32_t eng_thread_backtrace(const eng_thread *t, eng_where *out,
 	return n;
 }
 
+uint32_t eng_thread_backtrace(const eng_thread *t, eng_where *out, uint32_t max)
+{
+	if (t->in_wasm)
+		return 0;
+	return walk_frames(t, t->pc, t->cur_inst, t->depth, out, max, NULL);
+}
+
 void eng_note_stop(eng_thread *t, const eng_cell *pc, const eng_instance *inst,
 		   uint32_t depth)
 {
 	eng_proc *p = t->proc;
 	eng_stop_stack s = {.tid = t->id};
-	uint32_t d = depth;
 
 	if (t->stop_noted)
 		return;
 	t->stop_noted = true;
-	while (pc && inst) {
-		const eng_fn *fn = eng_fn_of_pc(inst->cm, pc);
-		if (!fn)
-			break;
-		if (s.n == ENG_STOP_FRAMES) {
-			s.truncated = true;
-			break;
-		}
-		s.f[s.n++] =
-		    (eng_where){fn->index, (uint32_t)pc_offset(fn, pc)};
-		if (!d--)
-			break;
-		pc = t->frames[d].ret_ip;
-		inst = t->frames[d].inst;
-		if (pc)
-			pc--;
-	}
+	s.n =
+	    walk_frames(t, pc, inst, depth, s.f, ENG_STOP_FRAMES, &s.truncated);
 	pthread_mutex_lock(&p->lock);
 	if (p->nstops == p->cap_stops && p->cap_stops < ENG_STOP_THREADS) {
 		uint32_t cap = p->cap_stops ? 2 * p->cap_stops : 4;

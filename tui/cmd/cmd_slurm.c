@@ -975,6 +975,23 @@ void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 
 /* ---- check --------------------------------------------------------------- */
 
+/* The next line of *rest (sinfo's answer, its '\n' cut) made safe to show
+ * (rmt_last_line) into line[cap]; false at the end. */
+static bool next_part(char **rest, char *line, size_t cap)
+{
+	char *l = *rest, *nl;
+
+	if (!l || !*l)
+		return false;
+	if ((nl = strchr(l, '\n')))
+		*nl++ = 0;
+	else
+		nl = l + strlen(l);
+	*rest = nl;
+	rmt_last_line(l, line, cap);
+	return true;
+}
+
 int tui_slurm_check(const db_remote *r, double timeout_s, bool json, FILE *out,
 		    FILE *err)
 {
@@ -1041,15 +1058,8 @@ int tui_slurm_check(const db_remote *r, double timeout_s, bool json, FILE *out,
 		else
 			tui_json_str(&j, "error", why);
 		tui_json_arr(&j, "partitions");
-		for (char *l = parts, *nl; l && *l; l = nl) {
-			nl = strchr(l, '\n');
-			if (nl)
-				*nl++ = 0;
-			else
-				nl = l + strlen(l);
-			rmt_last_line(l, line, sizeof line);
+		for (char *rest = parts; next_part(&rest, line, sizeof line);)
 			tui_json_str(&j, NULL, line);
-		}
 		tui_json_end(&j, ']');
 		if (runs) {
 			tui_json_str(&j, "version", ver);
@@ -1063,15 +1073,8 @@ int tui_slurm_check(const db_remote *r, double timeout_s, bool json, FILE *out,
 			"compute node %s; partitions (name|avail|time "
 			"limit|nodes|state):\n",
 			r->name, ver, host);
-		for (char *l = parts, *nl; l && *l; l = nl) {
-			nl = strchr(l, '\n');
-			if (nl)
-				*nl++ = 0;
-			else
-				nl = l + strlen(l);
-			rmt_last_line(l, line, sizeof line);
+		for (char *rest = parts; next_part(&rest, line, sizeof line);)
 			fprintf(out, "  %s\n", line);
-		}
 	} else {
 		fprintf(out, "%s: unreachable: %s\n", r->name, why);
 	}

@@ -244,6 +244,8 @@ int tui_parse_id(const tui_cmd *cmd, const char *what, const char *s,
  * [lo, hi]. False when v is not one. */
 bool tui_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out);
 bool tui_parse_u64(const char *v, uint64_t *out);
+/* Whether s is one or more decimal digits and nothing else. */
+bool tui_is_decimal(const char *s);
 /* A watched address, "ADDR" or "ADDR:WIDTH" (numbers as above; the
  * width 1 to 8 bytes, default 4): `timeline --watch` and the Timeline
  * screen's w. */

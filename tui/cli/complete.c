@@ -59,23 +59,13 @@ static void add(cands *c, const char *a, const char *b)
 	c->v[c->n++] = s;
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* Ids in numeric order (9 before 10), everything else as bytes. */
 static int cand_cmp(const void *x, const void *y)
 {
 	const char *a = *(char *const *)x, *b = *(char *const *)y;
 	size_t la = strlen(a), lb = strlen(b);
 
-	if (all_digits(a) && all_digits(b) && la != lb)
+	if (tui_is_decimal(a) && tui_is_decimal(b) && la != lb)
 		return la < lb ? -1 : 1;
 	return strcmp(a, b);
 }

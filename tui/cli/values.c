@@ -37,6 +37,16 @@ bool tui_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 	return true;
 }
 
+bool tui_is_decimal(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
 bool tui_parse_u64(const char *v, uint64_t *out)
 {
 	char *end;

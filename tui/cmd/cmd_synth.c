@@ -51,8 +51,6 @@ typedef struct synth_ui {
 	bool tty;
 } synth_ui;
 
-static void on_sigint(int sig) { det_sweep_stop(); }
-
 static void on_progress(void *ctx, const rep_synth_progress *pr)
 {
 	synth_ui *u = ctx;
@@ -145,17 +143,6 @@ static int read_opts(const tui_cmd *cmd, const tui_args *a, synth_req *q,
 	return TUI_EXIT_OK;
 }
 
-/* Whether s is a whole decimal number (a bug id). */
-static bool is_id(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* The report into src and the target into t (program p). */
 static int read_report(const tui_cmd *cmd, const synth_req *q, det_prog *p,
 		       synth_src *src, rep_synth_target *t, FILE *err)
@@ -175,7 +162,7 @@ static int read_report(const tui_cmd *cmd, const synth_req *q, det_prog *p,
 		}
 		return TUI_EXIT_OK;
 	}
-	if (!stat(q->report, &sb) || !is_id(q->report)) {
+	if (!stat(q->report, &sb) || !tui_is_decimal(q->report)) {
 		if ((st = rep_tsan_read(q->report, q->index, &src->race, &e))) {
 			fprintf(err, "heisen %s: %s\n", cmd->name, e.msg);
 			return tui_exit_for(st);
@@ -436,7 +423,7 @@ int tui_cmd_synthesize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	char *input_hash = NULL;
 	int64_t bug = 0, run = 0;
 	bool shrunk = false;
-	struct sigaction sa = {0}, old;
+	struct sigaction old;
 	wasm_status st;
 	wasm_err e;
 	int rc;
@@ -468,10 +455,7 @@ int tui_cmd_synthesize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	ui.tty = !q.json && isatty(fileno(err));
 	o.progress = on_progress;
 	o.ctx = &ui;
-	sa.sa_handler = on_sigint;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	tui_sigint_stops(&old);
 	st = rep_synthesize(p, t.nsites ? &t : NULL, &o, &r, &e);
 	if (ui.tty)
 		fprintf(err, "\r\033[K");

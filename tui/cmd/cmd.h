@@ -65,6 +65,12 @@ int tui_cmd_dispatch(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		     FILE *err);
 int tui_cmd_campaigns(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		      FILE *err);
+/* Until the caller puts *old back (sigaction(SIGINT, old, NULL)), a
+ * Ctrl-C stops the running campaign, search or replay at its next run
+ * (det_sweep_stop), and a second one ends heisen as usual
+ * (tui/cmd/cmd_detect.c). */
+struct sigaction;
+void tui_sigint_stops(struct sigaction *old);
 /* A campaign's plan from sweep's options in a, the program a->operands[0]
  * and its arguments the operands after it (tui/cmd/cmd_detect.c). */
 int tui_plan_campaign(const tui_cmd *cmd, const tui_args *a, struct det_prog *p,

@@ -101,8 +101,6 @@ static void on_race(void *ctx, const db_hit *h)
 	u->n++;
 }
 
-static void on_sigint(int sig) { det_sweep_stop(); }
-
 static bool count_run(void *ctx, const db_run *r)
 {
 	race *x = ctx;
@@ -538,7 +536,7 @@ static int check_main(const tui_cmd *cmd, const tui_args *a, bool explore,
 	rep_sched_spec spec = {0};
 	rep_sched_factory fac;
 	bool need_k = false;
-	struct sigaction sa = {0}, old;
+	struct sigaction old;
 	wasm_status st;
 	wasm_err e;
 	int rc;
@@ -600,10 +598,7 @@ static int check_main(const tui_cmd *cmd, const tui_args *a, bool explore,
 	}
 	ui.em.d = d;
 	ui.em.program_id = c.program_id;
-	sa.sa_handler = on_sigint;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	tui_sigint_stops(&old);
 	st = det_sweep(d, p, &c, &hooks, &e);
 	sigaction(SIGINT, &old, NULL);
 	if (!st && ui.nomem)

@@ -420,6 +420,16 @@ static void end_line(sweep_ui *u, const char *status, uint64_t done,
 
 static void on_sigint(int sig) { det_sweep_stop(); }
 
+void tui_sigint_stops(struct sigaction *old)
+{
+	struct sigaction sa = {0};
+
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, old);
+}
+
 /* Fill a new campaign from the options; returns an exit code. */
 int tui_plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 		      db_campaign *c, FILE *err)
@@ -611,7 +621,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	db_program prog = {0};
 	wasm_err e;
 	int rc;
-	struct sigaction sa = {0}, old, pipe_old;
+	struct sigaction old, pipe_old;
 	bool pipe_set = false;
 	sweep_ui ui = {.out = out, .err = err};
 	det_sweep_hooks hooks = {
@@ -826,10 +836,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	}
 	start_line(&ui, &c, resume != NULL,
 		   db_path_choose(tui_opt_value(cmd, a, "--db")));
-	sa.sa_handler = on_sigint;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	tui_sigint_stops(&old);
 	st = det_sweep_slice(d, p, &c, lo, hi, &hooks, &e);
 	sigaction(SIGINT, &old, NULL);
 	if (ui.line_shown)

@@ -23,8 +23,6 @@
 /* Exit status of a replay stopped by Ctrl-C, as a shell reports SIGINT. */
 enum { REPLAY_EXIT_INTERRUPTED = 130 };
 
-static void on_sigint(int sig) { det_sweep_stop(); }
-
 /* Progress on stderr: a line redrawn in place on a terminal, or with
  * --progress a line per tenth of the runs (what the TUI shows). */
 typedef struct replay_ui {
@@ -415,7 +413,7 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	det_prog *p = NULL;
 	db *d = NULL;
 	const char *path = NULL;
-	struct sigaction sa = {0}, old;
+	struct sigaction old;
 	wasm_err e;
 	wasm_status st;
 	uint32_t runs = 100, jobs;
@@ -520,10 +518,7 @@ int tui_cmd_replay(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		o.on_run = on_run;
 		o.ctx = &ui;
 	}
-	sa.sa_handler = on_sigint;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	tui_sigint_stops(&old);
 	st = rep_replay(&s, p, &o, &res, &e);
 	sigaction(SIGINT, &old, NULL);
 	if (ui.shown)
@@ -729,7 +724,7 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	wasi_world world = {0};
 	det_failure fail;
 	det_prog *p = NULL;
-	struct sigaction sa = {0}, old;
+	struct sigaction old;
 	wasm_err e;
 	wasm_status st;
 	int rc = TUI_EXIT_USAGE;
@@ -827,10 +822,7 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		o.on_iter = on_iter;
 		o.ctx = err;
 	}
-	sa.sa_handler = on_sigint;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	tui_sigint_stops(&old);
 	st = rep_minimize(p, &o, &res, &e);
 	sigaction(SIGINT, &old, NULL);
 	if (st) {

@@ -228,6 +228,9 @@ _Static_assert(DB_APPLICATION_ID == 1212500307, "migration 1 sets it");
 	X(BEGIN, "BEGIN IMMEDIATE")                                            \
 	X(COMMIT, "COMMIT")                                                    \
 	X(ROLLBACK, "ROLLBACK")                                                \
+	X(PART_BEGIN, "SAVEPOINT part")                                        \
+	X(PART_END, "RELEASE part")                                            \
+	X(PART_UNDO, "ROLLBACK TO part")                                       \
 	X(SETTING_GET, "SELECT value FROM settings WHERE key = ?1")            \
 	X(SETTING_PUT, "INSERT OR REPLACE INTO settings VALUES(?1, ?2)")       \
 	X(NODE_FIND, "SELECT id, hostname FROM nodes WHERE node_key = ?1")     \
@@ -389,6 +392,12 @@ struct db {
 	sqlite3 *h;
 	char *path;
 	sqlite3_stmt *st[S_COUNT];
+	/* db_stmt_keep's: the other files' statements, by their SQL. */
+	struct {
+		const char *sql;
+		sqlite3_stmt *s;
+	} kept[DB_KEPT_MAX];
+	int nkept;
 	bool batch;    /* inside db_begin .. db_commit */
 	bool readonly; /* opened without write permission */
 	int64_t self;  /* db_node_self's answer, 0 until asked */
@@ -512,6 +521,33 @@ static sqlite3_stmt *prepared(db *d, int id, wasm_err *err)
 		return NULL;
 	}
 	return d->st[id];
+}
+
+sqlite3_stmt *db_stmt_keep(db *d, const char *sql, wasm_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	for (int i = 0; i < d->nkept; i++)
+		if (d->kept[i].sql == sql)
+			return d->kept[i].s;
+	if (d->nkept == DB_KEPT_MAX) {
+		wasm_err_set(err, WASM_LIMIT, WASM_NO_OFFSET,
+			     "%s: more than %d statements kept (heisen's "
+			     "DB_KEPT_MAX is too small: a bug to report)",
+			     d->path, DB_KEPT_MAX);
+		return NULL;
+	}
+	rc = sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &s,
+				NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(s);
+		sql_fail(d, err, rc, "preparing a query");
+		return NULL;
+	}
+	d->kept[d->nkept].sql = sql;
+	d->kept[d->nkept++].s = s;
+	return s;
 }
 
 /* The prepared statement id, reset and unbound. NULL (with err set) when
@@ -672,6 +708,34 @@ void db_rollback(db *d)
 		exec_stmt(d, prepared(d, S_ROLLBACK, &ignored), "rolling back",
 			  &ignored);
 	d->batch = false;
+	forget_caches(d);
+}
+
+wasm_status db_part_begin(db *d, wasm_err *err)
+{
+	if (!d->batch)
+		return wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				    "%s: a part needs an open batch", d->path);
+	return exec_stmt(d, prepared(d, S_PART_BEGIN, err), "starting a part",
+			 err);
+}
+
+wasm_status db_part_end(db *d, wasm_err *err)
+{
+	return exec_stmt(d, prepared(d, S_PART_END, err), "keeping a part",
+			 err);
+}
+
+void db_part_undo(db *d)
+{
+	wasm_err ignored;
+
+	/* ROLLBACK TO leaves the savepoint open: RELEASE closes it, with
+	 * nothing left in it to keep. */
+	exec_stmt(d, prepared(d, S_PART_UNDO, &ignored), "undoing a part",
+		  &ignored);
+	exec_stmt(d, prepared(d, S_PART_END, &ignored), "undoing a part",
+		  &ignored);
 	forget_caches(d);
 }
 
@@ -885,6 +949,8 @@ void db_close(db *d)
 		return;
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(d->st[i]);
+	for (int i = 0; i < d->nkept; i++)
+		sqlite3_finalize(d->kept[i].s);
 	sqlite3_close(d->h);
 	wasm_free(d->bugs);
 	wasm_free(d->path);

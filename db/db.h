@@ -64,6 +64,8 @@ const char *db_path_resolve(const char *path, char *buf, size_t cap);
  * means its heisen.db (db_path_resolve). */
 wasm_status db_open(const char *path, db **out, wasm_err *err);
 void db_close(db *d);
+/* The file d has open (a directory's heisen.db resolved); owned by d. */
+const char *db_file(db *d);
 /* PRAGMA integrity_check: WASM_OK when it answers "ok". */
 wasm_status db_check(db *d, wasm_err *err);
 
@@ -71,6 +73,13 @@ wasm_status db_begin(db *d, wasm_err *err);
 wasm_status db_commit(db *d, wasm_err *err);
 /* Discard the open batch (on an error inside it). */
 void db_rollback(db *d);
+/* A part of the open batch kept or undone as a whole (a savepoint): a
+ * fetch imports each task file as a part, so a refused file leaves
+ * nothing behind while the batch commits the others at once. end keeps
+ * the part's writes in the batch; undo discards them. */
+wasm_status db_part_begin(db *d, wasm_err *err);
+wasm_status db_part_end(db *d, wasm_err *err);
+void db_part_undo(db *d);
 
 /* ---- nodes and programs ------------------------------------------------ */
 
@@ -612,9 +621,16 @@ wasm_status db_program_runs(db *d, int64_t program_id,
 /* The connection and the file's name, for SQL that lives in db/ but not
  * in db.c. */
 struct sqlite3 *db_sqlite(db *d);
-const char *db_file(db *d);
 /* Fill err from SQLite result code rc the way db.c does; what says what
  * was being done ("importing a run"). Returns err->status. */
 wasm_status db_sql_fail(db *d, wasm_err *err, int rc, const char *what);
+/* The statement of sql, prepared on its first use and kept until db_close,
+ * so that a fetch importing 64 task streams prepares its statements once,
+ * not 64 times. The cache keys on sql's address: pass strings that live as
+ * long as the program (literals). The caller resets what it steps. NULL
+ * with err set when SQLite refuses sql or more than DB_KEPT_MAX are asked
+ * for. */
+#define DB_KEPT_MAX 16
+struct sqlite3_stmt *db_stmt_keep(db *d, const char *sql, wasm_err *err);
 
 #endif

@@ -694,6 +694,16 @@ enum {
 	Q_COUNT
 };
 
+/* A call stack checked (id 0) or stored (its row id) by its text: a
+ * stream repeats a bug's few stacks in each of its runs, and a check of
+ * one parses it, an upsert costs a write. Entries point into the stream,
+ * which outlives the import. */
+#define STACK_SLOTS 256
+typedef struct stack_slot {
+	span text;
+	int64_t id;
+} stack_slot;
+
 typedef struct importer {
 	db *d;
 	rd r;
@@ -702,6 +712,7 @@ typedef struct importer {
 	sqlite3_stmt *st[Q_COUNT];
 	int nst;
 	double now;
+	stack_slot stacks[STACK_SLOTS];
 } importer;
 
 static ent *map_find(map *m, uint64_t sid)
@@ -764,13 +775,10 @@ static bool map_add(importer *im, int m, uint64_t sid, size_t at, ent e)
 
 static sqlite3_stmt *prep(importer *im, const char *sql)
 {
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(db_sqlite(im->d), sql, -1, &s, NULL);
+	sqlite3_stmt *s = db_stmt_keep(im->d, sql, im->r.err);
 
-	if (rc != SQLITE_OK) {
-		db_sql_fail(im->d, im->r.err, rc, "preparing an import");
+	if (!s) {
 		im->r.bad = true;
-		sqlite3_finalize(s);
 		return NULL;
 	}
 	im->st[im->nst++] = s;
@@ -1307,6 +1315,46 @@ static bool text_ok(span sp, bool (*check)(const char *))
 	return ok;
 }
 
+/* A word at a time: every run's stacks are hashed, and FNV's byte loop
+ * was a tenth of a fetch. A clash only costs a check or an upsert. */
+static stack_slot *stack_slot_of(importer *im, span text)
+{
+	uint64_t h = FNV_OFFSET ^ text.n, w;
+	uint32_t i = 0;
+
+	for (; i + 8 <= text.n; i += 8) {
+		memcpy(&w, text.p + i, 8);
+		h = (h ^ w) * FNV_PRIME;
+		h ^= h >> 29;
+	}
+	h = fnv(h, text.p + i, text.n - i);
+	return &im->stacks[(h ^ h >> 32) % STACK_SLOTS];
+}
+
+/* Whether text is in its slot: checked, and stored if the slot's id is
+ * set. */
+static bool stack_seen(const stack_slot *slot, span text)
+{
+	return text.p && slot->text.n == text.n &&
+	       !memcmp(slot->text.p, text.p, text.n);
+}
+
+/* Whether stack text (NULL: none) is well formed; *slot gets its slot. */
+static bool stack_check(importer *im, span text, stack_slot **slot)
+{
+	*slot = NULL;
+	if (!text.p)
+		return true;
+	*slot = stack_slot_of(im, text);
+	if (stack_seen(*slot, text))
+		return true;
+	if (!text_ok(text, stack_ok))
+		return false;
+	(*slot)->text = text;
+	(*slot)->id = 0;
+	return true;
+}
+
 static bool imp_run_bug(importer *im, size_t at)
 {
 	rd *r = &im->r;
@@ -1320,6 +1368,7 @@ static bool imp_run_bug(importer *im, size_t at)
 	uint32_t v[4];
 	int64_t count;
 	/* The accesses' stacks, the location's, the spawns'. */
+	stack_slot *slot[5] = {NULL};
 	span stk[5] = {{NULL, 0}}, val = {NULL, 0}, loc = {NULL, 0},
 	     par = {NULL, 0}, locks = {NULL, 0}, names = {NULL, 0};
 	char vt[80];
@@ -1331,7 +1380,7 @@ static bool imp_run_bug(importer *im, size_t at)
 		size_t sat = r->off;
 		stk[i] = r->ver >= 2 ? rd_nstr(r, "run_bug call stack")
 				     : (span){NULL, 0};
-		if (stk[i].p && !text_ok(stk[i], stack_ok))
+		if (!stack_check(im, stk[i], &slot[i]))
 			return rd_fail(r, sat, "malformed",
 				       "run_bug call stack");
 	}
@@ -1360,10 +1409,11 @@ static bool imp_run_bug(importer *im, size_t at)
 			return rd_fail(r, pat, "malformed", "run_bug parents");
 		stk[3] = rd_nstr(r, "run_bug call stack");
 		stk[4] = rd_nstr(r, "run_bug call stack");
-		for (int i = 2; i < 5; i++)
-			if (stk[i].p && !text_ok(stk[i], stack_ok))
+		for (int i = 2; i < 5; i++) {
+			if (!stack_check(im, stk[i], &slot[i]))
 				return rd_fail(r, lat, "malformed",
 					       "run_bug call stack");
+		}
 	}
 	if (r->ver >= 9) {
 		size_t kat = r->off;
@@ -1398,10 +1448,16 @@ static bool imp_run_bug(importer *im, size_t at)
 			sqlite3_bind_null(s, param[i]);
 			continue;
 		}
+		if (stack_seen(slot[i], stk[i]) && slot[i]->id) {
+			sqlite3_bind_int64(s, param[i], slot[i]->id);
+			continue;
+		}
 		sqlite3_bind_text(q, 1, (const char *)stk[i].p, (int)stk[i].n,
 				  SQLITE_STATIC);
 		if (!step(im, q, &id, true, "adding a call stack"))
 			return false;
+		slot[i]->text = stk[i];
+		slot[i]->id = id;
 		sqlite3_bind_int64(s, param[i], id);
 	}
 	if (val.p)
@@ -1550,7 +1606,8 @@ wasm_status db_import_mem(db *d, const uint8_t *p, size_t len,
 {
 	importer im = {.d = d};
 	wasm_status st;
-	bool ok;
+	/* Inside the caller's batch the stream is a part of it. */
+	bool part = !sqlite3_get_autocommit(db_sqlite(d)), ok;
 
 	memset(added, 0, sizeof *added);
 	im.r.p = p;
@@ -1560,24 +1617,27 @@ wasm_status db_import_mem(db *d, const uint8_t *p, size_t len,
 	im.now = (double)time(NULL);
 	if (!check_frame(&im.r))
 		return err->status;
-	if ((st = db_begin(d, err)))
+	if ((st = part ? db_part_begin(d, err) : db_begin(d, err)))
 		return st;
 	ok = import_records(&im);
-	for (int i = 0; i < im.nst; i++)
-		sqlite3_finalize(im.st[i]);
+	for (int i = 0; i < im.nst; i++) {
+		sqlite3_reset(im.st[i]);
+		sqlite3_clear_bindings(im.st[i]);
+	}
 	for (int i = 0; i < M_COUNT; i++)
 		wasm_free(im.m[i].v);
 	if (ok && remote_id > 0 &&
 	    db_remote_fetched(d, remote_id, im.added.last_run, im.added.runs,
 			      im.now, err))
 		ok = false;
+	if (ok && (st = part ? db_part_end(d, err) : db_commit(d, err)))
+		ok = false;
 	if (!ok) {
-		db_rollback(d);
+		if (part)
+			db_part_undo(d);
+		else
+			db_rollback(d);
 		return err->status;
-	}
-	if ((st = db_commit(d, err))) {
-		db_rollback(d);
-		return st;
 	}
 	*added = im.added;
 	return WASM_OK;

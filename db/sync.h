@@ -60,7 +60,10 @@ typedef struct db_sync_added {
 } db_sync_added;
 
 /* Import the stream read from in (to its end); source names it in
- * messages ("-" or a file name). *added is zero unless it succeeds. */
+ * messages ("-" or a file name). *added is zero unless it succeeds. The
+ * import is one transaction; inside a batch the caller opened
+ * (db_begin) it is a part of it (db_part_begin): all of the stream or
+ * nothing, committed with the batch. */
 wasm_status db_import(db *d, FILE *in, const char *source, db_sync_added *added,
 		      wasm_err *err);
 

@@ -5,7 +5,9 @@
 # one campaign, every plan index once, with the bugs of a local sweep of
 # the same plan, and a second fetch adds nothing; a task cancelled
 # mid-run keeps its finished runs and `dispatch --resume` runs only the
-# rest; a truncated task file is refused while the others are imported;
+# rest; a truncated task file is refused while the others are imported
+# (and so is the export a task left beside its file, damaged, until the
+# file changes);
 # hostile program arguments reach the tasks as given; Slurm's failures
 # are messages that say what to do. Skipped only where the daemons cannot
 # start (not root, packages missing).
@@ -81,6 +83,27 @@ import json, sys
 n = json.load(open(sys.argv[1]))["nodes"][0]
 assert n["ok"] and n["runs_added"] == 0 and n["task_files"] == 16, n
 PY
+# Each task left its export beside its file, and node tasks sends it
+# while the file is unchanged: a stream damaged after its header is
+# refused; once the task file changes (touch), the file is exported
+# instead and the fetch is whole again.
+streams=("$dir"/shared/heisen-slurm/*/task-*.db.stream)
+[ "${#streams[@]}" = 16 ] || bad "${#streams[@]} task streams, want 16"
+s5=$(ls "$dir"/shared/heisen-slurm/*/task-5.db.stream)
+python3 - "$s5" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+body = b.index(b"\n") + 1
+b[body + (len(b) - body) // 2] ^= 0x5A
+open(sys.argv[1], "wb").write(b)
+PY
+expect 1 "fetch, a damaged task stream" "$HEISEN" fetch cl --db "$home"
+grep -q "^heisen fetch: cl: 1 task files refused.*task 5 " "$dir/err" ||
+	bad "damaged stream: $(snippet "$dir/err")"
+touch "${s5%.stream}"
+expect 0 "fetch, the task file changed since its stream" "$HEISEN" fetch cl --db "$home"
+[ "$(sqlite3 "$home" "SELECT count(*) FROM runs WHERE campaign_id = 1")" = 400 ] ||
+	bad "runs after the stream tests: $(sqlite3 "$home" "SELECT count(*) FROM runs")"
 # The TUI's Nodes screen (3) shows the campaign and its tasks' states.
 if command -v tmux >/dev/null; then
 	sock=heisen-slurm-$$

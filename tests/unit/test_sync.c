@@ -4,7 +4,8 @@
  * run's node; a repeated import adds nothing; a cursor exports only newer
  * runs; and every damaged stream (each byte flipped, with and without a
  * repaired checksum, each truncation, a newer format) is refused or
- * harmless, never leaving half an import behind.
+ * harmless, never leaving half an import behind, alone or inside a
+ * batch of streams (a fetch's task files).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -464,6 +465,12 @@ static void damaged_streams_are_refused(void **state)
 		st = import_mem(fx->db, bad, len, &n, &e);
 		if (st != WASM_OK) {
 			assert_refused(fx, st, &e, before);
+			/* Inside a batch (a fetch's task files) the refused
+			 * stream is undone alone and the batch commits. */
+			assert_int_equal(db_begin(fx->db, &e), WASM_OK);
+			st = import_mem(fx->db, bad, len, &n, &e);
+			assert_int_equal(db_commit(fx->db, &e), WASM_OK);
+			assert_refused(fx, st, &e, before);
 			refused++;
 			continue;
 		}
@@ -481,6 +488,44 @@ static void damaged_streams_are_refused(void **state)
 	free(before);
 	free(bad);
 	free(s);
+}
+
+/* A batch of streams (a fetch's task files): each is kept or refused
+ * whole, and the batch keeps the good ones around a refused one. */
+static void a_batch_keeps_each_stream_whole(void **state)
+{
+	fixture *fx = *state;
+	db_hit ab = hit(3, 8, 1), cd = hit(4, 9, 2);
+	int64_t camp;
+	size_t l1, l2;
+	uint8_t *s1, *s2;
+	uint64_t cursor;
+	db_sync_added n;
+	wasm_err e;
+	char *ca, *cb;
+
+	camp = add_campaign(fx->da, 0x1111);
+	add_run(fx->da, camp, 0, 0, &ab, 1);
+	s1 = export_mem(fx->da, 0, &l1, &cursor, NULL);
+	add_run(fx->da, camp, 0, 1, &cd, 1);
+	s2 = export_mem(fx->da, cursor, &l2, NULL, NULL);
+	assert_int_equal(db_begin(fx->db, &e), WASM_OK);
+	assert_int_equal(import_mem(fx->db, s1, l1, &n, &e), WASM_OK);
+	assert_int_equal(n.runs, 1);
+	assert_int_equal(import_mem(fx->db, s2, l2 - 1, &n, &e),
+			 WASM_MALFORMED);
+	assert_int_equal(import_mem(fx->db, s2, l2, &n, &e), WASM_OK);
+	assert_int_equal(n.runs, 1);
+	assert_int_equal(n.bugs, 1);
+	assert_int_equal(db_commit(fx->db, &e), WASM_OK);
+	ca = content(fx->a);
+	cb = content(fx->b);
+	assert_string_equal(ca, cb);
+	expect_query(fx->b, "PRAGMA integrity_check", "ok|\n");
+	free(ca);
+	free(cb);
+	free(s1);
+	free(s2);
 }
 
 /* A campaign whose last runs were fetched before it ended: only a stream
@@ -547,6 +592,7 @@ int main(void)
 	    T(round_trip_keeps_records_and_nodes),
 	    T(since_exports_only_newer_runs),
 	    T(damaged_streams_are_refused),
+	    T(a_batch_keeps_each_stream_whole),
 	    T(every_campaign_carries_its_end),
 	    T(future_version_is_refused),
 #undef T

@@ -95,8 +95,16 @@ typedef struct tui_slurm_fetched {
 void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 		     tui_slurm_fetched *f);
 /* `heisen node tasks DIR LIST`, the cluster's side of a Slurm fetch:
- * DIR/task-I.db of each task I of LIST exported, one after the other. */
+ * DIR/task-I.db of each task I of LIST exported, one after the other
+ * (the stream its sweep left, while the file is as the sweep left it). */
 int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
+/* A slice's sweep (`sweep --plan-slice`) into workspace dbpath: drop
+ * removes the export its last sweep left beside it (before anything is
+ * written); close exports d, closes it and leaves the export beside it
+ * for `node tasks`. A stream not written is a note on err, not an error:
+ * the fetch then exports the workspace. */
+void tui_slurm_stream_drop(const char *dbpath);
+void tui_slurm_stream_close(db *d, FILE *err);
 int tui_cmd_runs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 int tui_cmd_bugs(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* Triage and comparing builds (tui/cmd/cmd_triage.c). */

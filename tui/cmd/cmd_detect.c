@@ -622,7 +622,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	wasm_err e;
 	int rc;
 	struct sigaction old, pipe_old;
-	bool pipe_set = false;
+	bool pipe_set = false, leave_stream = false;
 	sweep_ui ui = {.out = out, .err = err};
 	det_sweep_hooks hooks = {
 	    .progress = on_progress, .bug = on_bug, .run = on_run, .ctx = &ui};
@@ -803,6 +803,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		}
 		lo = c.planned * slice_i / slice_n;
 		hi = c.planned * (slice_i + 1) / slice_n;
+		tui_slurm_stream_drop(db_file(d));
 	}
 	ui.prog = p;
 	ui.tty = !json && !ui.em.fmt && isatty(fileno(err));
@@ -839,6 +840,7 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	tui_sigint_stops(&old);
 	st = det_sweep_slice(d, p, &c, lo, hi, &hooks, &e);
 	sigaction(SIGINT, &old, NULL);
+	leave_stream = slice_v && !st;
 	if (ui.line_shown)
 		fprintf(err, "\r\033[K");
 	if (st) {
@@ -965,7 +967,9 @@ done:
 	db_campaign_clear(&c);
 	det_prog_free(p);
 	det_supp_free(supp);
-	if (d)
+	if (leave_stream)
+		tui_slurm_stream_close(d, err);
+	else if (d)
 		db_close(d);
 	return rc;
 }

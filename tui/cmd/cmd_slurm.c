@@ -6,11 +6,11 @@
  * A dispatch makes the campaign here, in the home workspace, and hands
  * its plan to the cluster as one job array: task I sweeps slice I of N
  * into DIR/heisen-slurm/TAG/task-I.db with the home campaign's origin, so
- * that a fetch imports each task file (db_import_mem, one transaction
- * each) into that one campaign. Everything Slurm answers is untrusted:
- * task files go through the verified import, states are folded to a
- * fixed set, and text shown from the cluster has its control bytes
- * replaced (rmt_last_line).
+ * that a fetch imports each task file (db_import_mem, a part of one
+ * transaction each) into that one campaign. Everything Slurm answers is
+ * untrusted: task files go through the verified import, states are
+ * folded to a fixed set, and text shown from the cluster has its control
+ * bytes replaced (rmt_last_line).
  */
 #include "tui/cli/cli.h"
 #include "tui/cmd/cmd.h"
@@ -775,7 +775,7 @@ static void refused(tui_slurm_fetched *f, const camp_state *cs, uint32_t i,
 
 /* Import the task files `list` ("0,1,5") of campaign cs: one call of
  * `heisen node tasks` on the cluster exports them all, each as its own
- * stream, and each is imported in a transaction of its own. */
+ * stream, and each is imported as a part of one transaction. */
 static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 			const camp_state *cs, const char *list,
 			double timeout_s, tui_slurm_fetched *f)
@@ -785,6 +785,7 @@ static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 	const uint8_t *p, *end;
 	db_sync_added added;
 	char why[600], line[400], src[64];
+	tui_slurm_fetched before;
 	rmt_result io;
 	wasm_err e;
 
@@ -802,6 +803,15 @@ static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 	}
 	f->bytes += io.nout;
 	p = io.out;
+	/* One batch, each task file a part of it: a refused file leaves
+	 * nothing, and 64 small files commit once. */
+	if (db_begin(d, &e)) {
+		snprintf(f->why, sizeof f->why, "%s", e.msg);
+		f->reached = false;
+		rmt_result_free(&io);
+		return;
+	}
+	before = *f;
 	end = io.out + io.nout;
 	/* "heisen-task I ok N\n" and N bytes, "heisen-task I none\n" (no
 	 * file: the task never started) or "heisen-task I error MSG\n". */
@@ -853,7 +863,122 @@ static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 		}
 		p += n;
 	}
+	wasm_err_clear(&e);
+	if (db_commit(d, &e)) {
+		db_rollback(d);
+		char msg[sizeof f->why];
+		snprintf(msg, sizeof msg, "%s", e.msg);
+		*f = before;
+		snprintf(f->why, sizeof f->why, "%s", msg);
+		f->reached = false;
+	}
 	rmt_result_free(&io);
+}
+
+/* ---- the stream a task leaves ------------------------------------------- */
+
+/* DBPATH.stream: "heisen-task-stream 1 SIZE SEC NSEC\n", the size and
+ * modification time of DBPATH when its sweep closed it, then its export
+ * stream. `node tasks` sends it while DBPATH still has that size and
+ * time, instead of opening and exporting the workspace there: a fetch of
+ * 64 small tasks then costs the home's import, not 64 opens. */
+#define STREAM_MAGIC "heisen-task-stream 1"
+
+static bool stream_path(const char *dbpath, char *buf, size_t cap)
+{
+	return (size_t)snprintf(buf, cap, "%s.stream", dbpath) < cap;
+}
+
+void tui_slurm_stream_drop(const char *dbpath)
+{
+	char path[4200];
+
+	if (stream_path(dbpath, path, sizeof path))
+		unlink(path);
+}
+
+void tui_slurm_stream_close(db *d, FILE *err)
+{
+	char path[4200], tmp[4300], *buf = NULL, *dbpath;
+	size_t len = 0;
+	uint64_t cursor, runs;
+	struct stat sb;
+	wasm_err e;
+	FILE *m, *f;
+	bool ok;
+
+	if (!(dbpath = strdup(db_file(d)))) {
+		db_close(d);
+		fprintf(err, "heisen sweep: note: out of memory: no "
+			     "stream written beside the workspace\n");
+		return;
+	}
+	wasm_err_clear(&e);
+	ok = (m = open_memstream(&buf, &len)) &&
+	     !db_export(d, 0, true, m, &cursor, &runs, &e);
+	if (m)
+		fclose(m);
+	/* Closing checkpoints the journal into the file: its size and time
+	 * are final after it. */
+	db_close(d);
+	ok = ok && stream_path(dbpath, path, sizeof path) &&
+	     (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) < sizeof tmp &&
+	     !stat(dbpath, &sb) && (f = fopen(tmp, "wb"));
+	if (ok) {
+		fprintf(f, STREAM_MAGIC " %lld %lld %ld\n",
+			(long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
+			sb.st_mtim.tv_nsec);
+		ok = fwrite(buf, 1, len, f) == len;
+		ok = !fclose(f) && ok && !rename(tmp, path);
+		if (!ok)
+			unlink(tmp);
+	}
+	if (!ok)
+		fprintf(err,
+			"heisen sweep: note: %s.stream not written (%s): a "
+			"fetch exports the workspace instead\n",
+			dbpath, *e.msg ? e.msg : strerror(errno));
+	free(buf);
+	free(dbpath);
+}
+
+/* The stream task file dbpath left (tui_slurm_stream_close) into *buf
+ * (malloc'd, *len bytes), when dbpath has not changed since; false
+ * otherwise, and the caller exports the workspace. */
+static bool stream_read(const char *dbpath, const struct stat *db_sb,
+			char **buf, size_t *len)
+{
+	char path[4200], wal[4200], head[128];
+	long long size, sec;
+	long nsec;
+	struct stat sb;
+	size_t n;
+	FILE *f;
+	bool ok;
+
+	*buf = NULL;
+	if (!stream_path(dbpath, path, sizeof path) ||
+	    (size_t)snprintf(wal, sizeof wal, "%s-wal", dbpath) >= sizeof wal ||
+	    (!stat(wal, &sb) && sb.st_size > 0) || !(f = fopen(path, "rb")))
+		return false;
+	ok = fgets(head, sizeof head, f) &&
+	     sscanf(head, STREAM_MAGIC " %lld %lld %ld", &size, &sec, &nsec) ==
+		 3 &&
+	     size == (long long)db_sb->st_size &&
+	     sec == (long long)db_sb->st_mtim.tv_sec &&
+	     nsec == db_sb->st_mtim.tv_nsec && !fstat(fileno(f), &sb) &&
+	     sb.st_size > (off_t)strlen(head);
+	if (ok) {
+		*len = (size_t)sb.st_size - strlen(head);
+		ok = (*buf = malloc(*len ? *len : 1)) &&
+		     (n = fread(*buf, 1, *len, f)) == *len;
+	}
+	fclose(f);
+	if (!ok) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return ok;
 }
 
 int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
@@ -886,6 +1011,12 @@ int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		snprintf(file, sizeof file, "%s/task-%u.db", a->operands[1], i);
 		if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 			fprintf(out, "heisen-task %u none\n", i);
+			continue;
+		}
+		if (stream_read(file, &sb, &buf, &len)) {
+			fprintf(out, "heisen-task %u ok %zu\n", i, len);
+			fwrite(buf, 1, len, out);
+			free(buf);
 			continue;
 		}
 		wasm_err_clear(&e);

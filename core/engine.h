@@ -243,6 +243,15 @@ typedef void (*eng_sync_hook)(void *ctx, eng_thread *t, eng_sync_event ev,
 			      uint64_t addr);
 void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx);
 
+/* Serial execution runs every guest thread of the proc on one OS thread:
+ * fn(ctx, t, false) is called on it before t stops running there for
+ * another guest thread, fn(ctx, t, true) when t runs there again (and
+ * when a spawned thread first runs), so that what an embedder keeps in
+ * thread-local storage can be put aside and brought back. Set it before
+ * the proc runs. */
+typedef void (*eng_switch_hook)(void *ctx, eng_thread *t, bool resume);
+void eng_proc_set_switch_hook(eng_proc *p, eng_switch_hook fn, void *ctx);
+
 /* ---- serial execution ---------------------------------------------------
  *
  * With a scheduler set (eng_proc_set_sched, before the proc's first
@@ -265,12 +274,14 @@ void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx);
  * arguments, a wait's or notify's address), shows two runs took the
  * same path.
  *
- * Every thread of a serial proc runs on one CPU, the one the thread
- * calling eng_proc_set_sched was on (when the system lets it choose):
- * only one runs at a time anyway, a handoff on one CPU is a plain
- * context switch rather than a wake-up across CPUs, and the other CPUs
- * stay free (for the other workers of a search). eng_proc_free gives
- * the calling thread its affinity back. */
+ * Every thread of a serial proc runs on the OS thread that calls
+ * eng_proc_set_sched, each on a stack of its own (core/fiber.h): only
+ * one runs at a time anyway, and a switch between them is a few
+ * register moves in user space instead of a futex wake and a sleep. The
+ * main thread runs on that OS thread's own stack, spawned ones on
+ * stacks of ENG_FIBER_STACK bytes; eng_proc_join runs what is left of
+ * the others after a stop. State an embedder keeps per OS thread must
+ * follow the guest thread: eng_proc_set_switch_hook. */
 /* Virtual time per scheduling point: enough that a thread sleeping in a
  * loop of others' work wakes after a plausible amount of it. */
 #define ENG_POINT_NS 1000u

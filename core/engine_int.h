@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 
 #include "engine.h"
+#include "fiber.h"
 
 /* One code cell. */
 typedef union eng_cell {
@@ -371,7 +372,10 @@ struct eng_thread {
 	uint64_t s_off;		 /* that address as an offset in its memory */
 	uint64_t s_deadline;	 /* virtual ns; UINT64_MAX for none */
 	uint64_t s_seq;		 /* the point its wait began at (FIFO wakes) */
-	_Atomic uint32_t s_wake; /* futex: bumped when its turn may be due */
+	/* A spawned thread of a serial proc runs on a stack of its own;
+	 * fib_done once it has switched away for good. */
+	eng_fiber fib;
+	bool has_fib, fib_done;
 	/* spawned threads */
 	pthread_t os;
 	eng_thread_fn fn;
@@ -405,17 +409,15 @@ struct eng_proc {
 	eng_sched sched;
 	pthread_mutex_t s_lock;
 	uint32_t s_turn;
-	eng_thread *s_handoff; /* to wake once s_lock is let go */
 	eng_thread **s_threads;
 	uint32_t s_nthreads, s_cap;
 	uint64_t s_events, s_digest, s_vclock;
 	uint32_t s_switches;
-	/* The CPU the proc's threads run on (-1: not pinned), and the
-	 * affinity of the thread that set the scheduler, to give back. */
-	int s_cpu;
-	bool s_pinned;
-	pthread_t s_owner;
-	cpu_set_t s_saved;
+	/* The stack of the OS thread that runs them all (the main thread's),
+	 * saved while a spawned thread runs; eng_proc_set_switch_hook's. */
+	eng_fiber host_fiber;
+	eng_switch_hook switch_hook;
+	void *switch_ctx;
 	/* watchdog */
 	bool has_watchdog;
 	pthread_t watchdog;
@@ -484,9 +486,18 @@ enum { ENG_S_RUN = 1, ENG_S_WAIT, ENG_S_DONE };
 bool eng_sched_register(eng_thread *t);
 /* A spawned thread, before it runs anything: wait for its turn. */
 void eng_sched_enter(eng_thread *t);
-/* At the proc's end: the affinity eng_proc_set_sched took from its
- * caller, given back (on that thread only). */
-void eng_sched_release(eng_proc *p);
+/* A spawned thread's last act, after eng_sched_end: run the thread whose
+ * turn it is, or the OS thread's own stack; never returns. */
+void eng_sched_exit(eng_thread *t);
+/* For eng_proc_join: the spawned thread to run next (the turn holder,
+ * or after a stop any that has not ended), NULL when none is left. */
+eng_thread *eng_sched_leftover(eng_proc *p);
+/* runtime.c: run thread `to` (NULL: the OS thread's own stack) in place
+ * of `from` (NULL: the same), telling the switch hook; last for from's
+ * final switch. Returns when something switches back to from. */
+void eng_rt_fiber_to(eng_proc *p, eng_thread *from, eng_thread *to, bool last);
+/* A spawned thread's stack in a serial proc. */
+#define ENG_FIBER_STACK (1u << 20)
 /* The points: before host function f is called with args; a wait on key
  * (the address; off its offset in the memory, for the digest) of at most
  * timeout_ns virtual (< 0: none), *result 0 woken, 2 timed out; a notify
@@ -502,9 +513,6 @@ uint32_t eng_sched_notify(eng_thread *t, uintptr_t key, uint64_t off,
 			  uint32_t count, eng_trap_kind *k);
 void eng_sched_spawned(eng_proc *p);
 void eng_sched_end(eng_thread *t);
-/* Wake every thread waiting for its turn (the proc is stopping); safe
- * from a signal handler. */
-void eng_sched_kick(eng_proc *p);
 /* A host function's name as serial runs' digest mixes it, computed once
  * when the function is made (every probe call is a point). */
 uint64_t eng_sched_name_hash(const char *name);

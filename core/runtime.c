@@ -393,6 +393,14 @@ void eng_proc_join(eng_proc *p)
 	pthread_t *fin;
 	uint32_t n;
 
+	/* A serial proc's threads run only when something switches to
+	 * them: here, until each has ended. */
+	if (p->serial) {
+		eng_thread *left;
+		while ((left = eng_sched_leftover(p)))
+			eng_rt_fiber_to(p, NULL, left, false);
+	}
+
 	pthread_mutex_lock(&p->lock);
 	while (p->live > 0)
 		pthread_cond_wait(&p->done_cv, &p->lock);
@@ -433,8 +441,6 @@ void eng_proc_free(eng_proc *p)
 		return;
 	eng_proc_stop(p, NULL);
 	eng_proc_join(p);
-	if (p->serial)
-		eng_sched_release(p);
 	if (p->has_watchdog) {
 		pthread_mutex_lock(&p->lock);
 		p->wd_quit = true;
@@ -449,6 +455,7 @@ void eng_proc_free(eng_proc *p)
 	for (t = atomic_load(&p->threads); t; t = tn) {
 		tn = t->next_in_proc;
 		thread_release(t);
+		eng_fiber_free(&t->fib);
 		wasm_free(t);
 	}
 	pthread_mutex_destroy(&p->lock);
@@ -536,11 +543,7 @@ static void *thread_main(void *arg)
 	eng_proc *p = t->proc;
 
 	ensure_altstack();
-	if (p->serial)
-		eng_sched_enter(t);
 	t->fn(t, t->arg);
-	if (p->serial)
-		eng_sched_end(t);
 	thread_release(t);
 	pthread_mutex_lock(&p->lock);
 	__atomic_store_n(&p->live, p->live - 1, __ATOMIC_RELAXED);
@@ -559,6 +562,49 @@ static void *thread_main(void *arg)
 	pthread_cond_broadcast(&p->done_cv);
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
+}
+
+/* A spawned thread of a serial proc, on its own stack: it runs when its
+ * turn comes, and ends by switching away for good. */
+static void fiber_main(void *arg)
+{
+	eng_thread *t = arg;
+	eng_proc *p = t->proc;
+
+	tls_cur = NULL;
+	if (p->switch_hook)
+		p->switch_hook(p->switch_ctx, t, true);
+	eng_sched_enter(t);
+	t->fn(t, t->arg);
+	eng_sched_end(t);
+	thread_release(t);
+	pthread_mutex_lock(&p->lock);
+	__atomic_store_n(&p->live, p->live - 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&p->done_cv);
+	pthread_mutex_unlock(&p->lock);
+	t->fib_done = true;
+	eng_sched_exit(t);
+}
+
+void eng_rt_fiber_to(eng_proc *p, eng_thread *from, eng_thread *to, bool last)
+{
+	eng_fiber *a = from && from->has_fib ? &from->fib : &p->host_fiber;
+	eng_fiber *b = to && to->has_fib ? &to->fib : &p->host_fiber;
+	/* Each stack keeps its own: the thread in guest code there. */
+	eng_thread *mine = tls_cur;
+
+	if (a == b)
+		return;
+	if (from && p->switch_hook)
+		p->switch_hook(p->switch_ctx, from, false);
+	if (last) {
+		eng_fiber_finish(a, b);
+		return;
+	}
+	eng_fiber_switch(a, b);
+	tls_cur = mine;
+	if (from && p->switch_hook)
+		p->switch_hook(p->switch_ctx, from, true);
 }
 
 int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
@@ -596,21 +642,30 @@ int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
 		goto undo;
 	t->fn = fn;
 	t->arg = arg;
+	if (p->serial) {
+		if (!eng_fiber_new(&t->fib, ENG_FIBER_STACK, fiber_main, t)) {
+			eng_sched_end(t);
+			thread_release(t);
+			wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				     "cannot map a thread's stack: %s",
+				     strerror(errno));
+			goto undo;
+		}
+		t->has_fib = true;
+		eng_sched_spawned(p);
+		return (int32_t)t->id;
+	}
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 1u << 20);
 	rc = pthread_create(&t->os, &at, thread_main, t);
 	pthread_attr_destroy(&at);
 	if (rc != 0) {
-		if (p->serial)
-			eng_sched_end(t);
 		thread_release(t);
 		wasm_err_set(err, rc == EAGAIN ? WASM_LIMIT : WASM_NOMEM,
 			     WASM_NO_OFFSET, "cannot create a thread: %s",
 			     strerror(rc));
 		goto undo;
 	}
-	if (p->serial)
-		eng_sched_spawned(p);
 	return (int32_t)t->id;
 undo:
 	pthread_mutex_lock(&p->lock);
@@ -1058,10 +1113,14 @@ void eng_proc_set_sync_hook(eng_proc *p, eng_sync_hook fn, void *ctx)
 	p->sync_ctx = ctx;
 }
 
+void eng_proc_set_switch_hook(eng_proc *p, eng_switch_hook fn, void *ctx)
+{
+	p->switch_hook = fn;
+	p->switch_ctx = ctx;
+}
+
 void eng_rt_wake_proc(eng_proc *p)
 {
-	if (p->serial)
-		eng_sched_kick(p);
 	for (eng_thread *t = atomic_load(&p->threads); t;
 	     t = t->next_in_proc) {
 		if (atomic_load(&t->parked)) {

@@ -6,31 +6,18 @@
  * execution digest. Which thread runs is the policy's (replay/sched.h).
  *
  * The turn: p->s_turn is the id of the one thread allowed to run guest
- * code. Every other live thread sleeps until the turn is its
- * own or the proc stops. Once the proc stops, order no longer matters:
- * threads unwind on their own without running guest code (their polls
- * see the stop word), so a stopped proc is never waited on here.
- *
- * A thread waits for its turn on a futex word of its own (s_wake), which
- * the thread giving it the turn bumps: one wake per switch, not a herd.
- * It spins a little first, since the other core is usually free and a
- * futex sleep and wake cost tens of microseconds on a VM, which switches
- * at every shared access would pay over and over. eng_sched_kick bumps
- * every thread's word without the lock, so a stop from a signal handler
- * is seen at once.
+ * code. All of a serial proc's threads run on one OS thread, each on a
+ * stack of its own (fiber.h): a thread whose turn passes switches to
+ * the stack of the thread that has it, and runs again when something
+ * switches back to it with the turn. Once the proc stops, order no
+ * longer matters: each thread left unwinds without running guest code
+ * (its points see the stop word) when eng_proc_join runs it.
  */
 #include "engine_int.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <sched.h>
 #include <stdio.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #define NO_DEADLINE UINT64_MAX
 
@@ -62,30 +49,8 @@ uint64_t eng_sched_name_hash(const char *s)
 
 void eng_proc_set_sched(eng_proc *p, const eng_sched *s)
 {
-	cpu_set_t one;
-
 	p->sched = *s;
 	p->serial = true;
-	p->s_cpu = sched_getcpu();
-	p->s_owner = pthread_self();
-	CPU_ZERO(&one);
-	if (p->s_cpu >= 0 && p->s_cpu < CPU_SETSIZE)
-		CPU_SET(p->s_cpu, &one);
-	if (p->s_cpu < 0 || p->s_cpu >= CPU_SETSIZE ||
-	    pthread_getaffinity_np(p->s_owner, sizeof p->s_saved,
-				   &p->s_saved) ||
-	    pthread_setaffinity_np(p->s_owner, sizeof one, &one))
-		p->s_cpu = -1;
-	else
-		p->s_pinned = true;
-}
-
-void eng_sched_release(eng_proc *p)
-{
-	if (p->s_pinned && pthread_equal(pthread_self(), p->s_owner))
-		pthread_setaffinity_np(p->s_owner, sizeof p->s_saved,
-				       &p->s_saved);
-	p->s_pinned = false;
 }
 
 bool eng_proc_serial(const eng_proc *p) { return p->serial; }
@@ -160,49 +125,16 @@ bool eng_sched_register(eng_thread *t)
 	return ok;
 }
 
-static void wake(eng_thread *t)
-{
-	atomic_fetch_add(&t->s_wake, 1);
-	syscall(SYS_futex, (uint32_t *)&t->s_wake, FUTEX_WAKE_PRIVATE, 1, NULL,
-		NULL, 0);
-}
-
-/* Let go of the lock, then wake the thread the turn went to: woken
- * while we held it, it would find the lock taken and sleep again. */
-static void unlock(eng_proc *p)
-{
-	eng_thread *w = p->s_handoff;
-
-	p->s_handoff = NULL;
-	pthread_mutex_unlock(&p->s_lock);
-	if (w)
-		wake(w);
-}
-
-void eng_sched_kick(eng_proc *p)
-{
-	for (eng_thread *t = atomic_load(&p->threads); t; t = t->next_in_proc)
-		wake(t);
-}
-
-/* Sleep until it is t's turn or the proc stops. Holds p->s_lock, which
- * it lets go while it sleeps. */
+/* Run the others until it is t's turn again or the proc stops. Holds
+ * p->s_lock, which it lets go while they run. */
 static void await_turn(eng_thread *t)
 {
 	eng_proc *p = t->proc;
 
-	for (;;) {
-		/* The word before the conditions: a wake after this load
-		 * makes the futex wait return at once. */
-		uint32_t g = atomic_load(&t->s_wake);
-		if (p->s_turn == t->id ||
-		    (atomic_load(&p->stop) & ENG_STOP_REQ))
-			break;
-		unlock(p);
-		/* No spinning: the turn holder runs on this CPU. */
-		if (atomic_load(&t->s_wake) == g)
-			syscall(SYS_futex, (uint32_t *)&t->s_wake,
-				FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+	while (p->s_turn != t->id && !stopping(p)) {
+		eng_thread *n = p->s_threads[p->s_turn];
+		pthread_mutex_unlock(&p->s_lock);
+		eng_rt_fiber_to(p, t, n, false);
 		pthread_mutex_lock(&p->s_lock);
 	}
 }
@@ -211,15 +143,60 @@ void eng_sched_enter(eng_thread *t)
 {
 	eng_proc *p = t->proc;
 
-	if (p->s_cpu >= 0) {
-		cpu_set_t one;
-		CPU_ZERO(&one);
-		CPU_SET(p->s_cpu, &one);
-		pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-	}
 	pthread_mutex_lock(&p->s_lock);
 	await_turn(t);
-	unlock(p);
+	pthread_mutex_unlock(&p->s_lock);
+}
+
+/* Whether t is a spawned thread that can still be switched to. */
+static bool resumable(const eng_thread *t)
+{
+	return t && t->has_fib && !t->fib_done;
+}
+
+eng_thread *eng_sched_leftover(eng_proc *p)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		eng_thread *n = NULL, *host = NULL;
+
+		pthread_mutex_lock(&p->s_lock);
+		if (!stopping(p)) {
+			eng_thread *h = p->s_turn < p->s_nthreads
+					    ? p->s_threads[p->s_turn]
+					    : NULL;
+			if (resumable(h))
+				n = h;
+			else if (h && !h->has_fib && h->s_state != ENG_S_DONE)
+				host = h;
+		}
+		for (uint32_t i = 0; stopping(p) && !n && i < p->s_nthreads;
+		     i++)
+			if (resumable(p->s_threads[i]))
+				n = p->s_threads[i];
+		pthread_mutex_unlock(&p->s_lock);
+		if (n || !host)
+			return n;
+		/* The main thread joins while the turn is its own: it is
+		 * done, and the turn goes on to the others. */
+		eng_sched_end(host);
+	}
+	return NULL;
+}
+
+void eng_sched_exit(eng_thread *t)
+{
+	eng_proc *p = t->proc;
+	eng_thread *n = NULL;
+
+	pthread_mutex_lock(&p->s_lock);
+	/* The turn's holder if it can run; otherwise (the proc stops, or
+	 * the turn is the main thread's) the OS thread's own stack, whose
+	 * main thread or eng_proc_join goes on from there. */
+	if (!stopping(p) && p->s_turn < p->s_nthreads &&
+	    resumable(p->s_threads[p->s_turn]) && p->s_threads[p->s_turn] != t)
+		n = p->s_threads[p->s_turn];
+	pthread_mutex_unlock(&p->s_lock);
+	eng_rt_fiber_to(p, t, n, true);
 }
 
 /* Waiters whose deadline has come run again, timed out. */
@@ -318,7 +295,6 @@ static bool pass_turn(eng_proc *p, eng_thread *cur, eng_point_kind k)
 	if (v[pick] != cur->id) {
 		p->s_switches++;
 		p->s_turn = v[pick];
-		p->s_handoff = p->s_threads[v[pick]];
 	}
 out:
 	if (v != ids)
@@ -382,7 +358,7 @@ eng_trap_kind eng_sched_host(eng_thread *t, const eng_func *f,
 
 	pthread_mutex_lock(&p->s_lock);
 	k = point(t, &pt, h, f->nargs);
-	unlock(p);
+	pthread_mutex_unlock(&p->s_lock);
 	return k;
 }
 
@@ -407,7 +383,7 @@ eng_trap_kind eng_sched_wait(eng_thread *t, uintptr_t key, uint64_t off,
 	*result = t->s_result;
 	t->s_state = ENG_S_RUN;
 	t->s_deadline = NO_DEADLINE;
-	unlock(p);
+	pthread_mutex_unlock(&p->s_lock);
 	return k;
 }
 
@@ -454,7 +430,7 @@ uint32_t eng_sched_notify(eng_thread *t, uintptr_t key, uint64_t off,
 	}
 	*k = point(t, &(eng_point){.kind = ENG_POINT_NOTIFY, .addr = off}, off,
 		   n);
-	unlock(p);
+	pthread_mutex_unlock(&p->s_lock);
 	return n;
 }
 
@@ -469,7 +445,7 @@ void eng_sched_spawned(eng_proc *p)
 		      &(eng_point){.kind = ENG_POINT_SPAWN,
 				   .addr = p->s_nthreads - 1},
 		      p->s_nthreads, 0);
-	unlock(p);
+	pthread_mutex_unlock(&p->s_lock);
 }
 
 void eng_sched_end(eng_thread *t)
@@ -485,5 +461,5 @@ void eng_sched_end(eng_thread *t)
 		pass_turn(p, t, ENG_POINT_END);
 		p->s_events++;
 	}
-	unlock(p);
+	pthread_mutex_unlock(&p->s_lock);
 }

@@ -115,6 +115,11 @@ typedef struct shard {
 
 struct det_probe {
 	det_algo algo;
+	/* Serial runs: each guest thread's share of this file's
+	 * thread-locals while another runs on the OS thread (by thread id;
+	 * det_probe_switch). */
+	struct det_tls **tls;
+	uint32_t ntls;
 	det_hb *hb; /* DET_HB */
 	const rw_site *site;
 	uint32_t nsites;
@@ -344,6 +349,9 @@ void det_probe_free(det_probe *p)
 	for (uint32_t i = 0; i < CTX_MAX / CTX_CHUNK; i++)
 		wasm_free(p->ctx_chunk[i]);
 	wasm_free(p->ctx_hash);
+	for (uint32_t i = 0; i < p->ntls; i++)
+		wasm_free(p->tls[i]);
+	wasm_free(p->tls);
 	pthread_mutex_destroy(&p->ctx_lock);
 	pthread_mutex_destroy(&p->hint_lock);
 	pthread_mutex_destroy(&p->lock);
@@ -526,13 +534,14 @@ done:
  * that code going back and forth between callers (a loop calling two
  * helpers, recursion) names them without ctx_lock. */
 #define CTX_SEEN 64u
-static _Thread_local struct {
+struct ctx_tls {
 	uint64_t serial;
 	uint32_t n;
 	const void *ip[CTX_DEPTH];
 	uint32_t gen; /* held.gen when it was named */
 	uint32_t seen[CTX_SEEN];
-} cur_ctx;
+};
+static _Thread_local struct ctx_tls cur_ctx;
 
 /* The locks this OS thread's guest thread holds (det_probe_lock), in the
  * order it took them, for the probe of serial: a thread runs one guest
@@ -541,7 +550,7 @@ static _Thread_local struct {
  * recorded, so that taking a known lock costs no probe-wide lock. */
 #define HELD_MAX  16u
 #define HELD_SEEN 64u
-static _Thread_local struct {
+struct held_tls {
 	uint64_t serial;
 	uint32_t n, over; /* in l[]; held beyond it */
 	uint32_t gen;
@@ -550,7 +559,8 @@ static _Thread_local struct {
 		uint8_t kind;
 	} l[HELD_MAX];
 	uint32_t known[HELD_SEEN]; /* addr + 1 */
-} held;
+};
+static _Thread_local struct held_tls held;
 
 /* held, for probe p (emptied when it was another run's). */
 static void held_for(const det_probe *p)
@@ -804,10 +814,72 @@ void det_probe_nosync(det_probe *p, bool on)
 
 /* The calling thread's ignore regions (det_probe_ignore), for the probe
  * of serial: depths of nested begins. */
-static _Thread_local struct {
+struct ign_tls {
 	uint64_t serial;
 	uint32_t reads, writes;
-} ignoring;
+};
+static _Thread_local struct ign_tls ignoring;
+
+/* ---- serial runs ---------------------------------------------------------
+ */
+
+/* A guest thread's thread-locals of this file, put aside while another
+ * guest thread of a serial run uses its OS thread. */
+struct det_tls {
+	bool saved;
+	const eng_thread *probe_thread;
+	struct ctx_tls ctx;
+	struct held_tls held;
+	uint64_t nosync;
+	struct ign_tls ign;
+};
+
+void det_probe_switch(det_probe *p, const eng_thread *t, bool resume)
+{
+	uint32_t id = eng_thread_id(t);
+	struct det_tls *s;
+
+	if (id >= p->ntls) {
+		uint32_t n = p->ntls ? p->ntls : 8;
+		struct det_tls **v;
+		while (n <= id)
+			n *= 2;
+		if (!(v = wasm_realloc(p->tls, n * sizeof *v)))
+			goto lost;
+		memset(v + p->ntls, 0, (n - p->ntls) * sizeof *v);
+		p->tls = v;
+		p->ntls = n;
+	}
+	if (!p->tls[id] && !(p->tls[id] = wasm_calloc(1, sizeof *s)))
+		goto lost;
+	s = p->tls[id];
+	if (!resume) {
+		s->saved = true;
+		s->probe_thread = probe_thread;
+		s->ctx = cur_ctx;
+		s->held = held;
+		s->nosync = nosync_serial;
+		s->ign = ignoring;
+		return;
+	}
+	if (s->saved) {
+		probe_thread = s->probe_thread;
+		cur_ctx = s->ctx;
+		held = s->held;
+		nosync_serial = s->nosync;
+		ignoring = s->ign;
+		return;
+	}
+lost:
+	/* A thread that never ran here starts clean; one whose state could
+	 * not be kept (out of memory) too, which costs contexts and locks
+	 * held in its reports, not correctness of the run. */
+	probe_thread = resume ? t : NULL;
+	memset(&cur_ctx, 0, sizeof cur_ctx);
+	memset(&held, 0, sizeof held);
+	nosync_serial = 0;
+	memset(&ignoring, 0, sizeof ignoring);
+}
 
 void det_probe_ignore(det_probe *p, bool writes, bool begin)
 {

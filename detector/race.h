@@ -373,6 +373,13 @@ void det_probe_new_memory(det_probe *p, uint32_t addr, uint32_t size);
 void det_probe_thread_name(det_probe *p, const eng_thread *t, uint32_t tid,
 			   uint32_t addr, uint32_t len);
 
+/* A serial run switches guest thread t off its OS thread (resume false)
+ * or back on (true): what this module keeps per OS thread (the locks t
+ * holds, its caller context, its ignore and nosync regions) follows t
+ * (the engine's switch hook, eng_proc_set_switch_hook). Calls come from
+ * the one OS thread of the run. */
+void det_probe_switch(det_probe *p, const eng_thread *t, bool resume);
+
 /* DET_HB: thread tid has returned. */
 void det_probe_end(det_probe *p, uint32_t tid);
 /* DET_HB: a notify or a wake by thread tid at addr (the engine's sync

@@ -325,14 +325,22 @@ static void on_sync(void *ctx, eng_thread *t, eng_sync_event ev, uint64_t addr)
 	det_probe_sync(ctx, eng_thread_id(t), ev, addr);
 }
 
+static void on_switch(void *ctx, eng_thread *t, bool resume)
+{
+	det_probe_switch(ctx, t, resume);
+}
+
 static void on_proc(void *ctx, eng_proc *p)
 {
 	run_ctx *r = ctx;
 	r->proc = p;
 	if (r->opts->algo == DET_HB)
 		eng_proc_set_sync_hook(p, on_sync, r->probe);
-	if (r->opts->sched)
+	if (r->opts->sched) {
 		eng_proc_set_sched(p, r->opts->sched);
+		if (r->probe)
+			eng_proc_set_switch_hook(p, on_switch, r->probe);
+	}
 }
 
 static void on_done(void *ctx, eng_proc *p)

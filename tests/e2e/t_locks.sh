@@ -5,7 +5,8 @@
 #       one's rwlock (read) and mutex `left` on its access and thread
 #       two's spin lock (in a heap block) and mutex `right` on the other,
 #       in text ("mutexes: read M1, write M2", a Mutex line per lock with
-#       its location and first use) and in --json;
+#       its location and first use) and in --json; the same under three
+#       serial schedules, where the threads share an OS thread;
 #   (b) locks-some-paths under check: thread two skips the shared mutex
 #       on odd rounds; only that path races, and its access lists no lock
 #       while the other lists `guard`;
@@ -44,6 +45,24 @@ for r in d["races"]:
         assert ("one" in fs) != ("two" in fs), fs
     assert two["locks"][0]["location"]["stack"], "no allocation stack"
 PY
+# The same under serial schedules: both threads share one OS thread
+# there, and each keeps its own locks across the switches.
+for seed in 1 2 3; do
+	hq "two-serial$seed" check "$build/locks-two.wasm" --schedule random:0.2 \
+		--schedule-seed "$seed" --db "$dir/two.db" --json
+	want "two-serial$seed" 0
+	python3 - "$dir/two-serial$seed.out" <<'PY' || bad "locks-two serial (seed $seed): $(snippet "$dir/two-serial$seed.out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["races"], "no race"
+for r in d["races"]:
+    by = {s["function"]: s for s in r["sites"]}
+    got = [(l["type"], l["mode"]) for l in by["one"]["locks"]]
+    assert got == [("rwlock", "read"), ("mutex", "write")], got
+    got = [(l["type"], l["mode"]) for l in by["two"]["locks"]]
+    assert got == [("spinlock", "write"), ("mutex", "write")], got
+PY
+done
 hq twotext check "$build/locks-two.wasm" --db "$dir/two.db"
 want twotext 0
 grep -Eq "by thread [0-9]+ \(mutexes: read M[0-9], write M[0-9]\):" "$dir/twotext.out" ||

@@ -715,24 +715,38 @@ static bool blocks_room(det_probe *p)
 	return true;
 }
 
+/* The array v of *n elements of elem bytes (first: its first size)
+ * grown to hold index i, the new elements zeroed; NULL when out of
+ * memory (v and *n unchanged). */
+static void *grow_zeroed(void *v, uint32_t *n, uint32_t i, uint32_t first,
+			 size_t elem)
+{
+	uint32_t m = *n ? *n : first;
+	uint8_t *nv;
+
+	if (i < *n)
+		return v;
+	while (m <= i)
+		m *= 2;
+	if (!(nv = wasm_realloc(v, (size_t)m * elem)))
+		return NULL;
+	memset(nv + (size_t)*n * elem, 0, (size_t)(m - *n) * elem);
+	*n = m;
+	return nv;
+}
+
 /* The record of thread tid, created on first use; NULL when out of
  * memory or for an id no run reaches. Under hint_lock. */
 static struct thread_info *thread_info(det_probe *p, uint32_t tid)
 {
+	struct thread_info *v;
+
 	if (tid >= 1u << 20)
 		return NULL;
-	if (tid >= p->nthreads) {
-		uint32_t n = p->nthreads ? p->nthreads : 16;
-		struct thread_info *v;
-		while (n <= tid)
-			n *= 2;
-		if (!(v = wasm_realloc(p->threads, n * sizeof *v)))
-			return NULL;
-		memset(v + p->nthreads, 0, (n - p->nthreads) * sizeof *v);
-		p->threads = v;
-		p->nthreads = n;
-	}
-	return &p->threads[tid];
+	if (!(v = grow_zeroed(p->threads, &p->nthreads, tid, 16, sizeof *v)))
+		return NULL;
+	p->threads = v;
+	return &v[tid];
 }
 
 void det_probe_alloc(det_probe *p, const eng_thread *t, uint32_t tid,
@@ -837,19 +851,11 @@ struct det_tls {
 void det_probe_switch(det_probe *p, const eng_thread *t, bool resume)
 {
 	uint32_t id = eng_thread_id(t);
-	struct det_tls *s;
+	struct det_tls *s, **v;
 
-	if (id >= p->ntls) {
-		uint32_t n = p->ntls ? p->ntls : 8;
-		struct det_tls **v;
-		while (n <= id)
-			n *= 2;
-		if (!(v = wasm_realloc(p->tls, n * sizeof *v)))
-			goto lost;
-		memset(v + p->ntls, 0, (n - p->ntls) * sizeof *v);
-		p->tls = v;
-		p->ntls = n;
-	}
+	if (!(v = grow_zeroed(p->tls, &p->ntls, id, 8, sizeof *v)))
+		goto lost;
+	p->tls = v;
 	if (!p->tls[id] && !(p->tls[id] = wasm_calloc(1, sizeof *s)))
 		goto lost;
 	s = p->tls[id];

@@ -4,9 +4,10 @@
 #
 #   tests/bench/sched.sh BUILD_DIR
 #
-# Each demo runs with every site probed by the happens-before detector, in
-# one process (BUILD_DIR/tests/bench/bench_sched, best of 3 by the runs'
-# own time): its threads in parallel (the reference), serially under
+# Each demo (and each kernel of kernels.sh, instrumented with
+# --all-memories) runs with every site probed by the happens-before
+# detector, in one process (BUILD_DIR/tests/bench/bench_sched, best of 3
+# by the runs' own time): its threads in parallel (the reference), serially under
 # random:0.05, replaying that run's schedule (fixed), and under pct:3.
 # Ratios to the parallel run, geometric mean. Goals: serial <= 2x, replay
 # <= 1.2x its recording. Then explore's runs per second against check's,
@@ -30,22 +31,46 @@ echo
 echo "| demo | parallel | random:0.05 | ratio | replay | vs recording | pct:3 | ratio | points | switches |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 rs=() rr=() rp=()
-for d in $demos; do
-	args=$(sed -n 's/^ \* args: *//p' "$root/demos/$d.c")
-	# shellcheck disable=SC2086
-	if ! out=$("$bench" "$root/demos/build/$d.wasm" $args 2>"$scratch/err"); then
-		echo "| $d | failed: $(grep -v '^[a-z-]*:' "$scratch/err" | head -c 200) | | | | | | | | |"
+# row NAME WASM ARGS...: one line of the table, its ratios kept for the
+# means.
+row() {
+	local name=$1 wasm=$2 out tp ts tr tc pts sw same
+	shift 2
+	if ! out=$("$bench" "$wasm" "$@" 2>"$scratch/err"); then
+		echo "| $name | failed: $(grep -v '^[a-z-]*:' "$scratch/err" | head -c 200) | | | | | | | | |"
 		bad_run=1
-		continue
+		return
 	fi
 	read -r tp ts tr tc pts sw same <<<"$out"
-	[ "$same" = 1 ] || { echo "| $d | the replay left its recording | | | | | | | | |"; bad_run=1; continue; }
-	awk -v n="$d" -v tp="$tp" -v ts="$ts" -v tr="$tr" -v tc="$tc" -v pts="$pts" -v sw="$sw" 'BEGIN {
+	[ "$same" = 1 ] || { echo "| $name | the replay left its recording | | | | | | | | |"; bad_run=1; return; }
+	awk -v n="$name" -v tp="$tp" -v ts="$ts" -v tr="$tr" -v tc="$tc" -v pts="$pts" -v sw="$sw" 'BEGIN {
 		printf "| %s | %.1f ms | %.1f ms | %.2f× | %.1f ms | %.2f× | %.1f ms | %.2f× | %d | %d |\n",
 			n, tp * 1e3, ts * 1e3, ts / tp, tr * 1e3, tr / ts, tc * 1e3, tc / tp, pts, sw }'
 	rs+=("$(awk -v a="$ts" -v b="$tp" 'BEGIN { printf "%.4f", a / b }')")
 	rr+=("$(awk -v a="$tr" -v b="$ts" 'BEGIN { printf "%.4f", a / b }')")
 	rp+=("$(awk -v a="$tc" -v b="$tp" 'BEGIN { printf "%.4f", a / b }')")
+}
+for d in $demos; do
+	# shellcheck disable=SC2046 # the demo's arguments, split as words
+	row "$d" "$root/demos/build/$d.wasm" $(sed -n 's/^ \* args: *//p' "$root/demos/$d.c")
+done
+# The kernels of kernels.sh (`make bench` builds them first): one thread
+# and no shared memory, so instrumented with --all-memories, every access
+# a probe and a scheduling point; sizes that run about a second under the
+# detector.
+heisen=$build/heisen
+for ks in "fib 30" "matmul 120" "sort 300000" "hash 60" "coremark 200"; do
+	read -r k n <<<"$ks"
+	if [ ! -f "$build/kernels/$k.wasm" ]; then
+		echo "| $k (kernel) | not built (tests/bench/kernels.sh builds it) | | | | | | | | |"
+		continue
+	fi
+	if ! "$heisen" instrument --all-memories "$build/kernels/$k.wasm" -o "$scratch/$k-i.wasm" >/dev/null 2>"$scratch/err"; then
+		echo "| $k (kernel) | instrument failed: $(head -c 200 "$scratch/err") | | | | | | | | |"
+		bad_run=1
+		continue
+	fi
+	row "$k (kernel, $n)" "$scratch/$k-i.wasm" "$n"
 done
 echo "| geometric mean | | | $(gm "${rs[@]}") | | $(gm "${rr[@]}") | | $(gm "${rp[@]}") | | |"
 
@@ -53,7 +78,6 @@ echo "| geometric mean | | | $(gm "${rs[@]}") | | $(gm "${rr[@]}") | | $(gm "${r
 # runs per second against heisen check (40 parallel runs, 2 jobs), and a
 # race's schedule shrunk by replay --save (decisions and switches before
 # and after, the candidate runs it took).
-heisen=$build/heisen
 echo
 echo "Schedule search (explore pct:3, 40 runs, 2 jobs) against check (40 runs,"
 echo "2 jobs), and replay --save's shrinking of the first race's schedule"

@@ -171,11 +171,11 @@ FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -I. -fsanitize=fuzzer,address,undefined \
 FUZZ_SRC := core/util.c core/decode.c core/validate.c core/encode.c core/summary.c
 # The module target also compiles each valid module for the engine
 # (core/compile.c, instrumented). The interpreter and the runtime it links
-# (with serial execution's sched.c) are not under test there and are built
-# plain: clang takes ~9 minutes to instrument interp.c's one big function
-# for coverage and ASan.
+# (with serial execution's sched.c and fiber.c) are not under test there
+# and are built plain: clang takes ~9 minutes to instrument interp.c's one
+# big function for coverage and ASan.
 FUZZ_PLAIN_OBJ := build-fuzz/plain/interp.o build-fuzz/plain/runtime.o \
-	build-fuzz/plain/sched.o
+	build-fuzz/plain/sched.o build-fuzz/plain/fiber.o
 build-fuzz/plain/%.o: core/%.c $(wildcard core/*.h core/*.def)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) $(WARN) -g -O1 -I. -c -o $@ $<

@@ -411,6 +411,10 @@ struct eng_proc {
 	uint32_t s_turn;
 	eng_thread **s_threads;
 	uint32_t s_nthreads, s_cap;
+	/* The threads not done, by id: what a point looks at, so that a
+	 * program that ran thousands of threads pays for those alive. */
+	eng_thread **s_alive;
+	uint32_t s_nalive, s_alive_cap;
 	uint64_t s_events, s_digest, s_vclock;
 	uint32_t s_switches;
 	/* The stack of the OS thread that runs them all (the main thread's),

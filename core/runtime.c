@@ -461,6 +461,7 @@ void eng_proc_free(eng_proc *p)
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->s_lock);
 	wasm_free(p->s_threads);
+	wasm_free(p->s_alive);
 	wasm_free(p->stops);
 	pthread_cond_destroy(&p->done_cv);
 	pthread_cond_destroy(&p->wd_cv);
@@ -643,6 +644,13 @@ int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
 	t->fn = fn;
 	t->arg = arg;
 	if (p->serial) {
+		/* The stacks of threads that have ended go back first: a
+		 * program running thousands of short threads one after
+		 * another keeps a few mapped, not thousands. */
+		for (eng_thread *o = atomic_load(&p->threads); o;
+		     o = o->next_in_proc)
+			if (o->fib_done && o->fib.map)
+				eng_fiber_free(&o->fib);
 		if (!eng_fiber_new(&t->fib, ENG_FIBER_STACK, fiber_main, t)) {
 			eng_sched_end(t);
 			thread_release(t);

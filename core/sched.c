@@ -73,9 +73,8 @@ uint32_t eng_sched_alive(eng_thread *t)
 	uint32_t n = 0;
 
 	pthread_mutex_lock(&p->s_lock);
-	for (uint32_t i = 1; i < p->s_nthreads; i++)
-		n += p->s_threads[i] && i != t->id &&
-		     p->s_threads[i]->s_state != ENG_S_DONE;
+	for (uint32_t i = 0; i < p->s_nalive; i++)
+		n += p->s_alive[i]->id != 0 && p->s_alive[i] != t;
 	pthread_mutex_unlock(&p->s_lock);
 	return n;
 }
@@ -114,7 +113,27 @@ bool eng_sched_register(eng_thread *t)
 			ok = false;
 		}
 	}
+	if (ok && p->s_nalive == p->s_alive_cap) {
+		uint32_t nc = p->s_alive_cap ? p->s_alive_cap * 2 : 16;
+		eng_thread **v = wasm_realloc(p->s_alive, nc * sizeof *v);
+		if (v) {
+			p->s_alive = v;
+			p->s_alive_cap = nc;
+		} else {
+			ok = false;
+		}
+	}
 	if (ok) {
+		/* Ids come in order, but keep the list sorted whatever
+		 * the order of registration: the scheduler sees the
+		 * runnable threads by id. */
+		uint32_t at = p->s_nalive;
+		while (at && p->s_alive[at - 1]->id > t->id)
+			at--;
+		memmove(p->s_alive + at + 1, p->s_alive + at,
+			(p->s_nalive - at) * sizeof *p->s_alive);
+		p->s_alive[at] = t;
+		p->s_nalive++;
 		p->s_threads[t->id] = t;
 		if (t->id >= p->s_nthreads)
 			p->s_nthreads = t->id + 1;
@@ -123,6 +142,19 @@ bool eng_sched_register(eng_thread *t)
 	}
 	pthread_mutex_unlock(&p->s_lock);
 	return ok;
+}
+
+/* t is done: off the list of the living. Holds p->s_lock. */
+static void bury(eng_proc *p, eng_thread *t)
+{
+	for (uint32_t i = 0; i < p->s_nalive; i++)
+		if (p->s_alive[i] == t) {
+			memmove(p->s_alive + i, p->s_alive + i + 1,
+				(p->s_nalive - i - 1) * sizeof *p->s_alive);
+			p->s_nalive--;
+			break;
+		}
+	t->s_state = ENG_S_DONE;
 }
 
 /* Run the others until it is t's turn again or the proc stops. Holds
@@ -202,10 +234,9 @@ void eng_sched_exit(eng_thread *t)
 /* Waiters whose deadline has come run again, timed out. */
 static void wake_due(eng_proc *p)
 {
-	for (uint32_t i = 0; i < p->s_nthreads; i++) {
-		eng_thread *w = p->s_threads[i];
-		if (w && w->s_state == ENG_S_WAIT &&
-		    w->s_deadline <= p->s_vclock) {
+	for (uint32_t i = 0; i < p->s_nalive; i++) {
+		eng_thread *w = p->s_alive[i];
+		if (w->s_state == ENG_S_WAIT && w->s_deadline <= p->s_vclock) {
 			w->s_state = ENG_S_RUN;
 			w->s_result = 2;
 		}
@@ -216,9 +247,9 @@ static uint32_t runnable(eng_proc *p, uint32_t *ids)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < p->s_nthreads; i++)
-		if (p->s_threads[i] && p->s_threads[i]->s_state == ENG_S_RUN)
-			ids[n++] = i;
+	for (uint32_t i = 0; i < p->s_nalive; i++)
+		if (p->s_alive[i]->s_state == ENG_S_RUN)
+			ids[n++] = p->s_alive[i]->id;
 	return n;
 }
 
@@ -236,11 +267,12 @@ static void deadlock(eng_proc *p)
 	n = (size_t)snprintf(tr.msg, sizeof tr.msg,
 			     "deadlock: every thread waits (at point %llu)",
 			     (unsigned long long)p->s_events);
-	for (uint32_t i = 0; i < p->s_nthreads && n < sizeof tr.msg; i++) {
-		eng_thread *w = p->s_threads[i];
-		if (w && w->s_state == ENG_S_WAIT)
+	for (uint32_t i = 0; i < p->s_nalive && n < sizeof tr.msg; i++) {
+		eng_thread *w = p->s_alive[i];
+		if (w->s_state == ENG_S_WAIT)
 			n += (size_t)snprintf(tr.msg + n, sizeof tr.msg - n,
-					      "; thread %u waits at 0x%llx", i,
+					      "; thread %u waits at 0x%llx",
+					      w->id,
 					      (unsigned long long)w->s_off);
 	}
 	eng_proc_stop(p, &tr);
@@ -254,8 +286,7 @@ static bool pass_turn(eng_proc *p, eng_thread *cur, eng_point_kind k)
 	uint32_t ids[256], *v = ids, n, pick;
 	bool ok = true;
 
-	if (p->s_nthreads > 256 &&
-	    !(v = wasm_malloc(p->s_nthreads * sizeof *v))) {
+	if (p->s_nalive > 256 && !(v = wasm_malloc(p->s_nalive * sizeof *v))) {
 		/* Out of memory for the list: let cur go on if it can. */
 		return cur->s_state == ENG_S_RUN;
 	}
@@ -264,10 +295,9 @@ static bool pass_turn(eng_proc *p, eng_thread *cur, eng_point_kind k)
 	if (n == 0) {
 		/* Everyone waits: time jumps to the earliest deadline. */
 		uint64_t next = NO_DEADLINE;
-		for (uint32_t i = 0; i < p->s_nthreads; i++) {
-			eng_thread *w = p->s_threads[i];
-			if (w && w->s_state == ENG_S_WAIT &&
-			    w->s_deadline < next)
+		for (uint32_t i = 0; i < p->s_nalive; i++) {
+			eng_thread *w = p->s_alive[i];
+			if (w->s_state == ENG_S_WAIT && w->s_deadline < next)
 				next = w->s_deadline;
 		}
 		if (next != NO_DEADLINE) {
@@ -280,10 +310,9 @@ static bool pass_turn(eng_proc *p, eng_thread *cur, eng_point_kind k)
 		/* Threads that ended leave none: that is the end, not a
 		 * deadlock, and the main thread's end stops the proc. */
 		bool waiting = false;
-		for (uint32_t i = 0; i < p->s_nthreads; i++)
+		for (uint32_t i = 0; i < p->s_nalive; i++)
 			waiting =
-			    waiting || (p->s_threads[i] &&
-					p->s_threads[i]->s_state == ENG_S_WAIT);
+			    waiting || p->s_alive[i]->s_state == ENG_S_WAIT;
 		if (waiting)
 			deadlock(p);
 		ok = false;
@@ -415,9 +444,9 @@ uint32_t eng_sched_notify(eng_thread *t, uintptr_t key, uint64_t off,
 	/* Oldest waiter first, as the parking lot does. */
 	while (n < count) {
 		eng_thread *first = NULL;
-		for (uint32_t i = 0; i < p->s_nthreads; i++) {
-			eng_thread *w = p->s_threads[i];
-			if (w && w->s_state == ENG_S_WAIT && key &&
+		for (uint32_t i = 0; i < p->s_nalive; i++) {
+			eng_thread *w = p->s_alive[i];
+			if (w->s_state == ENG_S_WAIT && key &&
 			    w->s_key == key &&
 			    (!first || w->s_seq < first->s_seq))
 				first = w;
@@ -453,7 +482,7 @@ void eng_sched_end(eng_thread *t)
 	eng_proc *p = t->proc;
 
 	pthread_mutex_lock(&p->s_lock);
-	t->s_state = ENG_S_DONE;
+	bury(p, t);
 	if (p->s_turn == t->id && !stopping(p)) {
 		note(p, t, &(eng_point){.kind = ENG_POINT_END});
 		p->s_vclock += ENG_POINT_NS;

@@ -946,8 +946,17 @@ void det_hb_forget(det_hb *h, uint32_t addr, uint32_t size)
 	 * keeps its records, which can only report, never hide. */
 	for (uint64_t c = ((uint64_t)addr + 3) >> 2; (c + 1) * 4 <= end; c++) {
 		cell *x = &h->shadow[c];
-		uint64_t r;
-		/* An untouched page stays untouched. */
+		uint64_t r, page = c >> 10;
+		/* A page no access touched has no records (a new thread's
+		 * stack, mostly): skipped whole, not read cell by cell. */
+		if (!(__atomic_load_n(&h->touched[page / 64],
+				      __ATOMIC_RELAXED) >>
+			  (page % 64) &
+		      1)) {
+			c = ((page + 1) << 10) - 1;
+			continue;
+		}
+		/* An untouched cell stays untouched. */
 		if (!__atomic_load_n(&x->w, __ATOMIC_RELAXED) &&
 		    !__atomic_load_n(&x->r, __ATOMIC_RELAXED))
 			continue;

@@ -208,6 +208,17 @@ for name in hb-many-threads hb-grow; do
 	hb none "$dir/$name.json" "$name.wasm" 1 >"$dir/why" 2>&1 ||
 		bad "$name: $(snippet "$dir/why")"
 done
+# The same 10 000 threads one at a time (a serial run: every thread a
+# stack of its own on one OS thread, the ended ones' stacks given back).
+hc "$dir/many-serial.json" "$dir/many-serial.err" check \
+	"$build/guests/hb-many-threads.wasm" --schedule random:0.05 \
+	--schedule-seed 1 --json --db "$dir/clean.db" --timeout 240
+if [ "$rc" -ne 0 ]; then
+	bad "hb-many-threads, serial: check exit $rc: $(snippet "$dir/many-serial.err")"
+else
+	hb none "$dir/many-serial.json" hb-many-threads.wasm 1 >"$dir/why" 2>&1 ||
+		bad "hb-many-threads, serial: $(snippet "$dir/why")"
+fi
 
 # A program that traps mid-run (a thread hits unreachable while the other
 # works): each run is recorded as a trap, the check goes on, no race.

@@ -538,17 +538,17 @@ eng_instance *eng_thread_instance(const eng_thread *t)
 	return t->cur_inst;
 }
 
-static void *thread_main(void *arg)
+/* The end of spawned thread t: its stacks released, the proc's count of
+ * live threads down and whoever waits on it told. An OS thread (os) is
+ * listed for eng_proc_join or the next spawn to join. */
+static void thread_ended(eng_thread *t, bool os)
 {
-	eng_thread *t = arg;
 	eng_proc *p = t->proc;
 
-	ensure_altstack();
-	t->fn(t, t->arg);
 	thread_release(t);
 	pthread_mutex_lock(&p->lock);
 	__atomic_store_n(&p->live, p->live - 1, __ATOMIC_RELAXED);
-	if (p->nfinished == p->cap_finished) {
+	if (os && p->nfinished == p->cap_finished) {
 		uint32_t nc = p->cap_finished ? p->cap_finished * 2 : 16;
 		pthread_t *nf = wasm_realloc(p->finished, nc * sizeof *nf);
 		if (nf) {
@@ -556,12 +556,21 @@ static void *thread_main(void *arg)
 			p->cap_finished = nc;
 		}
 	}
-	if (p->nfinished < p->cap_finished)
+	if (os && p->nfinished < p->cap_finished)
 		p->finished[p->nfinished++] = pthread_self();
-	else
+	else if (os)
 		pthread_detach(pthread_self());
 	pthread_cond_broadcast(&p->done_cv);
 	pthread_mutex_unlock(&p->lock);
+}
+
+static void *thread_main(void *arg)
+{
+	eng_thread *t = arg;
+
+	ensure_altstack();
+	t->fn(t, t->arg);
+	thread_ended(t, true);
 	return NULL;
 }
 
@@ -578,11 +587,7 @@ static void fiber_main(void *arg)
 	eng_sched_enter(t);
 	t->fn(t, t->arg);
 	eng_sched_end(t);
-	thread_release(t);
-	pthread_mutex_lock(&p->lock);
-	__atomic_store_n(&p->live, p->live - 1, __ATOMIC_RELAXED);
-	pthread_cond_broadcast(&p->done_cv);
-	pthread_mutex_unlock(&p->lock);
+	thread_ended(t, false);
 	t->fib_done = true;
 	eng_sched_exit(t);
 }

@@ -157,6 +157,13 @@ static void bury(eng_proc *p, eng_thread *t)
 	t->s_state = ENG_S_DONE;
 }
 
+/* The thread whose turn it is (NULL before any registered). Holds
+ * p->s_lock. */
+static eng_thread *holder(const eng_proc *p)
+{
+	return p->s_turn < p->s_nthreads ? p->s_threads[p->s_turn] : NULL;
+}
+
 /* Run the others until it is t's turn again or the proc stops. Holds
  * p->s_lock, which it lets go while they run. */
 static void await_turn(eng_thread *t)
@@ -164,7 +171,7 @@ static void await_turn(eng_thread *t)
 	eng_proc *p = t->proc;
 
 	while (p->s_turn != t->id && !stopping(p)) {
-		eng_thread *n = p->s_threads[p->s_turn];
+		eng_thread *n = holder(p);
 		pthread_mutex_unlock(&p->s_lock);
 		eng_rt_fiber_to(p, t, n, false);
 		pthread_mutex_lock(&p->s_lock);
@@ -193,9 +200,7 @@ eng_thread *eng_sched_leftover(eng_proc *p)
 
 		pthread_mutex_lock(&p->s_lock);
 		if (!stopping(p)) {
-			eng_thread *h = p->s_turn < p->s_nthreads
-					    ? p->s_threads[p->s_turn]
-					    : NULL;
+			eng_thread *h = holder(p);
 			if (resumable(h))
 				n = h;
 			else if (h && !h->has_fib && h->s_state != ENG_S_DONE)
@@ -224,9 +229,8 @@ void eng_sched_exit(eng_thread *t)
 	/* The turn's holder if it can run; otherwise (the proc stops, or
 	 * the turn is the main thread's) the OS thread's own stack, whose
 	 * main thread or eng_proc_join goes on from there. */
-	if (!stopping(p) && p->s_turn < p->s_nthreads &&
-	    resumable(p->s_threads[p->s_turn]) && p->s_threads[p->s_turn] != t)
-		n = p->s_threads[p->s_turn];
+	if (!stopping(p) && resumable(holder(p)) && holder(p) != t)
+		n = holder(p);
 	pthread_mutex_unlock(&p->s_lock);
 	eng_rt_fiber_to(p, t, n, true);
 }
@@ -468,7 +472,7 @@ void eng_sched_spawned(eng_proc *p)
 	eng_thread *t;
 
 	pthread_mutex_lock(&p->s_lock);
-	t = p->s_turn < p->s_nthreads ? p->s_threads[p->s_turn] : NULL;
+	t = holder(p);
 	if (t)
 		point(t,
 		      &(eng_point){.kind = ENG_POINT_SPAWN,

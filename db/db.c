@@ -506,27 +506,32 @@ static wasm_status oom(db *d, wasm_err *err)
 /* Statement id, prepared on its first use: an open prepares none, as a
  * command uses a few of them and `heisen node tasks` opens a workspace
  * per array task. NULL with err set when SQLite refuses it. */
-static sqlite3_stmt *prepared(db *d, int id, wasm_err *err)
+/* sql prepared to be kept until db_close; NULL with err set when SQLite
+ * refuses it. */
+static sqlite3_stmt *prepare_kept(db *d, const char *sql, wasm_err *err)
 {
-	int rc;
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT,
+				    &s, NULL);
 
-	if (d->st[id])
-		return d->st[id];
-	rc = sqlite3_prepare_v3(d->h, stmt_sql[id], -1,
-				SQLITE_PREPARE_PERSISTENT, &d->st[id], NULL);
 	if (rc != SQLITE_OK) {
-		sqlite3_finalize(d->st[id]);
-		d->st[id] = NULL;
+		sqlite3_finalize(s);
 		sql_fail(d, err, rc, "preparing a query");
 		return NULL;
 	}
+	return s;
+}
+
+static sqlite3_stmt *prepared(db *d, int id, wasm_err *err)
+{
+	if (!d->st[id])
+		d->st[id] = prepare_kept(d, stmt_sql[id], err);
 	return d->st[id];
 }
 
 sqlite3_stmt *db_stmt_keep(db *d, const char *sql, wasm_err *err)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
+	sqlite3_stmt *s;
 
 	for (int i = 0; i < d->nkept; i++)
 		if (d->kept[i].sql == sql)
@@ -538,13 +543,8 @@ sqlite3_stmt *db_stmt_keep(db *d, const char *sql, wasm_err *err)
 			     d->path, DB_KEPT_MAX);
 		return NULL;
 	}
-	rc = sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &s,
-				NULL);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(s);
-		sql_fail(d, err, rc, "preparing a query");
+	if (!(s = prepare_kept(d, sql, err)))
 		return NULL;
-	}
 	d->kept[d->nkept].sql = sql;
 	d->kept[d->nkept++].s = s;
 	return s;

@@ -952,7 +952,6 @@ static bool stream_read(const char *dbpath, const struct stat *db_sb,
 	long long size, sec;
 	long nsec;
 	struct stat sb;
-	size_t n;
 	FILE *f;
 	bool ok;
 
@@ -971,7 +970,7 @@ static bool stream_read(const char *dbpath, const struct stat *db_sb,
 	if (ok) {
 		*len = (size_t)sb.st_size - strlen(head);
 		ok = (*buf = malloc(*len ? *len : 1)) &&
-		     (n = fread(*buf, 1, *len, f)) == *len;
+		     fread(*buf, 1, *len, f) == *len;
 	}
 	fclose(f);
 	if (!ok) {
@@ -979,6 +978,35 @@ static bool stream_read(const char *dbpath, const struct stat *db_sb,
 		*buf = NULL;
 	}
 	return ok;
+}
+
+/* Task file `file` opened and exported whole into *buf (malloc'd, *len
+ * bytes): 0, 1 when it cannot be read or exported (e says why, *buf
+ * NULL), -1 when out of memory for the stream. */
+static int task_export(const char *file, char **buf, size_t *len, wasm_err *e)
+{
+	uint64_t cursor, runs;
+	wasm_status st;
+	FILE *m;
+	db *d;
+
+	*buf = NULL;
+	wasm_err_clear(e);
+	if (db_open(file, &d, e))
+		return 1;
+	if (!(m = open_memstream(buf, len))) {
+		db_close(d);
+		return -1;
+	}
+	st = db_export(d, 0, true, m, &cursor, &runs, e);
+	fclose(m);
+	db_close(d);
+	if (st) {
+		free(*buf);
+		*buf = NULL;
+		return 1;
+	}
+	return 0;
 }
 
 int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
@@ -1000,11 +1028,9 @@ int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	for (uint32_t i = 0; i < n; i++) {
 		char file[4200], *buf = NULL;
 		size_t len = 0;
-		uint64_t cursor, runs;
 		struct stat sb;
 		wasm_err e;
-		FILE *m;
-		db *d;
+		int rc;
 
 		if (!want[i])
 			continue;
@@ -1013,37 +1039,24 @@ int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			fprintf(out, "heisen-task %u none\n", i);
 			continue;
 		}
-		if (stream_read(file, &sb, &buf, &len)) {
-			fprintf(out, "heisen-task %u ok %zu\n", i, len);
-			fwrite(buf, 1, len, out);
-			free(buf);
-			continue;
-		}
-		wasm_err_clear(&e);
-		if (db_open(file, &d, &e)) {
-			fprintf(out, "heisen-task %u error %s\n", i, e.msg);
-			continue;
-		}
-		if (!(m = open_memstream(&buf, &len))) {
-			db_close(d);
-			free(want);
-			fprintf(err, "heisen node tasks: out of memory\n");
-			return TUI_EXIT_INTERNAL;
-		}
-		wasm_status st = db_export(d, 0, true, m, &cursor, &runs, &e);
-		fclose(m);
-		db_close(d);
-		if (st) {
+		if (!stream_read(file, &sb, &buf, &len) &&
+		    (rc = task_export(file, &buf, &len, &e))) {
+			if (rc < 0) {
+				free(want);
+				fprintf(err,
+					"heisen node tasks: out of memory\n");
+				return TUI_EXIT_INTERNAL;
+			}
 			/* The message is one line: newlines would end the
 			 * record. */
 			for (char *q = e.msg; *q; q++)
 				if (*q == '\n')
 					*q = ' ';
 			fprintf(out, "heisen-task %u error %s\n", i, e.msg);
-		} else {
-			fprintf(out, "heisen-task %u ok %zu\n", i, len);
-			fwrite(buf, 1, len, out);
+			continue;
 		}
+		fprintf(out, "heisen-task %u ok %zu\n", i, len);
+		fwrite(buf, 1, len, out);
 		free(buf);
 	}
 	free(want);

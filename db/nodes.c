@@ -470,16 +470,17 @@ wasm_status db_remote_remove(db *d, const char *name, wasm_err *err)
 wasm_status db_remote_fetched(db *d, int64_t id, uint64_t cursor, uint64_t runs,
 			      double when, wasm_err *err)
 {
-	sqlite3_stmt *s;
-	wasm_status st;
+	/* Kept: a Slurm fetch records each of its task files. */
+	sqlite3_stmt *s = db_stmt_keep(
+	    d,
+	    "UPDATE remotes SET cursor = max(cursor, ?2),"
+	    " last_fetch = ?3, runs_fetched = runs_fetched + ?4 WHERE id = ?1",
+	    err);
+	wasm_status st = WASM_OK;
 	int rc;
 
-	if ((st = prepare(d,
-			  "UPDATE remotes SET cursor = max(cursor, ?2),"
-			  " last_fetch = ?3, runs_fetched = runs_fetched + ?4"
-			  " WHERE id = ?1",
-			  &s, err)))
-		return st;
+	if (!s)
+		return err->status;
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)cursor);
 	sqlite3_bind_double(s, 3, when);
@@ -487,7 +488,8 @@ wasm_status db_remote_fetched(db *d, int64_t id, uint64_t cursor, uint64_t runs,
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE)
 		st = db_sql_fail(d, err, rc, "recording a fetch");
-	sqlite3_finalize(s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
 	return st;
 }
 

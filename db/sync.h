@@ -39,7 +39,12 @@
 #include "db/db.h"
 
 /* The stream format this heisen writes; it reads versions 1..this. */
-#define DB_SYNC_VERSION 10
+#define DB_SYNC_VERSION 11
+
+/* The end record's checksum of a stream of format version `version`
+ * whose end record starts at p + n (docs/sync.md): for tests and fuzz
+ * targets that damage a stream and mend it. */
+uint64_t db_sync_checksum(uint32_t version, const uint8_t *p, size_t n);
 
 /* Write the runs with id > since, and what they need, to out; *cursor
  * becomes the largest run id written (since when there is none) and

@@ -19,6 +19,10 @@ slurm_start 2 || { bad "the cluster did not come up"; finish t_slurm; }
 # The tasks run the heisen under test: sbatch hands them this PATH.
 mkdir "$dir/bin" "$dir/shared"
 ln -s "$HEISEN" "$dir/bin/heisen"
+# squeue as heisen calls it, logged: a fetch asks Slurm only about tasks
+# that left no stream.
+printf '#!/bin/sh\necho "$*" >>"%s"\nexec %s "$@"\n' "$dir/squeue.log" "$(command -v squeue)" >"$dir/bin/squeue"
+chmod +x "$dir/bin/squeue"
 export PATH=$dir/bin:$PATH
 fib=$root/demos/build/fibonacci.wasm
 home=$dir/home.db
@@ -53,7 +57,9 @@ assert c["id"] == 1 and c["runs_planned"] == 400 and c["slices"] == 16, c
 assert sum(c["tasks"].values()) == 16 and len(c["task_states"]) == 16, c
 PY
 slurm_wait "$job" 90 || bad "job $job did not end"
+: >"$dir/squeue.log"
 expect 0 "fetch" "$HEISEN" fetch cl --db "$home"
+[ ! -s "$dir/squeue.log" ] || bad "fetch asked Slurm though every task had ended: $(snippet "$dir/squeue.log")"
 grep -q "^cl: 400 runs added (0 campaigns, [0-9]* bugs new) from 16 task files$" "$dir/out" ||
 	bad "fetch: $(snippet "$dir/out") $(snippet "$dir/err")"
 [ "$(sqlite3 "$home" "SELECT count(*), count(DISTINCT idx), min(idx), max(idx) FROM runs")" = "400|400|0|399" ] ||
@@ -140,7 +146,9 @@ grep -q "campaign 2 (fibonacci.wasm): 0/600 runs home, stopped; job $job, 4 task
 	bad "status after scancel: $(snippet "$dir/out")"
 cp "$dir2/task-2.db" "$dir/task-2.good"
 truncate -s $(($(stat -c %s "$dir2/task-2.db") / 2)) "$dir2/task-2.db"
+: >"$dir/squeue.log"
 expect 1 "fetch, a truncated task file" "$HEISEN" fetch cl4 --db "$home"
+grep -q -- "-j $job" "$dir/squeue.log" || bad "fetch did not ask Slurm about the cancelled task: $(snippet "$dir/squeue.log")"
 grep -q "^heisen fetch: cl4: 1 task files refused.*task 2 .*damaged" "$dir/err" ||
 	bad "truncated task file: $(snippet "$dir/err")"
 [ "$(sqlite3 "$home" "PRAGMA integrity_check")" = ok ] || bad "integrity_check after a refused task"

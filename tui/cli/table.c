@@ -538,6 +538,9 @@ static const tui_opt node_opts[] = {
     {"--tasks", "N",
      "add, Slurm: array tasks a dispatch splits the plan into (default "
      "16)"},
+    {"--ended", NULL,
+     "tasks: send only the task files whose sweep has ended; the others "
+     "are answered 'open'"},
     {NULL, NULL, NULL},
 };
 
@@ -597,7 +600,7 @@ static int node_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	static const char *const db_json[] = {"--db", "--json", NULL};
 	static const char *const db_only[] = {"--db", NULL};
-	static const char *const none[] = {NULL};
+	static const char *const ended[] = {"--ended", NULL};
 	/* The sub-commands; opts NULL: the handler checks its options. The
 	 * last two are the node's side of `heisen dispatch`. */
 	static const struct {
@@ -613,7 +616,7 @@ static int node_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	    {"status", tui_node_status, db_json},
 	    {"receive", tui_node_receive, db_only},
 	    {"start", tui_node_start, db_only},
-	    {"tasks", tui_node_tasks, none},
+	    {"tasks", tui_node_tasks, ended},
 	};
 	const char *sub = a->operands[0];
 

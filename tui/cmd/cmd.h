@@ -94,9 +94,11 @@ typedef struct tui_slurm_fetched {
 } tui_slurm_fetched;
 void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 		     tui_slurm_fetched *f);
-/* `heisen node tasks DIR LIST`, the cluster's side of a Slurm fetch:
- * DIR/task-I.db of each task I of LIST exported, one after the other
- * (the stream its sweep left, while the file is as the sweep left it). */
+/* `heisen node tasks DIR LIST [--ended]`, the cluster's side of a Slurm
+ * fetch: DIR/task-I.db of each task I of LIST exported, one after the
+ * other (the stream its sweep left, while the file is as the sweep left
+ * it). With --ended, a file with no such stream (its sweep still runs or
+ * was killed) is answered "open" instead of exported. */
 int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err);
 /* A slice's sweep (`sweep --plan-slice`) into workspace dbpath: drop
  * removes the export its last sweep left beside it (before anything is

@@ -556,13 +556,14 @@ typedef struct camp_state {
 	rmt_task_state *st;
 	char *dir;
 	char jobs[512];
+	unsigned njobs;
 } camp_state;
 
 typedef struct node_jobs {
 	const db_node_url *u;
 	camp_state *v;
 	size_t n;
-	bool failed, oom;
+	bool ask, failed, oom; /* ask: the tasks' states from Slurm */
 	char why[600];
 } node_jobs;
 
@@ -593,6 +594,9 @@ static bool job_state(void *ctx, const db_slurm_job *j)
 	size_t k = strlen(c->jobs);
 	snprintf(c->jobs + k, sizeof c->jobs - k, "%s%s", k ? "," : "",
 		 j->job_id);
+	c->njobs++;
+	if (!nj->ask)
+		return true;
 	st = calloc(j->slices ? j->slices : 1, sizeof *st);
 	mine = calloc(j->slices ? j->slices : 1, sizeof *mine);
 	if (!st || !mine) {
@@ -625,14 +629,16 @@ static void node_jobs_free(node_jobs *nj)
 	free(nj->v);
 }
 
-/* Every campaign of node r with its slices' states; false with why. */
+/* Every campaign of node r with its slices' states (with ask; without,
+ * every state RMT_TASK_UNKNOWN and Slurm not asked); false with why. */
 static bool node_jobs_read(db *d, const db_remote *r, const db_node_url *u,
-			   node_jobs *nj)
+			   bool ask, node_jobs *nj)
 {
 	wasm_err e;
 
 	memset(nj, 0, sizeof *nj);
 	nj->u = u;
+	nj->ask = ask;
 	wasm_err_clear(&e);
 	if (db_slurm_job_list(d, r->id, 0, job_state, nj, &e)) {
 		snprintf(nj->why, sizeof nj->why, "%s", e.msg);
@@ -659,7 +665,7 @@ int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
 		db_close(d);
 		return rc;
 	}
-	if (!node_jobs_read(d, r, &u, &nj)) {
+	if (!node_jobs_read(d, r, &u, true, &nj)) {
 		fprintf(err, "heisen node status: %s: %s\n", r->name, nj.why);
 		node_jobs_free(&nj);
 		db_close(d);
@@ -775,12 +781,16 @@ static void refused(tui_slurm_fetched *f, const camp_state *cs, uint32_t i,
 
 /* Import the task files `list` ("0,1,5") of campaign cs: one call of
  * `heisen node tasks` on the cluster exports them all, each as its own
- * stream, and each is imported as a part of one transaction. */
+ * stream, and each is imported as a part of one transaction. With open
+ * (cs->slices flags), only the files whose sweep has ended come (`node
+ * tasks --ended`), and open[i] is set for each task I of the list that
+ * has none yet: running, pending, or killed before its end. */
 static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 			const camp_state *cs, const char *list,
-			double timeout_s, tui_slurm_fetched *f)
+			double timeout_s, bool *open, tui_slurm_fetched *f)
 {
-	const char *words[] = {"heisen", "node", "tasks", cs->dir, list, NULL};
+	const char *words[] = {"heisen", "node",    "tasks", cs->dir,
+			       list,	 "--ended", NULL};
 	rmt_call c = {u, words, timeout_s, -1, 0, NULL, NULL};
 	const uint8_t *p, *end;
 	db_sync_added added;
@@ -789,6 +799,8 @@ static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 	rmt_result io;
 	wasm_err e;
 
+	if (!open)
+		words[5] = NULL;
 	wasm_err_clear(&e);
 	if (rmt_run(&c, &io, &e)) {
 		snprintf(f->why, sizeof f->why, "%s", e.msg);
@@ -805,7 +817,7 @@ static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 	p = io.out;
 	/* One batch, each task file a part of it: a refused file leaves
 	 * nothing, and 64 small files commit once. */
-	if (db_begin(d, &e)) {
+	if (db_begin_trusted(d, &e)) {
 		snprintf(f->why, sizeof f->why, "%s", e.msg);
 		f->reached = false;
 		rmt_result_free(&io);
@@ -839,8 +851,11 @@ static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 				"older heisen there?)");
 			break;
 		}
-		if (!strcmp(word, "none"))
+		if (!strcmp(word, "none") || !strcmp(word, "open")) {
+			if (open)
+				open[i] = true;
 			continue;
+		}
 		if (!strcmp(word, "error")) {
 			const char *msg = strstr(line, "error ");
 			rmt_last_line(msg ? msg + 6 : "", why, sizeof why);
@@ -1011,13 +1026,14 @@ static int task_export(const char *file, char **buf, size_t *len, wasm_err *e)
 
 int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
-	bool *want;
+	bool ended = tui_opt_value(cmd, a, "--ended") != NULL, *want;
 	uint32_t n = SLURM_SLICES_MAX;
 
 	if (a->noperands != 3 || a->operands[1][0] != '/' ||
 	    a->operands[2][0] < '0' || a->operands[2][0] > '9') {
 		fprintf(err, "heisen node: usage: heisen node tasks DIR LIST "
-			     "(LIST: task numbers, \"0,1,5\" or \"0-15\")\n");
+			     "[--ended] (LIST: task numbers, \"0,1,5\" or "
+			     "\"0-15\")\n");
 		return TUI_EXIT_USAGE;
 	}
 	if (!(want = calloc(n, sizeof *want))) {
@@ -1039,8 +1055,11 @@ int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			fprintf(out, "heisen-task %u none\n", i);
 			continue;
 		}
-		if (!stream_read(file, &sb, &buf, &len) &&
-		    (rc = task_export(file, &buf, &len, &e))) {
+		if (!stream_read(file, &sb, &buf, &len) && ended) {
+			fprintf(out, "heisen-task %u open\n", i);
+			continue;
+		}
+		if (!buf && (rc = task_export(file, &buf, &len, &e))) {
 			if (rc < 0) {
 				free(want);
 				fprintf(err,
@@ -1063,12 +1082,43 @@ int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	return fflush(out) ? TUI_EXIT_INTERNAL : TUI_EXIT_OK;
 }
 
+/* The tasks of campaign cs to fetch: those flagged in want, or all
+ * without want; those Slurm still runs are left for a later fetch and
+ * counted in f->active (every state is RMT_TASK_UNKNOWN when Slurm was
+ * not asked). open as for fetch_tasks. */
+static void fetch_campaign(db *d, const db_remote *r, const db_node_url *u,
+			   const camp_state *cs, const bool *want, bool *open,
+			   double timeout_s, tui_slurm_fetched *f)
+{
+	char *list = malloc((size_t)cs->slices * 11 + 1);
+	size_t at = 0;
+
+	if (!list) {
+		snprintf(f->why, sizeof f->why, "out of memory");
+		f->reached = false;
+		return;
+	}
+	for (uint32_t i = 0; i < cs->slices; i++) {
+		if (want && !want[i])
+			continue;
+		if (rmt_task_active(cs->st[i]))
+			f->active++;
+		else
+			at += (size_t)sprintf(list + at, "%s%u", at ? "," : "",
+					      i);
+	}
+	if (at)
+		fetch_tasks(d, r, u, cs, list, timeout_s, open, f);
+	free(list);
+}
+
 void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 		     tui_slurm_fetched *f)
 {
 	db_node_url u;
-	node_jobs nj;
+	node_jobs nj, asked = {0};
 	char msg[256];
+	bool **open = NULL, any = false;
 
 	memset(f, 0, sizeof *f);
 	if (!db_node_url_parse(r->url, &u, msg, sizeof msg)) {
@@ -1076,44 +1126,61 @@ void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 			 msg);
 		return;
 	}
-	if (!node_jobs_read(d, r, &u, &nj)) {
-		snprintf(f->why, sizeof f->why, "%s", nj.why);
+	if (!node_jobs_read(d, r, &u, false, &nj) ||
+	    !(open = calloc(nj.n ? nj.n : 1, sizeof *open))) {
+		snprintf(f->why, sizeof f->why, "%s",
+			 open ? nj.why : "out of memory");
 		node_jobs_free(&nj);
 		return;
 	}
 	f->reached = true;
-	for (size_t k = 0; k < nj.n; k++) {
+	/* The task files whose sweep ended come first, without asking
+	 * Slurm: one call to the cluster, not two, when every task is done.
+	 * Slurm is asked about the others, and about every task of a
+	 * campaign submitted again (a slice resumed may be pending beside
+	 * the stream an earlier run of it left). */
+	for (size_t k = 0; k < nj.n && f->reached; k++) {
 		camp_state *cs = &nj.v[k];
-		db_campaign c = {0};
-		wasm_err e;
 
-		char *list = malloc((size_t)cs->slices * 8 + 1);
-		size_t at = 0;
-		if (!list) {
+		if (!(open[k] =
+			  calloc(cs->slices ? cs->slices : 1, sizeof **open))) {
 			snprintf(f->why, sizeof f->why, "out of memory");
 			f->reached = false;
 			break;
 		}
-		/* A running task's file is fetched when it ends. */
-		for (uint32_t i = 0; i < cs->slices; i++) {
-			if (rmt_task_active(cs->st[i]))
-				f->active++;
-			else
-				at += (size_t)sprintf(list + at, "%s%u",
-						      at ? "," : "", i);
-		}
-		if (at)
-			fetch_tasks(d, r, &u, cs, list, timeout_s, f);
-		free(list);
-		if (!f->reached)
-			break;
-		/* The plan complete here: the campaign is done. */
-		wasm_err_clear(&e);
-		if (!db_campaign_get(d, cs->id, &c, &e) && c.planned &&
-		    c.done >= c.planned && strcmp(c.status, "done"))
-			db_campaign_set_status(d, cs->id, "done", &e);
-		db_campaign_clear(&c);
+		if (cs->njobs == 1)
+			fetch_campaign(d, r, &u, cs, NULL, open[k], timeout_s,
+				       f);
+		else
+			memset(open[k], 1, cs->slices * sizeof **open);
+		for (uint32_t i = 0; i < cs->slices; i++)
+			any |= open[k][i];
 	}
+	if (f->reached && any && !node_jobs_read(d, r, &u, true, &asked)) {
+		snprintf(f->why, sizeof f->why, "%s", asked.why);
+		f->reached = false;
+	}
+	for (size_t k = 0; k < asked.n && f->reached; k++) {
+		camp_state *cs = &asked.v[k];
+
+		/* A campaign dispatched since the first look waits. */
+		for (size_t m = 0; m < nj.n; m++)
+			if (nj.v[m].id == cs->id &&
+			    nj.v[m].slices == cs->slices)
+				fetch_campaign(d, r, &u, cs, open[m], NULL,
+					       timeout_s, f);
+	}
+	/* A plan complete here: its campaign is done. */
+	for (size_t k = 0; k < nj.n; k++) {
+		wasm_err e;
+
+		wasm_err_clear(&e);
+		db_campaign_complete(d, nj.v[k].id, &e);
+	}
+	for (size_t k = 0; k < nj.n; k++)
+		free(open[k]);
+	free(open);
+	node_jobs_free(&asked);
 	node_jobs_free(&nj);
 }
 

@@ -175,7 +175,7 @@ FUZZ_SRC := core/util.c core/decode.c core/validate.c core/encode.c core/summary
 # and are built plain: clang takes ~9 minutes to instrument interp.c's one
 # big function for coverage and ASan.
 FUZZ_PLAIN_OBJ := build-fuzz/plain/interp.o build-fuzz/plain/runtime.o \
-	build-fuzz/plain/sched.o build-fuzz/plain/fiber.o
+	build-fuzz/plain/sched.o build-fuzz/plain/fiber.o build-fuzz/plain/jit.o
 build-fuzz/plain/%.o: core/%.c $(wildcard core/*.h core/*.def)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) $(WARN) -g -O1 -I. -c -o $@ $<
@@ -193,7 +193,7 @@ $(FUZZ_RW_BIN): tests/fuzz/fuzz_instrument.c $(FUZZ_RW_SRC) $(wildcard core/*.h 
 # everything else it calls comes plain from FUZZ_LIB (heisen's objects but
 # main.o, without instrumentation). Each target's committed corpus is
 # tests/fuzz/corpus/NAME/; fuzz_module and fuzz_instrument share module/.
-FUZZ_READERS := repro sched mask suppress script nodeurl import dwarf tsan
+FUZZ_READERS := repro sched mask suppress script nodeurl import dwarf tsan jit
 FUZZ_SRC_repro := replay/replay.c
 FUZZ_SRC_sched := replay/sched.c
 FUZZ_SRC_tsan := replay/tsan.c
@@ -202,6 +202,8 @@ FUZZ_SRC_suppress := detector/suppress.c tui/report/suppress.c
 FUZZ_SRC_script := tui/cli/script.c tui/cli/parse.c
 FUZZ_SRC_nodeurl := db/nodes.c
 FUZZ_SRC_import := db/sync.c db/db.c
+# Not a reader: the compiler against the interpreter (differential).
+FUZZ_SRC_jit := core/compile.c core/jit.c
 FUZZ_SRC_dwarf := rewriter/dwarf.c rewriter/srcmap.c rewriter/symbols.c \
 	rewriter/inline.c
 FUZZ_READER_BIN := $(FUZZ_READERS:%=build-fuzz/fuzz_%)
@@ -265,7 +267,7 @@ test: deps
 	$(MAKE) e2e
 	$(MAKE) LINE=edit line-check
 	$(MAKE) fuzz-regress
-	$(MAKE) DISPATCH=switch unit spec
+	HEISEN_ENGINE=interp $(MAKE) DISPATCH=switch unit spec
 
 bench: deps
 	$(MAKE) $(BENCH_BIN) $(HEISEN) $(DB_FILL) demos

@@ -82,6 +82,7 @@
 #include <string.h>
 
 #include "engine_int.h"
+#include "jit.h"
 
 enum { SV_TEMP, SV_LOCAL, SV_CONST, SV_ADDK };
 
@@ -127,6 +128,10 @@ typedef struct cc {
 	jmp_buf oom;
 	eng_cell *code;
 	uint32_t ncode, capcode;
+	/* The opcode of each instruction's first cell, ENG_OP_CONT in its
+	 * operand cells: what the compiler (jit.c) decodes. */
+	uint16_t *ops;
+	uint32_t capops;
 	sv *stk;
 	uint32_t depth, capstk, maxdepth;
 	ctl *ctls;
@@ -159,6 +164,7 @@ typedef struct cc {
 	eng_catch *cs;
 	uint32_t ncs, capcs;
 	uint32_t nkept;	  /* slots kept for rethrows, after the temps */
+	bool jit;	  /* keep each function's ops for jit.c */
 	uint32_t dead;    /* > 0: skipping unreachable code (nesting + 1) */
 } cc;
 
@@ -188,6 +194,7 @@ static void *grow(cc *c, void *p, uint32_t *cap, uint32_t need, size_t sz)
 
 static void set_op(cc *c, uint32_t at, unsigned op)
 {
+	c->ops[at] = (uint16_t)op;
 	if (c->h)
 		c->code[at].h = c->h[op];
 	else
@@ -199,7 +206,10 @@ static uint32_t emit(cc *c, unsigned op, unsigned n)
 	uint32_t at = c->ncode;
 
 	c->code = grow(c, c->code, &c->capcode, at + n, sizeof *c->code);
+	c->ops = grow(c, c->ops, &c->capops, at + n, sizeof *c->ops);
 	memset(&c->code[at], 0, n * sizeof *c->code);
+	for (uint32_t i = 1; i < n; i++)
+		c->ops[at + i] = ENG_OP_CONT;
 	set_op(c, at, op);
 	c->ncode += n;
 	c->patch = -1;
@@ -287,6 +297,9 @@ static void emit_value(cc *c, uint32_t pos, uint32_t dst)
 			at = c->last_at;
 			c->code = grow(c, c->code, &c->capcode, at + 3,
 				       sizeof *c->code);
+			c->ops =
+			    grow(c, c->ops, &c->capops, at + 3, sizeof *c->ops);
+			c->ops[at + 2] = ENG_OP_CONT;
 			set_op(c, at, EOP_MOV2);
 			set2(c, at + 2, dst, src);
 			c->ncode = at + 3;
@@ -1694,6 +1707,11 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 	}
 	out->code = wasm_malloc(c->ncode * sizeof *out->code);
 	out->pcmap = wasm_malloc(c->npcm * sizeof *out->pcmap);
+	/* Kept only until jit.c has read them (eng_jit_compile). */
+	if (c->jit && out->code &&
+	    (out->ops =
+		 wasm_malloc((c->ncode ? c->ncode : 1) * sizeof *out->ops)))
+		memcpy(out->ops, c->ops, c->ncode * sizeof *out->ops);
 	if (!out->code || !out->pcmap) {
 		st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
 				  "out of memory compiling function %u",
@@ -1862,6 +1880,7 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
 	c.m = m;
 	c.cm = cm;
 	c.h = eng_interp_handlers();
+	c.jit = eng_jit_wanted();
 	c.gwide = wasm_calloc(wasm_global_count(m) + 1, sizeof *c.gwide);
 	if (!c.gwide)
 		goto nomem;
@@ -1887,7 +1906,10 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
 			goto fail;
 	}
 	err->func = WASM_NO_FUNC;
+	if (c.jit)
+		eng_jit_compile(cm);
 fail:
+	wasm_free(c.ops);
 	wasm_free(c.code);
 	wasm_free(c.stk);
 	wasm_free(c.ctls);
@@ -1916,6 +1938,19 @@ const wasm_module *eng_module_wasm(const eng_module *cm)
 
 bool eng_module_c_calls(const eng_module *cm) { return cm->c_calls; }
 
+void eng_module_exec_stats(const eng_module *cm, eng_exec_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	out->jit = cm->jit_fns + cm->jit_interp > 0;
+	out->compiled = cm->jit_fns;
+	out->interpreted = out->jit ? cm->jit_interp : cm->m->nfuncs;
+	out->code_bytes = cm->jit_size;
+	for (uint32_t i = 0; i < cm->m->nfuncs; i++)
+		out->wasm_bytes +=
+		    cm->m->funcs[i].code_end - cm->m->funcs[i].code_start;
+	out->compile_s = cm->jit_seconds;
+}
+
 void eng_module_free(eng_module *cm)
 {
 	if (!cm)
@@ -1926,7 +1961,9 @@ void eng_module_free(eng_module *cm)
 			wasm_free(cm->fns[i].pcmap);
 			wasm_free(cm->fns[i].handlers);
 			wasm_free(cm->fns[i].catches);
+			wasm_free(cm->fns[i].ops);
 		}
+	eng_jit_free(cm);
 	wasm_free(cm->fns);
 	wasm_free(cm->type_ids);
 	wasm_module_free(cm->m);

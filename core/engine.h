@@ -147,6 +147,17 @@ const wasm_module *eng_module_wasm(const eng_module *cm);
  * ABI where the types allow it, instead of trapping (docs/porting.md). */
 bool eng_module_c_calls(const eng_module *cm);
 
+/* How a compiled module's defined functions run (core/jit.h): as x86-64
+ * machine code or interpreted, the machine code's size, the bytes of
+ * the module's code section, and the time compiling took. */
+typedef struct eng_exec_stats {
+	bool jit; /* the compiler ran (HEISEN_ENGINE, x86-64) */
+	uint32_t compiled, interpreted;
+	size_t code_bytes, wasm_bytes;
+	double compile_s;
+} eng_exec_stats;
+void eng_module_exec_stats(const eng_module *cm, eng_exec_stats *out);
+
 void eng_module_free(eng_module *cm);
 
 /* ---- procs and threads ----------------------------------------------- */

@@ -235,7 +235,14 @@ typedef struct eng_fn {
 	uint32_t nhandlers;
 	eng_catch *catches;
 	uint32_t ncatches;
+	/* jit.c: the machine code's entry, NULL when the function is
+	 * interpreted; ops only while it is being compiled. */
+	const void *jit;
+	uint16_t *ops;
 } eng_fn;
+
+/* eng_fn.ops of a cell that is not an instruction's first. */
+#define ENG_OP_CONT 0xffffu
 
 struct eng_module {
 	wasm_module *m;
@@ -251,6 +258,13 @@ struct eng_module {
 	 * in every program): its calls through a pointer of another type
 	 * are adapted as a C ABI would (eng_indirect_adapt). */
 	bool c_calls;
+	/* jit.c: the machine code of the compiled functions (W^X: mapped
+	 * read-execute once written), how many were compiled and how many
+	 * stay interpreted, and the time it took. */
+	void *jit_code;
+	size_t jit_size;
+	uint32_t jit_fns, jit_interp;
+	double jit_seconds;
 };
 
 /* The custom section's name: C built by heisen cc (demos/guest/crt1.c). */
@@ -348,6 +362,9 @@ struct eng_thread {
 	eng_instance *cur_inst; /* instance whose code runs (signal handler) */
 	const eng_cell *pc;   /* instruction of the current memory access */
 	sigjmp_buf *trap_jmp; /* innermost eng_call's trap point */
+	eng_trap *trap_out;   /* the trap it reports (jit.c fills it) */
+	eng_trap_kind jit_kind; /* a trap of compiled code (trap_jmp 2) */
+	uintptr_t jit_sp_lo;	/* compiled code's lowest stack pointer */
 	bool in_wasm;         /* running guest code (signal handler check) */
 	bool stop_noted;      /* its stack is in proc->stops */
 	uint32_t polls;       /* since the last throttle yield */
@@ -463,8 +480,10 @@ const void *const *eng_interp_handlers(void);
  * base[0..nparams); results end up in base[0..nresults). Returns ENG_OK or
  * a trap kind; for a trap, *trap_pc is the instruction (NULL when not in
  * code) and *trap_inst the instance running it. Out-of-bounds memory
- * faults do not return here: they longjmp to t->trap_jmp. */
-eng_trap_kind eng_interp(eng_thread *t, eng_func *f, eng_val *base,
+ * faults, and traps in compiled code, do not return here: they longjmp
+ * to t->trap_jmp. nested: called by compiled code, which has pushed f's
+ * eng_frame and counted it in t->depth (the host entry pushes none). */
+eng_trap_kind eng_interp(eng_thread *t, eng_func *f, eng_val *base, bool nested,
 			 eng_trap *trap, const eng_cell **trap_pc,
 			 eng_instance **trap_inst);
 
@@ -502,6 +521,9 @@ eng_thread *eng_sched_leftover(eng_proc *p);
 void eng_rt_fiber_to(eng_proc *p, eng_thread *from, eng_thread *to, bool last);
 /* A spawned thread's stack in a serial proc. */
 #define ENG_FIBER_STACK (1u << 20)
+/* The stack compiled code may use below the outermost eng_call (jit.c):
+ * deeper, a call traps as the call stack exhausted. */
+#define ENG_JIT_STACK (512u << 10)
 /* The points: before host function f is called with args; a wait on key
  * (the address; off its offset in the memory, for the digest) of at most
  * timeout_ns virtual (< 0: none), *result 0 woken, 2 timed out; a notify

@@ -48,156 +48,9 @@
 #include <string.h>
 
 #include "engine_int.h"
+#include "jit.h"
+#include "num.h"
 #include "simd.h"
-
-static inline float f32_of(uint64_t v)
-{
-	float f;
-	uint32_t u = (uint32_t)v;
-	memcpy(&f, &u, 4);
-	return f;
-}
-
-static inline uint64_t of_f32(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-
-static inline double f64_of(uint64_t v)
-{
-	double d;
-	memcpy(&d, &v, 8);
-	return d;
-}
-
-static inline uint64_t of_f64(double d)
-{
-	uint64_t u;
-	memcpy(&u, &d, 8);
-	return u;
-}
-
-static inline float fmin32(float a, float b)
-{
-	if (isnan(a) || isnan(b))
-		return a + b;
-	if (a == b)
-		return signbit(a) ? a : b;
-	return a < b ? a : b;
-}
-
-static inline float fmax32(float a, float b)
-{
-	if (isnan(a) || isnan(b))
-		return a + b;
-	if (a == b)
-		return signbit(a) ? b : a;
-	return a > b ? a : b;
-}
-
-static inline double fmin64(double a, double b)
-{
-	if (isnan(a) || isnan(b))
-		return a + b;
-	if (a == b)
-		return signbit(a) ? a : b;
-	return a < b ? a : b;
-}
-
-static inline double fmax64(double a, double b)
-{
-	if (isnan(a) || isnan(b))
-		return a + b;
-	if (a == b)
-		return signbit(a) ? b : a;
-	return a > b ? a : b;
-}
-
-/* Rounding functions of libm may return a signalling NaN unchanged; Wasm
- * wants an arithmetic (quiet) NaN. */
-#define QROUND(name, T, fn)                                                  \
-	static inline T name(T a)                                            \
-	{                                                                    \
-		return isnan(a) ? a + a : fn(a);                             \
-	}
-QROUND(q_ceilf, float, ceilf)
-QROUND(q_floorf, float, floorf)
-QROUND(q_truncf, float, truncf)
-QROUND(q_rintf, float, rintf)
-QROUND(q_ceil, double, ceil)
-QROUND(q_floor, double, floor)
-QROUND(q_trunc, double, trunc)
-QROUND(q_rint, double, rint)
-
-static inline uint32_t rotl32(uint32_t a, uint32_t b)
-{
-	b &= 31;
-	return (a << b) | (a >> ((32 - b) & 31));
-}
-
-static inline uint32_t rotr32(uint32_t a, uint32_t b)
-{
-	b &= 31;
-	return (a >> b) | (a << ((32 - b) & 31));
-}
-
-static inline uint64_t rotl64(uint64_t a, uint64_t b)
-{
-	b &= 63;
-	return (a << b) | (a >> ((64 - b) & 63));
-}
-
-static inline uint64_t rotr64(uint64_t a, uint64_t b)
-{
-	b &= 63;
-	return (a >> b) | (a << ((64 - b) & 63));
-}
-
-/* Saturating truncations. */
-static inline uint32_t sat_i32_s(double x)
-{
-	if (isnan(x))
-		return 0;
-	if (x <= -2147483649.0)
-		return (uint32_t)INT32_MIN;
-	if (x >= 2147483648.0)
-		return (uint32_t)INT32_MAX;
-	return (uint32_t)(int32_t)x;
-}
-
-static inline uint32_t sat_i32_u(double x)
-{
-	if (isnan(x) || x <= -1.0)
-		return 0;
-	if (x >= 4294967296.0)
-		return UINT32_MAX;
-	return (uint32_t)x;
-}
-
-static inline uint64_t sat_i64_s(double x)
-{
-	if (isnan(x))
-		return 0;
-	if (x < -9223372036854775808.0)
-		return (uint64_t)INT64_MIN;
-	if (x >= 9223372036854775808.0)
-		return (uint64_t)INT64_MAX;
-	return (uint64_t)(int64_t)x;
-}
-
-static inline uint64_t sat_i64_u(double x)
-{
-	if (isnan(x) || x <= -1.0)
-		return 0;
-	if (x >= 18446744073709551616.0)
-		return UINT64_MAX;
-	return (uint64_t)x;
-}
-
-/* Float to u64 when converting f32 to f64 loses nothing: the f32 helpers
- * go through double. */
 
 #ifndef ENG_SWITCH_DISPATCH
 static const void *const *handlers_table;
@@ -207,7 +60,7 @@ static void handlers_init(void)
 	eng_trap tr;
 	const eng_cell *pc;
 	eng_instance *in;
-	(void)eng_interp(NULL, NULL, NULL, &tr, &pc, &in);
+	(void)eng_interp(NULL, NULL, NULL, false, &tr, &pc, &in);
 }
 #endif
 
@@ -619,7 +472,7 @@ static inline void v128_put(eng_val *s, eng_v128 v)
 	ENG_SIMD_STORE_LANES(REG_V)
 
 eng_trap_kind eng_interp(eng_thread *th, eng_func *f, eng_val *base,
-			 eng_trap *trap, const eng_cell **trap_pc,
+			 bool nested, eng_trap *trap, const eng_cell **trap_pc,
 			 eng_instance **trap_inst)
 {
 #ifndef ENG_SWITCH_DISPATCH
@@ -643,7 +496,8 @@ INTERP_OPS(REG)
 	uint8_t *mem0 = FAST_BASE(inst);
 	eng_frame *frames = th->frames;
 	uint32_t depth = th->depth;
-	const uint32_t base_depth = depth, max_depth = th->max_depth;
+	const uint32_t base_depth = nested ? depth - 1 : depth,
+		       max_depth = th->max_depth;
 	eng_val *const stack_end = th->stack_end;
 	const atomic_int *const stopp = &th->proc->stop;
 	eng_trap_kind kind = ENG_OK;
@@ -658,14 +512,22 @@ INTERP_OPS(REG)
 	*trap_inst = inst;
 	th->cur_inst = inst;
 	cfn = f->fn;
-	if (depth >= max_depth || base + cfn->nslots > stack_end) {
-		kind = ENG_TRAP_STACK;
-		eng_trap_at(trap, kind, NULL, NULL, NULL);
-		return kind;
+	if (!nested) {
+		if (depth >= max_depth || base + cfn->nslots > stack_end) {
+			kind = ENG_TRAP_STACK;
+			eng_trap_at(trap, kind, NULL, NULL, NULL);
+			return kind;
+		}
+		frames[depth++] = (eng_frame){NULL, NULL, NULL};
+		if (cfn->jit) {
+			th->depth = depth;
+			eng_jit_run(th, inst, base, cfn->jit);
+			th->depth = base_depth;
+			return ENG_OK;
+		}
 	}
 	for (uint32_t i = cfn->nparams; i < cfn->nlocals; i++)
 		fp[i] = 0;
-	frames[depth++] = (eng_frame){NULL, NULL, NULL};
 	ip = cfn->code;
 
 #ifdef ENG_SWITCH_DISPATCH
@@ -1106,10 +968,10 @@ dispatch:
 
 	/* ---- conversions ------------------------------------------------ */
 	UN(I32_WRAP_I64, uint64_t, I64, (uint64_t)(uint32_t)a)
-#define TRUNC(name, FT, get, lo_ok, hi_ok, R)                                \
+#define TRUNC(name, FT, conv, lo_ok, hi_ok, R)                               \
 	OPCASE(name)                                                         \
 	{                                                                    \
-		FT x = get(A);                                               \
+		FT x = conv(fp[A]);                                          \
 		if (isnan(x))                                                \
 			TRAP(BAD_CONVERSION);                                \
 		if (!(lo_ok && hi_ok))                                       \
@@ -1117,22 +979,7 @@ dispatch:
 		fp[D] = R;                                                   \
 		NEXT(2);                                                     \
 	}
-	TRUNC(I32_TRUNC_F32_S, float, F32, x >= -2147483648.0f,
-	      x < 2147483648.0f, (uint32_t)(int32_t)x)
-	TRUNC(I32_TRUNC_F32_U, float, F32, x > -1.0f, x < 4294967296.0f,
-	      (uint32_t)x)
-	TRUNC(I32_TRUNC_F64_S, double, F64, x > -2147483649.0,
-	      x < 2147483648.0, (uint32_t)(int32_t)x)
-	TRUNC(I32_TRUNC_F64_U, double, F64, x > -1.0, x < 4294967296.0,
-	      (uint32_t)x)
-	TRUNC(I64_TRUNC_F32_S, float, F32, x >= -9223372036854775808.0f,
-	      x < 9223372036854775808.0f, (uint64_t)(int64_t)x)
-	TRUNC(I64_TRUNC_F32_U, float, F32, x > -1.0f,
-	      x < 18446744073709551616.0f, (uint64_t)x)
-	TRUNC(I64_TRUNC_F64_S, double, F64, x >= -9223372036854775808.0,
-	      x < 9223372036854775808.0, (uint64_t)(int64_t)x)
-	TRUNC(I64_TRUNC_F64_U, double, F64, x > -1.0,
-	      x < 18446744073709551616.0, (uint64_t)x)
+	NUM_TRUNCS(TRUNC)
 #undef TRUNC
 	UN(I64_EXTEND_I32_S, uint32_t, I32, (uint64_t)(int64_t)(int32_t)a)
 	UN(F32_CONVERT_I32_S, uint32_t, I32, of_f32((float)(int32_t)a))
@@ -1434,6 +1281,17 @@ do_call:
 		frames[depth].fp = fp;
 		frames[depth].inst = inst;
 		depth++;
+		if (cfn->jit) {
+			/* Compiled: a native call, back here when it
+			 * returns (a trap leaves through th->trap_jmp). */
+			th->depth = depth;
+			eng_jit_run(th, cinst, nfp, cfn->jit);
+			th->cur_inst = inst;
+			depth--;
+			th->depth = depth;
+			ip = retip;
+			DISPATCH();
+		}
 		for (uint32_t i = cfn->nparams; i < cfn->nlocals; i++)
 			nfp[i] = 0;
 		fp = nfp;

@@ -1166,17 +1166,32 @@ static eng_trap_kind run_guarded(eng_thread *t, eng_func *f, eng_val *base,
 	eng_instance *prev_inst = t->cur_inst;
 	eng_val *prev_top = t->stack_top;
 	const eng_cell *prev_pc = t->pc;
+	eng_trap *prev_out = t->trap_out;
+	uintptr_t prev_lo = t->jit_sp_lo;
 	bool prev_in = t->in_wasm;
 	uint32_t depth = t->depth;
 	const eng_cell *tpc;
 	eng_instance *tinst;
 	eng_trap_kind k;
+	int jumped;
 
 	t->trap_jmp = &jb;
+	t->trap_out = trap;
+	/* Compiled code's native frames get a budget of this thread's
+	 * stack, from the outermost entry on (fiber and thread stacks are
+	 * 1 MiB). The frame's address, not a local's: ASan may keep locals
+	 * elsewhere. */
+	if (!t->jit_sp_lo)
+		t->jit_sp_lo =
+		    (uintptr_t)__builtin_frame_address(0) - ENG_JIT_STACK;
 	tls_cur = t;
-	if (sigsetjmp(jb, 0) == 0) {
+	if ((jumped = sigsetjmp(jb, 0)) == 0) {
 		t->in_wasm = true;
-		k = eng_interp(t, f, base, trap, &tpc, &tinst);
+		k = eng_interp(t, f, base, false, trap, &tpc, &tinst);
+	} else if (jumped == 2) {
+		/* A trap of compiled code: the trap is filled. */
+		k = t->jit_kind;
+		t->depth = depth;
 	} else {
 		/* A guard-page fault in guest code. */
 		k = ENG_TRAP_MEMORY_OOB;
@@ -1186,6 +1201,8 @@ static eng_trap_kind run_guarded(eng_thread *t, eng_func *f, eng_val *base,
 	}
 	t->in_wasm = prev_in;
 	t->trap_jmp = prev_jmp;
+	t->trap_out = prev_out;
+	t->jit_sp_lo = prev_lo;
 	tls_cur = prev_tls;
 	t->cur_inst = prev_inst;
 	t->stack_top = prev_top;

@@ -121,7 +121,14 @@ if [ ! -x "$run_bin" ]; then
 	echo "run.sh: $run_bin missing (make $run_bin)" >&2
 	exit 2
 fi
-"$run_bin" -j 2 --exceptions tests/spec/run_exceptions.txt "${jsons[@]}" || status=1
+# Both engines (core/jit.h): the interpreter, then the compiler where
+# this machine has it. HEISEN_ENGINE set by the caller picks one.
+engines=${HEISEN_ENGINE:-interp jit}
+for engine in $engines; do
+	echo "spec-run: engine $engine"
+	HEISEN_ENGINE=$engine "$run_bin" -j 2 --exceptions tests/spec/run_exceptions.txt \
+		"${jsons[@]}" || status=1
+done
 
 # The rewriter (rewriter/instrument.h), on the same files. First its
 # output must be valid: spec_instrument instruments every valid module
@@ -137,8 +144,11 @@ if [ ! -x "$inst_bin" ]; then
 fi
 rm -rf "$build/spec-instrumented"
 "$inst_bin" -j 2 --tmpdir "$build/spec-instrumented" "${jsons[@]}" || status=1
-for mask in 0 1; do
-	"$run_bin" -j 2 --instrument "$mask" --exceptions tests/spec/run_exceptions.txt \
-		"${jsons[@]}" || status=1
+for engine in $engines; do
+	echo "spec-run: engine $engine, instrumented"
+	for mask in 0 1; do
+		HEISEN_ENGINE=$engine "$run_bin" -j 2 --instrument "$mask" \
+			--exceptions tests/spec/run_exceptions.txt "${jsons[@]}" || status=1
+	done
 done
 exit $status

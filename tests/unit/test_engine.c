@@ -73,6 +73,7 @@
 #include <cmocka.h>
 
 #include "core/engine.h"
+#include "core/jit.h"
 
 static const uint8_t mod_bytes[] = {
 	0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x21, 0x07, 0x60,
@@ -260,12 +261,23 @@ static void fx_close(fixture *f)
 
 static void runs_fib_and_host_calls(void **state)
 {
+	eng_exec_stats es;
 	fixture f;
 	eng_val r;
 	eng_trap tr;
 	(void)state;
 
 	fx_open(&f, NULL);
+	/* With the compiler on, fib and the others run compiled; the
+	 * functions with atomics stay interpreted. */
+	eng_module_exec_stats(f.cm, &es);
+	if (eng_jit_wanted()) {
+		assert_true(es.compiled >= 8);
+		assert_true(es.interpreted >= 1);
+		assert_true(es.code_bytes > 0);
+	} else {
+		assert_int_equal(es.compiled, 0);
+	}
 	assert_int_equal(call1(f.t, f.in, "fib", 20, 0, &r, &tr), ENG_OK);
 	assert_int_equal(r, 6765);
 	assert_int_equal(call1(f.t, f.in, "host", 5, 0, &r, &tr), ENG_OK);
@@ -834,5 +846,14 @@ int main(void)
 	    cmocka_unit_test(trap_in_a_thread_stops_the_proc),
 	    cmocka_unit_test(c_calls_adapt_where_types_allow),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed;
+
+	/* Every test with each engine (core/jit.h): the same traps,
+	 * messages, backtraces and stops from compiled code as from the
+	 * interpreter. The compiler is off where the machine has none. */
+	eng_jit_enable(false);
+	failed = cmocka_run_group_tests_name("interpreter", tests, NULL, NULL);
+	eng_jit_enable(true);
+	failed += cmocka_run_group_tests_name("compiler", tests, NULL, NULL);
+	return failed;
 }

@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -72,6 +74,18 @@ int main(int argc, char **argv)
 	 * thirds of an import's time: 100 ms for 1000 runs, 36 ms with
 	 * this). Keeping up to 64 MiB of freed memory stops that. */
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	{
+		const char *e = getenv("HEISEN_ENGINE");
+		if (e && *e && strcmp(e, "jit") && strcmp(e, "interp")) {
+			fprintf(stderr,
+				"heisen: HEISEN_ENGINE is '%s'; it takes jit "
+				"(compile to machine code where the machine "
+				"allows, the default) or interp (interpret "
+				"every function)\n",
+				e);
+			return TUI_EXIT_USAGE;
+		}
+	}
 	if (argc < 2) {
 		char tui[] = "tui", *tv[] = {tui, NULL};
 		if (!isatty(STDIN_FILENO))

@@ -124,6 +124,10 @@ static const tui_opt run_opts[] = {
      "with --schedule fixed: the schedule to follow (from --save-schedule)"},
     {"--save-schedule", "FILE",
      "with --schedule: write the run's schedule to FILE"},
+    {"--stats", NULL,
+     "without --density/--mask/--schedule: print on stderr how the engine "
+     "ran the program (functions compiled to machine code, functions "
+     "interpreted, compile time)"},
     {NULL, NULL, NULL},
 };
 
@@ -670,10 +674,12 @@ const tui_cmd tui_commands[] = {
      "--mask MASKFILE] [--delay UNITS] [--profile NAME] [--json] "
      "[--fail-on-bugs [new|any]] [--suppressions FILE] [--schedule "
      "STRATEGY [--schedule-seed S] [--schedule-file FILE] "
-     "[--save-schedule FILE]] [-- ARGS...]",
+     "[--save-schedule FILE]] [--stats] [-- ARGS...]",
      "run a WASI program in heisen's engine",
      "Runs FILE.wasm, a WASI preview1 command module (it exports "
-     "_start), in heisen's interpreter, with wasi-threads: every thread "
+     "_start), in heisen's engine (compiled to machine code on x86-64 "
+     "Linux, interpreted elsewhere or with HEISEN_ENGINE=interp), with "
+     "wasi-threads: every thread "
      "the program spawns is a new instance sharing its memory, on its own "
      "OS thread. ARGS after -- are the program's arguments (its argv[0] "
      "is FILE.wasm). Standard input, output and error are the program's. "

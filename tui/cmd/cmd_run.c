@@ -1137,6 +1137,30 @@ static void print_stop_stacks(FILE *err, const stop_stacks *k,
 	rw_srcmap_free(map);
 }
 
+/* `run --stats`: how the engine ran the module. */
+static void print_exec_stats(FILE *err, const eng_module *cm)
+{
+	eng_exec_stats s;
+
+	eng_module_exec_stats(cm, &s);
+	if (!s.jit) {
+		fprintf(err,
+			"heisen: engine: interpreter, %u functions (the "
+			"compiler is off: HEISEN_ENGINE=interp, or not "
+			"x86-64 Linux)\n",
+			s.interpreted);
+		return;
+	}
+	fprintf(err,
+		"heisen: engine: compiler, %u functions compiled, %u "
+		"interpreted; %zu bytes of code to %zu bytes of machine code "
+		"in %.3f ms (%.1f MB/s)\n",
+		s.compiled, s.interpreted, s.wasm_bytes, s.code_bytes,
+		s.compile_s * 1e3,
+		s.compile_s > 0 ? (double)s.wasm_bytes / s.compile_s / 1e6
+				: 0.0);
+}
+
 int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *path = a->operands[0];
@@ -1177,6 +1201,13 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if (tui_opt_value(cmd, a, "--schedule") ||
 	    tui_opt_value(cmd, a, "--density") ||
 	    tui_opt_value(cmd, a, "--mask")) {
+		if (tui_opt_value(cmd, a, "--stats")) {
+			fprintf(err, "heisen run: --stats is for a plain run "
+				     "(without --density, --mask or "
+				     "--schedule)\n");
+			rc = TUI_EXIT_USAGE;
+			goto done;
+		}
 		if (tui_opt_value(cmd, a, "--json"))
 			cfg.stdio[1] = fileno(err);
 		rc = tui_opt_value(cmd, a, "--schedule")
@@ -1222,6 +1253,8 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = st == WASM_NOMEM ? TUI_EXIT_INTERNAL : TUI_EXIT_USAGE;
 		goto done;
 	}
+	if (tui_opt_value(cmd, a, "--stats"))
+		print_exec_stats(err, cm);
 	switch (trap.kind) {
 	case ENG_EXIT:
 		rc = code & 0xff; /* what exit(code) gives a native program */

@@ -1,0 +1,1699 @@
+/*
+ * jit.c - the baseline compiler (jit.h says what it is and keeps).
+ *
+ * How it works:
+ *   One pass per function over its register code, decoded with the ops
+ *   compile.c left (the opcode of each instruction's first cell). Each
+ *   instruction becomes a fixed sequence over the frame's slots
+ *   ([rbx + 8*slot]); nothing stays in a register between instructions,
+ *   so any instruction can be a branch target and every slow path sees
+ *   the frame as the interpreter would. Branches to cells not yet
+ *   emitted are patched at the end of the function; the paths that
+ *   leave the straight line (traps, polls that find the stop word set,
+ *   backward branches, which poll) are stubs after the body, reached by
+ *   a conditional jump that is not taken. A call reads the callee's
+ *   eng_fn.jit when it runs: compiled, a native call with the eng_frame
+ *   pushed as the interpreter pushes it; otherwise, and for imports and
+ *   indirect calls, jit_call in C does what the interpreter's call does.
+ *
+ *   A module's functions are emitted into one buffer, copied into a
+ *   fresh read-write mapping that is then made read-execute.
+ *
+ * Limitations: see jit.h for what stays interpreted. Compiled code's
+ * native calls take 16 bytes of the thread's stack each, within
+ * ENG_JIT_STACK (engine_int.h) below the outermost eng_call.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine_int.h"
+#include "jit.h"
+#include "num.h"
+
+#if defined(__x86_64__) && defined(__linux__)
+
+#include <cpuid.h>
+#include <sys/mman.h>
+
+/* ---- entry ---------------------------------------------------------------
+ * jit_enter(r): the registers compiled code keeps, set from r, then a
+ * native call of r->entry; the callee-saved registers of the C caller
+ * are kept around it and the stack left 16-byte aligned at the call. */
+typedef struct jit_regs {
+	void *fp;
+	eng_thread *th;
+	eng_instance *in;
+	uint8_t *mem0;
+	const atomic_int *stop;
+	const void *entry;
+} jit_regs;
+
+void heisen_jit_enter(const jit_regs *r);
+__asm__(".text\n"
+	".globl heisen_jit_enter\n"
+	".hidden heisen_jit_enter\n"
+	".type heisen_jit_enter,@function\n"
+	"heisen_jit_enter:\n"
+	"\tpush %rbx\n"
+	"\tpush %rbp\n"
+	"\tpush %r12\n"
+	"\tpush %r13\n"
+	"\tpush %r14\n"
+	"\tpush %r15\n"
+	"\tsub $8, %rsp\n"
+	"\tmov 0(%rdi), %rbx\n"
+	"\tmov 8(%rdi), %r13\n"
+	"\tmov 16(%rdi), %r14\n"
+	"\tmov 24(%rdi), %r12\n"
+	"\tmov 32(%rdi), %r15\n"
+	"\tcall *40(%rdi)\n"
+	"\tadd $8, %rsp\n"
+	"\tpop %r15\n"
+	"\tpop %r14\n"
+	"\tpop %r13\n"
+	"\tpop %r12\n"
+	"\tpop %rbp\n"
+	"\tpop %rbx\n"
+	"\tret\n"
+	".size heisen_jit_enter, .-heisen_jit_enter\n");
+
+void eng_jit_run(eng_thread *t, eng_instance *in, void *fp, const void *entry)
+{
+	jit_regs r = {fp,
+		      t,
+		      in,
+		      in->mem_base ? in->mem_base[in->cm->fast_mem] : NULL,
+		      &t->proc->stop,
+		      entry};
+
+	t->cur_inst = in;
+	heisen_jit_enter(&r);
+}
+
+/* ---- the helpers compiled code calls ---------------------------------- */
+
+static _Noreturn void leave(eng_thread *t, eng_trap_kind k)
+{
+	t->jit_kind = k;
+	siglongjmp(*t->trap_jmp, 2);
+}
+
+static _Noreturn void jit_trap(eng_thread *t, uint32_t kind, const eng_cell *ip)
+{
+	eng_trap_at(t->trap_out, (eng_trap_kind)kind, t->cur_inst->cm, ip,
+		    NULL);
+	leave(t, (eng_trap_kind)kind);
+}
+
+static void jit_poll(eng_thread *t, const eng_cell *ip, eng_instance *in)
+{
+	if (eng_rt_poll(t)) {
+		eng_note_stop(t, ip, in, t->depth);
+		leave(t, ENG_STOPPED);
+	}
+}
+
+static _Noreturn void jit_c_stack(eng_thread *t, const eng_cell *ip)
+{
+	eng_trap_c_stack(t->trap_out, t, t->cur_inst->cm, ip);
+	leave(t, ENG_TRAP_STACK);
+}
+
+static uint64_t jit_grow(eng_thread *t, eng_instance *in, uint32_t mem,
+			 uint64_t delta)
+{
+	return eng_rt_memory_grow(t->proc, in->mems[mem], (uint32_t)delta);
+}
+
+/* A call the compiled code does not make itself: an import, an indirect
+ * call, a callee that is interpreted. As the interpreter's call_func,
+ * do_call and indirect_mismatch do. */
+static void jit_call(eng_thread *th, eng_val *fp, const eng_cell *ip,
+		     eng_instance *inst, uint32_t op)
+{
+	const eng_fn *cfn = NULL;
+	eng_instance *cinst = inst;
+	eng_func *cf = NULL;
+	uint32_t argbase = ip[1].u32[0];
+	const eng_cell *retip = ip + 3;
+	eng_trap_kind kind;
+
+	if (op == EOP_CALL) {
+		cfn = ip[2].ptr;
+		cf = inst->funcs[cfn->index];
+	} else if (op == EOP_CALL_IMPORT) {
+		cf = inst->funcs[ip[1].u32[1]];
+		retip = ip + 2;
+	} else {
+		eng_table *tab = inst->tables[ip[2].u32[1]];
+		uint32_t i = (uint32_t)fp[ip[1].u32[1]], passed;
+		if (i >= tab->size)
+			jit_trap(th, ENG_TRAP_UNDEFINED_ELEM, ip);
+		cf = (eng_func *)(uintptr_t)tab->elems[i];
+		if (!cf)
+			jit_trap(th, ENG_TRAP_UNINIT_ELEM, ip);
+		if (cf->type_id != ip[2].u32[0]) {
+			char detail[200];
+			if (!inst->cm->c_calls ||
+			    !eng_indirect_adapt(inst, cf, ip[2].u32[0],
+						&passed)) {
+				eng_indirect_detail(inst, cf, ip[2].u32[0],
+						    detail, sizeof detail);
+				eng_trap_at(th->trap_out,
+					    ENG_TRAP_INDIRECT_TYPE, inst->cm,
+					    ip, detail);
+				leave(th, ENG_TRAP_INDIRECT_TYPE);
+			}
+			if (fp + argbase + cf->nargs > th->stack_end)
+				jit_trap(th, ENG_TRAP_STACK, ip);
+			for (uint32_t k = passed; k < cf->nargs; k++)
+				fp[argbase + k] = 0;
+		}
+	}
+	if (cf->fn) {
+		cfn = cf->fn;
+		cinst = cf->inst;
+	}
+	if (!cfn) {
+		eng_val *args = fp + argbase, *res = args + cf->nargs;
+		if (res + cf->nrets + 1 > th->stack_end)
+			jit_trap(th, ENG_TRAP_STACK, ip);
+		th->stack_top = res + cf->nrets;
+		th->pc = ip;
+		kind = eng_rt_call_host(th, cf, args, res, th->trap_out);
+		th->cur_inst = inst;
+		if (kind != ENG_OK) {
+			if (atomic_load_explicit(&th->proc->stop,
+						 memory_order_relaxed))
+				eng_note_stop(th, ip, inst, th->depth);
+			leave(th, kind);
+		}
+		memmove(args, res, cf->nrets * sizeof *res);
+		if (atomic_load_explicit(&th->proc->stop, memory_order_relaxed))
+			jit_poll(th, ip, inst);
+		return;
+	}
+	{
+		eng_val *nfp = fp + argbase;
+		const eng_cell *tpc;
+		eng_instance *tinst;
+
+		if (th->depth >= th->max_depth ||
+		    nfp + cfn->nslots > th->stack_end ||
+		    (uintptr_t)__builtin_frame_address(0) < th->jit_sp_lo)
+			jit_trap(th, ENG_TRAP_STACK, ip);
+		if (atomic_load_explicit(&th->proc->stop, memory_order_relaxed))
+			jit_poll(th, ip, inst);
+		th->frames[th->depth++] = (eng_frame){retip, fp, inst};
+		if (cfn->jit) {
+			eng_jit_run(th, cinst, nfp, cfn->jit);
+			th->depth--;
+		} else {
+			kind = eng_interp(th, cinst->funcs[cfn->index], nfp,
+					  true, th->trap_out, &tpc, &tinst);
+			if (kind != ENG_OK)
+				leave(th, kind);
+		}
+		th->cur_inst = inst;
+	}
+}
+
+/* Conversions and float operations with a C body (num.h's, as the
+ * interpreter's). */
+#define F32_OF(b) f32_of(b)
+#define F64_OF(b) f64_of(b)
+static uint64_t h_f32_min(uint64_t a, uint64_t b)
+{
+	return of_f32(fmin32(f32_of(a), f32_of(b)));
+}
+static uint64_t h_f32_max(uint64_t a, uint64_t b)
+{
+	return of_f32(fmax32(f32_of(a), f32_of(b)));
+}
+static uint64_t h_f64_min(uint64_t a, uint64_t b)
+{
+	return of_f64(fmin64(f64_of(a), f64_of(b)));
+}
+static uint64_t h_f64_max(uint64_t a, uint64_t b)
+{
+	return of_f64(fmax64(f64_of(a), f64_of(b)));
+}
+static uint64_t h_f32_convert_i64_u(uint64_t a) { return of_f32((float)a); }
+static uint64_t h_f64_convert_i64_u(uint64_t a) { return of_f64((double)a); }
+static uint64_t h_i32_sat_f32_s(uint64_t a) { return sat_i32_s(f32_of(a)); }
+static uint64_t h_i32_sat_f32_u(uint64_t a) { return sat_i32_u(f32_of(a)); }
+static uint64_t h_i32_sat_f64_s(uint64_t a) { return sat_i32_s(f64_of(a)); }
+static uint64_t h_i32_sat_f64_u(uint64_t a) { return sat_i32_u(f64_of(a)); }
+static uint64_t h_i64_sat_f32_s(uint64_t a) { return sat_i64_s(f32_of(a)); }
+static uint64_t h_i64_sat_f32_u(uint64_t a) { return sat_i64_u(f32_of(a)); }
+static uint64_t h_i64_sat_f64_s(uint64_t a) { return sat_i64_s(f64_of(a)); }
+static uint64_t h_i64_sat_f64_u(uint64_t a) { return sat_i64_u(f64_of(a)); }
+
+/* The trapping truncations: (thread, instruction, bits). */
+#define H_TRUNC(name, FT, conv, lo_ok, hi_ok, R)                               \
+	static uint64_t h_##name(eng_thread *t, const eng_cell *ip,            \
+				 uint64_t bits)                                \
+	{                                                                      \
+		FT x = conv(bits);                                             \
+		if (isnan(x))                                                  \
+			jit_trap(t, ENG_TRAP_BAD_CONVERSION, ip);              \
+		if (!(lo_ok && hi_ok))                                         \
+			jit_trap(t, ENG_TRAP_INT_OVERFLOW, ip);                \
+		return R;                                                      \
+	}
+NUM_TRUNCS(H_TRUNC)
+#undef H_TRUNC
+
+/* ---- the encoder ---------------------------------------------------------*/
+
+enum {
+	RAX,
+	RCX,
+	RDX,
+	RBX,
+	RSP,
+	RBP,
+	RSI,
+	RDI,
+	R8,
+	R9,
+	R10,
+	R11,
+	R12,
+	R13,
+	R14,
+	R15
+};
+#define FP    RBX
+#define MEM   R12
+#define TH    R13
+#define IN    R14
+#define STOP  R15
+#define NOIDX (-1)
+
+/* x86 condition codes */
+enum {
+	CC_B = 2,
+	CC_AE = 3,
+	CC_E = 4,
+	CC_NE = 5,
+	CC_BE = 6,
+	CC_A = 7,
+	CC_P = 0xa,
+	CC_NP = 0xb,
+	CC_L = 0xc,
+	CC_GE = 0xd,
+	CC_LE = 0xe,
+	CC_G = 0xf
+};
+
+/* A branch or table entry to patch once the function's cells have their
+ * addresses: rel32 at `at` (relative to `from`) to cell `cell`. */
+typedef struct jfix {
+	uint32_t at, from, cell;
+} jfix;
+
+/* A path out of line, after the body: `at` is the rel32 of the jump to
+ * it. */
+enum { COLD_TRAP, COLD_POLL, COLD_POLL_JMP, COLD_CSTACK };
+typedef struct jcold {
+	uint8_t kind;
+	uint32_t at, trap, resume, cell;
+	const eng_cell *ip;
+} jcold;
+
+typedef struct jit {
+	uint8_t *p;
+	size_t n, cap;
+	bool bad; /* out of memory, or an instruction without a template */
+	uint32_t *label; /* cell -> code offset, UINT32_MAX: not a start */
+	jfix *fix;
+	uint32_t nfix, capfix;
+	jcold *cold;
+	uint32_t ncold, capcold;
+	const eng_fn *fn;
+	const eng_module *cm;
+	bool lzcnt, popcnt, sse41;
+} jit;
+
+static bool room(jit *j, size_t k)
+{
+	if (j->n + k <= j->cap)
+		return true;
+	size_t cap = j->cap ? j->cap * 2 : 65536;
+	while (cap < j->n + k)
+		cap *= 2;
+	uint8_t *p = wasm_realloc(j->p, cap);
+	if (!p) {
+		j->bad = true;
+		return false;
+	}
+	j->p = p;
+	j->cap = cap;
+	return true;
+}
+
+static void b1(jit *j, unsigned v)
+{
+	if (room(j, 1))
+		j->p[j->n++] = (uint8_t)v;
+}
+
+static void b4(jit *j, uint32_t v)
+{
+	if (room(j, 4)) {
+		memcpy(j->p + j->n, &v, 4);
+		j->n += 4;
+	}
+}
+
+static void b8(jit *j, uint64_t v)
+{
+	if (room(j, 8)) {
+		memcpy(j->p + j->n, &v, 8);
+		j->n += 8;
+	}
+}
+
+static void patch4(jit *j, uint32_t at, uint32_t v)
+{
+	if (!j->bad)
+		memcpy(j->p + at, &v, 4);
+}
+
+/* An opcode of 1 to 3 bytes, written high byte first (0x0FAF: 0F AF). */
+static void opc(jit *j, uint32_t op)
+{
+	if (op > 0xffff)
+		b1(j, op >> 16);
+	if (op > 0xff)
+		b1(j, (op >> 8) & 0xff);
+	b1(j, op & 0xff);
+}
+
+/* [pfx] [REX] op modrm: reg with the memory operand
+ * [base + index + disp]. */
+static void op_m(jit *j, unsigned pfx, bool w, uint32_t op, int reg, int base,
+		 int index, int32_t disp)
+{
+	unsigned rex = (w ? 8 : 0) | (reg & 8 ? 4 : 0) |
+		       (index != NOIDX && (index & 8) ? 2 : 0) |
+		       (base & 8 ? 1 : 0);
+	unsigned mod = disp == 0 && (base & 7) != RBP ? 0
+		       : disp >= -128 && disp <= 127  ? 1
+						      : 2;
+
+	if (pfx)
+		b1(j, pfx);
+	if (rex)
+		b1(j, 0x40 | rex);
+	opc(j, op);
+	if (index == NOIDX && (base & 7) != RSP) {
+		b1(j, mod << 6 | (reg & 7) << 3 | (base & 7));
+	} else {
+		b1(j, mod << 6 | (reg & 7) << 3 | 4);
+		b1(j, (index == NOIDX ? 4 : index & 7) << 3 | (base & 7));
+	}
+	if (mod == 1)
+		b1(j, (uint8_t)(int8_t)disp);
+	else if (mod == 2)
+		b4(j, (uint32_t)disp);
+}
+
+/* [pfx] [REX] op modrm: reg with register rm. */
+static void op_r(jit *j, unsigned pfx, bool w, uint32_t op, int reg, int rm)
+{
+	unsigned rex = (w ? 8 : 0) | (reg & 8 ? 4 : 0) | (rm & 8 ? 1 : 0);
+
+	if (pfx)
+		b1(j, pfx);
+	if (rex)
+		b1(j, 0x40 | rex);
+	opc(j, op);
+	b1(j, 0xc0 | (reg & 7) << 3 | (rm & 7));
+}
+
+/* The displacement of slot s. */
+static int32_t sd(jit *j, uint32_t s)
+{
+	if (s > (uint32_t)INT32_MAX / 8) {
+		j->bad = true;
+		return 0;
+	}
+	return (int32_t)(s * 8);
+}
+
+static void ld32(jit *j, int r, uint32_t s)
+{
+	op_m(j, 0, false, 0x8b, r, FP, NOIDX, sd(j, s));
+}
+
+static void ld64(jit *j, int r, uint32_t s)
+{
+	op_m(j, 0, true, 0x8b, r, FP, NOIDX, sd(j, s));
+}
+
+static void st64(jit *j, uint32_t s, int r)
+{
+	op_m(j, 0, true, 0x89, r, FP, NOIDX, sd(j, s));
+}
+
+static void mov_imm(jit *j, int r, uint64_t v)
+{
+	if (v <= UINT32_MAX) {
+		if (r & 8)
+			b1(j, 0x41);
+		b1(j, 0xb8 + (r & 7));
+		b4(j, (uint32_t)v);
+	} else {
+		b1(j, 0x48 | (r & 8 ? 1 : 0));
+		b1(j, 0xb8 + (r & 7));
+		b8(j, v);
+	}
+}
+
+static void mov_rr(jit *j, bool w, int dst, int src)
+{
+	op_r(j, 0, w, 0x89, src, dst);
+}
+
+/* A C function of the compiled code's own: its arguments already in
+ * rdi, rsi, rdx, rcx, r8. */
+static void call_c(jit *j, const void *fn)
+{
+	mov_imm(j, RAX, (uintptr_t)fn);
+	op_r(j, 0, false, 0xff, 2, RAX);
+}
+
+/* jmp/jcc rel32 with the offset to fill; returns its position. */
+static uint32_t jmp32(jit *j)
+{
+	b1(j, 0xe9);
+	b4(j, 0);
+	return (uint32_t)j->n - 4;
+}
+
+static uint32_t jcc32(jit *j, int cc)
+{
+	b1(j, 0x0f);
+	b1(j, 0x80 + cc);
+	b4(j, 0);
+	return (uint32_t)j->n - 4;
+}
+
+static void here(jit *j, uint32_t at)
+{
+	patch4(j, at, (uint32_t)(j->n - (at + 4)));
+}
+
+static void add_fix(jit *j, uint32_t at, uint32_t from, uint32_t cell)
+{
+	if (j->nfix == j->capfix) {
+		uint32_t cap = j->capfix ? j->capfix * 2 : 64;
+		jfix *f = wasm_realloc(j->fix, cap * sizeof *f);
+		if (!f) {
+			j->bad = true;
+			return;
+		}
+		j->fix = f;
+		j->capfix = cap;
+	}
+	j->fix[j->nfix++] = (jfix){at, from, cell};
+}
+
+static jcold *add_cold(jit *j, uint8_t kind, uint32_t at, const eng_cell *ip)
+{
+	if (j->ncold == j->capcold) {
+		uint32_t cap = j->capcold ? j->capcold * 2 : 64;
+		jcold *c = wasm_realloc(j->cold, cap * sizeof *c);
+		if (!c) {
+			j->bad = true;
+			return NULL;
+		}
+		j->cold = c;
+		j->capcold = cap;
+	}
+	jcold *c = &j->cold[j->ncold++];
+	memset(c, 0, sizeof *c);
+	c->kind = kind;
+	c->at = at;
+	c->ip = ip;
+	return c;
+}
+
+/* A jump (cc < 0: unconditional) to cell `target`; through a stub that
+ * polls first when it goes backwards, as the interpreter polls. */
+static void branch(jit *j, int cc, uint32_t cur, uint32_t target,
+		   const eng_cell *ip)
+{
+	uint32_t at = cc < 0 ? jmp32(j) : jcc32(j, cc);
+	if (target <= cur) {
+		jcold *c = add_cold(j, COLD_POLL_JMP, at, ip);
+		if (c)
+			c->cell = target;
+	} else {
+		add_fix(j, at, at + 4, target);
+	}
+}
+
+static void trap_if(jit *j, int cc, uint32_t kind, const eng_cell *ip)
+{
+	jcold *c = add_cold(j, COLD_TRAP, jcc32(j, cc), ip);
+	if (c)
+		c->trap = kind;
+}
+
+/* The stop word polled: the slow path when it is not 0. */
+static void poll(jit *j, const eng_cell *ip)
+{
+	/* cmp dword [r15], 0 */
+	op_m(j, 0, false, 0x83, 7, STOP, NOIDX, 0);
+	b1(j, 0);
+	jcold *c = add_cold(j, COLD_POLL, jcc32(j, CC_NE), ip);
+	if (c)
+		c->resume = (uint32_t)j->n;
+}
+
+/* th->pc = ip: where a fault in the next access is reported. */
+static void set_pc(jit *j, const eng_cell *ip)
+{
+	mov_imm(j, R11, (uintptr_t)ip);
+	op_m(j, 0, true, 0x89, R11, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, pc));
+}
+
+/* ---- instruction templates --------------------------------------------- */
+
+#define D  ip[1].u32[0]
+#define A  ip[1].u32[1]
+#define B  ip[2].u32[0]
+#define KI ip[2].u64
+
+/* ALU opcodes: op r, r/m and the /digit of op r/m, imm32. */
+typedef struct alu {
+	uint8_t rm, digit;
+} alu;
+static const alu alu_add = {0x03, 0}, alu_or = {0x0b, 1}, alu_and = {0x23, 4},
+		 alu_sub = {0x2b, 5}, alu_xor = {0x33, 6}, alu_cmp = {0x3b, 7};
+
+/* rax = rax OP imm (64: sign-extended imm32 when it fits). */
+static void alu_imm(jit *j, bool w, alu a, uint64_t k)
+{
+	if (!w || (int64_t)k == (int32_t)k) {
+		op_r(j, 0, w, 0x81, a.digit, RAX);
+		b4(j, (uint32_t)k);
+	} else {
+		mov_imm(j, RCX, k);
+		op_r(j, 0, w, a.rm, RAX, RCX);
+	}
+}
+
+/* d = a OP b, or a OP k for the _RI form. */
+static void bin(jit *j, const eng_cell *ip, bool w, alu a, bool ri)
+{
+	(w ? ld64 : ld32)(j, RAX, A);
+	if (ri)
+		alu_imm(j, w, a, w ? KI : (uint32_t)KI);
+	else
+		op_m(j, 0, w, a.rm, RAX, FP, NOIDX, sd(j, B));
+	st64(j, D, RAX);
+}
+
+static void mul(jit *j, const eng_cell *ip, bool w, bool ri)
+{
+	(w ? ld64 : ld32)(j, RAX, A);
+	if (ri)
+		mov_imm(j, RCX, w ? KI : (uint32_t)KI);
+	else
+		(w ? ld64 : ld32)(j, RCX, B);
+	op_r(j, 0, w, 0x0faf, RAX, RCX);
+	st64(j, D, RAX);
+}
+
+/* Shifts and rotates: the /digit of D3 (by cl) and C1 (by imm8); x86
+ * masks the count as Wasm does. */
+static void shift(jit *j, const eng_cell *ip, bool w, int digit, bool ri)
+{
+	(w ? ld64 : ld32)(j, RAX, A);
+	if (ri) {
+		op_r(j, 0, w, 0xc1, digit, RAX);
+		b1(j, (uint8_t)(KI & (w ? 63 : 31)));
+	} else {
+		ld32(j, RCX, B);
+		op_r(j, 0, w, 0xd3, digit, RAX);
+	}
+	st64(j, D, RAX);
+}
+
+/* setcc into a 0/1 slot. */
+static void set_cc(jit *j, uint32_t d, int cc)
+{
+	op_r(j, 0, false, 0x0f90 + (uint32_t)cc, 0, RCX);
+	op_r(j, 0, false, 0x0fb6, RCX, RCX);
+	st64(j, d, RCX);
+}
+
+static void cmp(jit *j, const eng_cell *ip, bool w, int cc, bool ri)
+{
+	(w ? ld64 : ld32)(j, RAX, A);
+	if (ri)
+		alu_imm(j, w, alu_cmp, w ? KI : (uint32_t)KI);
+	else
+		op_m(j, 0, w, alu_cmp.rm, RAX, FP, NOIDX, sd(j, B));
+	set_cc(j, D, cc);
+}
+
+/* div_s, div_u, rem_s, rem_u with the interpreter's traps. */
+static void divide(jit *j, const eng_cell *ip, bool w, bool sign, bool rem)
+{
+	uint32_t skip = 0, done = 0;
+
+	(w ? ld64 : ld32)(j, RAX, A);
+	(w ? ld64 : ld32)(j, RCX, B);
+	op_r(j, 0, w, 0x85, RCX, RCX);
+	trap_if(j, CC_E, ENG_TRAP_DIV_ZERO, ip);
+	if (sign) {
+		/* cmp rcx, -1 */
+		op_r(j, 0, w, 0x83, 7, RCX);
+		b1(j, 0xff);
+		skip = jcc32(j, CC_NE);
+		if (rem) {
+			op_r(j, 0, false, 0x31, RAX, RAX);
+			done = jmp32(j);
+		} else {
+			/* INT_MIN / -1 */
+			mov_imm(j, RDX,
+				w ? 0x8000000000000000ull : 0x80000000u);
+			op_r(j, 0, w, 0x39, RDX, RAX);
+			trap_if(j, CC_E, ENG_TRAP_INT_OVERFLOW, ip);
+		}
+		here(j, skip);
+		if (w)
+			b1(j, 0x48);
+		b1(j, 0x99); /* cdq / cqo */
+		op_r(j, 0, w, 0xf7, 7, RCX);
+	} else {
+		op_r(j, 0, false, 0x31, RDX, RDX);
+		op_r(j, 0, w, 0xf7, 6, RCX);
+	}
+	if (rem)
+		mov_rr(j, w, RAX, RDX);
+	if (done)
+		here(j, done);
+	st64(j, D, RAX);
+}
+
+/* Loads and stores: the effective address's register (rax) and the base
+ * (the fast memory or another's), the offset folded in when it fits. */
+static int mem_base(jit *j, unsigned mn, uint32_t mem)
+{
+	if (!mn)
+		return MEM;
+	op_m(j, 0, true, 0x8b, RDX, IN, NOIDX,
+	     (int32_t)offsetof(eng_instance, mem_base));
+	op_m(j, 0, true, 0x8b, RDX, RDX, NOIDX, sd(j, mem));
+	return RDX;
+}
+
+/* rax = the address (zero-extended i32, plus the _AK constant wrapping
+ * at 32 bits); returns the displacement left to add. */
+static int32_t ea(jit *j, uint32_t slot, bool ak, uint32_t k, uint32_t off)
+{
+	ld32(j, RAX, slot);
+	if (ak) {
+		op_r(j, 0, false, 0x81, 0, RAX);
+		b4(j, k);
+	}
+	if (off <= (uint32_t)INT32_MAX)
+		return (int32_t)off;
+	mov_imm(j, RCX, off);
+	op_r(j, 0, true, 0x03, RAX, RCX);
+	return 0;
+}
+
+/* The load ops in interp.c's LOADS order: opcode, 64-bit operand. */
+static const struct {
+	uint32_t op;
+	bool w;
+} loads[14] = {
+    {0x8b, false},   {0x8b, true},    {0x8b, false},   {0x8b, true},
+    {0x0fbe, false}, {0x0fb6, false}, {0x0fbf, false}, {0x0fb7, false},
+    {0x0fbe, true},  {0x0fb6, false}, {0x0fbf, true},  {0x0fb7, false},
+    {0x63, true},    {0x8b, false},
+};
+
+/* The store ops in STORES order: width in bytes. */
+static const uint8_t stores[9] = {4, 8, 4, 8, 1, 2, 1, 2, 4};
+
+static void load(jit *j, const eng_cell *ip, unsigned k, unsigned variant)
+{
+	bool ak = variant == 2;
+	int base;
+	int32_t disp;
+
+	disp = ea(j, A, ak, ak ? ip[2].u32[1] : 0, ip[2].u32[0]);
+	base = mem_base(j, variant == 1, ip[2].u32[1]);
+	set_pc(j, ip);
+	op_m(j, 0, loads[k].w, loads[k].op, RCX, base, RAX, disp);
+	st64(j, D, RCX);
+}
+
+static void store(jit *j, const eng_cell *ip, unsigned k, unsigned variant)
+{
+	bool ak = variant == 2;
+	int base;
+	int32_t disp;
+
+	disp = ea(j, ip[1].u32[0], ak, ak ? ip[2].u32[1] : 0, ip[2].u32[0]);
+	base = mem_base(j, variant == 1, ip[2].u32[1]);
+	ld64(j, RCX, ip[1].u32[1]);
+	set_pc(j, ip);
+	switch (stores[k]) {
+	case 1: op_m(j, 0, false, 0x88, RCX, base, RAX, disp); break;
+	case 2: op_m(j, 0x66, false, 0x89, RCX, base, RAX, disp); break;
+	case 4: op_m(j, 0, false, 0x89, RCX, base, RAX, disp); break;
+	default: op_m(j, 0, true, 0x89, RCX, base, RAX, disp); break;
+	}
+}
+
+/* Float binary: xmm0 = a OP b (pfx F3 single, F2 double). */
+static void fbin(jit *j, const eng_cell *ip, bool dbl, uint32_t op)
+{
+	unsigned pfx = dbl ? 0xf2 : 0xf3;
+	op_m(j, pfx, false, 0x0f10, 0, FP, NOIDX, sd(j, A));
+	op_m(j, pfx, false, op, 0, FP, NOIDX, sd(j, B));
+}
+
+/* The result in xmm0 into slot d (a single zero-extended). */
+static void fput(jit *j, uint32_t d, bool dbl)
+{
+	op_r(j, 0x66, dbl, 0x0f7e, 0, RAX);
+	st64(j, d, RAX);
+}
+
+/* Float compares: ucomis a, b (swap: b, a) then setcc; eq and ne test
+ * parity for NaN. */
+static void fcmp(jit *j, const eng_cell *ip, bool dbl, int cc, bool swap)
+{
+	unsigned pfx = dbl ? 0xf2 : 0xf3;
+	uint32_t x = swap ? B : A, y = swap ? A : B;
+
+	op_m(j, pfx, false, 0x0f10, 0, FP, NOIDX, sd(j, x));
+	op_m(j, dbl ? 0x66 : 0, false, 0x0f2e, 0, FP, NOIDX, sd(j, y));
+	if (cc == CC_E || cc == CC_NE) {
+		op_r(j, 0, false, 0x0f90 + (uint32_t)cc, 0, RCX);
+		op_r(j, 0, false,
+		     0x0f90 + (uint32_t)(cc == CC_E ? CC_NP : CC_P), 0, RDX);
+		op_r(j, 0, false, cc == CC_E ? 0x20 : 0x08, RDX, RCX);
+		op_r(j, 0, false, 0x0fb6, RCX, RCX);
+		st64(j, D, RCX);
+	} else {
+		set_cc(j, D, cc);
+	}
+}
+
+/* d = fn(a) or fn(a, b), fn a C function on slot bits. */
+static void helper1(jit *j, const eng_cell *ip, const void *fn)
+{
+	ld64(j, RDI, A);
+	call_c(j, fn);
+	st64(j, D, RAX);
+}
+
+static void helper2(jit *j, const eng_cell *ip, const void *fn)
+{
+	ld64(j, RDI, A);
+	ld64(j, RSI, B);
+	call_c(j, fn);
+	st64(j, D, RAX);
+}
+
+/* d = fn(thread, ip, a): a conversion that may trap. */
+static void helper_trap(jit *j, const eng_cell *ip, const void *fn)
+{
+	mov_rr(j, true, RDI, TH);
+	mov_imm(j, RSI, (uintptr_t)ip);
+	ld64(j, RDX, A);
+	call_c(j, fn);
+	st64(j, D, RAX);
+}
+
+/* The slow call: jit_call(th, fp, ip, inst, op). */
+static void slow_call(jit *j, const eng_cell *ip, unsigned op)
+{
+	mov_rr(j, true, RDI, TH);
+	mov_rr(j, true, RSI, FP);
+	mov_imm(j, RDX, (uintptr_t)ip);
+	mov_rr(j, true, RCX, IN);
+	mov_imm(j, R8, op);
+	call_c(j, (const void *)jit_call);
+}
+
+/* CALL {argbase,-} {eng_fn*}: a native call when the callee is compiled
+ * (read when the call runs), the slow call otherwise. */
+static void call(jit *j, const eng_cell *ip)
+{
+	const eng_fn *cfn = ip[2].ptr;
+	uint32_t argbase = ip[1].u32[0], slow, done;
+
+	mov_imm(j, RAX, (uintptr_t)&cfn->jit);
+	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, 0);
+	op_r(j, 0, true, 0x85, RAX, RAX);
+	slow = jcc32(j, CC_E);
+	/* depth < max_depth */
+	op_m(j, 0, false, 0x8b, RCX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, depth));
+	op_m(j, 0, false, 0x3b, RCX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, max_depth));
+	trap_if(j, CC_AE, ENG_TRAP_STACK, ip);
+	/* the callee's slots within the value stack */
+	op_m(j, 0, true, 0x8d, RDX, FP, NOIDX, sd(j, argbase + cfn->nslots));
+	op_m(j, 0, true, 0x3b, RDX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, stack_end));
+	trap_if(j, CC_A, ENG_TRAP_STACK, ip);
+	/* the native stack within its budget */
+	op_m(j, 0, true, 0x3b, RSP, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, jit_sp_lo));
+	trap_if(j, CC_B, ENG_TRAP_STACK, ip);
+	/* The checks, then the poll, as the interpreter does them. */
+	poll(j, ip);
+	/* frames[depth] = {retip, fp, inst}; depth++ */
+	op_m(j, 0, false, 0x8b, RCX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, depth));
+	op_r(j, 0, false, 0x6b, RCX, RCX); /* imul ecx, ecx, 24 */
+	b1(j, sizeof(eng_frame));
+	op_m(j, 0, true, 0x03, RCX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, frames));
+	mov_imm(j, R11, (uintptr_t)(ip + 3));
+	op_m(j, 0, true, 0x89, R11, RCX, NOIDX,
+	     (int32_t)offsetof(eng_frame, ret_ip));
+	op_m(j, 0, true, 0x89, FP, RCX, NOIDX,
+	     (int32_t)offsetof(eng_frame, fp));
+	op_m(j, 0, true, 0x89, IN, RCX, NOIDX,
+	     (int32_t)offsetof(eng_frame, inst));
+	op_m(j, 0, false, 0xff, 0, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, depth));
+	if (argbase)
+		op_m(j, 0, true, 0x8d, FP, FP, NOIDX, sd(j, argbase));
+	op_r(j, 0, false, 0xff, 2, RAX);
+	if (argbase)
+		op_m(j, 0, true, 0x8d, FP, FP, NOIDX, -sd(j, argbase));
+	op_m(j, 0, false, 0xff, 1, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, depth));
+	done = jmp32(j);
+	here(j, slow);
+	slow_call(j, ip, EOP_CALL);
+	here(j, done);
+}
+
+/* BR_TABLE {i,n} {off0,off1}...: the index clamped to n, a table of
+ * 32-bit offsets after the jump (backward targets through a polling
+ * stub). */
+static void br_table(jit *j, const eng_cell *ip, uint32_t cur)
+{
+	uint32_t n = ip[1].u32[1], skip, lea, table;
+
+	ld32(j, RAX, ip[1].u32[0]);
+	op_r(j, 0, false, 0x81, 7, RAX);
+	b4(j, n);
+	skip = jcc32(j, CC_BE);
+	mov_imm(j, RAX, n);
+	here(j, skip);
+	/* lea rcx, [rip + table] */
+	b1(j, 0x48);
+	b1(j, 0x8d);
+	b1(j, 0x0d);
+	b4(j, 0);
+	lea = (uint32_t)j->n - 4;
+	/* movsxd rax, dword [rcx + rax*4] */
+	b1(j, 0x48);
+	b1(j, 0x63);
+	b1(j, 0x04);
+	b1(j, 0x81);
+	op_r(j, 0, true, 0x03, RAX, RCX);
+	op_r(j, 0, false, 0xff, 4, RAX); /* jmp rax */
+	table = (uint32_t)j->n;
+	patch4(j, lea, table - (lea + 4));
+	for (uint32_t k = 0; k <= n; k++) {
+		int32_t off = ip[2 + k / 2].i32[k % 2];
+		uint32_t target = cur + (uint32_t)off;
+		b4(j, 0);
+		if (off <= 0) {
+			/* A stub that polls, then jumps; the entry is
+			 * relative to the table like the others. */
+			jcold *c =
+			    add_cold(j, COLD_POLL_JMP, (uint32_t)j->n - 4, ip);
+			if (c) {
+				c->cell = target;
+				c->resume = table; /* entry, not rel32 */
+			}
+		} else {
+			add_fix(j, (uint32_t)j->n - 4, table, target);
+		}
+	}
+}
+
+/* The frame's non-param locals zeroed, as a call's prologue. */
+static void prologue(jit *j, const eng_fn *fn)
+{
+	uint32_t n = fn->nlocals - fn->nparams;
+
+	op_r(j, 0, true, 0x83, 5, RSP); /* sub rsp, 8 */
+	b1(j, 8);
+	if (!n)
+		return;
+	op_r(j, 0, false, 0x31, RAX, RAX);
+	if (n <= 16) {
+		for (uint32_t i = fn->nparams; i < fn->nlocals; i++)
+			st64(j, i, RAX);
+		return;
+	}
+	op_m(j, 0, true, 0x8d, RDI, FP, NOIDX, sd(j, fn->nparams));
+	mov_imm(j, RCX, n);
+	b1(j, 0xf3); /* rep stosq */
+	b1(j, 0x48);
+	b1(j, 0xab);
+}
+
+static void epilogue(jit *j)
+{
+	op_r(j, 0, true, 0x83, 0, RSP); /* add rsp, 8 */
+	b1(j, 8);
+	b1(j, 0xc3);
+}
+
+/* Index of op within a LOADS/STORES group, or -1. */
+static int in_group(unsigned op, unsigned first, unsigned n)
+{
+	return op >= first && op < first + n ? (int)(op - first) : -1;
+}
+
+/* The template of the instruction at cell `cur`; false when there is
+ * none (the function stays interpreted). */
+static bool emit_op(jit *j, unsigned op, uint32_t cur)
+{
+	const eng_cell *ip = j->fn->code + cur;
+	int k;
+
+#define BRC(X, cc)                                                             \
+	case EOP_BR_I32_##X:                                                   \
+	case EOP_BR_I32_##X##_RI:                                              \
+		ld32(j, RAX, ip[1].u32[0]);                                    \
+		if (op == EOP_BR_I32_##X##_RI) {                               \
+			op_r(j, 0, false, 0x81, 7, RAX);                       \
+			b4(j, ip[1].u32[1]);                                   \
+		} else {                                                       \
+			op_m(j, 0, false, 0x3b, RAX, FP, NOIDX,                \
+			     sd(j, ip[1].u32[1]));                             \
+		}                                                              \
+		branch(j, cc, cur, cur + (uint32_t)ip[2].i32[0], ip);          \
+		return true;
+#define CMP2(X, cc)                                                            \
+	case EOP_I32_##X: cmp(j, ip, false, cc, false); return true;           \
+	case EOP_I32_##X##_RI: cmp(j, ip, false, cc, true); return true;       \
+	case EOP_I64_##X: cmp(j, ip, true, cc, false); return true;            \
+	case EOP_I64_##X##_RI:                                                 \
+		cmp(j, ip, true, cc, true);                                    \
+		return true;
+#define ALU2(X, a)                                                             \
+	case EOP_I32_##X: bin(j, ip, false, a, false); return true;            \
+	case EOP_I32_##X##_RI: bin(j, ip, false, a, true); return true;        \
+	case EOP_I64_##X: bin(j, ip, true, a, false); return true;             \
+	case EOP_I64_##X##_RI:                                                 \
+		bin(j, ip, true, a, true);                                     \
+		return true;
+#define SHIFT2(X, digit)                                                       \
+	case EOP_I32_##X: shift(j, ip, false, digit, false); return true;      \
+	case EOP_I32_##X##_RI: shift(j, ip, false, digit, true); return true;  \
+	case EOP_I64_##X: shift(j, ip, true, digit, false); return true;       \
+	case EOP_I64_##X##_RI: shift(j, ip, true, digit, true); return true;
+
+	switch (op) {
+	case EOP_MOV:
+		ld64(j, RAX, A);
+		st64(j, D, RAX);
+		return true;
+	case EOP_MOV2:
+		ld64(j, RAX, A);
+		st64(j, D, RAX);
+		ld64(j, RAX, ip[2].u32[1]);
+		st64(j, ip[2].u32[0], RAX);
+		return true;
+	case EOP_CONST:
+		mov_imm(j, RAX, KI);
+		st64(j, D, RAX);
+		return true;
+	case EOP_BR:
+		branch(j, -1, cur, cur + (uint32_t)ip[1].i32[0], ip);
+		return true;
+	case EOP_BR_POLL: {
+		jcold *c = add_cold(j, COLD_POLL_JMP, jmp32(j), ip);
+		if (c)
+			c->cell = cur + (uint32_t)ip[1].i32[0];
+		return true;
+	}
+	case EOP_BR_IF:
+	case EOP_BR_UNLESS:
+		op_m(j, 0, false, 0x83, 7, FP, NOIDX, sd(j, ip[1].u32[0]));
+		b1(j, 0);
+		branch(j, op == EOP_BR_IF ? CC_NE : CC_E, cur,
+		       cur + (uint32_t)ip[1].i32[1], ip);
+		return true;
+	case EOP_BR_IF_POLL: {
+		op_m(j, 0, false, 0x83, 7, FP, NOIDX, sd(j, ip[1].u32[0]));
+		b1(j, 0);
+		jcold *c = add_cold(j, COLD_POLL_JMP, jcc32(j, CC_NE), ip);
+		if (c)
+			c->cell = cur + (uint32_t)ip[1].i32[1];
+		return true;
+	}
+	case EOP_MOV_BR_MEM8_Z:
+		ld64(j, RAX, ip[3].u32[1]);
+		st64(j, ip[3].u32[0], RAX);
+		/* fall through */
+	case EOP_BR_MEM8_Z:
+		set_pc(j, ip);
+		op_m(j, 0, true, 0x8b, RAX, IN, NOIDX,
+		     (int32_t)offsetof(eng_instance, mem_base));
+		op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, sd(j, ip[1].u32[1]));
+		if (ip[2].u64 <= (uint64_t)INT32_MAX) {
+			op_m(j, 0, false, 0x80, 7, RAX, NOIDX,
+			     (int32_t)ip[2].u64);
+		} else {
+			mov_imm(j, RCX, ip[2].u64);
+			op_m(j, 0, false, 0x80, 7, RAX, RCX, 0);
+		}
+		b1(j, 0);
+		branch(j, CC_E, cur, cur + (uint32_t)ip[1].i32[0], ip);
+		return true;
+	case EOP_BR_TABLE:
+		br_table(j, ip, cur);
+		return true;
+		BRC(EQ, CC_E)
+		BRC(NE, CC_NE)
+		BRC(LT_S, CC_L)
+		BRC(LT_U, CC_B)
+		BRC(GT_S, CC_G)
+		BRC(GT_U, CC_A)
+		BRC(LE_S, CC_LE)
+		BRC(LE_U, CC_BE)
+		BRC(GE_S, CC_GE)
+		BRC(GE_U, CC_AE)
+	case EOP_RETURN: epilogue(j); return true;
+	case EOP_CALL: call(j, ip); return true;
+	case EOP_CALL_IMPORT:
+	case EOP_CALL_INDIRECT: slow_call(j, ip, op); return true;
+	case EOP_SELECT3:
+		ld64(j, RAX, A);
+		ld64(j, RCX, B);
+		op_m(j, 0, false, 0x83, 7, FP, NOIDX, sd(j, ip[2].u32[1]));
+		b1(j, 0);
+		op_r(j, 0, true, 0x0f44, RAX, RCX); /* cmove rax, rcx */
+		st64(j, D, RAX);
+		return true;
+	case EOP_GLOBAL_GET:
+	case EOP_GLOBAL_SET:
+	case EOP_GLOBAL_SET_SP: {
+		uint32_t g = op == EOP_GLOBAL_GET ? A : ip[1].u32[1];
+		if (op == EOP_GLOBAL_SET_SP) {
+			ld32(j, RAX, ip[1].u32[0]);
+			op_m(j, 0, false, 0x3b, RAX, TH, NOIDX,
+			     (int32_t)offsetof(eng_thread, sp_lo));
+			jcold *c = add_cold(j, COLD_CSTACK, jcc32(j, CC_B), ip);
+			(void)c;
+		}
+		op_m(j, 0, true, 0x8b, RCX, IN, NOIDX,
+		     (int32_t)offsetof(eng_instance, globals));
+		op_m(j, 0, true, 0x8b, RCX, RCX, NOIDX, sd(j, g));
+		if (op == EOP_GLOBAL_GET) {
+			op_m(j, 0, true, 0x8b, RAX, RCX, NOIDX,
+			     (int32_t)offsetof(eng_global, val));
+			st64(j, D, RAX);
+		} else {
+			ld64(j, RAX, ip[1].u32[0]);
+			op_m(j, 0, true, 0x89, RAX, RCX, NOIDX,
+			     (int32_t)offsetof(eng_global, val));
+		}
+		return true;
+	}
+	case EOP_TRAP_UNREACHABLE: {
+		jcold *c = add_cold(j, COLD_TRAP, jmp32(j), ip);
+		if (c)
+			c->trap = ENG_TRAP_UNREACHABLE;
+		return true;
+	}
+
+	case EOP_I32_EQZ:
+	case EOP_I64_EQZ:
+		op_m(j, 0, op == EOP_I64_EQZ, 0x83, 7, FP, NOIDX, sd(j, A));
+		b1(j, 0);
+		set_cc(j, D, CC_E);
+		return true;
+		CMP2(EQ, CC_E)
+		CMP2(NE, CC_NE)
+		CMP2(LT_S, CC_L)
+		CMP2(LT_U, CC_B)
+		CMP2(GT_S, CC_G)
+		CMP2(GT_U, CC_A)
+		CMP2(LE_S, CC_LE)
+		CMP2(LE_U, CC_BE)
+		CMP2(GE_S, CC_GE)
+		CMP2(GE_U, CC_AE)
+		ALU2(ADD, alu_add)
+		ALU2(SUB, alu_sub)
+		ALU2(AND, alu_and)
+		ALU2(OR, alu_or)
+		ALU2(XOR, alu_xor)
+		SHIFT2(SHL, 4)
+		SHIFT2(SHR_S, 7)
+		SHIFT2(SHR_U, 5)
+		SHIFT2(ROTL, 0)
+		SHIFT2(ROTR, 1)
+	case EOP_I32_MUL: mul(j, ip, false, false); return true;
+	case EOP_I32_MUL_RI: mul(j, ip, false, true); return true;
+	case EOP_I64_MUL: mul(j, ip, true, false); return true;
+	case EOP_I64_MUL_RI: mul(j, ip, true, true); return true;
+	case EOP_I32_DIV_S: divide(j, ip, false, true, false); return true;
+	case EOP_I32_DIV_U: divide(j, ip, false, false, false); return true;
+	case EOP_I32_REM_S: divide(j, ip, false, true, true); return true;
+	case EOP_I32_REM_U: divide(j, ip, false, false, true); return true;
+	case EOP_I64_DIV_S: divide(j, ip, true, true, false); return true;
+	case EOP_I64_DIV_U: divide(j, ip, true, false, false); return true;
+	case EOP_I64_REM_S: divide(j, ip, true, true, true); return true;
+	case EOP_I64_REM_U: divide(j, ip, true, false, true); return true;
+	case EOP_I32_CLZ:
+	case EOP_I32_CTZ:
+	case EOP_I32_POPCNT:
+	case EOP_I64_CLZ:
+	case EOP_I64_CTZ:
+	case EOP_I64_POPCNT: {
+		bool w = op == EOP_I64_CLZ || op == EOP_I64_CTZ ||
+			 op == EOP_I64_POPCNT;
+		bool pc = op == EOP_I32_POPCNT || op == EOP_I64_POPCNT;
+		if (pc ? !j->popcnt : !j->lzcnt)
+			return false;
+		op_m(j, 0xf3, w,
+		     pc					      ? 0x0fb8
+		     : op == EOP_I32_CLZ || op == EOP_I64_CLZ ? 0x0fbd
+							      : 0x0fbc,
+		     RAX, FP, NOIDX, sd(j, A));
+		st64(j, D, RAX);
+		return true;
+	}
+
+	/* f32 / f64 */
+	case EOP_F32_ADD:
+		fbin(j, ip, false, 0x0f58);
+		fput(j, D, false);
+		return true;
+	case EOP_F32_SUB:
+		fbin(j, ip, false, 0x0f5c);
+		fput(j, D, false);
+		return true;
+	case EOP_F32_MUL:
+		fbin(j, ip, false, 0x0f59);
+		fput(j, D, false);
+		return true;
+	case EOP_F32_DIV:
+		fbin(j, ip, false, 0x0f5e);
+		fput(j, D, false);
+		return true;
+	case EOP_F64_ADD:
+		fbin(j, ip, true, 0x0f58);
+		fput(j, D, true);
+		return true;
+	case EOP_F64_SUB:
+		fbin(j, ip, true, 0x0f5c);
+		fput(j, D, true);
+		return true;
+	case EOP_F64_MUL:
+		fbin(j, ip, true, 0x0f59);
+		fput(j, D, true);
+		return true;
+	case EOP_F64_DIV:
+		fbin(j, ip, true, 0x0f5e);
+		fput(j, D, true);
+		return true;
+	case EOP_F32_SQRT:
+	case EOP_F64_SQRT: {
+		bool dbl = op == EOP_F64_SQRT;
+		op_m(j, dbl ? 0xf2 : 0xf3, false, 0x0f51, 0, FP, NOIDX,
+		     sd(j, A));
+		fput(j, D, dbl);
+		return true;
+	}
+	case EOP_F32_CEIL:
+	case EOP_F32_FLOOR:
+	case EOP_F32_TRUNC:
+	case EOP_F32_NEAREST:
+	case EOP_F64_CEIL:
+	case EOP_F64_FLOOR:
+	case EOP_F64_TRUNC:
+	case EOP_F64_NEAREST: {
+		bool dbl = op >= EOP_F64_CEIL && op <= EOP_F64_NEAREST;
+		unsigned mode = op == EOP_F32_CEIL || op == EOP_F64_CEIL     ? 2
+				: op == EOP_F32_FLOOR || op == EOP_F64_FLOOR ? 1
+				: op == EOP_F32_TRUNC || op == EOP_F64_TRUNC
+				    ? 3
+				    : 0;
+		if (!j->sse41)
+			return false;
+		op_m(j, 0x66, false, dbl ? 0x0f3a0b : 0x0f3a0a, 0, FP, NOIDX,
+		     sd(j, A));
+		b1(j, 8 | mode);
+		fput(j, D, dbl);
+		return true;
+	}
+	case EOP_F32_ABS:
+	case EOP_F32_NEG:
+		ld32(j, RAX, A);
+		op_r(j, 0, false, 0x81, op == EOP_F32_ABS ? 4 : 6, RAX);
+		b4(j, op == EOP_F32_ABS ? 0x7fffffffu : 0x80000000u);
+		st64(j, D, RAX);
+		return true;
+	case EOP_F64_ABS:
+	case EOP_F64_NEG:
+		ld64(j, RAX, A);
+		op_r(j, 0, true, 0x0fba, op == EOP_F64_ABS ? 6 : 7, RAX);
+		b1(j, 63);
+		st64(j, D, RAX);
+		return true;
+	case EOP_F32_COPYSIGN:
+		ld32(j, RAX, A);
+		ld32(j, RCX, B);
+		op_r(j, 0, false, 0x81, 4, RAX);
+		b4(j, 0x7fffffffu);
+		op_r(j, 0, false, 0x81, 4, RCX);
+		b4(j, 0x80000000u);
+		op_r(j, 0, false, 0x0b, RAX, RCX);
+		st64(j, D, RAX);
+		return true;
+	case EOP_F64_COPYSIGN:
+		ld64(j, RAX, A);
+		ld64(j, RCX, B);
+		op_r(j, 0, true, 0x0fba, 6, RAX); /* btr rax, 63 */
+		b1(j, 63);
+		op_r(j, 0, true, 0xc1, 5, RCX); /* shr rcx, 63 */
+		b1(j, 63);
+		op_r(j, 0, true, 0xc1, 4, RCX); /* shl rcx, 63 */
+		b1(j, 63);
+		op_r(j, 0, true, 0x0b, RAX, RCX);
+		st64(j, D, RAX);
+		return true;
+	case EOP_F32_MIN: helper2(j, ip, (const void *)h_f32_min); return true;
+	case EOP_F32_MAX: helper2(j, ip, (const void *)h_f32_max); return true;
+	case EOP_F64_MIN: helper2(j, ip, (const void *)h_f64_min); return true;
+	case EOP_F64_MAX: helper2(j, ip, (const void *)h_f64_max); return true;
+	case EOP_F32_EQ: fcmp(j, ip, false, CC_E, false); return true;
+	case EOP_F32_NE: fcmp(j, ip, false, CC_NE, false); return true;
+	case EOP_F32_LT: fcmp(j, ip, false, CC_A, true); return true;
+	case EOP_F32_GT: fcmp(j, ip, false, CC_A, false); return true;
+	case EOP_F32_LE: fcmp(j, ip, false, CC_AE, true); return true;
+	case EOP_F32_GE: fcmp(j, ip, false, CC_AE, false); return true;
+	case EOP_F64_EQ: fcmp(j, ip, true, CC_E, false); return true;
+	case EOP_F64_NE: fcmp(j, ip, true, CC_NE, false); return true;
+	case EOP_F64_LT: fcmp(j, ip, true, CC_A, true); return true;
+	case EOP_F64_GT: fcmp(j, ip, true, CC_A, false); return true;
+	case EOP_F64_LE: fcmp(j, ip, true, CC_AE, true); return true;
+	case EOP_F64_GE: fcmp(j, ip, true, CC_AE, false); return true;
+
+	/* conversions */
+	case EOP_I32_WRAP_I64:
+		ld32(j, RAX, A);
+		st64(j, D, RAX);
+		return true;
+	case EOP_I64_EXTEND_I32_S:
+	case EOP_I64_EXTEND32_S:
+		op_m(j, 0, true, 0x63, RAX, FP, NOIDX, sd(j, A));
+		st64(j, D, RAX);
+		return true;
+	case EOP_I32_EXTEND8_S:
+	case EOP_I32_EXTEND16_S:
+	case EOP_I64_EXTEND8_S:
+	case EOP_I64_EXTEND16_S:
+		op_m(j, 0, op == EOP_I64_EXTEND8_S || op == EOP_I64_EXTEND16_S,
+		     op == EOP_I32_EXTEND8_S || op == EOP_I64_EXTEND8_S
+			 ? 0x0fbe
+			 : 0x0fbf,
+		     RAX, FP, NOIDX, sd(j, A));
+		st64(j, D, RAX);
+		return true;
+	case EOP_F32_CONVERT_I32_S:
+	case EOP_F64_CONVERT_I32_S:
+	case EOP_F32_CONVERT_I64_S:
+	case EOP_F64_CONVERT_I64_S: {
+		bool dbl =
+		    op == EOP_F64_CONVERT_I32_S || op == EOP_F64_CONVERT_I64_S;
+		op_r(j, 0x66, false, 0x0fef, 0, 0); /* pxor xmm0, xmm0 */
+		op_m(j, dbl ? 0xf2 : 0xf3,
+		     op == EOP_F32_CONVERT_I64_S || op == EOP_F64_CONVERT_I64_S,
+		     0x0f2a, 0, FP, NOIDX, sd(j, A));
+		fput(j, D, dbl);
+		return true;
+	}
+	case EOP_F32_CONVERT_I32_U:
+	case EOP_F64_CONVERT_I32_U: {
+		bool dbl = op == EOP_F64_CONVERT_I32_U;
+		ld32(j, RAX, A);
+		op_r(j, 0x66, false, 0x0fef, 0, 0);
+		op_r(j, dbl ? 0xf2 : 0xf3, true, 0x0f2a, 0, RAX);
+		fput(j, D, dbl);
+		return true;
+	}
+	case EOP_F32_CONVERT_I64_U:
+		helper1(j, ip, (const void *)h_f32_convert_i64_u);
+		return true;
+	case EOP_F64_CONVERT_I64_U:
+		helper1(j, ip, (const void *)h_f64_convert_i64_u);
+		return true;
+	case EOP_F32_DEMOTE_F64:
+	case EOP_F64_PROMOTE_F32: {
+		bool dbl = op == EOP_F64_PROMOTE_F32;
+		op_r(j, 0x66, false, 0x0fef, 0, 0);
+		op_m(j, dbl ? 0xf3 : 0xf2, false, 0x0f5a, 0, FP, NOIDX,
+		     sd(j, A));
+		fput(j, D, dbl);
+		return true;
+	}
+#define TRUNC_CASE(name, FT, conv, lo_ok, hi_ok, R)                            \
+	case EOP_##name:                                                       \
+		helper_trap(j, ip, (const void *)h_##name);                    \
+		return true;
+		NUM_TRUNCS(TRUNC_CASE)
+#undef TRUNC_CASE
+	case EOP_I32_TRUNC_SAT_F32_S:
+		helper1(j, ip, (const void *)h_i32_sat_f32_s);
+		return true;
+	case EOP_I32_TRUNC_SAT_F32_U:
+		helper1(j, ip, (const void *)h_i32_sat_f32_u);
+		return true;
+	case EOP_I32_TRUNC_SAT_F64_S:
+		helper1(j, ip, (const void *)h_i32_sat_f64_s);
+		return true;
+	case EOP_I32_TRUNC_SAT_F64_U:
+		helper1(j, ip, (const void *)h_i32_sat_f64_u);
+		return true;
+	case EOP_I64_TRUNC_SAT_F32_S:
+		helper1(j, ip, (const void *)h_i64_sat_f32_s);
+		return true;
+	case EOP_I64_TRUNC_SAT_F32_U:
+		helper1(j, ip, (const void *)h_i64_sat_f32_u);
+		return true;
+	case EOP_I64_TRUNC_SAT_F64_S:
+		helper1(j, ip, (const void *)h_i64_sat_f64_s);
+		return true;
+	case EOP_I64_TRUNC_SAT_F64_U:
+		helper1(j, ip, (const void *)h_i64_sat_f64_u);
+		return true;
+
+	case EOP_REF_IS_NULL:
+		op_m(j, 0, true, 0x83, 7, FP, NOIDX, sd(j, A));
+		b1(j, 0);
+		set_cc(j, D, CC_E);
+		return true;
+	case EOP_REF_FUNC:
+		op_m(j, 0, true, 0x8b, RAX, IN, NOIDX,
+		     (int32_t)offsetof(eng_instance, funcs));
+		op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, sd(j, A));
+		st64(j, D, RAX);
+		return true;
+
+	case EOP_MEMORY_SIZE:
+		op_m(j, 0, true, 0x8b, RAX, IN, NOIDX,
+		     (int32_t)offsetof(eng_instance, mems));
+		op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, sd(j, A));
+		op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX,
+		     (int32_t)offsetof(eng_memory, size));
+		op_r(j, 0, true, 0xc1, 5, RAX); /* shr rax, 16 */
+		b1(j, 16);
+		st64(j, D, RAX);
+		return true;
+	case EOP_MEMORY_GROW:
+		mov_rr(j, true, RDI, TH);
+		mov_rr(j, true, RSI, IN);
+		mov_imm(j, RDX, B);
+		ld32(j, RCX, A);
+		call_c(j, (const void *)jit_grow);
+		st64(j, D, RAX);
+		return true;
+	default: break;
+	}
+	if ((k = in_group(op, EOP_I32_LOAD, 14)) >= 0) {
+		load(j, ip, (unsigned)k, 0);
+		return true;
+	}
+	if ((k = in_group(op, EOP_MN_I32_LOAD, 14)) >= 0) {
+		load(j, ip, (unsigned)k, 1);
+		return true;
+	}
+	if ((k = in_group(op, EOP_AK_I32_LOAD, 14)) >= 0) {
+		load(j, ip, (unsigned)k, 2);
+		return true;
+	}
+	if ((k = in_group(op, EOP_I32_STORE, 9)) >= 0) {
+		store(j, ip, (unsigned)k, 0);
+		return true;
+	}
+	if ((k = in_group(op, EOP_MN_I32_STORE, 9)) >= 0) {
+		store(j, ip, (unsigned)k, 1);
+		return true;
+	}
+	if ((k = in_group(op, EOP_AK_I32_STORE, 9)) >= 0) {
+		store(j, ip, (unsigned)k, 2);
+		return true;
+	}
+	return false;
+#undef BRC
+#undef CMP2
+#undef ALU2
+#undef SHIFT2
+}
+
+/* The stubs after the body. */
+static void emit_cold(jit *j)
+{
+	for (uint32_t i = 0; i < j->ncold; i++) {
+		jcold *c = &j->cold[i];
+		uint32_t start = (uint32_t)j->n;
+
+		if (c->kind == COLD_POLL_JMP && c->resume) {
+			/* A br_table entry: relative to the table. */
+			patch4(j, c->at, start - c->resume);
+		} else {
+			here(j, c->at);
+		}
+		switch (c->kind) {
+		case COLD_TRAP:
+			mov_rr(j, true, RDI, TH);
+			mov_imm(j, RSI, c->trap);
+			mov_imm(j, RDX, (uintptr_t)c->ip);
+			call_c(j, (const void *)jit_trap);
+			break;
+		case COLD_CSTACK:
+			mov_rr(j, true, RDI, TH);
+			mov_imm(j, RSI, (uintptr_t)c->ip);
+			call_c(j, (const void *)jit_c_stack);
+			break;
+		case COLD_POLL:
+		case COLD_POLL_JMP: {
+			uint32_t skip = 0;
+			if (c->kind == COLD_POLL_JMP) {
+				op_m(j, 0, false, 0x83, 7, STOP, NOIDX, 0);
+				b1(j, 0);
+				skip = jcc32(j, CC_E);
+			}
+			b1(j, 0x50); /* push rax: the callee a call holds */
+			op_r(j, 0, true, 0x83, 5, RSP);
+			b1(j, 8);
+			mov_rr(j, true, RDI, TH);
+			mov_imm(j, RSI, (uintptr_t)c->ip);
+			mov_rr(j, true, RDX, IN);
+			call_c(j, (const void *)jit_poll);
+			op_r(j, 0, true, 0x83, 0, RSP);
+			b1(j, 8);
+			b1(j, 0x58); /* pop rax */
+			if (c->kind == COLD_POLL) {
+				uint32_t at = jmp32(j);
+				patch4(j, at, c->resume - (at + 4));
+			} else {
+				uint32_t at = jmp32(j);
+				add_fix(j, at, at + 4, c->cell);
+				add_fix(j, skip, skip + 4, c->cell);
+			}
+			break;
+		}
+		}
+	}
+}
+
+/* Compile fn at the end of j's buffer; false (the buffer as it was)
+ * when it cannot be. */
+static bool compile_fn(jit *j, const eng_fn *fn, uint32_t *entry)
+{
+	size_t start = j->n;
+	uint32_t cur, next;
+
+	j->fn = fn;
+	j->nfix = j->ncold = 0;
+	j->bad = false;
+	if (!fn->ops || fn->nhandlers || !fn->ncode)
+		return false;
+	j->label = wasm_malloc(fn->ncode * sizeof *j->label);
+	if (!j->label)
+		return false;
+	for (uint32_t i = 0; i < fn->ncode; i++)
+		j->label[i] = UINT32_MAX;
+	prologue(j, fn);
+	for (cur = 0; cur < fn->ncode && !j->bad; cur = next) {
+		unsigned op = fn->ops[cur];
+		for (next = cur + 1;
+		     next < fn->ncode && fn->ops[next] == ENG_OP_CONT; next++)
+			;
+		j->label[cur] = (uint32_t)j->n;
+		if (op == ENG_OP_CONT || !emit_op(j, op, cur))
+			j->bad = true;
+	}
+	emit_cold(j);
+	for (uint32_t i = 0; i < j->nfix && !j->bad; i++) {
+		jfix *f = &j->fix[i];
+		if (f->cell >= fn->ncode || j->label[f->cell] == UINT32_MAX)
+			j->bad = true;
+		else
+			patch4(j, f->at, j->label[f->cell] - f->from);
+	}
+	wasm_free(j->label);
+	j->label = NULL;
+	if (j->bad) {
+		j->n = start;
+		return false;
+	}
+	*entry = (uint32_t)start;
+	return true;
+}
+
+static pthread_once_t want_once = PTHREAD_ONCE_INIT;
+static bool want, has_lzcnt, has_popcnt, has_sse41;
+static _Atomic int forced = -1; /* eng_jit_enable's, -1: the environment's */
+
+static void want_init(void)
+{
+	const char *e = getenv("HEISEN_ENGINE");
+	unsigned a, b, c, d;
+
+	want = !e || strcmp(e, "interp");
+	if (__get_cpuid(1, &a, &b, &c, &d)) {
+		has_popcnt = c & bit_POPCNT;
+		has_sse41 = c & bit_SSE4_1;
+	}
+	if (__get_cpuid(0x80000001, &a, &b, &c, &d))
+		has_lzcnt = c & bit_LZCNT;
+	/* tzcnt is BMI1; without it, tzcnt runs as bsf (wrong for 0). */
+	if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		has_lzcnt = has_lzcnt && (b & bit_BMI);
+	else
+		has_lzcnt = false;
+}
+
+bool eng_jit_wanted(void)
+{
+	int f = atomic_load(&forced);
+
+	pthread_once(&want_once, want_init);
+	return f >= 0 ? f : want;
+}
+
+void eng_jit_enable(bool on) { atomic_store(&forced, on); }
+
+void eng_jit_compile(eng_module *cm)
+{
+	const wasm_module *m = cm->m;
+	jit j = {0};
+	uint32_t *entry = NULL;
+	struct timespec t0, t1;
+	bool *ok = NULL;
+	void *code;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	j.cm = cm;
+	j.lzcnt = has_lzcnt;
+	j.popcnt = has_popcnt;
+	j.sse41 = has_sse41;
+	entry = wasm_calloc(m->nfuncs ? m->nfuncs : 1, sizeof *entry);
+	ok = wasm_calloc(m->nfuncs ? m->nfuncs : 1, sizeof *ok);
+	if (!entry || !ok)
+		goto out;
+	/* Exception handling unwinds the interpreter's frames: a module
+	 * that has it runs interpreted whole. */
+	for (uint32_t i = 0; i < m->nfuncs && !wasm_tag_count(m); i++)
+		ok[i] = compile_fn(&j, &cm->fns[i], &entry[i]);
+	if (j.n) {
+		code = mmap(NULL, j.n, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (code == MAP_FAILED)
+			goto out;
+		memcpy(code, j.p, j.n);
+		if (mprotect(code, j.n, PROT_READ | PROT_EXEC)) {
+			munmap(code, j.n);
+			goto out;
+		}
+		cm->jit_code = code;
+		cm->jit_size = j.n;
+		for (uint32_t i = 0; i < m->nfuncs; i++)
+			if (ok[i])
+				cm->fns[i].jit = (uint8_t *)code + entry[i];
+	}
+out:
+	for (uint32_t i = 0; i < m->nfuncs; i++) {
+		if (cm->fns[i].jit)
+			cm->jit_fns++;
+		else
+			cm->jit_interp++;
+		wasm_free(cm->fns[i].ops);
+		cm->fns[i].ops = NULL;
+	}
+	wasm_free(entry);
+	wasm_free(ok);
+	wasm_free(j.p);
+	wasm_free(j.fix);
+	wasm_free(j.cold);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cm->jit_seconds = (double)(t1.tv_sec - t0.tv_sec) +
+			  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+void eng_jit_free(eng_module *cm)
+{
+	if (cm->jit_code)
+		munmap(cm->jit_code, cm->jit_size);
+	cm->jit_code = NULL;
+}
+
+#else
+
+bool eng_jit_wanted(void) { return false; }
+
+void eng_jit_enable(bool on) { (void)on; }
+
+void eng_jit_compile(eng_module *cm)
+{
+	for (uint32_t i = 0; i < cm->m->nfuncs; i++) {
+		wasm_free(cm->fns[i].ops);
+		cm->fns[i].ops = NULL;
+	}
+}
+
+void eng_jit_free(eng_module *cm) { (void)cm; }
+
+void eng_jit_run(eng_thread *t, eng_instance *in, void *fp, const void *entry)
+{
+	(void)t;
+	(void)in;
+	(void)fp;
+	(void)entry;
+}
+
+#endif

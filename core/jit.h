@@ -1,0 +1,74 @@
+/*
+ * jit.h - the baseline compiler: the register code of compile.c turned
+ * into x86-64 machine code, one template per instruction, so that a
+ * function runs without the interpreter's dispatch.
+ *
+ * What it keeps: the frame layout (every value in its 8-byte slot at
+ * fp + 8 * slot, exactly as the interpreter has it), the call frames in
+ * eng_thread.frames (so backtraces, stops and race reports read the same
+ * register-code positions), and every slow path (host calls, indirect
+ * calls, polls that stop, traps) through the interpreter's runtime
+ * helpers. Compiled and interpreted functions call each other freely.
+ *
+ * Registers while compiled code runs: rbx the frame, r12 the fast
+ * memory's base, r13 the thread, r14 the instance, r15 the proc's stop
+ * word, rbp the instance's table of memory bases; rax, rcx, rdx, rsi,
+ * rdi and r8-r11 are scratch. A compiled function is entered by a native
+ * call with rbx at its frame (its caller pushed the eng_frame and counted
+ * the depth) and returns with its results in slots 0..n-1.
+ *
+ * Traps: compiled code calls a helper that fills the trap of the
+ * innermost eng_call (eng_thread.trap_out) and siglongjmps to its trap
+ * point (value 2: filled); out-of-bounds accesses fault in the guard
+ * region as for the interpreter, the instruction's cell stored in
+ * eng_thread.pc before each access.
+ *
+ * Which functions: every function whose instructions all have a template
+ * and whose module has no exception handling. The others (SIMD, tables,
+ * bulk memory, atomics, exceptions) stay interpreted, counted in
+ * eng_module.jit_interp. Only on x86-64 Linux; elsewhere, and with
+ * HEISEN_ENGINE=interp, nothing is compiled.
+ *
+ * Why a hand-written emitter over the register code: compile.c already
+ * does the work a baseline compiler needs (operand stack resolved to
+ * slots, constants folded into immediates, compare-and-branch fused, the
+ * probe's mask check one instruction), so each cell maps to a fixed
+ * x86-64 sequence; no dependency, a few hundred lines of encoder.
+ *
+ * Memory: the code of a module is one mapping owned by its eng_module
+ * (eng_jit_free unmaps it); it is never writable and executable at once.
+ */
+#ifndef HEISEN_CORE_JIT_H
+#define HEISEN_CORE_JIT_H
+
+#include <stdbool.h>
+
+struct eng_module;
+struct eng_thread;
+struct eng_instance;
+
+/* Whether this process compiles: x86-64 Linux and HEISEN_ENGINE unset or
+ * "jit" (HEISEN_ENGINE=interp: every function interpreted). */
+bool eng_jit_wanted(void);
+
+/* Override HEISEN_ENGINE for the modules compiled from now on (the
+ * differential fuzz target and tests run both engines in one process):
+ * on takes effect only where the compiler exists. */
+void eng_jit_enable(bool on);
+
+/* Compile what can be of cm's functions (their ops must be set; they are
+ * freed). Never fails the module: a function that cannot be compiled,
+ * or a module whose code cannot be mapped, runs interpreted. */
+void eng_jit_compile(struct eng_module *cm);
+
+/* Unmap cm's code. */
+void eng_jit_free(struct eng_module *cm);
+
+/* Run compiled function entry with its frame at fp, on thread t in
+ * instance in: the caller has pushed its eng_frame and counted it in
+ * t->depth. Returns when the function returns; a trap leaves through
+ * t->trap_jmp. */
+void eng_jit_run(struct eng_thread *t, struct eng_instance *in, void *fp,
+		 const void *entry);
+
+#endif

@@ -64,6 +64,7 @@ MASKED_RUN := $(BUILD)/tests/e2e/masked_run
 # Writes a workspace database with known content (t_db.sh).
 DB_FILL := $(BUILD)/tests/e2e/db_fill
 BENCH_BIN := $(BUILD)/tests/bench/genmod $(BUILD)/tests/bench/bench_validate \
+	$(BUILD)/tests/bench/bench_jit \
 	$(BUILD)/tests/bench/bench_engine $(BUILD)/tests/bench/bench_rewrite \
 	$(BUILD)/tests/bench/bench_db $(BUILD)/tests/bench/bench_stats \
 	$(BUILD)/tests/bench/bench_check $(BUILD)/tests/bench/bench_stacks \

@@ -263,9 +263,18 @@ struct eng_module {
 	 * stay interpreted, and the time it took. */
 	void *jit_code;
 	size_t jit_size;
+	struct eng_jit_site *jit_sites; /* its memory accesses, by offset */
+	uint32_t jit_nsites;
 	uint32_t jit_fns, jit_interp;
 	double jit_seconds;
 };
+
+/* An instruction of compiled code that accesses memory: its offset in
+ * eng_module.jit_code and the cell it comes from (jit.c). */
+typedef struct eng_jit_site {
+	uint32_t off;
+	const eng_cell *ip;
+} eng_jit_site;
 
 /* The custom section's name: C built by heisen cc (demos/guest/crt1.c). */
 #define ENG_C_CALLS "heisen.c_calls"

@@ -38,6 +38,7 @@
 
 #include <cpuid.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 
 /* ---- entry ---------------------------------------------------------------
  * jit_enter(r): the registers compiled code keeps, set from r, then a
@@ -121,6 +122,54 @@ static _Noreturn void jit_c_stack(eng_thread *t, const eng_cell *ip)
 {
 	eng_trap_c_stack(t->trap_out, t, t->cur_inst->cm, ip);
 	leave(t, ENG_TRAP_STACK);
+}
+
+/* An atomic access at effective address ea of width w that is not a
+ * multiple of w: out of bounds first if it is also out of bounds, as the
+ * interpreter checks (atomic {d,a} {b,c} {offset,mem}). */
+static _Noreturn void jit_misaligned(eng_thread *t, const eng_cell *ip,
+				     uint64_t ea, uint32_t w)
+{
+	eng_memory *m = t->cur_inst->mems[ip[3].u32[1]];
+
+	jit_trap(t,
+		 ea + w > atomic_load_explicit(&m->size, memory_order_relaxed)
+		     ? ENG_TRAP_MEMORY_OOB
+		     : ENG_TRAP_UNALIGNED,
+		 ip);
+}
+
+/* memory.atomic.notify and wait32/64, as the interpreter runs them. */
+static void jit_wait_notify(eng_thread *th, eng_val *fp, const eng_cell *ip,
+			    eng_instance *inst, uint32_t op)
+{
+	unsigned w = op == EOP_MEMORY_ATOMIC_WAIT64 ? 8 : 4;
+	eng_memory *amem = inst->mems[ip[3].u32[1]];
+	uint64_t ea = (uint64_t)(uint32_t)fp[ip[1].u32[1]] + ip[3].u32[0];
+	uint8_t *p = amem->base + ea;
+	uint32_t res = 0;
+	eng_trap_kind kind;
+
+	if (ea & (w - 1))
+		jit_misaligned(th, ip, ea, w);
+	if (ea + w > atomic_load_explicit(&amem->size, memory_order_relaxed))
+		jit_trap(th, ENG_TRAP_MEMORY_OOB, ip);
+	if (op == EOP_MEMORY_ATOMIC_NOTIFY) {
+		fp[ip[1].u32[0]] =
+		    eng_rt_notify(th, amem, p, (uint32_t)fp[ip[2].u32[0]]);
+		return;
+	}
+	kind = eng_rt_wait(th, amem, p,
+			   w == 8 ? fp[ip[2].u32[0]]
+				  : (uint64_t)(uint32_t)fp[ip[2].u32[0]],
+			   w == 8, (int64_t)fp[ip[2].u32[1]], &res);
+	if (kind == ENG_TRAP_WAIT_UNSHARED)
+		jit_trap(th, kind, ip);
+	if (kind != ENG_OK) {
+		eng_note_stop(th, ip, inst, th->depth);
+		leave(th, ENG_STOPPED);
+	}
+	fp[ip[1].u32[0]] = res;
 }
 
 static uint64_t jit_grow(eng_thread *t, eng_instance *in, uint32_t mem,
@@ -319,7 +368,7 @@ typedef struct jfix {
 
 /* A path out of line, after the body: `at` is the rel32 of the jump to
  * it. */
-enum { COLD_TRAP, COLD_POLL, COLD_POLL_JMP, COLD_CSTACK };
+enum { COLD_TRAP, COLD_POLL, COLD_POLL_JMP, COLD_CSTACK, COLD_MISALIGNED };
 typedef struct jcold {
 	uint8_t kind;
 	uint32_t at, trap, resume, cell;
@@ -335,15 +384,29 @@ typedef struct jit {
 	uint32_t nfix, capfix;
 	jcold *cold;
 	uint32_t ncold, capcold;
+	eng_jit_site *sites; /* the module's memory accesses, in order */
+	uint32_t nsites, capsites;
+	/* The slots kept in registers (cache_regs[i] holds slot cslot[i])
+	 * and, in the first pass over a function, the uses of each slot
+	 * that choose them. */
+	uint32_t cslot[5], nc;
+	uint32_t *uses;
 	const eng_fn *fn;
 	const eng_module *cm;
 	bool lzcnt, popcnt, sse41;
 } jit;
 
-static bool room(jit *j, size_t k)
+static bool grow_code(jit *j, size_t k);
+
+/* Room for k more bytes: the common case inline, a byte at a time being
+ * most of what the compiler does. */
+static inline bool room(jit *j, size_t k)
 {
-	if (j->n + k <= j->cap)
-		return true;
+	return __builtin_expect(j->n + k <= j->cap, 1) || grow_code(j, k);
+}
+
+static bool grow_code(jit *j, size_t k)
+{
 	size_t cap = j->cap ? j->cap * 2 : 65536;
 	while (cap < j->n + k)
 		cap *= 2;
@@ -407,8 +470,10 @@ static void op_m(jit *j, unsigned pfx, bool w, uint32_t op, int reg, int base,
 		       : disp >= -128 && disp <= 127  ? 1
 						      : 2;
 
+	if (pfx > 0xff)
+		b1(j, pfx >> 8);
 	if (pfx)
-		b1(j, pfx);
+		b1(j, pfx & 0xff);
 	if (rex)
 		b1(j, 0x40 | rex);
 	opc(j, op);
@@ -447,19 +512,105 @@ static int32_t sd(jit *j, uint32_t s)
 	return (int32_t)(s * 8);
 }
 
+/* The registers that hold the function's most used slots: none of them
+ * is kept by a C helper, so they are written back to their slots before
+ * any call (spill) and read again after it (reload). */
+static const int cache_regs[5] = {RSI, RDI, R8, R9, R10};
+
+/* The register holding slot s, or -1 (counting its use in the first
+ * pass). */
+static int cached(jit *j, uint32_t s)
+{
+	if (j->uses && s < j->fn->nslots)
+		j->uses[s]++;
+	for (uint32_t i = 0; i < j->nc; i++)
+		if (j->cslot[i] == s)
+			return cache_regs[i];
+	return -1;
+}
+
 static void ld32(jit *j, int r, uint32_t s)
 {
-	op_m(j, 0, false, 0x8b, r, FP, NOIDX, sd(j, s));
+	int c = cached(j, s);
+	if (c >= 0)
+		op_r(j, 0, false, 0x89, c, r);
+	else
+		op_m(j, 0, false, 0x8b, r, FP, NOIDX, sd(j, s));
 }
 
 static void ld64(jit *j, int r, uint32_t s)
 {
-	op_m(j, 0, true, 0x8b, r, FP, NOIDX, sd(j, s));
+	int c = cached(j, s);
+	if (c >= 0)
+		op_r(j, 0, true, 0x89, c, r);
+	else
+		op_m(j, 0, true, 0x8b, r, FP, NOIDX, sd(j, s));
 }
 
 static void st64(jit *j, uint32_t s, int r)
 {
-	op_m(j, 0, true, 0x89, r, FP, NOIDX, sd(j, s));
+	int c = cached(j, s);
+	if (c >= 0)
+		op_r(j, 0, true, 0x89, r, c);
+	else
+		op_m(j, 0, true, 0x89, r, FP, NOIDX, sd(j, s));
+}
+
+/* op reg, r/m with slot s as r/m: its register or its memory. */
+static void slot_m(jit *j, unsigned pfx, bool w, uint32_t op, int reg,
+		   uint32_t s)
+{
+	int c = cached(j, s);
+	if (c >= 0)
+		op_r(j, pfx, w, op, reg, c);
+	else
+		op_m(j, pfx, w, op, reg, FP, NOIDX, sd(j, s));
+}
+
+/* An SSE op whose source is a float in slot s (movq'd from its register
+ * through xmm15 when it has one). */
+static void slot_x(jit *j, unsigned pfx, uint32_t op, int xreg, uint32_t s)
+{
+	int c = cached(j, s);
+	if (c >= 0) {
+		op_r(j, 0x66, true, 0x0f6e, 15, c); /* movq xmm15, c */
+		op_r(j, pfx, false, op, xreg, 15);
+	} else {
+		op_m(j, pfx, false, op, xreg, FP, NOIDX, sd(j, s));
+	}
+}
+
+/* The cached slots written back, or read again. */
+static void spill(jit *j)
+{
+	for (uint32_t i = 0; i < j->nc; i++)
+		op_m(j, 0, true, 0x89, cache_regs[i], FP, NOIDX,
+		     sd(j, j->cslot[i]));
+}
+
+static void reload(jit *j)
+{
+	for (uint32_t i = 0; i < j->nc; i++)
+		op_m(j, 0, true, 0x8b, cache_regs[i], FP, NOIDX,
+		     sd(j, j->cslot[i]));
+}
+
+/* Slot s straight from memory, after a spill. */
+static void ld64_mem(jit *j, int r, uint32_t s)
+{
+	op_m(j, 0, true, 0x8b, r, FP, NOIDX, sd(j, s));
+}
+
+/* Flags of slot s (32 or 64 bits) tested against 0. */
+static void test_slot(jit *j, bool w, uint32_t s)
+{
+	int c = cached(j, s);
+	if (c >= 0) {
+		op_r(j, 0, w, 0x85, c, c);
+	} else {
+		op_m(j, 0, w, 0x83, 7, FP, NOIDX, sd(j, s));
+		b1(j, 0);
+	}
 }
 
 static void mov_imm(jit *j, int r, uint64_t v)
@@ -578,12 +729,22 @@ static void poll(jit *j, const eng_cell *ip)
 		c->resume = (uint32_t)j->n;
 }
 
-/* th->pc = ip: where a fault in the next access is reported. */
-static void set_pc(jit *j, const eng_cell *ip)
+/* The next instruction accesses memory: a fault there is reported at
+ * ip (eng_jit_fault finds it by the faulting address), so compiled code
+ * stores nothing before an access. */
+static void fault_site(jit *j, const eng_cell *ip)
 {
-	mov_imm(j, R11, (uintptr_t)ip);
-	op_m(j, 0, true, 0x89, R11, TH, NOIDX,
-	     (int32_t)offsetof(eng_thread, pc));
+	if (j->nsites == j->capsites) {
+		uint32_t cap = j->capsites ? j->capsites * 2 : 256;
+		eng_jit_site *v = wasm_realloc(j->sites, cap * sizeof *v);
+		if (!v) {
+			j->bad = true;
+			return;
+		}
+		j->sites = v;
+		j->capsites = cap;
+	}
+	j->sites[j->nsites++] = (eng_jit_site){(uint32_t)j->n, ip};
 }
 
 /* ---- instruction templates --------------------------------------------- */
@@ -619,7 +780,7 @@ static void bin(jit *j, const eng_cell *ip, bool w, alu a, bool ri)
 	if (ri)
 		alu_imm(j, w, a, w ? KI : (uint32_t)KI);
 	else
-		op_m(j, 0, w, a.rm, RAX, FP, NOIDX, sd(j, B));
+		slot_m(j, 0, w, a.rm, RAX, B);
 	st64(j, D, RAX);
 }
 
@@ -663,7 +824,7 @@ static void cmp(jit *j, const eng_cell *ip, bool w, int cc, bool ri)
 	if (ri)
 		alu_imm(j, w, alu_cmp, w ? KI : (uint32_t)KI);
 	else
-		op_m(j, 0, w, alu_cmp.rm, RAX, FP, NOIDX, sd(j, B));
+		slot_m(j, 0, w, alu_cmp.rm, RAX, B);
 	set_cc(j, D, cc);
 }
 
@@ -757,7 +918,7 @@ static void load(jit *j, const eng_cell *ip, unsigned k, unsigned variant)
 
 	disp = ea(j, A, ak, ak ? ip[2].u32[1] : 0, ip[2].u32[0]);
 	base = mem_base(j, variant == 1, ip[2].u32[1]);
-	set_pc(j, ip);
+	fault_site(j, ip);
 	op_m(j, 0, loads[k].w, loads[k].op, RCX, base, RAX, disp);
 	st64(j, D, RCX);
 }
@@ -771,7 +932,7 @@ static void store(jit *j, const eng_cell *ip, unsigned k, unsigned variant)
 	disp = ea(j, ip[1].u32[0], ak, ak ? ip[2].u32[1] : 0, ip[2].u32[0]);
 	base = mem_base(j, variant == 1, ip[2].u32[1]);
 	ld64(j, RCX, ip[1].u32[1]);
-	set_pc(j, ip);
+	fault_site(j, ip);
 	switch (stores[k]) {
 	case 1: op_m(j, 0, false, 0x88, RCX, base, RAX, disp); break;
 	case 2: op_m(j, 0x66, false, 0x89, RCX, base, RAX, disp); break;
@@ -780,12 +941,111 @@ static void store(jit *j, const eng_cell *ip, unsigned k, unsigned variant)
 	}
 }
 
+/* Atomics: {d,a} {b,c} {offset,mem}. r11 = the host address of the
+ * access (a width that does not divide the effective address traps
+ * first, through a stub), rcx the operand; the old value ends in rax
+ * (narrow widths zero-extended). */
+enum { A_LOAD, A_STORE, A_ADD, A_SUB, A_AND, A_OR, A_XOR, A_XCHG, A_CMPXCHG };
+
+static void atomic_addr(jit *j, const eng_cell *ip, unsigned w)
+{
+	int base;
+
+	ld32(j, R11, A);
+	if (ip[3].u32[0]) {
+		mov_imm(j, RCX, ip[3].u32[0]);
+		op_r(j, 0, true, 0x03, R11, RCX); /* add r11, rcx */
+	}
+	if (w > 1) {
+		op_r(j, 0, true, 0xf7, 0, R11); /* test r11, w-1 */
+		b4(j, w - 1);
+		jcold *c = add_cold(j, COLD_MISALIGNED, jcc32(j, CC_NE), ip);
+		if (c)
+			c->trap = w;
+	}
+	base = mem_base(j, true, ip[3].u32[1]);
+	op_m(j, 0, true, 0x8d, R11, base, R11, 0); /* lea r11,[base+r11] */
+}
+
+/* op r/m(w), reg with [r11] and the width's prefix and REX.W; a fault
+ * there is ip's. */
+static void atomic_op(jit *j, const eng_cell *ip, unsigned w, unsigned lock,
+		      uint32_t op8, uint32_t op, int reg)
+{
+	unsigned pfx =
+	    (lock ? 0xf0 : 0) << (w == 2 ? 8 : 0) | (w == 2 ? 0x66 : 0);
+	fault_site(j, ip);
+	op_m(j, pfx, w == 8, w == 1 ? op8 : op, reg, R11, NOIDX, 0);
+}
+
+/* rax = rax zero-extended from width w. */
+static void zext(jit *j, int r, unsigned w)
+{
+	if (w == 1)
+		op_r(j, 0, false, 0x0fb6, r, r);
+	else if (w == 2)
+		op_r(j, 0, false, 0x0fb7, r, r);
+	else if (w == 4)
+		op_r(j, 0, false, 0x89, r, r);
+}
+
+static void atomic(jit *j, const eng_cell *ip, unsigned kind, unsigned w)
+{
+	/* movzx or mov: a plain load is sequentially consistent on x86,
+	 * the stores being xchg. */
+	uint32_t ld = w == 1 ? 0x0fb6 : w == 2 ? 0x0fb7 : 0x8b, loop;
+
+	atomic_addr(j, ip, w);
+	if (kind == A_CMPXCHG) {
+		ld64(j, RAX, B);
+		ld64(j, RCX, ip[2].u32[1]);
+	} else if (kind != A_LOAD) {
+		ld64(j, RCX, B);
+	}
+	switch (kind) {
+	case A_LOAD: atomic_op(j, ip, w == 8 ? 8 : 4, 0, 0, ld, RAX); break;
+	case A_STORE:
+	case A_XCHG:
+		atomic_op(j, ip, w, 0, 0x86, 0x87, RCX);
+		mov_rr(j, true, RAX, RCX);
+		break;
+	case A_SUB:
+		op_r(j, 0, true, 0xf7, 3, RCX); /* neg rcx */
+						/* fall through */
+	case A_ADD:
+		atomic_op(j, ip, w, 1, 0x0fc0, 0x0fc1, RCX);
+		mov_rr(j, true, RAX, RCX);
+		break;
+	case A_AND:
+	case A_OR:
+	case A_XOR:
+		atomic_op(j, ip, w == 8 ? 8 : 4, 0, 0, ld, RAX);
+		loop = (uint32_t)j->n;
+		mov_rr(j, true, RDX, RAX);
+		op_r(j, 0, true,
+		     kind == A_AND  ? 0x23
+		     : kind == A_OR ? 0x0b
+				    : 0x33,
+		     RDX, RCX);
+		atomic_op(j, ip, w, 1, 0x0fb0, 0x0fb1, RDX);
+		b1(j, 0x0f);
+		b1(j, 0x80 + CC_NE);
+		b4(j, loop - ((uint32_t)j->n + 4));
+		break;
+	case A_CMPXCHG: atomic_op(j, ip, w, 1, 0x0fb0, 0x0fb1, RCX); break;
+	}
+	if (kind != A_STORE) {
+		zext(j, RAX, w);
+		st64(j, D, RAX);
+	}
+}
+
 /* Float binary: xmm0 = a OP b (pfx F3 single, F2 double). */
 static void fbin(jit *j, const eng_cell *ip, bool dbl, uint32_t op)
 {
 	unsigned pfx = dbl ? 0xf2 : 0xf3;
-	op_m(j, pfx, false, 0x0f10, 0, FP, NOIDX, sd(j, A));
-	op_m(j, pfx, false, op, 0, FP, NOIDX, sd(j, B));
+	slot_x(j, pfx, 0x0f10, 0, A);
+	slot_x(j, pfx, op, 0, B);
 }
 
 /* The result in xmm0 into slot d (a single zero-extended). */
@@ -802,8 +1062,8 @@ static void fcmp(jit *j, const eng_cell *ip, bool dbl, int cc, bool swap)
 	unsigned pfx = dbl ? 0xf2 : 0xf3;
 	uint32_t x = swap ? B : A, y = swap ? A : B;
 
-	op_m(j, pfx, false, 0x0f10, 0, FP, NOIDX, sd(j, x));
-	op_m(j, dbl ? 0x66 : 0, false, 0x0f2e, 0, FP, NOIDX, sd(j, y));
+	slot_x(j, pfx, 0x0f10, 0, x);
+	slot_x(j, dbl ? 0x66 : 0, 0x0f2e, 0, y);
 	if (cc == CC_E || cc == CC_NE) {
 		op_r(j, 0, false, 0x0f90 + (uint32_t)cc, 0, RCX);
 		op_r(j, 0, false,
@@ -819,30 +1079,37 @@ static void fcmp(jit *j, const eng_cell *ip, bool dbl, int cc, bool swap)
 /* d = fn(a) or fn(a, b), fn a C function on slot bits. */
 static void helper1(jit *j, const eng_cell *ip, const void *fn)
 {
-	ld64(j, RDI, A);
+	spill(j);
+	ld64_mem(j, RDI, A);
 	call_c(j, fn);
+	reload(j);
 	st64(j, D, RAX);
 }
 
 static void helper2(jit *j, const eng_cell *ip, const void *fn)
 {
-	ld64(j, RDI, A);
-	ld64(j, RSI, B);
+	spill(j);
+	ld64_mem(j, RDI, A);
+	ld64_mem(j, RSI, B);
 	call_c(j, fn);
+	reload(j);
 	st64(j, D, RAX);
 }
 
 /* d = fn(thread, ip, a): a conversion that may trap. */
 static void helper_trap(jit *j, const eng_cell *ip, const void *fn)
 {
+	spill(j);
 	mov_rr(j, true, RDI, TH);
 	mov_imm(j, RSI, (uintptr_t)ip);
-	ld64(j, RDX, A);
+	ld64_mem(j, RDX, A);
 	call_c(j, fn);
+	reload(j);
 	st64(j, D, RAX);
 }
 
-/* The slow call: jit_call(th, fp, ip, inst, op). */
+/* The slow call: jit_call(th, fp, ip, inst, op), the cached slots
+ * spilled by the caller (and reloaded after). */
 static void slow_call(jit *j, const eng_cell *ip, unsigned op)
 {
 	mov_rr(j, true, RDI, TH);
@@ -860,6 +1127,9 @@ static void call(jit *j, const eng_cell *ip)
 	const eng_fn *cfn = ip[2].ptr;
 	uint32_t argbase = ip[1].u32[0], slow, done;
 
+	/* The arguments, and whatever the callee may read or clobber, in
+	 * their slots. */
+	spill(j);
 	mov_imm(j, RAX, (uintptr_t)&cfn->jit);
 	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, 0);
 	op_r(j, 0, true, 0x85, RAX, RAX);
@@ -908,6 +1178,7 @@ static void call(jit *j, const eng_cell *ip)
 	here(j, slow);
 	slow_call(j, ip, EOP_CALL);
 	here(j, done);
+	reload(j);
 }
 
 /* BR_TABLE {i,n} {off0,off1}...: the index clamped to n, a table of
@@ -964,19 +1235,22 @@ static void prologue(jit *j, const eng_fn *fn)
 
 	op_r(j, 0, true, 0x83, 5, RSP); /* sub rsp, 8 */
 	b1(j, 8);
-	if (!n)
-		return;
-	op_r(j, 0, false, 0x31, RAX, RAX);
-	if (n <= 16) {
-		for (uint32_t i = fn->nparams; i < fn->nlocals; i++)
-			st64(j, i, RAX);
-		return;
+	if (n) {
+		op_r(j, 0, false, 0x31, RAX, RAX);
+		if (n <= 16) {
+			for (uint32_t i = fn->nparams; i < fn->nlocals; i++)
+				op_m(j, 0, true, 0x89, RAX, FP, NOIDX,
+				     sd(j, i));
+		} else {
+			op_m(j, 0, true, 0x8d, RDI, FP, NOIDX,
+			     sd(j, fn->nparams));
+			mov_imm(j, RCX, n);
+			b1(j, 0xf3); /* rep stosq */
+			b1(j, 0x48);
+			b1(j, 0xab);
+		}
 	}
-	op_m(j, 0, true, 0x8d, RDI, FP, NOIDX, sd(j, fn->nparams));
-	mov_imm(j, RCX, n);
-	b1(j, 0xf3); /* rep stosq */
-	b1(j, 0x48);
-	b1(j, 0xab);
+	reload(j);
 }
 
 static void epilogue(jit *j)
@@ -984,6 +1258,32 @@ static void epilogue(jit *j)
 	op_r(j, 0, true, 0x83, 0, RSP); /* add rsp, 8 */
 	b1(j, 8);
 	b1(j, 0xc3);
+}
+
+/* An atomic access: its kind << 4 | its width in bytes, or -1. */
+static int atomic_of(unsigned op)
+{
+	/* Each group as opcodes.def lists it: the full-width i32 and i64
+	 * forms, then the narrow ones. */
+	static const struct {
+		unsigned first, kind, n;
+		uint8_t w[7];
+	} groups[] = {
+	    {EOP_I32_ATOMIC_LOAD, A_LOAD, 7, {4, 8, 1, 2, 1, 2, 4}},
+	    {EOP_I32_ATOMIC_STORE, A_STORE, 7, {4, 8, 1, 2, 1, 2, 4}},
+	    {EOP_I32_ATOMIC_RMW_ADD, A_ADD, 7, {4, 8, 1, 2, 1, 2, 4}},
+	    {EOP_I32_ATOMIC_RMW_SUB, A_SUB, 7, {4, 8, 1, 2, 1, 2, 4}},
+	    {EOP_I32_ATOMIC_RMW_AND, A_AND, 7, {4, 8, 1, 2, 1, 2, 4}},
+	    {EOP_I32_ATOMIC_RMW_OR, A_OR, 7, {4, 8, 1, 2, 1, 2, 4}},
+	    {EOP_I32_ATOMIC_RMW_XOR, A_XOR, 7, {4, 8, 1, 2, 1, 2, 4}},
+	    {EOP_I32_ATOMIC_RMW_XCHG, A_XCHG, 7, {4, 8, 1, 2, 1, 2, 4}},
+	    {EOP_I32_ATOMIC_RMW_CMPXCHG, A_CMPXCHG, 7, {4, 8, 1, 2, 1, 2, 4}},
+	};
+	for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+		if (op >= groups[g].first && op < groups[g].first + groups[g].n)
+			return (int)(groups[g].kind << 4 |
+				     groups[g].w[op - groups[g].first]);
+	return -1;
 }
 
 /* Index of op within a LOADS/STORES group, or -1. */
@@ -1007,8 +1307,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 			op_r(j, 0, false, 0x81, 7, RAX);                       \
 			b4(j, ip[1].u32[1]);                                   \
 		} else {                                                       \
-			op_m(j, 0, false, 0x3b, RAX, FP, NOIDX,                \
-			     sd(j, ip[1].u32[1]));                             \
+			slot_m(j, 0, false, 0x3b, RAX, ip[1].u32[1]);          \
 		}                                                              \
 		branch(j, cc, cur, cur + (uint32_t)ip[2].i32[0], ip);          \
 		return true;
@@ -1058,14 +1357,12 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 	}
 	case EOP_BR_IF:
 	case EOP_BR_UNLESS:
-		op_m(j, 0, false, 0x83, 7, FP, NOIDX, sd(j, ip[1].u32[0]));
-		b1(j, 0);
+		test_slot(j, false, ip[1].u32[0]);
 		branch(j, op == EOP_BR_IF ? CC_NE : CC_E, cur,
 		       cur + (uint32_t)ip[1].i32[1], ip);
 		return true;
 	case EOP_BR_IF_POLL: {
-		op_m(j, 0, false, 0x83, 7, FP, NOIDX, sd(j, ip[1].u32[0]));
-		b1(j, 0);
+		test_slot(j, false, ip[1].u32[0]);
 		jcold *c = add_cold(j, COLD_POLL_JMP, jcc32(j, CC_NE), ip);
 		if (c)
 			c->cell = cur + (uint32_t)ip[1].i32[1];
@@ -1076,15 +1373,16 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		st64(j, ip[3].u32[0], RAX);
 		/* fall through */
 	case EOP_BR_MEM8_Z:
-		set_pc(j, ip);
 		op_m(j, 0, true, 0x8b, RAX, IN, NOIDX,
 		     (int32_t)offsetof(eng_instance, mem_base));
 		op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, sd(j, ip[1].u32[1]));
 		if (ip[2].u64 <= (uint64_t)INT32_MAX) {
+			fault_site(j, ip);
 			op_m(j, 0, false, 0x80, 7, RAX, NOIDX,
 			     (int32_t)ip[2].u64);
 		} else {
 			mov_imm(j, RCX, ip[2].u64);
+			fault_site(j, ip);
 			op_m(j, 0, false, 0x80, 7, RAX, RCX, 0);
 		}
 		b1(j, 0);
@@ -1103,15 +1401,25 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		BRC(LE_U, CC_BE)
 		BRC(GE_S, CC_GE)
 		BRC(GE_U, CC_AE)
-	case EOP_RETURN: epilogue(j); return true;
+	case EOP_RETURN:
+		/* The caller reads the results from slots 0..n-1. */
+		for (uint32_t i = 0; i < j->nc; i++)
+			if (j->cslot[i] < j->fn->nresults)
+				op_m(j, 0, true, 0x89, cache_regs[i], FP, NOIDX,
+				     sd(j, j->cslot[i]));
+		epilogue(j);
+		return true;
 	case EOP_CALL: call(j, ip); return true;
 	case EOP_CALL_IMPORT:
-	case EOP_CALL_INDIRECT: slow_call(j, ip, op); return true;
+	case EOP_CALL_INDIRECT:
+		spill(j);
+		slow_call(j, ip, op);
+		reload(j);
+		return true;
 	case EOP_SELECT3:
 		ld64(j, RAX, A);
 		ld64(j, RCX, B);
-		op_m(j, 0, false, 0x83, 7, FP, NOIDX, sd(j, ip[2].u32[1]));
-		b1(j, 0);
+		test_slot(j, false, ip[2].u32[1]);
 		op_r(j, 0, true, 0x0f44, RAX, RCX); /* cmove rax, rcx */
 		st64(j, D, RAX);
 		return true;
@@ -1149,8 +1457,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 
 	case EOP_I32_EQZ:
 	case EOP_I64_EQZ:
-		op_m(j, 0, op == EOP_I64_EQZ, 0x83, 7, FP, NOIDX, sd(j, A));
-		b1(j, 0);
+		test_slot(j, op == EOP_I64_EQZ, A);
 		set_cc(j, D, CC_E);
 		return true;
 		CMP2(EQ, CC_E)
@@ -1196,11 +1503,11 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		bool pc = op == EOP_I32_POPCNT || op == EOP_I64_POPCNT;
 		if (pc ? !j->popcnt : !j->lzcnt)
 			return false;
-		op_m(j, 0xf3, w,
-		     pc					      ? 0x0fb8
-		     : op == EOP_I32_CLZ || op == EOP_I64_CLZ ? 0x0fbd
-							      : 0x0fbc,
-		     RAX, FP, NOIDX, sd(j, A));
+		slot_m(j, 0xf3, w,
+		       pc					? 0x0fb8
+		       : op == EOP_I32_CLZ || op == EOP_I64_CLZ ? 0x0fbd
+								: 0x0fbc,
+		       RAX, A);
 		st64(j, D, RAX);
 		return true;
 	}
@@ -1241,8 +1548,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 	case EOP_F32_SQRT:
 	case EOP_F64_SQRT: {
 		bool dbl = op == EOP_F64_SQRT;
-		op_m(j, dbl ? 0xf2 : 0xf3, false, 0x0f51, 0, FP, NOIDX,
-		     sd(j, A));
+		slot_x(j, dbl ? 0xf2 : 0xf3, 0x0f51, 0, A);
 		fput(j, D, dbl);
 		return true;
 	}
@@ -1262,8 +1568,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 				    : 0;
 		if (!j->sse41)
 			return false;
-		op_m(j, 0x66, false, dbl ? 0x0f3a0b : 0x0f3a0a, 0, FP, NOIDX,
-		     sd(j, A));
+		slot_x(j, 0x66, dbl ? 0x0f3a0b : 0x0f3a0a, 0, A);
 		b1(j, 8 | mode);
 		fput(j, D, dbl);
 		return true;
@@ -1328,18 +1633,20 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		return true;
 	case EOP_I64_EXTEND_I32_S:
 	case EOP_I64_EXTEND32_S:
-		op_m(j, 0, true, 0x63, RAX, FP, NOIDX, sd(j, A));
+		ld64(j, RAX, A);
+		op_r(j, 0, true, 0x63, RAX, RAX); /* movsxd rax, eax */
 		st64(j, D, RAX);
 		return true;
 	case EOP_I32_EXTEND8_S:
 	case EOP_I32_EXTEND16_S:
 	case EOP_I64_EXTEND8_S:
 	case EOP_I64_EXTEND16_S:
-		op_m(j, 0, op == EOP_I64_EXTEND8_S || op == EOP_I64_EXTEND16_S,
+		ld64(j, RAX, A);
+		op_r(j, 0, op == EOP_I64_EXTEND8_S || op == EOP_I64_EXTEND16_S,
 		     op == EOP_I32_EXTEND8_S || op == EOP_I64_EXTEND8_S
 			 ? 0x0fbe
 			 : 0x0fbf,
-		     RAX, FP, NOIDX, sd(j, A));
+		     RAX, RAX);
 		st64(j, D, RAX);
 		return true;
 	case EOP_F32_CONVERT_I32_S:
@@ -1349,9 +1656,10 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		bool dbl =
 		    op == EOP_F64_CONVERT_I32_S || op == EOP_F64_CONVERT_I64_S;
 		op_r(j, 0x66, false, 0x0fef, 0, 0); /* pxor xmm0, xmm0 */
-		op_m(j, dbl ? 0xf2 : 0xf3,
-		     op == EOP_F32_CONVERT_I64_S || op == EOP_F64_CONVERT_I64_S,
-		     0x0f2a, 0, FP, NOIDX, sd(j, A));
+		slot_m(j, dbl ? 0xf2 : 0xf3,
+		       op == EOP_F32_CONVERT_I64_S ||
+			   op == EOP_F64_CONVERT_I64_S,
+		       0x0f2a, 0, A);
 		fput(j, D, dbl);
 		return true;
 	}
@@ -1374,8 +1682,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 	case EOP_F64_PROMOTE_F32: {
 		bool dbl = op == EOP_F64_PROMOTE_F32;
 		op_r(j, 0x66, false, 0x0fef, 0, 0);
-		op_m(j, dbl ? 0xf3 : 0xf2, false, 0x0f5a, 0, FP, NOIDX,
-		     sd(j, A));
+		slot_x(j, dbl ? 0xf3 : 0xf2, 0x0f5a, 0, A);
 		fput(j, D, dbl);
 		return true;
 	}
@@ -1411,8 +1718,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		return true;
 
 	case EOP_REF_IS_NULL:
-		op_m(j, 0, true, 0x83, 7, FP, NOIDX, sd(j, A));
-		b1(j, 0);
+		test_slot(j, true, A);
 		set_cc(j, D, CC_E);
 		return true;
 	case EOP_REF_FUNC:
@@ -1432,15 +1738,38 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		b1(j, 16);
 		st64(j, D, RAX);
 		return true;
+	case EOP_ATOMIC_FENCE:
+		b1(j, 0x0f); /* mfence */
+		b1(j, 0xae);
+		b1(j, 0xf0);
+		return true;
+	case EOP_MEMORY_ATOMIC_NOTIFY:
+	case EOP_MEMORY_ATOMIC_WAIT32:
+	case EOP_MEMORY_ATOMIC_WAIT64:
+		spill(j);
+		mov_rr(j, true, RDI, TH);
+		mov_rr(j, true, RSI, FP);
+		mov_imm(j, RDX, (uintptr_t)ip);
+		mov_rr(j, true, RCX, IN);
+		mov_imm(j, R8, op);
+		call_c(j, (const void *)jit_wait_notify);
+		reload(j);
+		return true;
 	case EOP_MEMORY_GROW:
+		spill(j);
+		ld64_mem(j, RCX, A);
 		mov_rr(j, true, RDI, TH);
 		mov_rr(j, true, RSI, IN);
 		mov_imm(j, RDX, B);
-		ld32(j, RCX, A);
 		call_c(j, (const void *)jit_grow);
+		reload(j);
 		st64(j, D, RAX);
 		return true;
 	default: break;
+	}
+	if ((k = atomic_of(op)) >= 0) {
+		atomic(j, ip, (unsigned)k >> 4, (unsigned)k & 15);
+		return true;
 	}
 	if ((k = in_group(op, EOP_I32_LOAD, 14)) >= 0) {
 		load(j, ip, (unsigned)k, 0);
@@ -1498,6 +1827,14 @@ static void emit_cold(jit *j)
 			mov_imm(j, RSI, (uintptr_t)c->ip);
 			call_c(j, (const void *)jit_c_stack);
 			break;
+		case COLD_MISALIGNED:
+			/* r11: the effective address, trap: the width */
+			mov_rr(j, true, RDI, TH);
+			mov_imm(j, RSI, (uintptr_t)c->ip);
+			mov_rr(j, true, RDX, R11);
+			mov_imm(j, RCX, c->trap);
+			call_c(j, (const void *)jit_misaligned);
+			break;
 		case COLD_POLL:
 		case COLD_POLL_JMP: {
 			uint32_t skip = 0;
@@ -1509,10 +1846,12 @@ static void emit_cold(jit *j)
 			b1(j, 0x50); /* push rax: the callee a call holds */
 			op_r(j, 0, true, 0x83, 5, RSP);
 			b1(j, 8);
+			spill(j);
 			mov_rr(j, true, RDI, TH);
 			mov_imm(j, RSI, (uintptr_t)c->ip);
 			mov_rr(j, true, RDX, IN);
 			call_c(j, (const void *)jit_poll);
+			reload(j);
 			op_r(j, 0, true, 0x83, 0, RSP);
 			b1(j, 8);
 			b1(j, 0x58); /* pop rax */
@@ -1532,16 +1871,60 @@ static void emit_cold(jit *j)
 
 /* Compile fn at the end of j's buffer; false (the buffer as it was)
  * when it cannot be. */
+/* The slots to keep in registers: the most used, by the count of a
+ * first pass (five at most, each used at least twice). */
+static void choose_regs(jit *j)
+{
+	uint32_t n = j->fn->nslots;
+
+	j->nc = 0;
+	while (j->nc < 5) {
+		uint32_t best = UINT32_MAX, most = 1;
+		for (uint32_t s = 0; s < n; s++)
+			if (j->uses[s] > most) {
+				most = j->uses[s];
+				best = s;
+			}
+		if (best == UINT32_MAX)
+			break;
+		j->cslot[j->nc++] = best;
+		j->uses[best] = 0;
+	}
+}
+
+static bool emit_fn(jit *j, const eng_fn *fn, uint32_t *entry);
+
 static bool compile_fn(jit *j, const eng_fn *fn, uint32_t *entry)
 {
 	size_t start = j->n;
-	uint32_t cur, next;
+	uint32_t nsites = j->nsites;
+	bool ok;
 
 	j->fn = fn;
-	j->nfix = j->ncold = 0;
-	j->bad = false;
 	if (!fn->ops || fn->nhandlers || !fn->ncode)
 		return false;
+	/* The first pass only counts each slot's uses. */
+	j->nc = 0;
+	j->uses = wasm_calloc(fn->nslots ? fn->nslots : 1, sizeof *j->uses);
+	if (!j->uses)
+		return false;
+	ok = emit_fn(j, fn, entry);
+	j->n = start;
+	j->nsites = nsites;
+	if (ok)
+		choose_regs(j);
+	wasm_free(j->uses);
+	j->uses = NULL;
+	return ok && emit_fn(j, fn, entry);
+}
+
+static bool emit_fn(jit *j, const eng_fn *fn, uint32_t *entry)
+{
+	size_t start = j->n;
+	uint32_t cur, next, nsites = j->nsites;
+
+	j->nfix = j->ncold = 0;
+	j->bad = false;
 	j->label = wasm_malloc(fn->ncode * sizeof *j->label);
 	if (!j->label)
 		return false;
@@ -1569,6 +1952,7 @@ static bool compile_fn(jit *j, const eng_fn *fn, uint32_t *entry)
 	j->label = NULL;
 	if (j->bad) {
 		j->n = start;
+		j->nsites = nsites;
 		return false;
 	}
 	*entry = (uint32_t)start;
@@ -1642,6 +2026,9 @@ void eng_jit_compile(eng_module *cm)
 		}
 		cm->jit_code = code;
 		cm->jit_size = j.n;
+		cm->jit_sites = j.sites;
+		cm->jit_nsites = j.nsites;
+		j.sites = NULL;
 		for (uint32_t i = 0; i < m->nfuncs; i++)
 			if (ok[i])
 				cm->fns[i].jit = (uint8_t *)code + entry[i];
@@ -1660,6 +2047,7 @@ out:
 	wasm_free(j.p);
 	wasm_free(j.fix);
 	wasm_free(j.cold);
+	wasm_free(j.sites);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cm->jit_seconds = (double)(t1.tv_sec - t0.tv_sec) +
 			  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -1670,6 +2058,33 @@ void eng_jit_free(eng_module *cm)
 	if (cm->jit_code)
 		munmap(cm->jit_code, cm->jit_size);
 	cm->jit_code = NULL;
+	wasm_free(cm->jit_sites);
+	cm->jit_sites = NULL;
+}
+
+void eng_jit_fault(eng_thread *t, const void *uc)
+{
+	const eng_module *cm = t->cur_inst ? t->cur_inst->cm : NULL;
+	uintptr_t rip, base;
+	uint32_t lo = 0, hi, off;
+
+	if (!cm || !cm->jit_code || !uc)
+		return;
+	rip = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	base = (uintptr_t)cm->jit_code;
+	if (rip < base || rip - base >= cm->jit_size)
+		return;
+	off = (uint32_t)(rip - base);
+	hi = cm->jit_nsites;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (cm->jit_sites[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < cm->jit_nsites && cm->jit_sites[lo].off == off)
+		t->pc = cm->jit_sites[lo].ip;
 }
 
 #else
@@ -1687,6 +2102,12 @@ void eng_jit_compile(eng_module *cm)
 }
 
 void eng_jit_free(eng_module *cm) { (void)cm; }
+
+void eng_jit_fault(eng_thread *t, const void *uc)
+{
+	(void)t;
+	(void)uc;
+}
 
 void eng_jit_run(eng_thread *t, eng_instance *in, void *fp, const void *entry)
 {

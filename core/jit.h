@@ -64,6 +64,11 @@ void eng_jit_compile(struct eng_module *cm);
 /* Unmap cm's code. */
 void eng_jit_free(struct eng_module *cm);
 
+/* From the guard-page signal handler: when the fault (signal context uc)
+ * is an access of compiled code, set t->pc to its instruction's cell.
+ * Async-signal-safe: a search of an array that does not change. */
+void eng_jit_fault(struct eng_thread *t, const void *uc);
+
 /* Run compiled function entry with its frame at fp, on thread t in
  * instance in: the caller has pushed its eng_frame and counted it in
  * t->depth. Returns when the function returns; a trap leaves through

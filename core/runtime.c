@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "engine_int.h"
+#include "jit.h"
 
 #define RESERVE ((size_t)8 << 30) + ENG_PAGE
 #define MAX_TABLE 10000000u
@@ -112,8 +113,10 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 		eng_instance *in = t->cur_inst;
 		for (uint32_t i = 0; i < in->nmems; i++) {
 			uintptr_t b = (uintptr_t)in->mems[i]->base;
-			if (a >= b && a - b < in->mems[i]->reserved)
+			if (a >= b && a - b < in->mems[i]->reserved) {
+				eng_jit_fault(t, uc);
 				siglongjmp(*t->trap_jmp, 1);
+			}
 		}
 	}
 	chain(sig, si, uc);

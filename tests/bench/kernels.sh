@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Execution benchmark: small C kernels run natively, under `heisen run`,
-# under Node's WASI (V8 JIT) and under wabt's wasm-interp.
+# Execution benchmark: small C kernels run natively, under `heisen run`
+# (compiled, core/jit.c, and interpreted, HEISEN_ENGINE=interp), under
+# Node's WASI (V8's optimising TurboFan, and its baseline Liftoff alone)
+# and under wabt's wasm-interp.
 #
 #   tests/bench/kernels.sh BUILD_DIR     (also run by tests/bench/run.sh,
 #                                         i.e. by `make bench`)
@@ -32,8 +34,10 @@
 # This keeps the whole `make bench` within a few minutes on 2 cores.
 #
 # Timing: best of 3 wall-clock runs of the whole process (start-up, and for
-# wasm the compile/decode, included). Node runs with NODE_FLAGS (env,
-# default --no-liftoff: TurboFan only). V8 has no on-stack replacement for
+# wasm the compile/decode, included). Node runs twice: with NODE_FLAGS (env,
+# default --no-liftoff: TurboFan only), and Liftoff only (--liftoff
+# --no-wasm-tier-up), V8's baseline compiler, the one heisen's compiler
+# is measured against. V8 has no on-stack replacement for
 # wasm, so under its default tiering a hot loop inside a single call (hash's
 # FNV loop) stays in baseline Liftoff code for the whole run, ~5x slower;
 # the optimising JIT is the more useful reference. Node's time includes its
@@ -233,7 +237,7 @@ measure_interp() {
 	fi
 }
 
-declare -A nat nat_s hei hei_s hei_at nod itp xnat vsitp itpx
+declare -A nat nat_s hei hei_s hei_at nod itp xnat vsitp itpx hin xin lif xlif xnod
 heisen_note=""
 
 for k in "${kernels[@]}"; do
@@ -253,9 +257,14 @@ for k in "${kernels[@]}"; do
 	if [ "$have_node" = 1 ]; then
 		measure "nod[$k]" "$ref" "node $k.wasm $n" \
 			node --no-warnings "${node_flags[@]}" "$src/node-wasi.mjs" "$out/$k.wasm" "$n"
+		measure "lif[$k]" "$ref" "node (Liftoff only) $k.wasm $n" \
+			node --no-warnings --liftoff --no-wasm-tier-up "$src/node-wasi.mjs" "$out/$k.wasm" "$n"
 	else
 		nod[$k]="n/a"
+		lif[$k]="n/a"
 	fi
+	xnod[$k]=$(ratio "${nod[$k]}" "${nat[$k]}")
+	xlif[$k]=$(ratio "${lif[$k]}" "${nat[$k]}")
 
 	if [ "$have_interp" = 1 ]; then
 		measure_interp "itp[$k]" "$sum_s" "wasm-interp $k-run.wasm (n=$s)" "$out/$k-run.wasm"
@@ -285,6 +294,13 @@ for k in "${kernels[@]}"; do
 			hei[$k]=${hei_s[$k]}
 		fi
 	fi
+
+	hin[$k]="n/a"
+	if [ "$have_heisen" = 1 ]; then
+		measure "hin[$k]" "$ref" "heisen run (interpreter) $k.wasm $n" \
+			env HEISEN_ENGINE=interp "$heisen" run "$out/$k.wasm" -- "$n"
+	fi
+	xin[$k]=$(ratio "${hin[$k]}" "${nat[$k]}")
 
 	if isnum "${hei[$k]}"; then
 		xnat[$k]=$(ratio "${hei[$k]}" "${nat[$k]}")
@@ -369,6 +385,13 @@ echo
 echo "kernel execution; each time is the best of $runs wall-clock runs of the whole process"
 echo "native: gcc $gcc_v -O2 | wasm: clang $clang_v -O2, wasm32-wasi | node: $node_v, node:wasi preview1 | wasm-interp: $interp_v, --run-all-exports"
 echo "x native = heisen / native; heisen vs wasm-interp = wasm-interp / heisen (> 1: heisen faster), both at the small size"
+echo
+echo "| kernel | native s | heisen (compiler) x native | heisen (interpreter) x native | V8 Liftoff only x native | V8 TurboFan x native |"
+echo "|---|---|---|---|---|---|"
+for k in "${kernels[@]}"; do
+	echo "| $k | $(secs "${nat[$k]}") | ${xnat[$k]} | ${xin[$k]} | ${xlif[$k]} | ${xnod[$k]} |"
+done
+echo "| geometric mean | $(geo nat) | $(geo xnat) | $(geo xin) | $(geo xlif) | $(geo xnod) |"
 echo
 echo "| kernel | native s | heisen s | x native | node s | wasm-interp s | heisen vs wasm-interp |"
 echo "|---|---|---|---|---|---|---|"

@@ -27,6 +27,7 @@
 set -uo pipefail
 
 build=${1:?usage: tests/bench/run.sh BUILD_DIR}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 genmod=$build/tests/bench/genmod
 bench=$build/tests/bench/bench_validate
 mb=24
@@ -92,6 +93,28 @@ echo "| time (ours best of 5, reference best of 3) | $ours_time | $ref_time | $r
 echo "| throughput | $ours_rate | $ref_rate | $ratio |"
 echo
 
+# The compiler (core/jit.h) on the same module: what it adds to loading
+# and its throughput (bench_jit, best of 3). genmod's module is not meant
+# to run, so "load to ready" ends where its first instruction would run.
+if line=$("$build/tests/bench/bench_jit" "$module" 3 | grep '^bytes='); then
+	jval() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<" $line"; }
+	echo "the compiler on the same module (best of 3): load to ready is"
+	echo "decode + validate + compile, what a first run waits for"
+	echo
+	echo "| what | value |"
+	echo "|---|---|"
+	echo "| code section | $(awk -v b="$(jval code_bytes)" 'BEGIN { printf "%.1f MB", b / 1e6 }') |"
+	echo "| load to ready, interpreted | $(secs "$(jval off_s)") s |"
+	echo "| load to ready, compiled | $(secs "$(jval on_s)") s |"
+	echo "| the compiler alone | $(secs "$(jval jit_s)") s, $(jval mbps) MB/s |"
+	echo "| functions compiled / interpreted | $(jval compiled) / $(jval interpreted) |"
+	echo "| machine code | $(awk -v b="$(jval machine_bytes)" 'BEGIN { printf "%.1f MB", b / 1e6 }') |"
+	echo
+else
+	echo "bench: bench_jit failed on $module" >&2
+	exit 3
+fi
+
 # Execution: C kernels natively, under `heisen run`, Node's WASI and
 # wasm-interp. kernels.sh also runs alone; it fails (and so do we) only on
 # a build problem, a failed run or a checksum mismatch, never on a timing.
@@ -155,7 +178,6 @@ declare -A osize=([fib]=35 [matmul]=300 [sort]=1000000 [hash]=100 [coremark]=150
 # must not compare each other's outputs.
 scratch=$(mktemp -d) || exit 3
 trap 'rm -rf "$scratch"' EXIT
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 echo
 echo "instrumented kernels at density 0 (mask all zero) against the originals;"
 echo "masked_run, best of 3 wall-clock runs; goal: geometric mean <= 1.3x"

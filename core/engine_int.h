@@ -501,6 +501,13 @@ eng_trap_kind eng_rt_call_host(eng_thread *t, eng_func *f, eng_val *args,
 			       eng_val *scratch, eng_trap *trap);
 uint32_t eng_rt_memory_grow(eng_proc *p, eng_memory *mem, uint32_t delta);
 uint32_t eng_rt_table_grow(eng_table *tab, eng_val init, uint32_t delta);
+/* The bulk memory and table instructions (memory.fill, .copy, .init,
+ * data.drop, table.get, .set, .size, .grow, .fill, .copy, .init,
+ * elem.drop), op their internal opcode, ip the instruction, fp its frame:
+ * ENG_OK or the trap. The interpreter and compiled code both run them
+ * here. */
+eng_trap_kind eng_rt_bulk(eng_instance *inst, const eng_cell *ip, eng_val *fp,
+			  unsigned op);
 eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 			  uint64_t expect, bool is64, int64_t timeout_ns,
 			  uint32_t *result);

@@ -1036,124 +1036,28 @@ dispatch:
 		fp[D] = eng_rt_memory_grow(th->proc, m, I32(A));
 		NEXT(3);
 	}
-	OPCASE(MEMORY_FILL)
-	{
-		eng_memory *m = inst->mems[ip[3].u32[0]];
-		uint64_t d = I32(ip[1].u32[0]), n = I32(ip[2].u32[0]);
-		if (d + n > atomic_load_explicit(&m->size,
-						 memory_order_relaxed))
-			TRAP(MEMORY_OOB);
-		memset(m->base + d, (int)(uint8_t)fp[ip[1].u32[1]], n);
-		NEXT(4);
+	/* Bulk memory and tables: runtime.c's, which compiled code calls
+	 * too. */
+#define BULK(name, n)                                                        \
+	OPCASE(name)                                                         \
+	{                                                                    \
+		if ((kind = eng_rt_bulk(inst, ip, fp, EOP_##name)))          \
+			goto trap;                                           \
+		NEXT(n);                                                     \
 	}
-	OPCASE(MEMORY_COPY)
-	{
-		eng_memory *dm = inst->mems[ip[3].u32[0]];
-		eng_memory *sm = inst->mems[ip[3].u32[1]];
-		uint64_t d = I32(ip[1].u32[0]), s = I32(ip[1].u32[1]);
-		uint64_t n = I32(ip[2].u32[0]);
-		if (s + n > atomic_load_explicit(&sm->size,
-						 memory_order_relaxed) ||
-		    d + n > atomic_load_explicit(&dm->size,
-						 memory_order_relaxed))
-			TRAP(MEMORY_OOB);
-		memmove(dm->base + d, sm->base + s, n);
-		NEXT(4);
-	}
-	OPCASE(MEMORY_INIT)
-	{
-		uint32_t x = ip[3].u32[0];
-		eng_memory *m = inst->mems[ip[3].u32[1]];
-		const wasm_data *seg = &inst->cm->m->datas[x];
-		uint64_t d = I32(ip[1].u32[0]), s = I32(ip[1].u32[1]);
-		uint64_t n = I32(ip[2].u32[0]);
-		uint64_t len = inst->data_dropped[x] ? 0 : seg->len;
-		if (s + n > len ||
-		    d + n > atomic_load_explicit(&m->size,
-						 memory_order_relaxed))
-			TRAP(MEMORY_OOB);
-		memcpy(m->base + d, inst->cm->m->bytes + seg->start + s, n);
-		NEXT(4);
-	}
-	OPCASE(DATA_DROP)
-	{
-		inst->data_dropped[ip[1].u32[0]] = true;
-		NEXT(2);
-	}
-
-	/* ---- tables ----------------------------------------------------- */
-	OPCASE(TABLE_GET)
-	{
-		eng_table *t = inst->tables[B];
-		uint32_t i = I32(A);
-		if (i >= t->size)
-			TRAP(TABLE_OOB);
-		fp[D] = t->elems[i];
-		NEXT(3);
-	}
-	OPCASE(TABLE_SET)
-	{
-		eng_table *t = inst->tables[B];
-		uint32_t i = I32(ip[1].u32[0]);
-		if (i >= t->size)
-			TRAP(TABLE_OOB);
-		t->elems[i] = fp[ip[1].u32[1]];
-		NEXT(3);
-	}
-	OPCASE(TABLE_SIZE)
-	{
-		fp[D] = inst->tables[A]->size;
-		NEXT(2);
-	}
-	OPCASE(TABLE_GROW)
-	{
-		eng_table *t = inst->tables[ip[2].u32[1]];
-		fp[D] = eng_rt_table_grow(t, fp[A], I32(B));
-		NEXT(3);
-	}
-	OPCASE(TABLE_FILL)
-	{
-		eng_table *t = inst->tables[ip[3].u32[0]];
-		uint64_t i = I32(ip[1].u32[0]), n = I32(ip[2].u32[0]);
-		eng_val v = fp[ip[1].u32[1]];
-		if (i + n > t->size)
-			TRAP(TABLE_OOB);
-		for (uint64_t k = 0; k < n; k++)
-			t->elems[i + k] = v;
-		NEXT(4);
-	}
-	OPCASE(TABLE_COPY)
-	{
-		eng_table *dt = inst->tables[ip[3].u32[0]];
-		eng_table *st = inst->tables[ip[3].u32[1]];
-		uint64_t d = I32(ip[1].u32[0]), s = I32(ip[1].u32[1]);
-		uint64_t n = I32(ip[2].u32[0]);
-		if (s + n > st->size || d + n > dt->size)
-			TRAP(TABLE_OOB);
-		memmove(dt->elems + d, st->elems + s, n * sizeof(eng_val));
-		NEXT(4);
-	}
-	OPCASE(TABLE_INIT)
-	{
-		uint32_t x = ip[3].u32[0];
-		eng_table *t = inst->tables[ip[3].u32[1]];
-		uint64_t d = I32(ip[1].u32[0]), s = I32(ip[1].u32[1]);
-		uint64_t n = I32(ip[2].u32[0]);
-		uint64_t len = inst->elem_vals[x] ? inst->elem_len[x] : 0;
-		if (s + n > len || d + n > t->size)
-			TRAP(TABLE_OOB);
-		if (n)
-			memcpy(t->elems + d, inst->elem_vals[x] + s,
-			       n * sizeof(eng_val));
-		NEXT(4);
-	}
-	OPCASE(ELEM_DROP)
-	{
-		/* An empty segment is a dropped one; the values stay owned
-		 * by the instance and are freed with it. */
-		inst->elem_len[ip[1].u32[0]] = 0;
-		NEXT(2);
-	}
+	BULK(MEMORY_FILL, 4)
+	BULK(MEMORY_COPY, 4)
+	BULK(MEMORY_INIT, 4)
+	BULK(DATA_DROP, 2)
+	BULK(TABLE_GET, 3)
+	BULK(TABLE_SET, 3)
+	BULK(TABLE_SIZE, 2)
+	BULK(TABLE_GROW, 3)
+	BULK(TABLE_FILL, 4)
+	BULK(TABLE_COPY, 4)
+	BULK(TABLE_INIT, 4)
+	BULK(ELEM_DROP, 2)
+#undef BULK
 
 	/* ---- atomics ---------------------------------------------------- */
 	OPCASE(ATOMIC_FENCE)

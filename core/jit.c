@@ -172,6 +172,16 @@ static void jit_wait_notify(eng_thread *th, eng_val *fp, const eng_cell *ip,
 	fp[ip[1].u32[0]] = res;
 }
 
+/* Bulk memory and tables: the runtime's, a trap from there. */
+static void jit_bulk(eng_thread *th, eng_val *fp, const eng_cell *ip,
+		     eng_instance *inst, uint32_t op)
+{
+	eng_trap_kind kind = eng_rt_bulk(inst, ip, fp, op);
+
+	if (kind != ENG_OK)
+		jit_trap(th, kind, ip);
+}
+
 static uint64_t jit_grow(eng_thread *t, eng_instance *in, uint32_t mem,
 			 uint64_t delta)
 {
@@ -1746,13 +1756,30 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 	case EOP_MEMORY_ATOMIC_NOTIFY:
 	case EOP_MEMORY_ATOMIC_WAIT32:
 	case EOP_MEMORY_ATOMIC_WAIT64:
+	case EOP_MEMORY_FILL:
+	case EOP_MEMORY_COPY:
+	case EOP_MEMORY_INIT:
+	case EOP_DATA_DROP:
+	case EOP_TABLE_GET:
+	case EOP_TABLE_SET:
+	case EOP_TABLE_SIZE:
+	case EOP_TABLE_GROW:
+	case EOP_TABLE_FILL:
+	case EOP_TABLE_COPY:
+	case EOP_TABLE_INIT:
+	case EOP_ELEM_DROP:
+		/* (th, fp, ip, inst, op) to a C function on the frame */
 		spill(j);
 		mov_rr(j, true, RDI, TH);
 		mov_rr(j, true, RSI, FP);
 		mov_imm(j, RDX, (uintptr_t)ip);
 		mov_rr(j, true, RCX, IN);
 		mov_imm(j, R8, op);
-		call_c(j, (const void *)jit_wait_notify);
+		call_c(j, op == EOP_MEMORY_ATOMIC_NOTIFY ||
+				  op == EOP_MEMORY_ATOMIC_WAIT32 ||
+				  op == EOP_MEMORY_ATOMIC_WAIT64
+			      ? (const void *)jit_wait_notify
+			      : (const void *)jit_bulk);
 		reload(j);
 		return true;
 	case EOP_MEMORY_GROW:

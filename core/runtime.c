@@ -963,6 +963,127 @@ eng_trap_kind eng_rt_call_host(eng_thread *t, eng_func *f, eng_val *args,
 	return k;
 }
 
+/* ---- bulk memory and tables ------------------------------------------- */
+
+eng_trap_kind eng_rt_bulk(eng_instance *inst, const eng_cell *ip, eng_val *fp,
+			  unsigned op)
+{
+	switch (op) {
+	case EOP_MEMORY_FILL: {
+		eng_memory *m = inst->mems[ip[3].u32[0]];
+		uint64_t d = (uint32_t)fp[ip[1].u32[0]],
+			 n = (uint32_t)fp[ip[2].u32[0]];
+		if (d + n >
+		    atomic_load_explicit(&m->size, memory_order_relaxed))
+			return ENG_TRAP_MEMORY_OOB;
+		memset(m->base + d, (int)(uint8_t)fp[ip[1].u32[1]], n);
+		return ENG_OK;
+	}
+	case EOP_MEMORY_COPY: {
+		eng_memory *dm = inst->mems[ip[3].u32[0]];
+		eng_memory *sm = inst->mems[ip[3].u32[1]];
+		uint64_t d = (uint32_t)fp[ip[1].u32[0]],
+			 s = (uint32_t)fp[ip[1].u32[1]];
+		uint64_t n = (uint32_t)fp[ip[2].u32[0]];
+		if (s + n >
+			atomic_load_explicit(&sm->size, memory_order_relaxed) ||
+		    d + n >
+			atomic_load_explicit(&dm->size, memory_order_relaxed))
+			return ENG_TRAP_MEMORY_OOB;
+		memmove(dm->base + d, sm->base + s, n);
+		return ENG_OK;
+	}
+	case EOP_MEMORY_INIT: {
+		uint32_t x = ip[3].u32[0];
+		eng_memory *m = inst->mems[ip[3].u32[1]];
+		const wasm_data *seg = &inst->cm->m->datas[x];
+		uint64_t d = (uint32_t)fp[ip[1].u32[0]],
+			 s = (uint32_t)fp[ip[1].u32[1]];
+		uint64_t n = (uint32_t)fp[ip[2].u32[0]];
+		uint64_t len = inst->data_dropped[x] ? 0 : seg->len;
+		if (s + n > len || d + n > atomic_load_explicit(
+					       &m->size, memory_order_relaxed))
+			return ENG_TRAP_MEMORY_OOB;
+		memcpy(m->base + d, inst->cm->m->bytes + seg->start + s, n);
+		return ENG_OK;
+	}
+	case EOP_DATA_DROP: {
+		inst->data_dropped[ip[1].u32[0]] = true;
+		return ENG_OK;
+	}
+
+	case EOP_TABLE_GET: {
+		eng_table *t = inst->tables[ip[2].u32[0]];
+		uint32_t i = (uint32_t)fp[ip[1].u32[1]];
+		if (i >= t->size)
+			return ENG_TRAP_TABLE_OOB;
+		fp[ip[1].u32[0]] = t->elems[i];
+		return ENG_OK;
+	}
+	case EOP_TABLE_SET: {
+		eng_table *t = inst->tables[ip[2].u32[0]];
+		uint32_t i = (uint32_t)fp[ip[1].u32[0]];
+		if (i >= t->size)
+			return ENG_TRAP_TABLE_OOB;
+		t->elems[i] = fp[ip[1].u32[1]];
+		return ENG_OK;
+	}
+	case EOP_TABLE_SIZE: {
+		fp[ip[1].u32[0]] = inst->tables[ip[1].u32[1]]->size;
+		return ENG_OK;
+	}
+	case EOP_TABLE_GROW: {
+		eng_table *t = inst->tables[ip[2].u32[1]];
+		fp[ip[1].u32[0]] = eng_rt_table_grow(
+		    t, fp[ip[1].u32[1]], (uint32_t)fp[ip[2].u32[0]]);
+		return ENG_OK;
+	}
+	case EOP_TABLE_FILL: {
+		eng_table *t = inst->tables[ip[3].u32[0]];
+		uint64_t i = (uint32_t)fp[ip[1].u32[0]],
+			 n = (uint32_t)fp[ip[2].u32[0]];
+		eng_val v = fp[ip[1].u32[1]];
+		if (i + n > t->size)
+			return ENG_TRAP_TABLE_OOB;
+		for (uint64_t k = 0; k < n; k++)
+			t->elems[i + k] = v;
+		return ENG_OK;
+	}
+	case EOP_TABLE_COPY: {
+		eng_table *dt = inst->tables[ip[3].u32[0]];
+		eng_table *st = inst->tables[ip[3].u32[1]];
+		uint64_t d = (uint32_t)fp[ip[1].u32[0]],
+			 s = (uint32_t)fp[ip[1].u32[1]];
+		uint64_t n = (uint32_t)fp[ip[2].u32[0]];
+		if (s + n > st->size || d + n > dt->size)
+			return ENG_TRAP_TABLE_OOB;
+		memmove(dt->elems + d, st->elems + s, n * sizeof(eng_val));
+		return ENG_OK;
+	}
+	case EOP_TABLE_INIT: {
+		uint32_t x = ip[3].u32[0];
+		eng_table *t = inst->tables[ip[3].u32[1]];
+		uint64_t d = (uint32_t)fp[ip[1].u32[0]],
+			 s = (uint32_t)fp[ip[1].u32[1]];
+		uint64_t n = (uint32_t)fp[ip[2].u32[0]];
+		uint64_t len = inst->elem_vals[x] ? inst->elem_len[x] : 0;
+		if (s + n > len || d + n > t->size)
+			return ENG_TRAP_TABLE_OOB;
+		if (n)
+			memcpy(t->elems + d, inst->elem_vals[x] + s,
+			       n * sizeof(eng_val));
+		return ENG_OK;
+	}
+	case EOP_ELEM_DROP: {
+		/* An empty segment is a dropped one; the values stay owned
+		 * by the instance and are freed with it. */
+		inst->elem_len[ip[1].u32[0]] = 0;
+		return ENG_OK;
+	}
+	}
+	return ENG_TRAP_HOST;
+}
+
 /* ---- wait / notify ---------------------------------------------------- */
 
 #define NBUCKETS 256

@@ -12,22 +12,23 @@
  *
  * Registers while compiled code runs: rbx the frame, r12 the fast
  * memory's base, r13 the thread, r14 the instance, r15 the proc's stop
- * word, rbp the instance's table of memory bases; rax, rcx, rdx, rsi,
- * rdi and r8-r11 are scratch. A compiled function is entered by a native
+ * word; rsi, rdi, r8, r9 and r10 hold the function's five most used
+ * slots (written back around every call); rax, rcx, rdx, r11, xmm0 and
+ * xmm15 are scratch. A compiled function is entered by a native
  * call with rbx at its frame (its caller pushed the eng_frame and counted
  * the depth) and returns with its results in slots 0..n-1.
  *
  * Traps: compiled code calls a helper that fills the trap of the
  * innermost eng_call (eng_thread.trap_out) and siglongjmps to its trap
  * point (value 2: filled); out-of-bounds accesses fault in the guard
- * region as for the interpreter, the instruction's cell stored in
- * eng_thread.pc before each access.
+ * region as for the interpreter, and eng_jit_fault finds the faulting
+ * instruction's cell for the report.
  *
  * Which functions: every function whose instructions all have a template
- * and whose module has no exception handling. The others (SIMD, tables,
- * bulk memory, atomics, exceptions) stay interpreted, counted in
- * eng_module.jit_interp. Only on x86-64 Linux; elsewhere, and with
- * HEISEN_ENGINE=interp, nothing is compiled.
+ * (all but SIMD's) and whose module has no exception handling; the
+ * others stay interpreted, counted in eng_module.jit_interp. Only on
+ * x86-64 Linux; elsewhere, and with HEISEN_ENGINE=interp, nothing is
+ * compiled.
  *
  * Why a hand-written emitter over the register code: compile.c already
  * does the work a baseline compiler needs (operand stack resolved to

@@ -527,16 +527,22 @@ static int32_t sd(jit *j, uint32_t s)
  * any call (spill) and read again after it (reload). */
 static const int cache_regs[5] = {RSI, RDI, R8, R9, R10};
 
-/* The register holding slot s, or -1 (counting its use in the first
- * pass). */
-static int cached(jit *j, uint32_t s)
+/* The register holding slot s, or -1. */
+static int reg_of(const jit *j, uint32_t s)
 {
-	if (j->uses && s < j->fn->nslots)
-		j->uses[s]++;
 	for (uint32_t i = 0; i < j->nc; i++)
 		if (j->cslot[i] == s)
 			return cache_regs[i];
 	return -1;
+}
+
+/* The same, counting the use in the first pass: scalar uses choose the
+ * cached slots, v128 halves do not (they would go through movq). */
+static int cached(jit *j, uint32_t s)
+{
+	if (j->uses && s < j->fn->nslots)
+		j->uses[s]++;
+	return reg_of(j, s);
 }
 
 static void ld32(jit *j, int r, uint32_t s)
@@ -948,6 +954,190 @@ static void store(jit *j, const eng_cell *ip, unsigned k, unsigned variant)
 	case 2: op_m(j, 0x66, false, 0x89, RCX, base, RAX, disp); break;
 	case 4: op_m(j, 0, false, 0x89, RCX, base, RAX, disp); break;
 	default: op_m(j, 0, true, 0x89, RCX, base, RAX, disp); break;
+	}
+}
+
+/* ---- SIMD: a v128 in slots s and s+1, into and out of xmm registers
+ * (a half a cache register holds moved with movq/pinsrq/pextrq). ---- */
+
+static void vld(jit *j, int x, uint32_t s)
+{
+	int lo = reg_of(j, s), hi = reg_of(j, s + 1);
+
+	if (lo < 0 && hi < 0) {
+		op_m(j, 0xf3, false, 0x0f6f, x, FP, NOIDX, sd(j, s));
+		return;
+	}
+	if (lo >= 0)
+		op_r(j, 0x66, true, 0x0f6e, x, lo);
+	else
+		op_m(j, 0xf3, false, 0x0f7e, x, FP, NOIDX, sd(j, s));
+	if (hi >= 0)
+		op_r(j, 0x66, true, 0x0f3a22, x, hi);
+	else
+		op_m(j, 0x66, true, 0x0f3a22, x, FP, NOIDX, sd(j, s + 1));
+	b1(j, 1);
+}
+
+static void vst(jit *j, uint32_t s, int x)
+{
+	int lo = reg_of(j, s), hi = reg_of(j, s + 1);
+
+	if (lo < 0 && hi < 0) {
+		op_m(j, 0xf3, false, 0x0f7f, x, FP, NOIDX, sd(j, s));
+		return;
+	}
+	if (lo >= 0)
+		op_r(j, 0x66, true, 0x0f7e, x, lo);
+	else
+		op_m(j, 0x66, false, 0x0fd6, x, FP, NOIDX, sd(j, s));
+	if (hi >= 0)
+		op_r(j, 0x66, true, 0x0f3a16, x, hi);
+	else
+		op_m(j, 0x66, true, 0x0f3a16, x, FP, NOIDX, sd(j, s + 1));
+	b1(j, 1);
+}
+
+/* xmm x = the 16 bytes lo, hi. */
+static void vconst(jit *j, int x, uint64_t lo, uint64_t hi)
+{
+	mov_imm(j, RAX, lo);
+	op_r(j, 0x66, true, 0x0f6e, x, RAX);
+	mov_imm(j, RAX, hi);
+	op_r(j, 0x66, true, 0x0f3a22, x, RAX);
+	b1(j, 1);
+}
+
+/* The SIMD instructions that are one SSE instruction on two vectors
+ * (xmm0 = a, xmm1 = b, the result in xmm0), the same lane by lane as
+ * simd.h's loops. */
+static const struct {
+	uint16_t op;
+	uint16_t pfx;
+	uint32_t sse;
+} vbins[] = {
+    {EOP_F32X4_ADD, 0, 0x0f58},	   {EOP_F32X4_SUB, 0, 0x0f5c},
+    {EOP_F32X4_MUL, 0, 0x0f59},	   {EOP_F32X4_DIV, 0, 0x0f5e},
+    {EOP_F64X2_ADD, 0x66, 0x0f58}, {EOP_F64X2_SUB, 0x66, 0x0f5c},
+    {EOP_F64X2_MUL, 0x66, 0x0f59}, {EOP_F64X2_DIV, 0x66, 0x0f5e},
+    {EOP_I8X16_ADD, 0x66, 0x0ffc}, {EOP_I16X8_ADD, 0x66, 0x0ffd},
+    {EOP_I32X4_ADD, 0x66, 0x0ffe}, {EOP_I64X2_ADD, 0x66, 0x0fd4},
+    {EOP_I8X16_SUB, 0x66, 0x0ff8}, {EOP_I16X8_SUB, 0x66, 0x0ff9},
+    {EOP_I32X4_SUB, 0x66, 0x0ffa}, {EOP_I64X2_SUB, 0x66, 0x0ffb},
+    {EOP_I16X8_MUL, 0x66, 0x0fd5}, {EOP_I32X4_MUL, 0x66, 0x0f3840},
+    {EOP_V128_AND, 0x66, 0x0fdb},  {EOP_V128_OR, 0x66, 0x0feb},
+    {EOP_V128_XOR, 0x66, 0x0fef},  {EOP_I8X16_EQ, 0x66, 0x0f74},
+    {EOP_I16X8_EQ, 0x66, 0x0f75},  {EOP_I32X4_EQ, 0x66, 0x0f76},
+};
+
+/* A SIMD instruction's template; false for those without one (the
+ * function stays interpreted). */
+static bool simd(jit *j, const eng_cell *ip, unsigned op)
+{
+	if (!j->sse41)
+		return false;
+	for (size_t k = 0; k < sizeof vbins / sizeof *vbins; k++)
+		if (vbins[k].op == op) {
+			vld(j, 0, A);
+			vld(j, 1, B);
+			op_r(j, vbins[k].pfx, false, vbins[k].sse, 0, 1);
+			vst(j, D, 0);
+			return true;
+		}
+	switch (op) {
+	case EOP_V128_ANDNOT: /* a & ~b: pandn b, a */
+		vld(j, 0, B);
+		vld(j, 1, A);
+		op_r(j, 0x66, false, 0x0fdf, 0, 1);
+		vst(j, D, 0);
+		return true;
+	case EOP_V128_LOAD:
+	case EOP_V128_STORE: {
+		bool ld = op == EOP_V128_LOAD;
+		int32_t disp =
+		    ea(j, ld ? A : ip[1].u32[0], false, 0, ip[2].u32[0]);
+		int base = mem_base(j, true, ip[2].u32[1]);
+		if (!ld)
+			vld(j, 0, ip[1].u32[1]);
+		fault_site(j, ip);
+		op_m(j, 0xf3, false, ld ? 0x0f6f : 0x0f7f, 0, base, RAX, disp);
+		if (ld)
+			vst(j, D, 0);
+		return true;
+	}
+	case EOP_V128_CONST:
+		vconst(j, 0, ip[2].u64, ip[3].u64);
+		vst(j, D, 0);
+		return true;
+	case EOP_I32X4_SPLAT:
+	case EOP_F32X4_SPLAT:
+		ld32(j, RAX, A);
+		op_r(j, 0x66, false, 0x0f6e, 0, RAX); /* movd xmm0, eax */
+		op_r(j, 0x66, false, 0x0f70, 0, 0);   /* pshufd xmm0,xmm0,0 */
+		b1(j, 0);
+		vst(j, D, 0);
+		return true;
+	case EOP_I64X2_SPLAT:
+	case EOP_F64X2_SPLAT:
+		ld64(j, RAX, A);
+		op_r(j, 0x66, true, 0x0f6e, 0, RAX);
+		op_r(j, 0x66, false, 0x0f6c, 0, 0); /* punpcklqdq */
+		vst(j, D, 0);
+		return true;
+	case EOP_I32X4_EXTRACT_LANE:
+	case EOP_F32X4_EXTRACT_LANE:
+	case EOP_I64X2_EXTRACT_LANE:
+	case EOP_F64X2_EXTRACT_LANE: {
+		bool w = op == EOP_I64X2_EXTRACT_LANE ||
+			 op == EOP_F64X2_EXTRACT_LANE;
+		vld(j, 0, A);
+		op_r(j, 0x66, w, 0x0f3a16, 0, RAX); /* pextrd/q */
+		b1(j, B);
+		st64(j, D, RAX);
+		return true;
+	}
+	case EOP_I32X4_REPLACE_LANE:
+	case EOP_F32X4_REPLACE_LANE:
+	case EOP_I64X2_REPLACE_LANE:
+	case EOP_F64X2_REPLACE_LANE: {
+		bool w = op == EOP_I64X2_REPLACE_LANE ||
+			 op == EOP_F64X2_REPLACE_LANE;
+		vld(j, 0, A);
+		(w ? ld64 : ld32)(j, RAX, B);
+		op_r(j, 0x66, w, 0x0f3a22, 0, RAX); /* pinsrd/q */
+		b1(j, ip[2].u32[1]);
+		vst(j, D, 0);
+		return true;
+	}
+	case EOP_F32X4_CONVERT_I32X4_S:
+		vld(j, 0, A);
+		op_r(j, 0, false, 0x0f5b, 0, 0); /* cvtdq2ps */
+		vst(j, D, 0);
+		return true;
+	case EOP_I8X16_SHUFFLE: {
+		/* Lanes 0-15 from a, 16-31 from b: a pshufb of each with the
+		 * other's lanes zeroed (0x80), or'ed. */
+		uint8_t lanes[16], ma[16], mb[16];
+		uint64_t v[4];
+		memcpy(lanes, &ip[3], 16);
+		for (int i = 0; i < 16; i++) {
+			ma[i] = lanes[i] < 16 ? lanes[i] : 0x80;
+			mb[i] =
+			    lanes[i] >= 16 ? (uint8_t)(lanes[i] - 16) : 0x80;
+		}
+		memcpy(v, ma, 16);
+		memcpy(v + 2, mb, 16);
+		vld(j, 0, A);
+		vld(j, 1, B);
+		vconst(j, 2, v[0], v[1]);
+		vconst(j, 3, v[2], v[3]);
+		op_r(j, 0x66, false, 0x0f3800, 0, 2); /* pshufb xmm0, xmm2 */
+		op_r(j, 0x66, false, 0x0f3800, 1, 3); /* pshufb xmm1, xmm3 */
+		op_r(j, 0x66, false, 0x0feb, 0, 1);   /* por xmm0, xmm1 */
+		vst(j, D, 0);
+		return true;
+	}
+	default: return false;
 	}
 }
 
@@ -1794,6 +1984,8 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		return true;
 	default: break;
 	}
+	if (simd(j, ip, op))
+		return true;
 	if ((k = atomic_of(op)) >= 0) {
 		atomic(j, ip, (unsigned)k >> 4, (unsigned)k & 15);
 		return true;

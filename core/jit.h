@@ -25,8 +25,11 @@
  * instruction's cell for the report.
  *
  * Which functions: every function whose instructions all have a template
- * (all but SIMD's) and whose module has no exception handling; the
- * others stay interpreted, counted in eng_module.jit_interp. Only on
+ * (every scalar one; of SIMD: loads, stores, constants, the arithmetic
+ * and bitwise ops that are one SSE instruction, i32/f32/i64/f64 lanes'
+ * splat, extract and replace, shuffle, convert) and whose module has no
+ * exception handling; the others stay interpreted, counted in
+ * eng_module.jit_interp. Only on
  * x86-64 Linux; elsewhere, and with HEISEN_ENGINE=interp, nothing is
  * compiled.
  *

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #define DEPOSITS 200
-#define WORK	 4000
+#define WORK	 16000
 
 static volatile unsigned balance;
 

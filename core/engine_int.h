@@ -508,6 +508,12 @@ uint32_t eng_rt_table_grow(eng_table *tab, eng_val init, uint32_t delta);
  * here. */
 eng_trap_kind eng_rt_bulk(eng_instance *inst, const eng_cell *ip, eng_val *fp,
 			  unsigned op);
+/* memory.atomic.notify, wait32 and wait64 ({d,a} {b,c} {offset,mem}) on
+ * thread t, whose depth is current: ENG_OK, the trap (misaligned, out of
+ * bounds, an unshared memory), or ENG_STOPPED when the proc stopped the
+ * wait. Sets t->pc to ip (a sync hook may take a backtrace). */
+eng_trap_kind eng_rt_wait_notify(eng_thread *t, eng_instance *inst,
+				 const eng_cell *ip, eng_val *fp, unsigned op);
 eng_trap_kind eng_rt_wait(eng_thread *t, eng_memory *mem, uint8_t *addr,
 			  uint64_t expect, bool is64, int64_t timeout_ns,
 			  uint32_t *result);

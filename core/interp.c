@@ -501,7 +501,7 @@ INTERP_OPS(REG)
 	eng_val *const stack_end = th->stack_end;
 	const atomic_int *const stopp = &th->proc->stop;
 	eng_trap_kind kind = ENG_OK;
-	bool wait64 = false; /* which memory.atomic.wait is running */
+	unsigned wait_op = 0; /* which of notify and the waits runs */
 	const eng_fn *cfn;
 	eng_instance *cinst;
 	eng_func *cf;
@@ -1092,45 +1092,25 @@ dispatch:
 	ACMPXCHG(I64_ATOMIC_RMW8_CMPXCHG_U, uint8_t)
 	ACMPXCHG(I64_ATOMIC_RMW16_CMPXCHG_U, uint16_t)
 	ACMPXCHG(I64_ATOMIC_RMW32_CMPXCHG_U, uint32_t)
-	OPCASE(MEMORY_ATOMIC_NOTIFY)
-	{
-		ATOMIC_ADDR(4);
-		if (ea + 4 > atomic_load_explicit(&amem->size,
-						  memory_order_relaxed))
-			TRAP(MEMORY_OOB);
-		fp[D] = eng_rt_notify(th, amem, p, I32(B));
-		NEXT(4);
-	}
 	/* Separate entries: adjacent labels with no code between them share
-	 * one address, so the handler could not tell them apart by ip->h. */
+	 * one address, so the handler could not tell them apart by ip->h.
+	 * The body is runtime.c's, which compiled code calls too. */
+	OPCASE(MEMORY_ATOMIC_NOTIFY)
+	wait_op = EOP_MEMORY_ATOMIC_NOTIFY;
+	goto wait_notify;
 	OPCASE(MEMORY_ATOMIC_WAIT32)
-	wait64 = false;
-	goto atomic_wait;
+	wait_op = EOP_MEMORY_ATOMIC_WAIT32;
+	goto wait_notify;
 	OPCASE(MEMORY_ATOMIC_WAIT64)
-	wait64 = true;
-atomic_wait:
-	{
-		uint32_t res = 0;
-		bool is64 = wait64;
-		{
-			unsigned w = is64 ? 8 : 4;
-			ATOMIC_ADDR(w);
-			if (ea + w > atomic_load_explicit(
-					     &amem->size, memory_order_relaxed))
-				TRAP(MEMORY_OOB);
-			th->depth = depth;
-			kind = eng_rt_wait(th, amem, p,
-					   is64 ? fp[B] : (uint64_t)I32(B),
-					   is64, (int64_t)fp[ip[2].u32[1]],
-					   &res);
-			if (kind == ENG_TRAP_WAIT_UNSHARED)
-				goto trap;
-			if (kind != ENG_OK)
-				goto stopped;
-			fp[D] = res;
-		}
-		NEXT(4);
-	}
+	wait_op = EOP_MEMORY_ATOMIC_WAIT64;
+wait_notify:
+	th->depth = depth;
+	kind = eng_rt_wait_notify(th, inst, ip, fp, wait_op);
+	if (kind == ENG_STOPPED)
+		goto stopped;
+	if (kind != ENG_OK)
+		goto trap;
+	NEXT(4);
 
 #ifdef ENG_SWITCH_DISPATCH
 	default:

@@ -139,45 +139,21 @@ static _Noreturn void jit_misaligned(eng_thread *t, const eng_cell *ip,
 		 ip);
 }
 
-/* memory.atomic.notify and wait32/64, as the interpreter runs them. */
-static void jit_wait_notify(eng_thread *th, eng_val *fp, const eng_cell *ip,
-			    eng_instance *inst, uint32_t op)
+/* Wait/notify, bulk memory and tables: the runtime's bodies, which the
+ * interpreter runs too; a trap or a stop from there. */
+static void jit_runtime(eng_thread *th, eng_val *fp, const eng_cell *ip,
+			eng_instance *inst, uint32_t op)
 {
-	unsigned w = op == EOP_MEMORY_ATOMIC_WAIT64 ? 8 : 4;
-	eng_memory *amem = inst->mems[ip[3].u32[1]];
-	uint64_t ea = (uint64_t)(uint32_t)fp[ip[1].u32[1]] + ip[3].u32[0];
-	uint8_t *p = amem->base + ea;
-	uint32_t res = 0;
-	eng_trap_kind kind;
+	bool wait = op == EOP_MEMORY_ATOMIC_NOTIFY ||
+		    op == EOP_MEMORY_ATOMIC_WAIT32 ||
+		    op == EOP_MEMORY_ATOMIC_WAIT64;
+	eng_trap_kind kind = wait ? eng_rt_wait_notify(th, inst, ip, fp, op)
+				  : eng_rt_bulk(inst, ip, fp, op);
 
-	if (ea & (w - 1))
-		jit_misaligned(th, ip, ea, w);
-	if (ea + w > atomic_load_explicit(&amem->size, memory_order_relaxed))
-		jit_trap(th, ENG_TRAP_MEMORY_OOB, ip);
-	if (op == EOP_MEMORY_ATOMIC_NOTIFY) {
-		fp[ip[1].u32[0]] =
-		    eng_rt_notify(th, amem, p, (uint32_t)fp[ip[2].u32[0]]);
-		return;
-	}
-	kind = eng_rt_wait(th, amem, p,
-			   w == 8 ? fp[ip[2].u32[0]]
-				  : (uint64_t)(uint32_t)fp[ip[2].u32[0]],
-			   w == 8, (int64_t)fp[ip[2].u32[1]], &res);
-	if (kind == ENG_TRAP_WAIT_UNSHARED)
-		jit_trap(th, kind, ip);
-	if (kind != ENG_OK) {
+	if (kind == ENG_STOPPED) {
 		eng_note_stop(th, ip, inst, th->depth);
-		leave(th, ENG_STOPPED);
+		leave(th, kind);
 	}
-	fp[ip[1].u32[0]] = res;
-}
-
-/* Bulk memory and tables: the runtime's, a trap from there. */
-static void jit_bulk(eng_thread *th, eng_val *fp, const eng_cell *ip,
-		     eng_instance *inst, uint32_t op)
-{
-	eng_trap_kind kind = eng_rt_bulk(inst, ip, fp, op);
-
 	if (kind != ENG_OK)
 		jit_trap(th, kind, ip);
 }
@@ -283,8 +259,6 @@ static void jit_call(eng_thread *th, eng_val *fp, const eng_cell *ip,
 
 /* Conversions and float operations with a C body (num.h's, as the
  * interpreter's). */
-#define F32_OF(b) f32_of(b)
-#define F64_OF(b) f64_of(b)
 static uint64_t h_f32_min(uint64_t a, uint64_t b)
 {
 	return of_f32(fmin32(f32_of(a), f32_of(b)));
@@ -403,8 +377,11 @@ typedef struct jit {
 	uint32_t *uses;
 	const eng_fn *fn;
 	const eng_module *cm;
-	bool lzcnt, popcnt, sse41;
 } jit;
+
+/* What the CPU has (want_init): without them, the instructions that need
+ * them have no template. */
+static bool has_lzcnt, has_popcnt, has_sse41;
 
 static bool grow_code(jit *j, size_t k);
 
@@ -1034,7 +1011,7 @@ static const struct {
  * function stays interpreted). */
 static bool simd(jit *j, const eng_cell *ip, unsigned op)
 {
-	if (!j->sse41)
+	if (!has_sse41)
 		return false;
 	for (size_t k = 0; k < sizeof vbins / sizeof *vbins; k++)
 		if (vbins[k].op == op) {
@@ -1466,23 +1443,23 @@ static int atomic_of(unsigned op)
 	/* Each group as opcodes.def lists it: the full-width i32 and i64
 	 * forms, then the narrow ones. */
 	static const struct {
-		unsigned first, kind, n;
-		uint8_t w[7];
+		unsigned first, kind;
 	} groups[] = {
-	    {EOP_I32_ATOMIC_LOAD, A_LOAD, 7, {4, 8, 1, 2, 1, 2, 4}},
-	    {EOP_I32_ATOMIC_STORE, A_STORE, 7, {4, 8, 1, 2, 1, 2, 4}},
-	    {EOP_I32_ATOMIC_RMW_ADD, A_ADD, 7, {4, 8, 1, 2, 1, 2, 4}},
-	    {EOP_I32_ATOMIC_RMW_SUB, A_SUB, 7, {4, 8, 1, 2, 1, 2, 4}},
-	    {EOP_I32_ATOMIC_RMW_AND, A_AND, 7, {4, 8, 1, 2, 1, 2, 4}},
-	    {EOP_I32_ATOMIC_RMW_OR, A_OR, 7, {4, 8, 1, 2, 1, 2, 4}},
-	    {EOP_I32_ATOMIC_RMW_XOR, A_XOR, 7, {4, 8, 1, 2, 1, 2, 4}},
-	    {EOP_I32_ATOMIC_RMW_XCHG, A_XCHG, 7, {4, 8, 1, 2, 1, 2, 4}},
-	    {EOP_I32_ATOMIC_RMW_CMPXCHG, A_CMPXCHG, 7, {4, 8, 1, 2, 1, 2, 4}},
+	    {EOP_I32_ATOMIC_LOAD, A_LOAD},
+	    {EOP_I32_ATOMIC_STORE, A_STORE},
+	    {EOP_I32_ATOMIC_RMW_ADD, A_ADD},
+	    {EOP_I32_ATOMIC_RMW_SUB, A_SUB},
+	    {EOP_I32_ATOMIC_RMW_AND, A_AND},
+	    {EOP_I32_ATOMIC_RMW_OR, A_OR},
+	    {EOP_I32_ATOMIC_RMW_XOR, A_XOR},
+	    {EOP_I32_ATOMIC_RMW_XCHG, A_XCHG},
+	    {EOP_I32_ATOMIC_RMW_CMPXCHG, A_CMPXCHG},
 	};
+	static const uint8_t w[7] = {4, 8, 1, 2, 1, 2, 4};
 	for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
-		if (op >= groups[g].first && op < groups[g].first + groups[g].n)
+		if (op >= groups[g].first && op < groups[g].first + 7)
 			return (int)(groups[g].kind << 4 |
-				     groups[g].w[op - groups[g].first]);
+				     w[op - groups[g].first]);
 	return -1;
 }
 
@@ -1631,8 +1608,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 			ld32(j, RAX, ip[1].u32[0]);
 			op_m(j, 0, false, 0x3b, RAX, TH, NOIDX,
 			     (int32_t)offsetof(eng_thread, sp_lo));
-			jcold *c = add_cold(j, COLD_CSTACK, jcc32(j, CC_B), ip);
-			(void)c;
+			add_cold(j, COLD_CSTACK, jcc32(j, CC_B), ip);
 		}
 		op_m(j, 0, true, 0x8b, RCX, IN, NOIDX,
 		     (int32_t)offsetof(eng_instance, globals));
@@ -1701,7 +1677,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		bool w = op == EOP_I64_CLZ || op == EOP_I64_CTZ ||
 			 op == EOP_I64_POPCNT;
 		bool pc = op == EOP_I32_POPCNT || op == EOP_I64_POPCNT;
-		if (pc ? !j->popcnt : !j->lzcnt)
+		if (pc ? !has_popcnt : !has_lzcnt)
 			return false;
 		slot_m(j, 0xf3, w,
 		       pc					? 0x0fb8
@@ -1766,7 +1742,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 				: op == EOP_F32_TRUNC || op == EOP_F64_TRUNC
 				    ? 3
 				    : 0;
-		if (!j->sse41)
+		if (!has_sse41)
 			return false;
 		slot_x(j, 0x66, dbl ? 0x0f3a0b : 0x0f3a0a, 0, A);
 		b1(j, 8 | mode);
@@ -1965,11 +1941,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		mov_imm(j, RDX, (uintptr_t)ip);
 		mov_rr(j, true, RCX, IN);
 		mov_imm(j, R8, op);
-		call_c(j, op == EOP_MEMORY_ATOMIC_NOTIFY ||
-				  op == EOP_MEMORY_ATOMIC_WAIT32 ||
-				  op == EOP_MEMORY_ATOMIC_WAIT64
-			      ? (const void *)jit_wait_notify
-			      : (const void *)jit_bulk);
+		call_c(j, (const void *)jit_runtime);
 		reload(j);
 		return true;
 	case EOP_MEMORY_GROW:
@@ -2088,55 +2060,9 @@ static void emit_cold(jit *j)
 	}
 }
 
-/* Compile fn at the end of j's buffer; false (the buffer as it was)
- * when it cannot be. */
-/* The slots to keep in registers: the most used, by the count of a
- * first pass (five at most, each used at least twice). */
-static void choose_regs(jit *j)
-{
-	uint32_t n = j->fn->nslots;
-
-	j->nc = 0;
-	while (j->nc < 5) {
-		uint32_t best = UINT32_MAX, most = 1;
-		for (uint32_t s = 0; s < n; s++)
-			if (j->uses[s] > most) {
-				most = j->uses[s];
-				best = s;
-			}
-		if (best == UINT32_MAX)
-			break;
-		j->cslot[j->nc++] = best;
-		j->uses[best] = 0;
-	}
-}
-
-static bool emit_fn(jit *j, const eng_fn *fn, uint32_t *entry);
-
-static bool compile_fn(jit *j, const eng_fn *fn, uint32_t *entry)
-{
-	size_t start = j->n;
-	uint32_t nsites = j->nsites;
-	bool ok;
-
-	j->fn = fn;
-	if (!fn->ops || fn->nhandlers || !fn->ncode)
-		return false;
-	/* The first pass only counts each slot's uses. */
-	j->nc = 0;
-	j->uses = wasm_calloc(fn->nslots ? fn->nslots : 1, sizeof *j->uses);
-	if (!j->uses)
-		return false;
-	ok = emit_fn(j, fn, entry);
-	j->n = start;
-	j->nsites = nsites;
-	if (ok)
-		choose_regs(j);
-	wasm_free(j->uses);
-	j->uses = NULL;
-	return ok && emit_fn(j, fn, entry);
-}
-
+/* One pass over fn's code at the end of j's buffer, the slots of
+ * j->cslot in registers; false (the buffer as it was) when an instruction
+ * has no template. */
 static bool emit_fn(jit *j, const eng_fn *fn, uint32_t *entry)
 {
 	size_t start = j->n;
@@ -2178,8 +2104,55 @@ static bool emit_fn(jit *j, const eng_fn *fn, uint32_t *entry)
 	return true;
 }
 
+/* The slots to keep in registers: the most used, by the count of a
+ * first pass (five at most, each used at least twice). */
+static void choose_regs(jit *j)
+{
+	uint32_t n = j->fn->nslots;
+
+	j->nc = 0;
+	while (j->nc < 5) {
+		uint32_t best = UINT32_MAX, most = 1;
+		for (uint32_t s = 0; s < n; s++)
+			if (j->uses[s] > most) {
+				most = j->uses[s];
+				best = s;
+			}
+		if (best == UINT32_MAX)
+			break;
+		j->cslot[j->nc++] = best;
+		j->uses[best] = 0;
+	}
+}
+
+/* Compile fn at the end of j's buffer; false (the buffer as it was)
+ * when it cannot be. */
+static bool compile_fn(jit *j, const eng_fn *fn, uint32_t *entry)
+{
+	size_t start = j->n;
+	uint32_t nsites = j->nsites;
+	bool ok;
+
+	j->fn = fn;
+	if (!fn->ops || fn->nhandlers || !fn->ncode)
+		return false;
+	/* The first pass only counts each slot's uses. */
+	j->nc = 0;
+	j->uses = wasm_calloc(fn->nslots ? fn->nslots : 1, sizeof *j->uses);
+	if (!j->uses)
+		return false;
+	ok = emit_fn(j, fn, entry);
+	j->n = start;
+	j->nsites = nsites;
+	if (ok)
+		choose_regs(j);
+	wasm_free(j->uses);
+	j->uses = NULL;
+	return ok && emit_fn(j, fn, entry);
+}
+
 static pthread_once_t want_once = PTHREAD_ONCE_INIT;
-static bool want, has_lzcnt, has_popcnt, has_sse41;
+static bool want;
 static _Atomic int forced = -1; /* eng_jit_enable's, -1: the environment's */
 
 static void want_init(void)
@@ -2222,9 +2195,6 @@ void eng_jit_compile(eng_module *cm)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	j.cm = cm;
-	j.lzcnt = has_lzcnt;
-	j.popcnt = has_popcnt;
-	j.sse41 = has_sse41;
 	entry = wasm_calloc(m->nfuncs ? m->nfuncs : 1, sizeof *entry);
 	ok = wasm_calloc(m->nfuncs ? m->nfuncs : 1, sizeof *ok);
 	if (!entry || !ok)

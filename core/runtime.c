@@ -1084,6 +1084,38 @@ eng_trap_kind eng_rt_bulk(eng_instance *inst, const eng_cell *ip, eng_val *fp,
 	return ENG_TRAP_HOST;
 }
 
+eng_trap_kind eng_rt_wait_notify(eng_thread *t, eng_instance *inst,
+				 const eng_cell *ip, eng_val *fp, unsigned op)
+{
+	unsigned w = op == EOP_MEMORY_ATOMIC_WAIT64 ? 8 : 4;
+	eng_memory *m = inst->mems[ip[3].u32[1]];
+	uint64_t ea = (uint64_t)(uint32_t)fp[ip[1].u32[1]] + ip[3].u32[0];
+	uint64_t size = atomic_load_explicit(&m->size, memory_order_relaxed);
+	uint64_t b = fp[ip[2].u32[0]];
+	uint32_t res = 0;
+	eng_trap_kind k;
+
+	t->pc = ip;
+	/* Out of bounds first when also misaligned, as for every atomic. */
+	if (ea + w > size)
+		return ENG_TRAP_MEMORY_OOB;
+	if (ea & (w - 1))
+		return ENG_TRAP_UNALIGNED;
+	if (op == EOP_MEMORY_ATOMIC_NOTIFY) {
+		fp[ip[1].u32[0]] =
+		    eng_rt_notify(t, m, m->base + ea, (uint32_t)b);
+		return ENG_OK;
+	}
+	k = eng_rt_wait(t, m, m->base + ea, w == 8 ? b : (uint32_t)b, w == 8,
+			(int64_t)fp[ip[2].u32[1]], &res);
+	if (k == ENG_TRAP_WAIT_UNSHARED)
+		return k;
+	if (k != ENG_OK)
+		return ENG_STOPPED;
+	fp[ip[1].u32[0]] = res;
+	return ENG_OK;
+}
+
 /* ---- wait / notify ---------------------------------------------------- */
 
 #define NBUCKETS 256

@@ -922,6 +922,7 @@ static wasm_status migrate(db *d, wasm_err *err)
 {
 	int64_t ver, app, nobj;
 	char sql[64];
+	wasm_status st;
 
 	if (pragma_int(d, "PRAGMA user_version", &ver, err) ||
 	    pragma_int(d, "PRAGMA application_id", &app, err) ||
@@ -945,33 +946,26 @@ static wasm_status migrate(db *d, wasm_err *err)
 				    "%s needs a schema upgrade but is "
 				    "read-only; make it writable",
 				    d->path);
-	while (ver < DB_SCHEMA_VERSION) {
-		int64_t now;
-		wasm_status st;
-
-		if (exec_sql(d, "BEGIN IMMEDIATE", "upgrading the schema", err))
-			return err->status;
-		/* Another heisen may have migrated while we waited. */
-		st = pragma_int(d, "PRAGMA user_version", &now, err);
-		if (st == WASM_OK && now == ver) {
-			snprintf(sql, sizeof sql, "PRAGMA user_version=%lld",
-				 (long long)ver + 1);
-			st = exec_sql(d, migrations[ver], "creating tables",
-				      err);
-			if (st == WASM_OK)
-				st = exec_sql(d, sql, "upgrading the schema",
-					      err);
-		}
-		if (st == WASM_OK)
-			st = exec_sql(d, "COMMIT", "upgrading the schema", err);
-		if (st != WASM_OK) {
-			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-			return st;
-		}
-		if (pragma_int(d, "PRAGMA user_version", &ver, err))
-			return err->status;
+	if (ver == DB_SCHEMA_VERSION)
+		return WASM_OK;
+	/* All missing steps in one transaction: a file is at one version or
+	 * the next whole one, and a new file costs one commit, not one a
+	 * step. Another heisen may have migrated while we waited. */
+	if (exec_sql(d, "BEGIN IMMEDIATE", "upgrading the schema", err))
+		return err->status;
+	st = pragma_int(d, "PRAGMA user_version", &ver, err);
+	for (int64_t v = ver; st == WASM_OK && v < DB_SCHEMA_VERSION; v++)
+		st = exec_sql(d, migrations[v], "creating tables", err);
+	if (st == WASM_OK && ver < DB_SCHEMA_VERSION) {
+		snprintf(sql, sizeof sql, "PRAGMA user_version=%d",
+			 DB_SCHEMA_VERSION);
+		st = exec_sql(d, sql, "upgrading the schema", err);
 	}
-	return WASM_OK;
+	if (st == WASM_OK)
+		st = exec_sql(d, "COMMIT", "upgrading the schema", err);
+	if (st != WASM_OK)
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	return st;
 }
 
 void db_close(db *d)

@@ -1707,7 +1707,7 @@ static wasm_status compile_body(cc *c, uint32_t fi, eng_fn *out,
 	}
 	out->code = wasm_malloc(c->ncode * sizeof *out->code);
 	out->pcmap = wasm_malloc(c->npcm * sizeof *out->pcmap);
-	/* Kept only until jit.c has read them (eng_jit_compile). */
+	/* Kept only until jit.c has compiled the function (eng_jit_prepare). */
 	if (c->jit && out->code &&
 	    (out->ops =
 		 wasm_malloc((c->ncode ? c->ncode : 1) * sizeof *out->ops)))
@@ -1907,7 +1907,7 @@ wasm_status eng_compile(wasm_module *m, eng_module **out, wasm_err *err)
 	}
 	err->func = WASM_NO_FUNC;
 	if (c.jit)
-		eng_jit_compile(cm);
+		eng_jit_prepare(cm);
 fail:
 	wasm_free(c.ops);
 	wasm_free(c.code);
@@ -1941,14 +1941,21 @@ bool eng_module_c_calls(const eng_module *cm) { return cm->c_calls; }
 void eng_module_exec_stats(const eng_module *cm, eng_exec_stats *out)
 {
 	memset(out, 0, sizeof *out);
-	out->jit = cm->jit_fns + cm->jit_interp > 0;
+	out->jit = cm->jit_on;
+	/* Other threads may be compiling: the counts under their lock,
+	 * which is no part of the module's value. */
+	if (cm->jit_on)
+		pthread_mutex_lock(&((eng_module *)cm)->jit_lock);
 	out->compiled = cm->jit_fns;
 	out->interpreted = out->jit ? cm->jit_interp : cm->m->nfuncs;
+	out->uncalled = cm->jit_waiting;
 	out->code_bytes = cm->jit_size;
+	out->compile_s = cm->jit_seconds;
+	if (cm->jit_on)
+		pthread_mutex_unlock(&((eng_module *)cm)->jit_lock);
 	for (uint32_t i = 0; i < cm->m->nfuncs; i++)
 		out->wasm_bytes +=
 		    cm->m->funcs[i].code_end - cm->m->funcs[i].code_start;
-	out->compile_s = cm->jit_seconds;
 }
 
 void eng_module_free(eng_module *cm)

@@ -147,12 +147,14 @@ const wasm_module *eng_module_wasm(const eng_module *cm);
  * ABI where the types allow it, instead of trapping (docs/porting.md). */
 bool eng_module_c_calls(const eng_module *cm);
 
-/* How a compiled module's defined functions run (core/jit.h): as x86-64
- * machine code or interpreted, the machine code's size, the bytes of
- * the module's code section, and the time compiling took. */
+/* How a compiled module's defined functions run (core/jit.h), so far: as
+ * x86-64 machine code, interpreted, or not compiled yet (a function is
+ * compiled on its first call, or its caller's); the machine code's size,
+ * the bytes of the module's code section, and the time compiling took. */
 typedef struct eng_exec_stats {
-	bool jit; /* the compiler ran (HEISEN_ENGINE, x86-64) */
+	bool jit; /* the compiler is on (HEISEN_ENGINE, x86-64) */
 	uint32_t compiled, interpreted;
+	uint32_t uncalled; /* never called, and not compiled with a caller */
 	size_t code_bytes, wasm_bytes;
 	double compile_s;
 } eng_exec_stats;

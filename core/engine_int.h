@@ -235,9 +235,12 @@ typedef struct eng_fn {
 	uint32_t nhandlers;
 	eng_catch *catches;
 	uint32_t ncatches;
-	/* jit.c: the machine code's entry, NULL when the function is
-	 * interpreted; ops only while it is being compiled. */
+	/* jit.c: the machine code's entry, NULL while the function is
+	 * interpreted; jit_pending while it waits for its first call to be
+	 * compiled (eng_fn_code), and its ops until then. Written under
+	 * eng_module.jit_lock, read with atomic loads. */
 	const void *jit;
+	uint8_t jit_pending;
 	uint16_t *ops;
 } eng_fn;
 
@@ -258,23 +261,50 @@ struct eng_module {
 	 * in every program): its calls through a pointer of another type
 	 * are adapted as a C ABI would (eng_indirect_adapt). */
 	bool c_calls;
-	/* jit.c: the machine code of the compiled functions (W^X: mapped
-	 * read-execute once written), how many were compiled and how many
-	 * stay interpreted, and the time it took. */
-	void *jit_code;
+	/* jit.c: the machine code of the functions compiled so far, a
+	 * region per compile (W^X: mapped read-execute once written),
+	 * newest first; the lock each compile holds; how many functions were
+	 * compiled, how many stay interpreted, how many wait for a first
+	 * call; the bytes of machine code and the time compiling took. */
+	bool jit_on;
+	pthread_mutex_t jit_lock;
+	struct eng_jit_region *jit_regions;
+	uint32_t jit_fns, jit_interp, jit_waiting;
 	size_t jit_size;
-	struct eng_jit_site *jit_sites; /* its memory accesses, by offset */
-	uint32_t jit_nsites;
-	uint32_t jit_fns, jit_interp;
 	double jit_seconds;
 };
 
 /* An instruction of compiled code that accesses memory: its offset in
- * eng_module.jit_code and the cell it comes from (jit.c). */
+ * its region and the cell it comes from (jit.c). */
 typedef struct eng_jit_site {
 	uint32_t off;
 	const eng_cell *ip;
 } eng_jit_site;
+
+/* The machine code of one compile (jit.c): size bytes at code, its
+ * memory accesses by offset. Never changed once published in
+ * eng_module.jit_regions, so that the fault handler can read it. */
+typedef struct eng_jit_region {
+	struct eng_jit_region *next;
+	uint8_t *code;
+	size_t size;
+	eng_jit_site *sites;
+	uint32_t nsites;
+} eng_jit_region;
+
+/* fn's machine code (fn one of cm's functions), compiling it first when
+ * it waits for its first call; NULL when it runs interpreted. The test
+ * of a function already compiled, or never to be, is one load. */
+const void *eng_jit_lazy(eng_module *cm, const eng_fn *fn);
+static inline const void *eng_fn_code(eng_module *cm, const eng_fn *fn)
+{
+	const void *c = __atomic_load_n(&fn->jit, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(
+		!c && __atomic_load_n(&fn->jit_pending, __ATOMIC_RELAXED), 0))
+		c = eng_jit_lazy(cm, fn);
+	return c;
+}
 
 /* The custom section's name: C built by heisen cc (demos/guest/crt1.c). */
 #define ENG_C_CALLS "heisen.c_calls"

@@ -507,6 +507,7 @@ INTERP_OPS(REG)
 	eng_func *cf;
 	uint32_t argbase;
 	const eng_cell *retip;
+	const void *jcode;
 
 	*trap_pc = NULL;
 	*trap_inst = inst;
@@ -519,9 +520,9 @@ INTERP_OPS(REG)
 			return kind;
 		}
 		frames[depth++] = (eng_frame){NULL, NULL, NULL};
-		if (cfn->jit) {
+		if ((jcode = eng_fn_code(inst->cm, cfn))) {
 			th->depth = depth;
-			eng_jit_run(th, inst, base, cfn->jit);
+			eng_jit_run(th, inst, base, jcode);
 			th->depth = base_depth;
 			return ENG_OK;
 		}
@@ -1165,11 +1166,11 @@ do_call:
 		frames[depth].fp = fp;
 		frames[depth].inst = inst;
 		depth++;
-		if (cfn->jit) {
+		if ((jcode = eng_fn_code(cinst->cm, cfn))) {
 			/* Compiled: a native call, back here when it
 			 * returns (a trap leaves through th->trap_jmp). */
 			th->depth = depth;
-			eng_jit_run(th, cinst, nfp, cfn->jit);
+			eng_jit_run(th, cinst, nfp, jcode);
 			th->cur_inst = inst;
 			depth--;
 			th->depth = depth;

@@ -16,8 +16,9 @@
  *   pushed as the interpreter pushes it; otherwise, and for imports and
  *   indirect calls, jit_call in C does what the interpreter's call does.
  *
- *   A module's functions are emitted into one buffer, copied into a
- *   fresh read-write mapping that is then made read-execute.
+ *   A function is compiled on its first call (eng_fn_code): emitted
+ *   into a buffer, copied into a fresh read-write mapping that is then
+ *   made read-execute, its entry published last.
  *
  * Limitations: see jit.h for what stays interpreted. Compiled code's
  * native calls take 16 bytes of the thread's stack each, within
@@ -236,6 +237,7 @@ static void jit_call(eng_thread *th, eng_val *fp, const eng_cell *ip,
 		eng_val *nfp = fp + argbase;
 		const eng_cell *tpc;
 		eng_instance *tinst;
+		const void *code;
 
 		if (th->depth >= th->max_depth ||
 		    nfp + cfn->nslots > th->stack_end ||
@@ -244,8 +246,8 @@ static void jit_call(eng_thread *th, eng_val *fp, const eng_cell *ip,
 		if (atomic_load_explicit(&th->proc->stop, memory_order_relaxed))
 			jit_poll(th, ip, inst);
 		th->frames[th->depth++] = (eng_frame){retip, fp, inst};
-		if (cfn->jit) {
-			eng_jit_run(th, cinst, nfp, cfn->jit);
+		if ((code = eng_fn_code(cinst->cm, cfn))) {
+			eng_jit_run(th, cinst, nfp, code);
 			th->depth--;
 		} else {
 			kind = eng_interp(th, cinst->funcs[cfn->index], nfp,
@@ -2184,52 +2186,64 @@ bool eng_jit_wanted(void)
 
 void eng_jit_enable(bool on) { atomic_store(&forced, on); }
 
-void eng_jit_compile(eng_module *cm)
+static double seconds_since(const struct timespec *t0)
 {
-	const wasm_module *m = cm->m;
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Compile the n functions fns waiting for it into one new region and
+ * publish their entries; cm->jit_lock held. Each leaves the waiting
+ * state, compiled or counted as interpreted, and its ops are freed. */
+static void compile_batch(eng_module *cm, eng_fn **fns, uint32_t n)
+{
 	jit j = {0};
-	uint32_t *entry = NULL;
-	struct timespec t0, t1;
-	bool *ok = NULL;
-	void *code;
+	uint32_t *entry = wasm_calloc(n ? n : 1, sizeof *entry);
+	bool *ok = wasm_calloc(n ? n : 1, sizeof *ok);
+	eng_jit_region *r = NULL;
+	struct timespec t0;
+	void *code = MAP_FAILED;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	j.cm = cm;
-	entry = wasm_calloc(m->nfuncs ? m->nfuncs : 1, sizeof *entry);
-	ok = wasm_calloc(m->nfuncs ? m->nfuncs : 1, sizeof *ok);
-	if (!entry || !ok)
-		goto out;
-	/* Exception handling unwinds the interpreter's frames: a module
-	 * that has it runs interpreted whole. */
-	for (uint32_t i = 0; i < m->nfuncs && !wasm_tag_count(m); i++)
-		ok[i] = compile_fn(&j, &cm->fns[i], &entry[i]);
-	if (j.n) {
-		code = mmap(NULL, j.n, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (code == MAP_FAILED)
-			goto out;
+	for (uint32_t i = 0; i < n && entry && ok; i++)
+		ok[i] = compile_fn(&j, fns[i], &entry[i]);
+	if (j.n && (r = wasm_calloc(1, sizeof *r)) &&
+	    (code = mmap(NULL, j.n, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) != MAP_FAILED) {
 		memcpy(code, j.p, j.n);
 		if (mprotect(code, j.n, PROT_READ | PROT_EXEC)) {
 			munmap(code, j.n);
-			goto out;
+			code = MAP_FAILED;
 		}
-		cm->jit_code = code;
-		cm->jit_size = j.n;
-		cm->jit_sites = j.sites;
-		cm->jit_nsites = j.nsites;
-		j.sites = NULL;
-		for (uint32_t i = 0; i < m->nfuncs; i++)
-			if (ok[i])
-				cm->fns[i].jit = (uint8_t *)code + entry[i];
 	}
-out:
-	for (uint32_t i = 0; i < m->nfuncs; i++) {
-		if (cm->fns[i].jit)
+	if (code != MAP_FAILED) {
+		*r = (eng_jit_region){cm->jit_regions, code, j.n, j.sites,
+				      j.nsites};
+		j.sites = NULL;
+		/* The fault handler may walk the list from any thread. */
+		__atomic_store_n(&cm->jit_regions, r, __ATOMIC_RELEASE);
+		cm->jit_size += j.n;
+	} else {
+		wasm_free(r);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		bool done = code != MAP_FAILED && ok && ok[i];
+		if (done)
+			__atomic_store_n(&fns[i]->jit,
+					 (uint8_t *)code + entry[i],
+					 __ATOMIC_RELEASE);
+		__atomic_store_n(&fns[i]->jit_pending, 0, __ATOMIC_RELEASE);
+		wasm_free(fns[i]->ops);
+		fns[i]->ops = NULL;
+		cm->jit_waiting--;
+		if (done)
 			cm->jit_fns++;
 		else
 			cm->jit_interp++;
-		wasm_free(cm->fns[i].ops);
-		cm->fns[i].ops = NULL;
 	}
 	wasm_free(entry);
 	wasm_free(ok);
@@ -2237,43 +2251,122 @@ out:
 	wasm_free(j.fix);
 	wasm_free(j.cold);
 	wasm_free(j.sites);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	cm->jit_seconds = (double)(t1.tv_sec - t0.tv_sec) +
-			  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	cm->jit_seconds += seconds_since(&t0);
+}
+
+void eng_jit_prepare(eng_module *cm)
+{
+	const wasm_module *m = cm->m;
+
+	cm->jit_on = pthread_mutex_init(&cm->jit_lock, NULL) == 0;
+	for (uint32_t i = 0; i < m->nfuncs; i++) {
+		eng_fn *fn = &cm->fns[i];
+		/* Exception handling unwinds the interpreter's frames: a
+		 * module that has it runs interpreted whole. */
+		if (cm->jit_on && fn->ops && fn->ncode && !fn->nhandlers &&
+		    !wasm_tag_count(m)) {
+			fn->jit_pending = 1;
+			cm->jit_waiting++;
+			continue;
+		}
+		cm->jit_interp++;
+		wasm_free(fn->ops);
+		fn->ops = NULL;
+	}
+}
+
+/* The most functions one first call compiles. */
+#define JIT_BATCH 16
+
+const void *eng_jit_lazy(eng_module *cm, const eng_fn *cfn)
+{
+	eng_fn *fn = cm->fns + (cfn - cm->fns), *batch[JIT_BATCH];
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&cm->jit_lock);
+	if (fn->jit_pending) {
+		/* The functions it calls directly are likely to be called
+		 * next: compiled with it, one mapping and one mprotect for
+		 * all (a compile of its own each cost twice the time). */
+		batch[n++] = fn;
+		for (uint32_t c = 0; c < fn->ncode && n < JIT_BATCH; c++) {
+			eng_fn *callee;
+			bool dup = false;
+			if (fn->ops[c] != EOP_CALL)
+				continue;
+			callee = (eng_fn *)fn->code[c + 2].ptr;
+			for (uint32_t k = 0; k < n && !dup; k++)
+				dup = batch[k] == callee;
+			if (callee->jit_pending && !dup)
+				batch[n++] = callee;
+		}
+		compile_batch(cm, batch, n);
+	}
+	pthread_mutex_unlock(&cm->jit_lock);
+	return __atomic_load_n(&fn->jit, __ATOMIC_ACQUIRE);
+}
+
+void eng_jit_compile_all(eng_module *cm)
+{
+	eng_fn **fns;
+	uint32_t n = 0;
+
+	if (!cm->jit_on)
+		return;
+	pthread_mutex_lock(&cm->jit_lock);
+	if ((fns = wasm_calloc(cm->m->nfuncs + 1, sizeof *fns))) {
+		for (uint32_t i = 0; i < cm->m->nfuncs; i++)
+			if (cm->fns[i].jit_pending)
+				fns[n++] = &cm->fns[i];
+		compile_batch(cm, fns, n);
+		wasm_free(fns);
+	}
+	pthread_mutex_unlock(&cm->jit_lock);
 }
 
 void eng_jit_free(eng_module *cm)
 {
-	if (cm->jit_code)
-		munmap(cm->jit_code, cm->jit_size);
-	cm->jit_code = NULL;
-	wasm_free(cm->jit_sites);
-	cm->jit_sites = NULL;
+	eng_jit_region *r = cm->jit_regions, *next;
+
+	for (; r; r = next) {
+		next = r->next;
+		munmap(r->code, r->size);
+		wasm_free(r->sites);
+		wasm_free(r);
+	}
+	cm->jit_regions = NULL;
+	if (cm->jit_on)
+		pthread_mutex_destroy(&cm->jit_lock);
+	cm->jit_on = false;
 }
 
 void eng_jit_fault(eng_thread *t, const void *uc)
 {
 	const eng_module *cm = t->cur_inst ? t->cur_inst->cm : NULL;
-	uintptr_t rip, base;
-	uint32_t lo = 0, hi, off;
+	const eng_jit_region *r;
+	uintptr_t rip;
 
-	if (!cm || !cm->jit_code || !uc)
+	if (!cm || !uc)
 		return;
 	rip = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
-	base = (uintptr_t)cm->jit_code;
-	if (rip < base || rip - base >= cm->jit_size)
+	for (r = __atomic_load_n(&cm->jit_regions, __ATOMIC_ACQUIRE); r;
+	     r = r->next) {
+		uintptr_t base = (uintptr_t)r->code;
+		uint32_t lo = 0, hi = r->nsites, off;
+		if (rip < base || rip - base >= r->size)
+			continue;
+		off = (uint32_t)(rip - base);
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (r->sites[mid].off < off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < r->nsites && r->sites[lo].off == off)
+			t->pc = r->sites[lo].ip;
 		return;
-	off = (uint32_t)(rip - base);
-	hi = cm->jit_nsites;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (cm->jit_sites[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
 	}
-	if (lo < cm->jit_nsites && cm->jit_sites[lo].off == off)
-		t->pc = cm->jit_sites[lo].ip;
 }
 
 #else
@@ -2282,13 +2375,22 @@ bool eng_jit_wanted(void) { return false; }
 
 void eng_jit_enable(bool on) { (void)on; }
 
-void eng_jit_compile(eng_module *cm)
+void eng_jit_prepare(eng_module *cm)
 {
 	for (uint32_t i = 0; i < cm->m->nfuncs; i++) {
 		wasm_free(cm->fns[i].ops);
 		cm->fns[i].ops = NULL;
 	}
 }
+
+const void *eng_jit_lazy(eng_module *cm, const eng_fn *fn)
+{
+	(void)cm;
+	(void)fn;
+	return NULL;
+}
+
+void eng_jit_compile_all(eng_module *cm) { (void)cm; }
 
 void eng_jit_free(eng_module *cm) { (void)cm; }
 

@@ -39,8 +39,16 @@
  * probe's mask check one instruction), so each cell maps to a fixed
  * x86-64 sequence; no dependency, a few hundred lines of encoder.
  *
- * Memory: the code of a module is one mapping owned by its eng_module
- * (eng_jit_free unmaps it); it is never writable and executable at once.
+ * When: a function is compiled on its first call (V8's lazy
+ * compilation), with the functions it calls directly (up to 16 in all,
+ * one mapping), in the thread that makes the call, under the module's
+ * lock; a sweep's workers each compile what their runs call, once. A 20 MB
+ * module is ready as soon as interpreted (docs/benchmarks.md, "The
+ * compiler"), and a short run pays only for what it calls.
+ *
+ * Memory: the code of each compile is a mapping of its own, owned by its
+ * eng_module (eng_jit_free unmaps them); it is never writable and
+ * executable at once.
  */
 #ifndef HEISEN_CORE_JIT_H
 #define HEISEN_CORE_JIT_H
@@ -60,12 +68,21 @@ bool eng_jit_wanted(void);
  * on takes effect only where the compiler exists. */
 void eng_jit_enable(bool on);
 
-/* Compile what can be of cm's functions (their ops must be set; they are
- * freed). Never fails the module: a function that cannot be compiled,
- * or a module whose code cannot be mapped, runs interpreted. */
-void eng_jit_compile(struct eng_module *cm);
+/* Ready cm's functions for compilation (their ops must be set): each
+ * one that may be compiled waits for its first call, which compiles it
+ * and the waiting functions it calls directly (eng_fn_code in
+ * engine_int.h, from every call path of both engines and every entry);
+ * the others are counted as interpreted. Nothing is
+ * compiled here: a program's start does not wait for the functions it
+ * never calls. Never fails the module: a function that cannot be
+ * compiled, or whose code cannot be mapped, runs interpreted. */
+void eng_jit_prepare(struct eng_module *cm);
 
-/* Unmap cm's code. */
+/* Compile every function still waiting, now, in one region (the
+ * compiler's throughput in `make bench`). */
+void eng_jit_compile_all(struct eng_module *cm);
+
+/* Unmap cm's code, free what waits. */
 void eng_jit_free(struct eng_module *cm);
 
 /* From the guard-page signal handler: when the fault (signal context uc)

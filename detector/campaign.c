@@ -2,12 +2,14 @@
  * campaign.c - programs ready for masked runs, the worker pool, sweeps
  * and Algorithm 2 over several runs. See campaign.h for the contract.
  *
- * Workers are forked per run rather than kept in a pool: a run's engine
- * state (threads, 8 GiB reservations, the access table) disappears with
- * its process, a program that corrupts or kills its worker costs nothing
- * to the next run, and fork of the small parent costs far less than a
- * run. The child writes one result record to a pipe and _exits; the
- * parent multiplexes the pipes with poll(2).
+ * Workers are processes forked from the parent, each serving up to
+ * WORKER_RUNS runs and then replaced: a run's engine state (threads,
+ * 8 GiB reservations, the access table) goes with its instance, a
+ * program that corrupts or kills its worker costs only the runs of that
+ * worker, and the machine code a worker compiles on its runs' first
+ * calls (core/jit.h) serves its later runs. A worker writes one result
+ * record per run to a pipe; the parent multiplexes the pipes with
+ * poll(2).
  */
 #include "campaign.h"
 

@@ -99,7 +99,9 @@ echo
 if line=$("$build/tests/bench/bench_jit" "$module" 3 | grep '^bytes='); then
 	jval() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<" $line"; }
 	echo "the compiler on the same module (best of 3): load to ready is"
-	echo "decode + validate + compile, what a first run waits for"
+	echo "decode + validate + compile to register code, what a first run"
+	echo "waits for (a function is compiled to machine code on its first"
+	echo "call); the compiler alone compiles every function at once"
 	echo
 	echo "| what | value |"
 	echo "|---|---|"

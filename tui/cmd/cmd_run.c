@@ -1153,12 +1153,11 @@ static void print_exec_stats(FILE *err, const eng_module *cm)
 	}
 	fprintf(err,
 		"heisen: engine: compiler, %u functions compiled, %u "
-		"interpreted; %zu bytes of code to %zu bytes of machine code "
-		"in %.3f ms (%.1f MB/s)\n",
-		s.compiled, s.interpreted, s.wasm_bytes, s.code_bytes,
-		s.compile_s * 1e3,
-		s.compile_s > 0 ? (double)s.wasm_bytes / s.compile_s / 1e6
-				: 0.0);
+		"interpreted, %u never called and not compiled; %zu bytes of "
+		"machine code in %.3f ms (the module's code section: %zu "
+		"bytes)\n",
+		s.compiled, s.interpreted, s.uncalled, s.code_bytes,
+		s.compile_s * 1e3, s.wasm_bytes);
 }
 
 int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)

@@ -1299,31 +1299,12 @@ static void slow_call(jit *j, const eng_cell *ip, unsigned op)
 	call_c(j, (const void *)jit_call);
 }
 
-/* CALL {argbase,-} {eng_fn*}: a native call when the callee is compiled
- * (read when the call runs), the slow call otherwise. */
-static void call(jit *j, const eng_cell *ip)
+/* The native call of a compiled callee, its code in rax, once the call
+ * depth and the value stack are checked: the native stack's budget, the
+ * poll, the eng_frame pushed and counted as the interpreter does, rbx
+ * moved to the callee's frame (at argbase) and back. */
+static void native_call(jit *j, const eng_cell *ip, uint32_t argbase)
 {
-	const eng_fn *cfn = ip[2].ptr;
-	uint32_t argbase = ip[1].u32[0], slow, done;
-
-	/* The arguments, and whatever the callee may read or clobber, in
-	 * their slots. */
-	spill(j);
-	mov_imm(j, RAX, (uintptr_t)&cfn->jit);
-	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, 0);
-	op_r(j, 0, true, 0x85, RAX, RAX);
-	slow = jcc32(j, CC_E);
-	/* depth < max_depth */
-	op_m(j, 0, false, 0x8b, RCX, TH, NOIDX,
-	     (int32_t)offsetof(eng_thread, depth));
-	op_m(j, 0, false, 0x3b, RCX, TH, NOIDX,
-	     (int32_t)offsetof(eng_thread, max_depth));
-	trap_if(j, CC_AE, ENG_TRAP_STACK, ip);
-	/* the callee's slots within the value stack */
-	op_m(j, 0, true, 0x8d, RDX, FP, NOIDX, sd(j, argbase + cfn->nslots));
-	op_m(j, 0, true, 0x3b, RDX, TH, NOIDX,
-	     (int32_t)offsetof(eng_thread, stack_end));
-	trap_if(j, CC_A, ENG_TRAP_STACK, ip);
 	/* the native stack within its budget */
 	op_m(j, 0, true, 0x3b, RSP, TH, NOIDX,
 	     (int32_t)offsetof(eng_thread, jit_sp_lo));
@@ -1353,9 +1334,106 @@ static void call(jit *j, const eng_cell *ip)
 		op_m(j, 0, true, 0x8d, FP, FP, NOIDX, -sd(j, argbase));
 	op_m(j, 0, false, 0xff, 1, TH, NOIDX,
 	     (int32_t)offsetof(eng_thread, depth));
+}
+
+/* depth < max_depth, or the stack trap. */
+static void depth_check(jit *j, const eng_cell *ip)
+{
+	op_m(j, 0, false, 0x8b, RCX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, depth));
+	op_m(j, 0, false, 0x3b, RCX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, max_depth));
+	trap_if(j, CC_AE, ENG_TRAP_STACK, ip);
+}
+
+/* CALL {argbase,-} {eng_fn*}: a native call when the callee is compiled
+ * (read when the call runs), the slow call otherwise. */
+static void call(jit *j, const eng_cell *ip)
+{
+	const eng_fn *cfn = ip[2].ptr;
+	uint32_t argbase = ip[1].u32[0], slow, done;
+
+	/* The arguments, and whatever the callee may read or clobber, in
+	 * their slots. */
+	spill(j);
+	mov_imm(j, RAX, (uintptr_t)&cfn->jit);
+	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, 0);
+	op_r(j, 0, true, 0x85, RAX, RAX);
+	slow = jcc32(j, CC_E);
+	depth_check(j, ip);
+	/* the callee's slots within the value stack */
+	op_m(j, 0, true, 0x8d, RDX, FP, NOIDX, sd(j, argbase + cfn->nslots));
+	op_m(j, 0, true, 0x3b, RDX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, stack_end));
+	trap_if(j, CC_A, ENG_TRAP_STACK, ip);
+	native_call(j, ip, argbase);
 	done = jmp32(j);
 	here(j, slow);
 	slow_call(j, ip, EOP_CALL);
+	here(j, done);
+	reload(j);
+}
+
+/* CALL_INDIRECT {argbase,i} {type,table}: a native call when element i
+ * of the table is a compiled function of this instance of the call's
+ * type, read when the call runs; jit_call otherwise (a host function,
+ * another instance's, one interpreted or not compiled yet, a C call
+ * adapted, and every trap of the lookup, which it reports as the
+ * interpreter does). A native call takes 16 bytes of the native stack,
+ * as a direct call does, where jit_call's C frames take hundreds:
+ * recursion through function pointers then meets the depth limit, as
+ * interpreted, and not the native stack's budget long before. */
+static void call_indirect(jit *j, const eng_cell *ip)
+{
+	uint32_t argbase = ip[1].u32[0], slow[5], done;
+
+	spill(j);
+	/* rax = the table; ecx = i, below its size */
+	op_m(j, 0, true, 0x8b, RAX, IN, NOIDX,
+	     (int32_t)offsetof(eng_instance, tables));
+	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, sd(j, ip[2].u32[1]));
+	op_m(j, 0, false, 0x8b, RCX, FP, NOIDX, sd(j, ip[1].u32[1]));
+	op_m(j, 0, false, 0x3b, RCX, RAX, NOIDX,
+	     (int32_t)offsetof(eng_table, size));
+	slow[0] = jcc32(j, CC_AE);
+	/* rax = the element: a function, of the call's type, of this
+	 * instance (a host function has none) */
+	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX,
+	     (int32_t)offsetof(eng_table, elems));
+	op_r(j, 0, true, 0xc1, 4, RCX); /* shl rcx, 3 */
+	b1(j, 3);
+	op_m(j, 0, true, 0x8b, RAX, RAX, RCX, 0);
+	op_r(j, 0, true, 0x85, RAX, RAX);
+	slow[1] = jcc32(j, CC_E);
+	op_m(j, 0, false, 0x81, 7, RAX, NOIDX,
+	     (int32_t)offsetof(eng_func, type_id));
+	b4(j, ip[2].u32[0]);
+	slow[2] = jcc32(j, CC_NE);
+	op_m(j, 0, true, 0x3b, IN, RAX, NOIDX,
+	     (int32_t)offsetof(eng_func, inst));
+	slow[3] = jcc32(j, CC_NE);
+	/* rdx = its body; rax = its code */
+	op_m(j, 0, true, 0x8b, RDX, RAX, NOIDX,
+	     (int32_t)offsetof(eng_func, fn));
+	op_m(j, 0, true, 0x8b, RAX, RDX, NOIDX, (int32_t)offsetof(eng_fn, jit));
+	op_r(j, 0, true, 0x85, RAX, RAX);
+	slow[4] = jcc32(j, CC_E);
+	depth_check(j, ip);
+	/* the callee's slots within the value stack: rdx = fp + 8 *
+	 * (argbase + nslots) */
+	op_m(j, 0, false, 0x8b, RCX, RDX, NOIDX,
+	     (int32_t)offsetof(eng_fn, nslots));
+	op_r(j, 0, true, 0xc1, 4, RCX); /* shl rcx, 3 */
+	b1(j, 3);
+	op_m(j, 0, true, 0x8d, RDX, FP, RCX, sd(j, argbase));
+	op_m(j, 0, true, 0x3b, RDX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, stack_end));
+	trap_if(j, CC_A, ENG_TRAP_STACK, ip);
+	native_call(j, ip, argbase);
+	done = jmp32(j);
+	for (int k = 0; k < 5; k++)
+		here(j, slow[k]);
+	slow_call(j, ip, EOP_CALL_INDIRECT);
 	here(j, done);
 	reload(j);
 }
@@ -1589,8 +1667,8 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		epilogue(j);
 		return true;
 	case EOP_CALL: call(j, ip); return true;
+	case EOP_CALL_INDIRECT: call_indirect(j, ip); return true;
 	case EOP_CALL_IMPORT:
-	case EOP_CALL_INDIRECT:
 		spill(j);
 		slow_call(j, ip, op);
 		reload(j);

@@ -393,6 +393,66 @@ static void infinite_recursion_exhausts_the_stack(void **state)
 	fx_close(&f);
 }
 
+/* Recursion through function pointers:
+ * (module
+ *   (type $v (func (param i32) (result i32)))
+ *   (table 2 funcref)
+ *   (elem (i32.const 0) $a $b)
+ *   (func $a (type $v)
+ *     (if (result i32) (i32.eqz (local.get 0))
+ *       (then (i32.const 0))
+ *       (else (i32.add (i32.const 1)
+ *         (call_indirect (type $v) (i32.sub (local.get 0) (i32.const 1))
+ *                        (i32.const 1))))))
+ *   (func $b (type $v) ... the same, calling element 0)
+ *   (export "down" (func $a)))
+ */
+static const uint8_t down_bytes[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x06, 0x01, 0x60,
+    0x01, 0x7f, 0x01, 0x7f, 0x03, 0x03, 0x02, 0x00, 0x00, 0x04, 0x04, 0x01,
+    0x70, 0x00, 0x02, 0x07, 0x08, 0x01, 0x04, 0x64, 0x6f, 0x77, 0x6e, 0x00,
+    0x00, 0x09, 0x08, 0x01, 0x00, 0x41, 0x00, 0x0b, 0x02, 0x00, 0x01, 0x0a,
+    0x33, 0x02, 0x18, 0x00, 0x20, 0x00, 0x45, 0x04, 0x7f, 0x41, 0x00, 0x05,
+    0x41, 0x01, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x41, 0x01, 0x11, 0x00, 0x00,
+    0x6a, 0x0b, 0x0b, 0x18, 0x00, 0x20, 0x00, 0x45, 0x04, 0x7f, 0x41, 0x00,
+    0x05, 0x41, 0x01, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x41, 0x00, 0x11, 0x00,
+    0x00, 0x6a, 0x0b, 0x0b};
+
+/* Compiled, a call_indirect to a compiled function is a native call (16
+ * bytes of native stack): 9000 levels run, as interpreted, and the depth
+ * limit (10 000) traps in the same function both ways. Through jit_call's
+ * C frames the native stack's budget ran out near 1000. */
+static void indirect_recursion_reaches_the_depth_limit(void **state)
+{
+	wasm_module *m = NULL;
+	eng_module *cm = NULL;
+	eng_instance *in = NULL;
+	eng_proc *p;
+	eng_thread *t;
+	eng_val r;
+	eng_trap tr;
+	wasm_err err;
+	(void)state;
+
+	assert_int_equal(wasm_decode(down_bytes, sizeof down_bytes, &m, &err),
+			 WASM_OK);
+	assert_int_equal(wasm_validate(m, &err), WASM_OK);
+	assert_int_equal(eng_compile(m, &cm, &err), WASM_OK);
+	assert_non_null(p = eng_proc_new(NULL));
+	assert_non_null(t = eng_thread_new(p, &err));
+	assert_true(eng_instantiate(cm, p, t, NULL, NULL, &in, &tr, &err));
+	assert_int_equal(call1(t, in, "down", 9000, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 9000);
+	assert_int_equal(call1(t, in, "down", 20000, 0, &r, &tr),
+			 ENG_TRAP_STACK);
+	/* 10 000 frames: the entry's and 9999 calls, the last from $b. */
+	assert_int_equal(tr.func, 1);
+	assert_int_equal(call1(t, in, "down", 5, 0, &r, &tr), ENG_OK);
+	assert_int_equal(r, 5);
+	eng_proc_free(p);
+	eng_module_free(cm);
+}
+
 static void memory_grow_stops_at_the_limit(void **state)
 {
 	fixture f;
@@ -856,6 +916,7 @@ int main(void)
 	    cmocka_unit_test(traps_name_function_and_offset),
 	    cmocka_unit_test(guard_page_fault_is_a_trap),
 	    cmocka_unit_test(infinite_recursion_exhausts_the_stack),
+	    cmocka_unit_test(indirect_recursion_reaches_the_depth_limit),
 	    cmocka_unit_test(memory_grow_stops_at_the_limit),
 	    cmocka_unit_test(import_errors_are_actionable),
 	    cmocka_unit_test(instantiate_many_times),

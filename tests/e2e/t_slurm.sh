@@ -7,7 +7,8 @@
 # mid-run keeps its finished runs and `dispatch --resume` runs only the
 # rest; a truncated task file is refused while the others are imported
 # (and so is the export a task left beside its file, damaged, until the
-# file changes);
+# file changes); a campaign home whole calls nothing on the cluster, and
+# `fetch --wait` brings a resumed slice home as its task ends;
 # hostile program arguments reach the tasks as given; Slurm's failures
 # are messages that say what to do. Skipped only where the daemons cannot
 # start (not root, packages missing).
@@ -16,9 +17,11 @@
 need_demos
 slurm_start 2 || { bad "the cluster did not come up"; finish t_slurm; }
 
-# The tasks run the heisen under test: sbatch hands them this PATH.
+# The tasks run the heisen under test: sbatch hands them this PATH. Its
+# calls are logged: a fetch of what is already home calls nothing there.
 mkdir "$dir/bin" "$dir/shared"
-ln -s "$HEISEN" "$dir/bin/heisen"
+printf '#!/bin/sh\necho "$*" >>"%s"\nexec "%s" "$@"\n' "$dir/heisen.log" "$HEISEN" >"$dir/bin/heisen"
+chmod +x "$dir/bin/heisen"
 # squeue as heisen calls it, logged: a fetch asks Slurm only about tasks
 # that left no stream.
 printf '#!/bin/sh\necho "$*" >>"%s"\nexec %s "$@"\n' "$dir/squeue.log" "$(command -v squeue)" >"$dir/bin/squeue"
@@ -57,11 +60,31 @@ assert c["id"] == 1 and c["runs_planned"] == 400 and c["slices"] == 16, c
 assert sum(c["tasks"].values()) == 16 and len(c["task_states"]) == 16, c
 PY
 slurm_wait "$job" 90 || bad "job $job did not end"
+# Each task left its export beside its file, and node tasks sends it
+# while the file is unchanged: a stream damaged after its header is
+# refused and the other tasks imported; once the task file changes
+# (touch), the file is exported instead and only that task is fetched.
+streams=("$dir"/shared/heisen-slurm/*/task-*.db.stream)
+[ "${#streams[@]}" = 16 ] || bad "${#streams[@]} task streams, want 16"
+s5=$(ls "$dir"/shared/heisen-slurm/*/task-5.db.stream)
+python3 - "$s5" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+body = b.index(b"\n") + 1
+b[body + (len(b) - body) // 2] ^= 0x5A
+open(sys.argv[1], "wb").write(b)
+PY
 : >"$dir/squeue.log"
-expect 0 "fetch" "$HEISEN" fetch cl --db "$home"
+expect 1 "fetch, a damaged task stream" "$HEISEN" fetch cl --db "$home"
 [ ! -s "$dir/squeue.log" ] || bad "fetch asked Slurm though every task had ended: $(snippet "$dir/squeue.log")"
-grep -q "^cl: 400 runs added (0 campaigns, [0-9]* bugs new) from 16 task files$" "$dir/out" ||
+grep -q "^heisen fetch: cl: 1 task files refused.*task 5 " "$dir/err" ||
+	bad "damaged stream: $(snippet "$dir/err")"
+grep -q "^cl: 375 runs added (0 campaigns, [0-9]* bugs new) from 15 task files$" "$dir/out" ||
 	bad "fetch: $(snippet "$dir/out") $(snippet "$dir/err")"
+touch "${s5%.stream}"
+expect 0 "fetch, the task file changed since its stream" "$HEISEN" fetch cl --db "$home"
+grep -q "^cl: 25 runs added (0 campaigns, [0-9]* bugs new) from 1 task files$" "$dir/out" ||
+	bad "fetch of the one task left: $(snippet "$dir/out") $(snippet "$dir/err")"
 [ "$(sqlite3 "$home" "SELECT count(*), count(DISTINCT idx), min(idx), max(idx) FROM runs")" = "400|400|0|399" ] ||
 	bad "plan indices: $(sqlite3 "$home" "SELECT count(*), count(DISTINCT idx), min(idx), max(idx) FROM runs")"
 [ "$(sqlite3 "$home" "SELECT count(*) FROM campaigns")" = 1 ] || bad "not one campaign at home"
@@ -83,33 +106,17 @@ q="SELECT idx, seed, profile, density_bp FROM runs ORDER BY idx"
 q="SELECT func_a, line_a, func_b, line_b FROM bugs ORDER BY 1, 2, 3, 4"
 [ "$(sqlite3 "$home" "$q")" = "$(sqlite3 "$dir/local.db" "$q")" ] ||
 	bad "bugs differ: slurm $(sqlite3 "$home" "$q" | tr '\n' ' ') local $(sqlite3 "$dir/local.db" "$q" | tr '\n' ' ')"
+# A campaign home whole is not asked for again: no call on the cluster.
+: >"$dir/squeue.log"
+: >"$dir/heisen.log"
 expect 0 "fetch again" "$HEISEN" fetch cl --db "$home" --json
 python3 - "$dir/out" <<'PY' || bad "second fetch: $(snippet "$dir/out")"
 import json, sys
 n = json.load(open(sys.argv[1]))["nodes"][0]
-assert n["ok"] and n["runs_added"] == 0 and n["task_files"] == 16, n
+assert n["ok"] and n["runs_added"] == 0 and n["task_files"] == 0 and n["fetches"] == 1, n
 PY
-# Each task left its export beside its file, and node tasks sends it
-# while the file is unchanged: a stream damaged after its header is
-# refused; once the task file changes (touch), the file is exported
-# instead and the fetch is whole again.
-streams=("$dir"/shared/heisen-slurm/*/task-*.db.stream)
-[ "${#streams[@]}" = 16 ] || bad "${#streams[@]} task streams, want 16"
-s5=$(ls "$dir"/shared/heisen-slurm/*/task-5.db.stream)
-python3 - "$s5" <<'PY'
-import sys
-b = bytearray(open(sys.argv[1], "rb").read())
-body = b.index(b"\n") + 1
-b[body + (len(b) - body) // 2] ^= 0x5A
-open(sys.argv[1], "wb").write(b)
-PY
-expect 1 "fetch, a damaged task stream" "$HEISEN" fetch cl --db "$home"
-grep -q "^heisen fetch: cl: 1 task files refused.*task 5 " "$dir/err" ||
-	bad "damaged stream: $(snippet "$dir/err")"
-touch "${s5%.stream}"
-expect 0 "fetch, the task file changed since its stream" "$HEISEN" fetch cl --db "$home"
-[ "$(sqlite3 "$home" "SELECT count(*) FROM runs WHERE campaign_id = 1")" = 400 ] ||
-	bad "runs after the stream tests: $(sqlite3 "$home" "SELECT count(*) FROM runs")"
+[ ! -s "$dir/squeue.log" ] && [ ! -s "$dir/heisen.log" ] ||
+	bad "a fetch of a campaign home whole called the cluster: $(snippet "$dir/squeue.log") $(snippet "$dir/heisen.log")"
 # The TUI's Nodes screen (3) shows the campaign and its tasks' states.
 if command -v tmux >/dev/null; then
 	sock=heisen-slurm-$$
@@ -162,9 +169,13 @@ t0=$(date +%s.%N)
 expect 0 "dispatch --resume" "$HEISEN" dispatch cl4 --resume 2 --db "$home"
 grep -q "^cl4: campaign 2 submitted again as Slurm job [0-9]*: tasks 0 of 4 slices" "$dir/out" ||
 	bad "resume: $(snippet "$dir/out") $(snippet "$dir/err")"
-job=$(job_of)
-slurm_wait "$job" 90 || bad "job $job did not end"
-expect 0 "fetch after resume" "$HEISEN" fetch cl4 --db "$home"
+# fetch --wait: fetched again as tasks end, until none runs.
+expect 0 "fetch --wait after resume" "$HEISEN" fetch cl4 --wait --timeout 90s --db "$home" --json
+python3 - "$dir/out" <<'PY' || bad "fetch --wait: $(snippet "$dir/out")"
+import json, sys
+n = json.load(open(sys.argv[1]))["nodes"][0]
+assert n["ok"] and n["tasks_running"] == 0 and n["fetches"] >= 1 and n["task_files"] == 1, n
+PY
 [ "$(sqlite3 "$home" "SELECT count(*), count(DISTINCT idx), max(idx) FROM runs WHERE campaign_id = 2")" = "600|600|599" ] ||
 	bad "after resume: $(sqlite3 "$home" "SELECT count(*), count(DISTINCT idx) FROM runs WHERE campaign_id = 2")"
 [ "$(sqlite3 "$dir2/task-0.db" "SELECT count(*) FROM runs WHERE started > $t0")" = $((150 - part)) ] ||
@@ -208,6 +219,12 @@ expect 0 "node tasks" "$HEISEN" node tasks "$dir2" 1,3,9
 grep -aq "^heisen-task 1 ok [0-9]*$" "$dir/out" && grep -aq "heisen-task 9 none$" "$dir/out" ||
 	bad "node tasks: $(head -c 200 "$dir/out" | tr -c '[:print:]\n' '.')"
 expect 2 "node tasks, a relative folder" "$HEISEN" node tasks shared 0
+
+# --wait is for the tasks of a Slurm node.
+expect 0 "node add, an ssh node" "$HEISEN" node add box "ssh://box.invalid$dir/box.db" --db "$home"
+expect 2 "fetch --wait, an ssh node" "$HEISEN" fetch box --wait --db "$home"
+grep -q "^heisen fetch: --wait waits for the tasks of a Slurm node; box is an ssh node" "$dir/err" ||
+	bad "fetch --wait of an ssh node: $(snippet "$dir/err")"
 
 # Slurm's failures, said so that a person can act.
 expect 0 "node add, no such partition" "$HEISEN" node add nopart "slurm://$dir/shared" --partition nosuch --db "$home"

@@ -551,6 +551,9 @@ static const tui_opt node_opts[] = {
 static const tui_opt fetch_opts[] = {
     {"--all", NULL, "fetch from every registered node"},
     {"--timeout", "TIME", "give up on a node after TIME (default 10m)"},
+    {"--wait", NULL,
+     "Slurm nodes: fetch again as tasks end, until none is pending or "
+     "running or --timeout has passed"},
     DB_OPT,
     {"--json", NULL, "print the result as JSON (schema heisen.fetch/1)"},
     {NULL, NULL, NULL},
@@ -1387,7 +1390,7 @@ const tui_cmd tui_commands[] = {
      "not a heisen export, is truncated, corrupt or from a newer heisen, "
      "or the database cannot be used; 3 on an internal error.",
      1, 1, import_opts, tui_cmd_import},
-    {"fetch", "NAME...|--all [--timeout TIME] [--db FILE] [--json]",
+    {"fetch", "NAME...|--all [--timeout TIME] [--wait] [--db FILE] [--json]",
      "bring the new records of remote nodes into the workspace",
      "For each node named (or every node with --all), runs 'heisen "
      "export --since CURSOR' in the node's workspace over ssh (or "
@@ -1401,7 +1404,12 @@ const tui_cmd tui_commands[] = {
      "Prints 'NAME: N runs added (M campaigns, K bugs new), cursor C' "
      "per node. From a Slurm node, each finished array task's workspace "
      "file is imported the same way, in a transaction of its own: a "
-     "damaged one is refused (exit 1) and the others imported.\n"
+     "damaged one is refused (exit 1) and the others imported; the "
+     "slices already home are not asked for again. With --wait, a "
+     "Slurm node is fetched again as its tasks end (after 0.05 s, "
+     "doubling to 1 s, 5 s through ssh) until none is pending or "
+     "running: 'dispatch' then 'fetch --wait' brings a whole campaign "
+     "home, exit 1 when --timeout (default 10m) passes first.\n"
      "Exit status: 0 when every node was fetched; 1 when a node could "
      "not be reached or sent a stream that was refused (the message "
      "says why; nothing was imported from it); 2 on bad usage, an "

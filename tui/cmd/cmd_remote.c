@@ -175,14 +175,73 @@ static void fetch_one(db *d, const char *path, const db_remote *r,
 	rmt_result_free(&io);
 }
 
-/* Fetch from a Slurm node and report it as fetch reports a node, with
- * the task files imported, refused and still running. */
-static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool json,
-			tui_json *j, FILE *out, FILE *err)
+static double mono_s(void)
 {
-	tui_slurm_fetched f;
+	struct timespec ts;
 
-	tui_slurm_fetch(d, r, timeout, &f);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The pause between two fetches of `fetch --wait`: short at first, as a
+ * short array ends within a second, then at most a second on this
+ * machine's cluster and 5 s through ssh (each fetch a login there, and
+ * each squeue a request to the controller). */
+#define WAIT_FIRST_S	 0.05
+#define WAIT_LOCAL_MAX_S 1.0
+#define WAIT_SSH_MAX_S	 5.0
+
+/* Fetch from a Slurm node and report it as fetch reports a node, with
+ * the task files imported, refused and still running. With wait, fetch
+ * again as tasks end until none is pending or running, or timeout has
+ * passed since the first (timed_out: tasks still run then). */
+static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool wait,
+			bool json, tui_json *j, FILE *out, FILE *err)
+{
+	tui_slurm_fetched f, one;
+	double start = mono_s(), pause = WAIT_FIRST_S,
+	       most = strncmp(r->url, "slurm:///", 9) ? WAIT_SSH_MAX_S
+						      : WAIT_LOCAL_MAX_S;
+	FILE *tty = wait && isatty(fileno(err)) ? err : NULL;
+	unsigned rounds = 0;
+	bool timed_out = false;
+
+	memset(&f, 0, sizeof f);
+	for (;;) {
+		double left = timeout - (mono_s() - start);
+		tui_slurm_fetch(d, r, left > 1 ? left : 1, &one);
+		rounds++;
+		f.reached = one.reached;
+		f.runs += one.runs;
+		f.campaigns += one.campaigns;
+		f.bugs += one.bugs;
+		f.bytes += one.bytes;
+		f.files += one.files;
+		/* A refused file is asked for again each time: the last
+		 * fetch's count is the files refused now. */
+		f.refused = one.refused;
+		f.active = one.active;
+		memcpy(f.why, one.why, sizeof f.why);
+		if (!wait || !one.reached || !one.active)
+			break;
+		left = timeout - (mono_s() - start);
+		if (left <= 0) {
+			timed_out = true;
+			break;
+		}
+		if (tty)
+			fprintf(tty,
+				"\r%s: %" PRIu64 " runs home, %u tasks "
+				"pending or running",
+				r->name, f.runs, one.active);
+		double nap = pause < left ? pause : left;
+		struct timespec ts = {
+		    (time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
+		nanosleep(&ts, NULL);
+		pause = pause * 2 < most ? pause * 2 : most;
+	}
+	if (tty && rounds > 1)
+		fprintf(tty, "\r\033[K");
 	if (json) {
 		tui_json_obj(j, NULL);
 		tui_json_str(j, "name", r->name);
@@ -199,6 +258,7 @@ static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool json,
 		tui_json_u64(j, "task_files", f.files);
 		tui_json_u64(j, "task_files_refused", f.refused);
 		tui_json_u64(j, "tasks_running", f.active);
+		tui_json_u64(j, "fetches", rounds);
 		tui_json_end(j, '}');
 	} else if (f.reached) {
 		fprintf(out,
@@ -214,22 +274,28 @@ static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool json,
 				f.active);
 	}
 	if (!f.reached)
-		fprintf(err,
-			"heisen fetch: %s: %s; nothing was imported from "
-			"it\n",
-			r->name, f.why);
+		fprintf(err, "heisen fetch: %s: %s; %s\n", r->name, f.why,
+			rounds > 1 ? "what the fetches before brought is kept"
+				   : "nothing was imported from it");
 	else if (f.refused)
 		fprintf(err,
 			"heisen fetch: %s: %u task files refused, nothing "
 			"imported from them (the others were): %s\n",
 			r->name, f.refused, f.why);
-	return f.reached && !f.refused;
+	else if (timed_out)
+		fprintf(err,
+			"heisen fetch: %s: %u tasks still pending or running "
+			"after %.0f s of --wait; what ended is home, 'heisen "
+			"fetch %s' brings the rest later\n",
+			r->name, f.active, timeout, r->name);
+	return f.reached && !f.refused && !timed_out;
 }
 
 int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	bool all = tui_opt_value(cmd, a, "--all") != NULL;
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	bool wait = tui_opt_value(cmd, a, "--wait") != NULL;
 	const char *tv = tui_opt_value(cmd, a, "--timeout");
 	double timeout = FETCH_TIMEOUT_S;
 	node_set s = {0};
@@ -259,6 +325,17 @@ int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		node_set_free(&s);
 		return rc;
 	}
+	for (size_t i = 0; wait && !all && i < s.n; i++)
+		if (strncmp(s.v[i].url, "slurm://", 8)) {
+			fprintf(err,
+				"heisen fetch: --wait waits for the tasks of a "
+				"Slurm node; %s is an ssh node, whose sweep "
+				"'heisen node status %s' follows\n",
+				s.v[i].name, s.v[i].name);
+			db_close(d);
+			node_set_free(&s);
+			return TUI_EXIT_USAGE;
+		}
 	if (json) {
 		tui_json_init(&j, out);
 		tui_json_obj(&j, NULL);
@@ -268,8 +345,8 @@ int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	for (size_t i = 0; i < s.n; i++) {
 		fetched f;
 		if (!strncmp(s.v[i].url, "slurm://", 8)) {
-			failed += !fetch_slurm(d, &s.v[i], timeout, json, &j,
-					       out, err);
+			failed += !fetch_slurm(d, &s.v[i], timeout, wait, json,
+					       &j, out, err);
 			continue;
 		}
 		fetch_one(d, path, &s.v[i], timeout, err, &f);

@@ -87,6 +87,28 @@ static uint64_t slice_size(uint64_t planned, uint32_t slices, uint32_t i)
 	return planned * (i + 1) / slices - planned * i / slices;
 }
 
+/* want[i] for each of the `slices` slices of campaign id with plan
+ * indices missing here; false with e when the workspace cannot say. */
+static bool slices_missing(db *d, int64_t id, uint32_t slices, bool *want,
+			   wasm_err *e)
+{
+	db_campaign c = {0};
+	slice_count sc = {0, slices, NULL};
+	bool ok = false;
+
+	if (!(sc.have = calloc(slices ? slices : 1, sizeof *sc.have))) {
+		wasm_err_set(e, WASM_NOMEM, WASM_NO_OFFSET, "out of memory");
+	} else if (!db_campaign_get(d, id, &c, e)) {
+		sc.planned = c.planned;
+		ok = !db_campaign_done(d, id, count_idx, &sc, e);
+		for (uint32_t i = 0; ok && i < slices; i++)
+			want[i] = sc.have[i] < slice_size(c.planned, slices, i);
+	}
+	db_campaign_clear(&c);
+	free(sc.have);
+	return ok;
+}
+
 /* ---- dispatch ------------------------------------------------------------ */
 
 /* Send the program (fd, hash, name) to the cluster's directory; its path
@@ -1134,26 +1156,35 @@ void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 		return;
 	}
 	f->reached = true;
-	/* The task files whose sweep ended come first, without asking
-	 * Slurm: one call to the cluster, not two, when every task is done.
-	 * Slurm is asked about the others, and about every task of a
-	 * campaign submitted again (a slice resumed may be pending beside
-	 * the stream an earlier run of it left). */
+	/* Only the slices with plan indices missing here: a campaign home
+	 * whole costs nothing on the cluster, and a fetch repeated while
+	 * tasks run (--wait) brings each task file once. The task files
+	 * whose sweep ended come first, without asking Slurm: one call to
+	 * the cluster, not two, when every task is done. Slurm is asked
+	 * about the others, and about every task of a campaign submitted
+	 * again (a slice resumed may be pending beside the stream an
+	 * earlier run of it left). */
 	for (size_t k = 0; k < nj.n && f->reached; k++) {
 		camp_state *cs = &nj.v[k];
+		size_t n = cs->slices ? cs->slices : 1;
+		bool *want = calloc(n, sizeof *want);
+		wasm_err e;
 
-		if (!(open[k] =
-			  calloc(cs->slices ? cs->slices : 1, sizeof **open))) {
+		wasm_err_clear(&e);
+		if (!want || !(open[k] = calloc(n, sizeof **open))) {
 			snprintf(f->why, sizeof f->why, "out of memory");
 			f->reached = false;
-			break;
-		}
-		if (cs->njobs == 1)
-			fetch_campaign(d, r, &u, cs, NULL, open[k], timeout_s,
+		} else if (!slices_missing(d, cs->id, cs->slices, want, &e)) {
+			snprintf(f->why, sizeof f->why, "%s", e.msg);
+			f->reached = false;
+		} else if (cs->njobs == 1) {
+			fetch_campaign(d, r, &u, cs, want, open[k], timeout_s,
 				       f);
-		else
-			memset(open[k], 1, cs->slices * sizeof **open);
-		for (uint32_t i = 0; i < cs->slices; i++)
+		} else {
+			memcpy(open[k], want, cs->slices * sizeof *want);
+		}
+		free(want);
+		for (uint32_t i = 0; open[k] && i < cs->slices; i++)
 			any |= open[k][i];
 	}
 	if (f->reached && any && !node_jobs_read(d, r, &u, true, &asked)) {

@@ -85,15 +85,21 @@ int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
 int tui_slurm_check(const db_remote *r, double timeout_s, bool json, FILE *out,
 		    FILE *err);
 /* What a fetch from a Slurm node did: the task files imported and
- * refused; why names the first refusal (or why nothing was reached). */
+ * refused; why names the first refusal (or why nothing was reached);
+ * the tasks still pending or running; the fetches made, and whether
+ * --wait's time passed with tasks still pending or running. */
 typedef struct tui_slurm_fetched {
-	bool reached;
+	bool reached, timed_out;
 	uint64_t runs, campaigns, bugs, bytes;
-	uint32_t files, refused, active;
+	uint32_t files, refused, active, fetches;
 	char why[600];
 } tui_slurm_fetched;
-void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
-		     tui_slurm_fetched *f);
+/* Fetch node r's ended task files of the slices not home whole. With
+ * wait, again as tasks end until none is pending or running, or
+ * timeout_s passes (f->timed_out); tty: where a status line goes while
+ * waiting, or NULL. */
+void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s, bool wait,
+		     FILE *tty, tui_slurm_fetched *f);
 /* `heisen node tasks DIR LIST [--ended]`, the cluster's side of a Slurm
  * fetch: DIR/task-I.db of each task I of LIST exported, one after the
  * other (the stream its sweep left, while the file is as the sweep left

@@ -175,73 +175,16 @@ static void fetch_one(db *d, const char *path, const db_remote *r,
 	rmt_result_free(&io);
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* The pause between two fetches of `fetch --wait`: short at first, as a
- * short array ends within a second, then at most a second on this
- * machine's cluster and 5 s through ssh (each fetch a login there, and
- * each squeue a request to the controller). */
-#define WAIT_FIRST_S	 0.05
-#define WAIT_LOCAL_MAX_S 1.0
-#define WAIT_SSH_MAX_S	 5.0
-
-/* Fetch from a Slurm node and report it as fetch reports a node, with
- * the task files imported, refused and still running. With wait, fetch
- * again as tasks end until none is pending or running, or timeout has
- * passed since the first (timed_out: tasks still run then). */
+/* Fetch from a Slurm node (with wait, until its tasks have ended) and
+ * report it as fetch reports a node, with the task files imported,
+ * refused and still running. */
 static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool wait,
 			bool json, tui_json *j, FILE *out, FILE *err)
 {
-	tui_slurm_fetched f, one;
-	double start = mono_s(), pause = WAIT_FIRST_S,
-	       most = strncmp(r->url, "slurm:///", 9) ? WAIT_SSH_MAX_S
-						      : WAIT_LOCAL_MAX_S;
-	FILE *tty = wait && isatty(fileno(err)) ? err : NULL;
-	unsigned rounds = 0;
-	bool timed_out = false;
+	tui_slurm_fetched f;
 
-	memset(&f, 0, sizeof f);
-	for (;;) {
-		double left = timeout - (mono_s() - start);
-		tui_slurm_fetch(d, r, left > 1 ? left : 1, &one);
-		rounds++;
-		f.reached = one.reached;
-		f.runs += one.runs;
-		f.campaigns += one.campaigns;
-		f.bugs += one.bugs;
-		f.bytes += one.bytes;
-		f.files += one.files;
-		/* A refused file is asked for again each time: the last
-		 * fetch's count is the files refused now. */
-		f.refused = one.refused;
-		f.active = one.active;
-		memcpy(f.why, one.why, sizeof f.why);
-		if (!wait || !one.reached || !one.active)
-			break;
-		left = timeout - (mono_s() - start);
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		if (tty)
-			fprintf(tty,
-				"\r%s: %" PRIu64 " runs home, %u tasks "
-				"pending or running",
-				r->name, f.runs, one.active);
-		double nap = pause < left ? pause : left;
-		struct timespec ts = {
-		    (time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
-		nanosleep(&ts, NULL);
-		pause = pause * 2 < most ? pause * 2 : most;
-	}
-	if (tty && rounds > 1)
-		fprintf(tty, "\r\033[K");
+	tui_slurm_fetch(d, r, timeout, wait,
+			wait && isatty(fileno(err)) ? err : NULL, &f);
 	if (json) {
 		tui_json_obj(j, NULL);
 		tui_json_str(j, "name", r->name);
@@ -258,7 +201,7 @@ static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool wait,
 		tui_json_u64(j, "task_files", f.files);
 		tui_json_u64(j, "task_files_refused", f.refused);
 		tui_json_u64(j, "tasks_running", f.active);
-		tui_json_u64(j, "fetches", rounds);
+		tui_json_u64(j, "fetches", f.fetches);
 		tui_json_end(j, '}');
 	} else if (f.reached) {
 		fprintf(out,
@@ -275,20 +218,21 @@ static bool fetch_slurm(db *d, const db_remote *r, double timeout, bool wait,
 	}
 	if (!f.reached)
 		fprintf(err, "heisen fetch: %s: %s; %s\n", r->name, f.why,
-			rounds > 1 ? "what the fetches before brought is kept"
-				   : "nothing was imported from it");
+			f.fetches > 1
+			    ? "what the fetches before brought is kept"
+			    : "nothing was imported from it");
 	else if (f.refused)
 		fprintf(err,
 			"heisen fetch: %s: %u task files refused, nothing "
 			"imported from them (the others were): %s\n",
 			r->name, f.refused, f.why);
-	else if (timed_out)
+	else if (f.timed_out)
 		fprintf(err,
 			"heisen fetch: %s: %u tasks still pending or running "
 			"after %.0f s of --wait; what ended is home, 'heisen "
 			"fetch %s' brings the rest later\n",
 			r->name, f.active, timeout, r->name);
-	return f.reached && !f.refused && !timed_out;
+	return f.reached && !f.refused && !f.timed_out;
 }
 
 int tui_cmd_fetch(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)

@@ -30,8 +30,11 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SLURM_CMD_TIMEOUT_S 120.0
@@ -1134,8 +1137,12 @@ static void fetch_campaign(db *d, const db_remote *r, const db_node_url *u,
 	free(list);
 }
 
-void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
-		     tui_slurm_fetched *f)
+/* One fetch of node r into f (zeroed first). With ask, Slurm is asked
+ * about the tasks that left no stream; without, they count as active.
+ * watch (may be NULL) is given each campaign's folder on the cluster. */
+static void fetch_round(db *d, const db_remote *r, double timeout_s, bool ask,
+			void (*watch)(void *ctx, const char *dir), void *ctx,
+			tui_slurm_fetched *f)
 {
 	db_node_url u;
 	node_jobs nj, asked = {0};
@@ -1187,7 +1194,13 @@ void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 		for (uint32_t i = 0; open[k] && i < cs->slices; i++)
 			any |= open[k][i];
 	}
-	if (f->reached && any && !node_jobs_read(d, r, &u, true, &asked)) {
+	for (size_t k = 0; watch && k < nj.n; k++)
+		watch(ctx, nj.v[k].dir);
+	for (size_t k = 0; !ask && k < nj.n; k++)
+		for (uint32_t i = 0; open[k] && i < nj.v[k].slices; i++)
+			f->active += open[k][i];
+	if (f->reached && any && ask &&
+	    !node_jobs_read(d, r, &u, true, &asked)) {
 		snprintf(f->why, sizeof f->why, "%s", asked.why);
 		f->reached = false;
 	}
@@ -1213,6 +1226,108 @@ void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s,
 	free(open);
 	node_jobs_free(&asked);
 	node_jobs_free(&nj);
+}
+
+/* fetch --wait: the pause between two fetches, short at first (a short
+ * array ends within a second), then at most a second on this machine's
+ * cluster and 5 s through ssh (each fetch a login there); on this
+ * machine, a stream renamed into place in a task folder (inotify) ends
+ * the pause at once. Slurm is asked about tasks that left no stream at
+ * most every 2 s here (each squeue a request to the controller), to see
+ * those that ended without one. */
+#define WAIT_FIRST_S	 0.05
+#define WAIT_LOCAL_MAX_S 1.0
+#define WAIT_SSH_MAX_S	 5.0
+#define WAIT_ASK_S	 2.0
+/* Tasks of an array end together: after a stream appears, the moment
+ * taken for the next ones before fetching. */
+#define WAIT_SETTLE_NS 20000000L
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void watch_dir(void *ctx, const char *dir)
+{
+	int *fd = ctx;
+
+	/* A folder watched twice keeps one watch; one that cannot be
+	 * watched (not on this machine, no inotify) is polled. */
+	if (*fd >= 0)
+		inotify_add_watch(*fd, dir, IN_MOVED_TO);
+}
+
+/* Sleep secs, or until an event on fd (then a moment more). */
+static void nap(int fd, double secs)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	struct timespec settle = {0, WAIT_SETTLE_NS};
+	char buf[4096];
+
+	if (fd < 0) {
+		struct timespec ts = {
+		    (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+		nanosleep(&ts, NULL);
+		return;
+	}
+	if (poll(&p, 1, (int)(secs * 1000)) > 0) {
+		nanosleep(&settle, NULL);
+		while (read(fd, buf, sizeof buf) > 0)
+			;
+	}
+}
+
+void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s, bool wait,
+		     FILE *tty, tui_slurm_fetched *f)
+{
+	bool local = !strncmp(r->url, "slurm:///", 9);
+	double start = mono_s(), asked = start, pause = WAIT_FIRST_S,
+	       most = local ? WAIT_LOCAL_MAX_S : WAIT_SSH_MAX_S;
+	int fd = wait && local ? inotify_init1(IN_NONBLOCK | IN_CLOEXEC) : -1;
+	tui_slurm_fetched one;
+
+	memset(f, 0, sizeof *f);
+	for (bool ask = true;; ask = !local || mono_s() - asked >= WAIT_ASK_S) {
+		double left = timeout_s - (mono_s() - start);
+		if (ask)
+			asked = mono_s();
+		fetch_round(d, r, left > 1 ? left : 1, ask,
+			    f->fetches ? NULL : watch_dir, &fd, &one);
+		f->fetches++;
+		f->reached = one.reached;
+		f->runs += one.runs;
+		f->campaigns += one.campaigns;
+		f->bugs += one.bugs;
+		f->bytes += one.bytes;
+		f->files += one.files;
+		/* A refused file is asked for again each time: the last
+		 * fetch's count is the files refused now. */
+		f->refused = one.refused;
+		f->active = one.active;
+		memcpy(f->why, one.why, sizeof f->why);
+		if (!wait || !one.reached || !one.active)
+			break;
+		left = timeout_s - (mono_s() - start);
+		if (left <= 0) {
+			f->timed_out = true;
+			break;
+		}
+		if (tty)
+			fprintf(tty,
+				"\r%s: %" PRIu64 " runs home, %u tasks "
+				"pending or running",
+				r->name, f->runs, one.active);
+		nap(fd, pause < left ? pause : left);
+		pause = pause * 2 < most ? pause * 2 : most;
+	}
+	if (tty && f->fetches > 1)
+		fprintf(tty, "\r\033[K");
+	if (fd >= 0)
+		close(fd);
 }
 
 /* ---- check --------------------------------------------------------------- */

@@ -849,11 +849,13 @@ static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 	for (uint64_t b = addr; b < end;) {
 		uint32_t cellno = (uint32_t)(b >> 2);
 		uint64_t cend = ((uint64_t)cellno + 1) * 4;
-		uint32_t mask = 0;
+		/* The bytes [b, min(end, cend)) of the cell, as bits. */
+		uint32_t lo = (uint32_t)(b & 3),
+			 hi = (uint32_t)((end < cend ? end : cend) -
+					 (b & ~3ull)),
+			 mask = ((1u << hi) - 1) & ~((1u << lo) - 1);
 		cell *c = &h->shadow[cellno];
 		uint64_t e, w;
-		for (uint64_t x = b; x < end && x < cend; x++)
-			mask |= 1u << (x & 3);
 		e = e_make(tid, clock, mask, atomic, slot);
 		if (same_epoch(__atomic_load_n(write ? &c->w : &c->r,
 					       __ATOMIC_RELAXED),

@@ -19,9 +19,12 @@
 # >= 10 s of work. Fetch throughput: the runs a fetch of the ended array
 # imports into the workspace as dispatch left it (a copy), over its wall
 # time (64 task files, each the export its task left, imported as a part
-# of one transaction); goal >= 50 000 runs/s as the ssh fetch does. Skipped (exit 0) where the cluster cannot
-# start (not root, packages missing). A report only: it fails only when
-# the runs do not all come home.
+# of one transaction); goal >= 50 000 runs/s as the ssh fetch does. A
+# control runs the same 64 slices at once here without Slurm, to tell
+# what 64 processes on a machine's few cores cost from what Slurm and
+# the fetch add. Skipped (exit 0) where the cluster cannot start (not
+# root, packages missing). A report only: it fails only when the runs
+# do not all come home.
 set -uo pipefail
 
 build=${1:?usage: tests/bench/slurm.sh BUILD_DIR [RUNS_PER_CELL]}
@@ -60,6 +63,17 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 local_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
 
+# The control: the 64 slices the array runs, at once on this machine
+# without Slurm (xargs -P 64): what 64 processes on these cores cost
+# before Slurm's scheduling and the fetch add theirs.
+mkdir "$scratch/par"
+t0=$(date +%s.%N)
+seq 0 63 | xargs -P 64 -I{} "$heisen" sweep "$fib" "${plan[@]}" --plan-slice {}/64 --jobs 1 \
+	--origin bench-par --db "$scratch/par/task-{}.db" >/dev/null 2>"$scratch/err" ||
+	{ echo "bench: slurm: the slices here failed: $(head -c 300 "$scratch/err")" >&2; exit 3; }
+t1=$(date +%s.%N)
+par_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+
 home=$scratch/home.db
 "$heisen" node add cl "slurm://$scratch/shared" --tasks 64 --db "$home" >/dev/null
 t0=$(date +%s.%N)
@@ -92,9 +106,11 @@ echo
 echo "Slurm: $total fibonacci runs (${runs} x 2 densities x 2 profiles), one-machine cluster of ${SLURM_CPUS:-$(nproc)} CPUs on $(nproc) cores"
 printf '%-44s %10s\n' "" "wall"
 printf '%-44s %10s\n' "sweep --jobs 2 here" "$(secs "$local_s") s"
+printf '%-44s %10s\n' "its 64 slices at once here, no Slurm" "$(secs "$par_s") s"
 printf '%-44s %10s\n' "dispatch (64-task array) to end of fetch --wait" "$(secs "$slurm_s") s"
 printf '%-44s %10s\n' "  fetches made while the tasks ran" "$fetches"
 printf '%-44s %10s\n' "fetch of the ended array (64 task files)" "$(secs "$fetch_s") s"
 echo "Slurm / local: $(ratio "$slurm_s" "$local_s" 2) (overhead $over; goal under 20 % on >= 10 s of work)"
+echo "64 slices at once / local: $(ratio "$par_s" "$local_s" 2); Slurm / 64 slices at once: $(ratio "$slurm_s" "$par_s" 2)"
 echo "fetch: $rate runs/s (goal >= 50 000 runs/s)"
 exit 0

@@ -104,12 +104,12 @@ rate=$(awk -v n="$total" -v s="$fetch_s" 'BEGIN { printf "%.0f", n / s }')
 
 echo
 echo "Slurm: $total fibonacci runs (${runs} x 2 densities x 2 profiles), one-machine cluster of ${SLURM_CPUS:-$(nproc)} CPUs on $(nproc) cores"
-printf '%-44s %10s\n' "" "wall"
-printf '%-44s %10s\n' "sweep --jobs 2 here" "$(secs "$local_s") s"
-printf '%-44s %10s\n' "its 64 slices at once here, no Slurm" "$(secs "$par_s") s"
-printf '%-44s %10s\n' "dispatch (64-task array) to end of fetch --wait" "$(secs "$slurm_s") s"
-printf '%-44s %10s\n' "  fetches made while the tasks ran" "$fetches"
-printf '%-44s %10s\n' "fetch of the ended array (64 task files)" "$(secs "$fetch_s") s"
+printf '%-50s %10s\n' "" "wall"
+printf '%-50s %10s\n' "sweep --jobs 2 here" "$(secs "$local_s") s"
+printf '%-50s %10s\n' "its 64 slices at once here, no Slurm" "$(secs "$par_s") s"
+printf '%-50s %10s\n' "dispatch (64-task array) to end of fetch --wait" "$(secs "$slurm_s") s"
+printf '%-50s %10s\n' "  fetches made while the tasks ran" "$fetches"
+printf '%-50s %10s\n' "fetch of the ended array (64 task files)" "$(secs "$fetch_s") s"
 echo "Slurm / local: $(ratio "$slurm_s" "$local_s" 2) (overhead $over; goal under 20 % on >= 10 s of work)"
 echo "64 slices at once / local: $(ratio "$par_s" "$local_s" 2); Slurm / 64 slices at once: $(ratio "$slurm_s" "$par_s" 2)"
 echo "fetch: $rate runs/s (goal >= 50 000 runs/s)"

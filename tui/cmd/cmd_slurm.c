@@ -1318,8 +1318,8 @@ void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s, bool wait,
 		}
 		if (tty)
 			fprintf(tty,
-				"\r%s: %" PRIu64 " runs home, %u tasks "
-				"pending or running",
+				"\r\033[K%s: %" PRIu64 " runs home, %u "
+				"tasks pending or running",
 				r->name, f->runs, one.active);
 		nap(fd, pause < left ? pause : left);
 		pause = pause * 2 < most ? pause * 2 : most;

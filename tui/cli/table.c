@@ -126,8 +126,9 @@ static const tui_opt run_opts[] = {
      "with --schedule: write the run's schedule to FILE"},
     {"--stats", NULL,
      "without --density/--mask/--schedule: print on stderr how the engine "
-     "ran the program (functions compiled to machine code, functions "
-     "interpreted, compile time)"},
+     "ran the program (functions compiled to machine code on their first "
+     "call, functions interpreted, functions never called, compile "
+     "time)"},
     {NULL, NULL, NULL},
 };
 

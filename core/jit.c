@@ -988,26 +988,224 @@ static void vconst(jit *j, int x, uint64_t lo, uint64_t hi)
 }
 
 /* The SIMD instructions that are one SSE instruction on two vectors
- * (xmm0 = a, xmm1 = b, the result in xmm0), the same lane by lane as
- * simd.h's loops. */
+ * (xmm0 = a, xmm1 = b, the result in xmm0; swapped: xmm0 = b, xmm1 = a),
+ * the same lane by lane as simd.h's loops; cmp: the instruction takes
+ * that predicate as an immediate (cmpps/cmppd: 0 equal and ordered, 1
+ * less, 2 less or equal, both false on a NaN as Wasm's are; 4 not equal
+ * or unordered, true on a NaN as Wasm's ne). */
+#define NOCMP 0xff
 static const struct {
 	uint16_t op;
 	uint16_t pfx;
 	uint32_t sse;
+	bool swapped;
+	uint8_t cmp;
 } vbins[] = {
-    {EOP_F32X4_ADD, 0, 0x0f58},	   {EOP_F32X4_SUB, 0, 0x0f5c},
-    {EOP_F32X4_MUL, 0, 0x0f59},	   {EOP_F32X4_DIV, 0, 0x0f5e},
-    {EOP_F64X2_ADD, 0x66, 0x0f58}, {EOP_F64X2_SUB, 0x66, 0x0f5c},
-    {EOP_F64X2_MUL, 0x66, 0x0f59}, {EOP_F64X2_DIV, 0x66, 0x0f5e},
-    {EOP_I8X16_ADD, 0x66, 0x0ffc}, {EOP_I16X8_ADD, 0x66, 0x0ffd},
-    {EOP_I32X4_ADD, 0x66, 0x0ffe}, {EOP_I64X2_ADD, 0x66, 0x0fd4},
-    {EOP_I8X16_SUB, 0x66, 0x0ff8}, {EOP_I16X8_SUB, 0x66, 0x0ff9},
-    {EOP_I32X4_SUB, 0x66, 0x0ffa}, {EOP_I64X2_SUB, 0x66, 0x0ffb},
-    {EOP_I16X8_MUL, 0x66, 0x0fd5}, {EOP_I32X4_MUL, 0x66, 0x0f3840},
-    {EOP_V128_AND, 0x66, 0x0fdb},  {EOP_V128_OR, 0x66, 0x0feb},
-    {EOP_V128_XOR, 0x66, 0x0fef},  {EOP_I8X16_EQ, 0x66, 0x0f74},
-    {EOP_I16X8_EQ, 0x66, 0x0f75},  {EOP_I32X4_EQ, 0x66, 0x0f76},
+    {EOP_F32X4_ADD, 0, 0x0f58, false, NOCMP},
+    {EOP_F32X4_SUB, 0, 0x0f5c, false, NOCMP},
+    {EOP_F32X4_MUL, 0, 0x0f59, false, NOCMP},
+    {EOP_F32X4_DIV, 0, 0x0f5e, false, NOCMP},
+    {EOP_F64X2_ADD, 0x66, 0x0f58, false, NOCMP},
+    {EOP_F64X2_SUB, 0x66, 0x0f5c, false, NOCMP},
+    {EOP_F64X2_MUL, 0x66, 0x0f59, false, NOCMP},
+    {EOP_F64X2_DIV, 0x66, 0x0f5e, false, NOCMP},
+    {EOP_I8X16_ADD, 0x66, 0x0ffc, false, NOCMP},
+    {EOP_I16X8_ADD, 0x66, 0x0ffd, false, NOCMP},
+    {EOP_I32X4_ADD, 0x66, 0x0ffe, false, NOCMP},
+    {EOP_I64X2_ADD, 0x66, 0x0fd4, false, NOCMP},
+    {EOP_I8X16_SUB, 0x66, 0x0ff8, false, NOCMP},
+    {EOP_I16X8_SUB, 0x66, 0x0ff9, false, NOCMP},
+    {EOP_I32X4_SUB, 0x66, 0x0ffa, false, NOCMP},
+    {EOP_I64X2_SUB, 0x66, 0x0ffb, false, NOCMP},
+    {EOP_I16X8_MUL, 0x66, 0x0fd5, false, NOCMP},
+    {EOP_I32X4_MUL, 0x66, 0x0f3840, false, NOCMP},
+    {EOP_V128_AND, 0x66, 0x0fdb, false, NOCMP},
+    {EOP_V128_OR, 0x66, 0x0feb, false, NOCMP},
+    {EOP_V128_XOR, 0x66, 0x0fef, false, NOCMP},
+    {EOP_V128_ANDNOT, 0x66, 0x0fdf, true, NOCMP}, /* pandn: ~b & a */
+    {EOP_I8X16_EQ, 0x66, 0x0f74, false, NOCMP},
+    {EOP_I16X8_EQ, 0x66, 0x0f75, false, NOCMP},
+    {EOP_I32X4_EQ, 0x66, 0x0f76, false, NOCMP},
+    {EOP_I64X2_EQ, 0x66, 0x0f3829, false, NOCMP},
+    {EOP_I8X16_GT_S, 0x66, 0x0f64, false, NOCMP},
+    {EOP_I16X8_GT_S, 0x66, 0x0f65, false, NOCMP},
+    {EOP_I32X4_GT_S, 0x66, 0x0f66, false, NOCMP},
+    {EOP_I8X16_LT_S, 0x66, 0x0f64, true, NOCMP},
+    {EOP_I16X8_LT_S, 0x66, 0x0f65, true, NOCMP},
+    {EOP_I32X4_LT_S, 0x66, 0x0f66, true, NOCMP},
+    {EOP_I8X16_ADD_SAT_S, 0x66, 0x0fec, false, NOCMP},
+    {EOP_I8X16_ADD_SAT_U, 0x66, 0x0fdc, false, NOCMP},
+    {EOP_I8X16_SUB_SAT_S, 0x66, 0x0fe8, false, NOCMP},
+    {EOP_I8X16_SUB_SAT_U, 0x66, 0x0fd8, false, NOCMP},
+    {EOP_I16X8_ADD_SAT_S, 0x66, 0x0fed, false, NOCMP},
+    {EOP_I16X8_ADD_SAT_U, 0x66, 0x0fdd, false, NOCMP},
+    {EOP_I16X8_SUB_SAT_S, 0x66, 0x0fe9, false, NOCMP},
+    {EOP_I16X8_SUB_SAT_U, 0x66, 0x0fd9, false, NOCMP},
+    {EOP_I8X16_MIN_S, 0x66, 0x0f3838, false, NOCMP},
+    {EOP_I8X16_MIN_U, 0x66, 0x0fda, false, NOCMP},
+    {EOP_I8X16_MAX_S, 0x66, 0x0f383c, false, NOCMP},
+    {EOP_I8X16_MAX_U, 0x66, 0x0fde, false, NOCMP},
+    {EOP_I16X8_MIN_S, 0x66, 0x0fea, false, NOCMP},
+    {EOP_I16X8_MIN_U, 0x66, 0x0f383a, false, NOCMP},
+    {EOP_I16X8_MAX_S, 0x66, 0x0fee, false, NOCMP},
+    {EOP_I16X8_MAX_U, 0x66, 0x0f383e, false, NOCMP},
+    {EOP_I32X4_MIN_S, 0x66, 0x0f3839, false, NOCMP},
+    {EOP_I32X4_MIN_U, 0x66, 0x0f383b, false, NOCMP},
+    {EOP_I32X4_MAX_S, 0x66, 0x0f383d, false, NOCMP},
+    {EOP_I32X4_MAX_U, 0x66, 0x0f383f, false, NOCMP},
+    {EOP_I8X16_AVGR_U, 0x66, 0x0fe0, false, NOCMP},
+    {EOP_I16X8_AVGR_U, 0x66, 0x0fe3, false, NOCMP},
+    {EOP_I8X16_NARROW_I16X8_S, 0x66, 0x0f63, false, NOCMP},
+    {EOP_I8X16_NARROW_I16X8_U, 0x66, 0x0f67, false, NOCMP},
+    {EOP_I16X8_NARROW_I32X4_S, 0x66, 0x0f6b, false, NOCMP},
+    {EOP_I16X8_NARROW_I32X4_U, 0x66, 0x0f382b, false, NOCMP},
+    {EOP_F32X4_EQ, 0, 0x0fc2, false, 0},
+    {EOP_F32X4_NE, 0, 0x0fc2, false, 4},
+    {EOP_F32X4_LT, 0, 0x0fc2, false, 1},
+    {EOP_F32X4_GT, 0, 0x0fc2, true, 1},
+    {EOP_F32X4_LE, 0, 0x0fc2, false, 2},
+    {EOP_F32X4_GE, 0, 0x0fc2, true, 2},
+    {EOP_F64X2_EQ, 0x66, 0x0fc2, false, 0},
+    {EOP_F64X2_NE, 0x66, 0x0fc2, false, 4},
+    {EOP_F64X2_LT, 0x66, 0x0fc2, false, 1},
+    {EOP_F64X2_GT, 0x66, 0x0fc2, true, 1},
+    {EOP_F64X2_LE, 0x66, 0x0fc2, false, 2},
+    {EOP_F64X2_GE, 0x66, 0x0fc2, true, 2},
 };
+
+/* The SIMD instructions that are one SSE instruction on one vector
+ * (xmm0 = a, the result in xmm0); high: the upper half moved down first
+ * (psrldq 8), for the extends of the high lanes. */
+static const struct {
+	uint16_t op;
+	uint32_t sse;
+	bool high;
+} vuns[] = {
+    {EOP_I8X16_ABS, 0x0f381c, false},
+    {EOP_I16X8_ABS, 0x0f381d, false},
+    {EOP_I32X4_ABS, 0x0f381e, false},
+    {EOP_I16X8_EXTEND_LOW_I8X16_S, 0x0f3820, false},
+    {EOP_I16X8_EXTEND_HIGH_I8X16_S, 0x0f3820, true},
+    {EOP_I16X8_EXTEND_LOW_I8X16_U, 0x0f3830, false},
+    {EOP_I16X8_EXTEND_HIGH_I8X16_U, 0x0f3830, true},
+    {EOP_I32X4_EXTEND_LOW_I16X8_S, 0x0f3823, false},
+    {EOP_I32X4_EXTEND_HIGH_I16X8_S, 0x0f3823, true},
+    {EOP_I32X4_EXTEND_LOW_I16X8_U, 0x0f3833, false},
+    {EOP_I32X4_EXTEND_HIGH_I16X8_U, 0x0f3833, true},
+    {EOP_I64X2_EXTEND_LOW_I32X4_S, 0x0f3825, false},
+    {EOP_I64X2_EXTEND_HIGH_I32X4_S, 0x0f3825, true},
+    {EOP_I64X2_EXTEND_LOW_I32X4_U, 0x0f3835, false},
+    {EOP_I64X2_EXTEND_HIGH_I32X4_U, 0x0f3835, true},
+};
+
+/* Shifts by a scalar (slot B), its count taken modulo the lane's bits as
+ * Wasm's are; x86 has none for 8-bit lanes nor an arithmetic one for
+ * 64-bit lanes. */
+static const struct {
+	uint16_t op;
+	uint32_t sse;
+	uint8_t mask;
+} vshifts[] = {
+    {EOP_I16X8_SHL, 0x0ff1, 15},   {EOP_I16X8_SHR_S, 0x0fe1, 15},
+    {EOP_I16X8_SHR_U, 0x0fd1, 15}, {EOP_I32X4_SHL, 0x0ff2, 31},
+    {EOP_I32X4_SHR_S, 0x0fe2, 31}, {EOP_I32X4_SHR_U, 0x0fd2, 31},
+    {EOP_I64X2_SHL, 0x0ff3, 63},   {EOP_I64X2_SHR_U, 0x0fd3, 63},
+};
+
+/* all_true: the lanes compared with zero (pcmpeqb/w/d/q) */
+static const struct {
+	uint16_t op;
+	uint32_t sse;
+} valltrue[] = {
+    {EOP_I8X16_ALL_TRUE, 0x0f74},
+    {EOP_I16X8_ALL_TRUE, 0x0f75},
+    {EOP_I32X4_ALL_TRUE, 0x0f76},
+    {EOP_I64X2_ALL_TRUE, 0x0f3829},
+};
+
+/* The unary, shift and test templates; false for another op. */
+static bool simd1(jit *j, const eng_cell *ip, unsigned op)
+{
+	for (size_t k = 0; k < sizeof vuns / sizeof *vuns; k++)
+		if (vuns[k].op == op) {
+			vld(j, 0, A);
+			if (vuns[k].high) {
+				op_r(j, 0x66, false, 0x0f73, 3, 0); /* psrldq */
+				b1(j, 8);
+			}
+			op_r(j, 0x66, false, vuns[k].sse, 0, 0);
+			vst(j, D, 0);
+			return true;
+		}
+	for (size_t k = 0; k < sizeof vshifts / sizeof *vshifts; k++)
+		if (vshifts[k].op == op) {
+			vld(j, 0, A);
+			ld32(j, RAX, B);
+			alu_imm(j, false, alu_and, vshifts[k].mask);
+			op_r(j, 0x66, false, 0x0f6e, 1, RAX); /* movd xmm1 */
+			op_r(j, 0x66, false, vshifts[k].sse, 0, 1);
+			vst(j, D, 0);
+			return true;
+		}
+	for (size_t k = 0; k < sizeof valltrue / sizeof *valltrue; k++)
+		if (valltrue[k].op == op) {
+			/* No zero lane: the compare with zero is all zero. */
+			vld(j, 0, A);
+			op_r(j, 0x66, false, 0x0fef, 1, 1); /* pxor xmm1 */
+			op_r(j, 0x66, false, valltrue[k].sse, 1, 0);
+			op_r(j, 0x66, false, 0x0f3817, 1, 1); /* ptest */
+			set_cc(j, D, CC_E);
+			return true;
+		}
+	switch (op) {
+	case EOP_V128_NOT:
+		vld(j, 0, A);
+		op_r(j, 0x66, false, 0x0f76, 1, 1); /* pcmpeqd: all ones */
+		op_r(j, 0x66, false, 0x0fef, 0, 1); /* pxor */
+		vst(j, D, 0);
+		return true;
+	case EOP_I8X16_NEG:
+	case EOP_I16X8_NEG:
+	case EOP_I32X4_NEG:
+	case EOP_I64X2_NEG: {
+		static const uint32_t psub[] = {0x0ff8, 0x0ff9, 0x0ffa, 0x0ffb};
+		vld(j, 0, A);
+		op_r(j, 0x66, false, 0x0fef, 1, 1); /* pxor xmm1: 0 */
+		op_r(j, 0x66, false,
+		     psub[op == EOP_I8X16_NEG	? 0
+			  : op == EOP_I16X8_NEG ? 1
+			  : op == EOP_I32X4_NEG ? 2
+						: 3],
+		     1, 0);
+		vst(j, D, 1);
+		return true;
+	}
+	case EOP_V128_ANY_TRUE:
+		vld(j, 0, A);
+		op_r(j, 0x66, false, 0x0f3817, 0, 0); /* ptest */
+		set_cc(j, D, CC_NE);
+		return true;
+	case EOP_I8X16_BITMASK:
+	case EOP_I16X8_BITMASK:
+		vld(j, 0, A);
+		if (op == EOP_I16X8_BITMASK) /* packsswb: a word's sign */
+			op_r(j, 0x66, false, 0x0f63, 0, 0);
+		op_r(j, 0x66, false, 0x0fd7, RAX, 0); /* pmovmskb eax */
+		if (op == EOP_I16X8_BITMASK)
+			alu_imm(j, false, alu_and, 0xff);
+		st64(j, D, RAX);
+		return true;
+	case EOP_I32X4_BITMASK:
+	case EOP_I64X2_BITMASK:
+		vld(j, 0, A);
+		/* movmskps / movmskpd eax */
+		op_r(j, op == EOP_I64X2_BITMASK ? 0x66 : 0, false, 0x0f50, RAX,
+		     0);
+		st64(j, D, RAX);
+		return true;
+	default: return false;
+	}
+}
 
 /* A SIMD instruction's template; false for those without one (the
  * function stays interpreted). */
@@ -1017,19 +1215,15 @@ static bool simd(jit *j, const eng_cell *ip, unsigned op)
 		return false;
 	for (size_t k = 0; k < sizeof vbins / sizeof *vbins; k++)
 		if (vbins[k].op == op) {
-			vld(j, 0, A);
-			vld(j, 1, B);
+			vld(j, 0, vbins[k].swapped ? B : A);
+			vld(j, 1, vbins[k].swapped ? A : B);
 			op_r(j, vbins[k].pfx, false, vbins[k].sse, 0, 1);
+			if (vbins[k].cmp != NOCMP)
+				b1(j, vbins[k].cmp);
 			vst(j, D, 0);
 			return true;
 		}
 	switch (op) {
-	case EOP_V128_ANDNOT: /* a & ~b: pandn b, a */
-		vld(j, 0, B);
-		vld(j, 1, A);
-		op_r(j, 0x66, false, 0x0fdf, 0, 1);
-		vst(j, D, 0);
-		return true;
 	case EOP_V128_LOAD:
 	case EOP_V128_STORE: {
 		bool ld = op == EOP_V128_LOAD;
@@ -1116,7 +1310,7 @@ static bool simd(jit *j, const eng_cell *ip, unsigned op)
 		vst(j, D, 0);
 		return true;
 	}
-	default: return false;
+	default: return simd1(j, ip, op);
 	}
 }
 

@@ -1123,6 +1123,78 @@ static const struct {
     {EOP_I64X2_ALL_TRUE, 0x0f3829},
 };
 
+/* xmm0's low byte (size 1) or word (size 2), 32-bit lane (4) or 64-bit
+ * lane (8) in every lane of xmm0. */
+static void splat_low(jit *j, unsigned size)
+{
+	if (size == 1) {
+		op_r(j, 0x66, false, 0x0fef, 1, 1);   /* pxor xmm1: lanes 0 */
+		op_r(j, 0x66, false, 0x0f3800, 0, 1); /* pshufb xmm0, xmm1 */
+		return;
+	}
+	if (size == 2) {
+		op_r(j, 0xf2, false, 0x0f70, 0, 0); /* pshuflw xmm0, xmm0, 0 */
+		b1(j, 0);
+		op_r(j, 0x66, false, 0x0f6c, 0, 0); /* punpcklqdq */
+		return;
+	}
+	if (size == 4) {
+		op_r(j, 0x66, false, 0x0f70, 0, 0); /* pshufd xmm0, xmm0, 0 */
+		b1(j, 0);
+		return;
+	}
+	op_r(j, 0x66, false, 0x0f6c, 0, 0); /* punpcklqdq */
+}
+
+/* The loads of part of a vector (V128_LOAD's cells: D, the address slot
+ * A, the offset and the memory in cell 2): the bytes read by one
+ * instruction at the fault site, as v128.load's, so that one past the
+ * memory faults in its guard region. */
+static bool vload(jit *j, const eng_cell *ip, unsigned op)
+{
+	static const struct {
+		uint16_t op;
+		uint16_t pfx;
+		uint32_t sse;
+		uint8_t splat; /* 0: none; else the lane size to splat */
+	} parts[] = {
+	    {EOP_V128_LOAD8X8_S, 0x66, 0x0f3820, 0},  /* pmovsxbw */
+	    {EOP_V128_LOAD8X8_U, 0x66, 0x0f3830, 0},  /* pmovzxbw */
+	    {EOP_V128_LOAD16X4_S, 0x66, 0x0f3823, 0}, /* pmovsxwd */
+	    {EOP_V128_LOAD16X4_U, 0x66, 0x0f3833, 0}, /* pmovzxwd */
+	    {EOP_V128_LOAD32X2_S, 0x66, 0x0f3825, 0}, /* pmovsxdq */
+	    {EOP_V128_LOAD32X2_U, 0x66, 0x0f3835, 0}, /* pmovzxdq */
+	    {EOP_V128_LOAD32_ZERO, 0x66, 0x0f6e, 0},  /* movd */
+	    {EOP_V128_LOAD64_ZERO, 0xf3, 0x0f7e, 0},  /* movq */
+	    {EOP_V128_LOAD32_SPLAT, 0x66, 0x0f6e, 4},
+	    {EOP_V128_LOAD64_SPLAT, 0xf3, 0x0f7e, 8},
+	    {EOP_V128_LOAD8_SPLAT, 0, 0x0fb6, 1},  /* movzx eax, byte */
+	    {EOP_V128_LOAD16_SPLAT, 0, 0x0fb7, 2}, /* movzx eax, word */
+	};
+	int32_t disp;
+	int base;
+
+	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+		if (parts[k].op != op)
+			continue;
+		disp = ea(j, A, false, 0, ip[2].u32[0]);
+		base = mem_base(j, true, ip[2].u32[1]);
+		fault_site(j, ip);
+		if (parts[k].splat == 1 || parts[k].splat == 2) {
+			op_m(j, 0, false, parts[k].sse, RAX, base, RAX, disp);
+			op_r(j, 0x66, false, 0x0f6e, 0, RAX); /* movd xmm0 */
+		} else {
+			op_m(j, parts[k].pfx, false, parts[k].sse, 0, base, RAX,
+			     disp);
+		}
+		if (parts[k].splat)
+			splat_low(j, parts[k].splat);
+		vst(j, D, 0);
+		return true;
+	}
+	return false;
+}
+
 /* The unary, shift and test templates; false for another op. */
 static bool simd1(jit *j, const eng_cell *ip, unsigned op)
 {
@@ -1180,6 +1252,94 @@ static bool simd1(jit *j, const eng_cell *ip, unsigned op)
 		vst(j, D, 1);
 		return true;
 	}
+	case EOP_V128_BITSELECT: /* (a & c) | (b & ~c) */
+		vld(j, 0, A);
+		vld(j, 1, B);
+		vld(j, 2, ip[2].u32[1]);
+		op_r(j, 0x66, false, 0x0fdb, 0, 2); /* pand xmm0, xmm2 */
+		op_r(j, 0x66, false, 0x0fdf, 2, 1); /* pandn xmm2, xmm1 */
+		op_r(j, 0x66, false, 0x0feb, 0, 2); /* por */
+		vst(j, D, 0);
+		return true;
+	case EOP_I8X16_SWIZZLE:
+		/* pshufb zeroes a lane whose index has bit 7 set: + 0x70 with
+		 * unsigned saturation keeps 0-15 below it and puts 16 and up
+		 * above. */
+		vconst(j, 2, 0x7070707070707070ull, 0x7070707070707070ull);
+		vld(j, 0, A);
+		vld(j, 1, B);
+		op_r(j, 0x66, false, 0x0fdc, 1, 2);   /* paddusb xmm1, xmm2 */
+		op_r(j, 0x66, false, 0x0f3800, 0, 1); /* pshufb xmm0, xmm1 */
+		vst(j, D, 0);
+		return true;
+	case EOP_F32X4_ABS:
+	case EOP_F32X4_NEG:
+	case EOP_F64X2_ABS:
+	case EOP_F64X2_NEG: {
+		/* The sign bits, cleared (andps/pd) or flipped (xorps/pd):
+		 * bitwise, NaNs included, as Wasm's are. */
+		bool dbl = op == EOP_F64X2_ABS || op == EOP_F64X2_NEG,
+		     abs = op == EOP_F32X4_ABS || op == EOP_F64X2_ABS;
+		uint64_t sign = dbl ? 0x8000000000000000ull
+				    : 0x8000000080000000ull,
+			 k = abs ? ~sign : sign;
+		vconst(j, 1, k, k);
+		vld(j, 0, A);
+		op_r(j, dbl ? 0x66 : 0, false, abs ? 0x0f54 : 0x0f57, 0, 1);
+		vst(j, D, 0);
+		return true;
+	}
+	case EOP_F32X4_SQRT:
+	case EOP_F64X2_SQRT: /* sqrtps/pd: sqrtf's and sqrt's own instruction */
+		vld(j, 0, A);
+		op_r(j, op == EOP_F64X2_SQRT ? 0x66 : 0, false, 0x0f51, 0, 0);
+		vst(j, D, 0);
+		return true;
+	case EOP_I8X16_SPLAT:
+	case EOP_I16X8_SPLAT:
+		ld32(j, RAX, A);
+		op_r(j, 0x66, false, 0x0f6e, 0, RAX); /* movd xmm0, eax */
+		splat_low(j, op == EOP_I8X16_SPLAT ? 1 : 2);
+		vst(j, D, 0);
+		return true;
+	case EOP_I8X16_EXTRACT_LANE_S:
+	case EOP_I8X16_EXTRACT_LANE_U:
+	case EOP_I16X8_EXTRACT_LANE_S:
+	case EOP_I16X8_EXTRACT_LANE_U: {
+		bool byte = op == EOP_I8X16_EXTRACT_LANE_S ||
+			    op == EOP_I8X16_EXTRACT_LANE_U;
+		vld(j, 0, A);
+		/* pextrb / pextrw eax, xmm0, lane: zero-extended */
+		op_r(j, 0x66, false, byte ? 0x0f3a14 : 0x0f3a15, 0, RAX);
+		b1(j, B);
+		if (op == EOP_I8X16_EXTRACT_LANE_S ||
+		    op == EOP_I16X8_EXTRACT_LANE_S) /* movsx eax, al / ax */
+			op_r(j, 0, false, byte ? 0x0fbe : 0x0fbf, RAX, RAX);
+		st64(j, D, RAX);
+		return true;
+	}
+	case EOP_I8X16_REPLACE_LANE:
+	case EOP_I16X8_REPLACE_LANE:
+		vld(j, 0, A);
+		ld32(j, RAX, B);
+		/* pinsrb / pinsrw xmm0, eax, lane */
+		op_r(j, 0x66, false,
+		     op == EOP_I8X16_REPLACE_LANE ? 0x0f3a20 : 0x0fc4, 0, RAX);
+		b1(j, ip[2].u32[1]);
+		vst(j, D, 0);
+		return true;
+	case EOP_V128_LOAD8X8_S:
+	case EOP_V128_LOAD8X8_U:
+	case EOP_V128_LOAD16X4_S:
+	case EOP_V128_LOAD16X4_U:
+	case EOP_V128_LOAD32X2_S:
+	case EOP_V128_LOAD32X2_U:
+	case EOP_V128_LOAD32_ZERO:
+	case EOP_V128_LOAD64_ZERO:
+	case EOP_V128_LOAD8_SPLAT:
+	case EOP_V128_LOAD16_SPLAT:
+	case EOP_V128_LOAD32_SPLAT:
+	case EOP_V128_LOAD64_SPLAT: return vload(j, ip, op);
 	case EOP_V128_ANY_TRUE:
 		vld(j, 0, A);
 		op_r(j, 0x66, false, 0x0f3817, 0, 0); /* ptest */

@@ -25,12 +25,13 @@
  * instruction's cell for the report.
  *
  * Which functions: every function whose instructions all have a template
- * (every scalar one; of SIMD, 124 of 236: loads, stores, constants, the
- * arithmetic, saturating, min/max, average, compare, narrow, abs, neg,
- * extend and bitwise ops that are one SSE instruction or two, shifts of
- * 16- to 64-bit lanes, any_true/all_true/bitmask, i32/f32/i64/f64 lanes'
- * splat, extract and replace, shuffle, convert) and whose module has no
- * exception handling; the others stay interpreted, counted in
+ * (every scalar one; of SIMD, 152 of 236: loads (whole, extending,
+ * zero-filling, splatting), stores, constants, the arithmetic,
+ * saturating, min/max, average, compare, narrow, abs, neg, sqrt, extend
+ * and bitwise ops that are one SSE instruction or a few, bitselect,
+ * swizzle, shifts of 16- to 64-bit lanes, any_true/all_true/bitmask,
+ * every lane's splat, extract and replace, shuffle, convert) and whose
+ * module has no exception handling; the others stay interpreted, counted in
  * eng_module.jit_interp. Only on
  * x86-64 Linux; elsewhere, and with HEISEN_ENGINE=interp, nothing is
  * compiled.

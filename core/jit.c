@@ -1195,6 +1195,81 @@ static bool vload(jit *j, const eng_cell *ip, unsigned op)
 	return false;
 }
 
+/* The lane instructions, by lane size (1, 2, 4, 8 bytes): splat,
+ * extract_lane (pextrb/w/d/q; the _s ones of 8- and 16-bit lanes sign-
+ * extended by movsx) and replace_lane (pinsrb/w/d/q). */
+enum { LANE_SPLAT, LANE_EXTRACT, LANE_EXTRACT_S, LANE_REPLACE };
+static const struct {
+	uint16_t op;
+	uint8_t size, kind;
+} vlanes[] = {
+    {EOP_I8X16_SPLAT, 1, LANE_SPLAT},
+    {EOP_I16X8_SPLAT, 2, LANE_SPLAT},
+    {EOP_I32X4_SPLAT, 4, LANE_SPLAT},
+    {EOP_F32X4_SPLAT, 4, LANE_SPLAT},
+    {EOP_I64X2_SPLAT, 8, LANE_SPLAT},
+    {EOP_F64X2_SPLAT, 8, LANE_SPLAT},
+    {EOP_I8X16_EXTRACT_LANE_S, 1, LANE_EXTRACT_S},
+    {EOP_I8X16_EXTRACT_LANE_U, 1, LANE_EXTRACT},
+    {EOP_I16X8_EXTRACT_LANE_S, 2, LANE_EXTRACT_S},
+    {EOP_I16X8_EXTRACT_LANE_U, 2, LANE_EXTRACT},
+    {EOP_I32X4_EXTRACT_LANE, 4, LANE_EXTRACT},
+    {EOP_F32X4_EXTRACT_LANE, 4, LANE_EXTRACT},
+    {EOP_I64X2_EXTRACT_LANE, 8, LANE_EXTRACT},
+    {EOP_F64X2_EXTRACT_LANE, 8, LANE_EXTRACT},
+    {EOP_I8X16_REPLACE_LANE, 1, LANE_REPLACE},
+    {EOP_I16X8_REPLACE_LANE, 2, LANE_REPLACE},
+    {EOP_I32X4_REPLACE_LANE, 4, LANE_REPLACE},
+    {EOP_F32X4_REPLACE_LANE, 4, LANE_REPLACE},
+    {EOP_I64X2_REPLACE_LANE, 8, LANE_REPLACE},
+    {EOP_F64X2_REPLACE_LANE, 8, LANE_REPLACE},
+};
+
+static bool vlane(jit *j, const eng_cell *ip, unsigned op)
+{
+	for (size_t k = 0; k < sizeof vlanes / sizeof *vlanes; k++) {
+		unsigned size = vlanes[k].size;
+		bool w = size == 8;
+		if (vlanes[k].op != op)
+			continue;
+		switch (vlanes[k].kind) {
+		case LANE_SPLAT:
+			(w ? ld64 : ld32)(j, RAX, A);
+			op_r(j, 0x66, w, 0x0f6e, 0, RAX); /* movd/q xmm0 */
+			splat_low(j, size);
+			vst(j, D, 0);
+			break;
+		case LANE_EXTRACT:
+		case LANE_EXTRACT_S:
+			vld(j, 0, A);
+			op_r(j, 0x66, w,
+			     size == 1	 ? 0x0f3a14
+			     : size == 2 ? 0x0f3a15
+					 : 0x0f3a16,
+			     0, RAX);
+			b1(j, B);
+			if (vlanes[k].kind == LANE_EXTRACT_S)
+				op_r(j, 0, false, size == 1 ? 0x0fbe : 0x0fbf,
+				     RAX, RAX);
+			st64(j, D, RAX);
+			break;
+		default:
+			vld(j, 0, A);
+			(w ? ld64 : ld32)(j, RAX, B);
+			op_r(j, 0x66, w,
+			     size == 1	 ? 0x0f3a20
+			     : size == 2 ? 0x0fc4
+					 : 0x0f3a22,
+			     0, RAX);
+			b1(j, ip[2].u32[1]);
+			vst(j, D, 0);
+			break;
+		}
+		return true;
+	}
+	return false;
+}
+
 /* The unary, shift and test templates; false for another op. */
 static bool simd1(jit *j, const eng_cell *ip, unsigned op)
 {
@@ -1295,39 +1370,6 @@ static bool simd1(jit *j, const eng_cell *ip, unsigned op)
 		op_r(j, op == EOP_F64X2_SQRT ? 0x66 : 0, false, 0x0f51, 0, 0);
 		vst(j, D, 0);
 		return true;
-	case EOP_I8X16_SPLAT:
-	case EOP_I16X8_SPLAT:
-		ld32(j, RAX, A);
-		op_r(j, 0x66, false, 0x0f6e, 0, RAX); /* movd xmm0, eax */
-		splat_low(j, op == EOP_I8X16_SPLAT ? 1 : 2);
-		vst(j, D, 0);
-		return true;
-	case EOP_I8X16_EXTRACT_LANE_S:
-	case EOP_I8X16_EXTRACT_LANE_U:
-	case EOP_I16X8_EXTRACT_LANE_S:
-	case EOP_I16X8_EXTRACT_LANE_U: {
-		bool byte = op == EOP_I8X16_EXTRACT_LANE_S ||
-			    op == EOP_I8X16_EXTRACT_LANE_U;
-		vld(j, 0, A);
-		/* pextrb / pextrw eax, xmm0, lane: zero-extended */
-		op_r(j, 0x66, false, byte ? 0x0f3a14 : 0x0f3a15, 0, RAX);
-		b1(j, B);
-		if (op == EOP_I8X16_EXTRACT_LANE_S ||
-		    op == EOP_I16X8_EXTRACT_LANE_S) /* movsx eax, al / ax */
-			op_r(j, 0, false, byte ? 0x0fbe : 0x0fbf, RAX, RAX);
-		st64(j, D, RAX);
-		return true;
-	}
-	case EOP_I8X16_REPLACE_LANE:
-	case EOP_I16X8_REPLACE_LANE:
-		vld(j, 0, A);
-		ld32(j, RAX, B);
-		/* pinsrb / pinsrw xmm0, eax, lane */
-		op_r(j, 0x66, false,
-		     op == EOP_I8X16_REPLACE_LANE ? 0x0f3a20 : 0x0fc4, 0, RAX);
-		b1(j, ip[2].u32[1]);
-		vst(j, D, 0);
-		return true;
 	case EOP_V128_LOAD8X8_S:
 	case EOP_V128_LOAD8X8_U:
 	case EOP_V128_LOAD16X4_S:
@@ -1363,7 +1405,7 @@ static bool simd1(jit *j, const eng_cell *ip, unsigned op)
 		     0);
 		st64(j, D, RAX);
 		return true;
-	default: return false;
+	default: return vlane(j, ip, op);
 	}
 }
 
@@ -1402,46 +1444,6 @@ static bool simd(jit *j, const eng_cell *ip, unsigned op)
 		vconst(j, 0, ip[2].u64, ip[3].u64);
 		vst(j, D, 0);
 		return true;
-	case EOP_I32X4_SPLAT:
-	case EOP_F32X4_SPLAT:
-		ld32(j, RAX, A);
-		op_r(j, 0x66, false, 0x0f6e, 0, RAX); /* movd xmm0, eax */
-		op_r(j, 0x66, false, 0x0f70, 0, 0);   /* pshufd xmm0,xmm0,0 */
-		b1(j, 0);
-		vst(j, D, 0);
-		return true;
-	case EOP_I64X2_SPLAT:
-	case EOP_F64X2_SPLAT:
-		ld64(j, RAX, A);
-		op_r(j, 0x66, true, 0x0f6e, 0, RAX);
-		op_r(j, 0x66, false, 0x0f6c, 0, 0); /* punpcklqdq */
-		vst(j, D, 0);
-		return true;
-	case EOP_I32X4_EXTRACT_LANE:
-	case EOP_F32X4_EXTRACT_LANE:
-	case EOP_I64X2_EXTRACT_LANE:
-	case EOP_F64X2_EXTRACT_LANE: {
-		bool w = op == EOP_I64X2_EXTRACT_LANE ||
-			 op == EOP_F64X2_EXTRACT_LANE;
-		vld(j, 0, A);
-		op_r(j, 0x66, w, 0x0f3a16, 0, RAX); /* pextrd/q */
-		b1(j, B);
-		st64(j, D, RAX);
-		return true;
-	}
-	case EOP_I32X4_REPLACE_LANE:
-	case EOP_F32X4_REPLACE_LANE:
-	case EOP_I64X2_REPLACE_LANE:
-	case EOP_F64X2_REPLACE_LANE: {
-		bool w = op == EOP_I64X2_REPLACE_LANE ||
-			 op == EOP_F64X2_REPLACE_LANE;
-		vld(j, 0, A);
-		(w ? ld64 : ld32)(j, RAX, B);
-		op_r(j, 0x66, w, 0x0f3a22, 0, RAX); /* pinsrd/q */
-		b1(j, ip[2].u32[1]);
-		vst(j, D, 0);
-		return true;
-	}
 	case EOP_F32X4_CONVERT_I32X4_S:
 		vld(j, 0, A);
 		op_r(j, 0, false, 0x0f5b, 0, 0); /* cvtdq2ps */

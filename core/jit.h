@@ -85,7 +85,8 @@ void eng_jit_prepare(struct eng_module *cm);
  * compiler's throughput in `make bench`). */
 void eng_jit_compile_all(struct eng_module *cm);
 
-/* Unmap cm's code, free what waits. */
+/* Unmap cm's code (eng_module_free frees the ops of the functions
+ * never compiled). */
 void eng_jit_free(struct eng_module *cm);
 
 /* From the guard-page signal handler: when the fault (signal context uc)

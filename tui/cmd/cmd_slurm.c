@@ -29,11 +29,11 @@
 #include <libgen.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1139,10 +1139,11 @@ static void fetch_campaign(db *d, const db_remote *r, const db_node_url *u,
 
 /* One fetch of node r into f (zeroed first). With ask, Slurm is asked
  * about the tasks that left no stream; without, they count as active.
- * watch (may be NULL) is given each campaign's folder on the cluster. */
+ * With ino >= 0 (an inotify instance), each campaign's folder is watched
+ * for the streams renamed into place; one that cannot be (not on this
+ * machine) is polled. */
 static void fetch_round(db *d, const db_remote *r, double timeout_s, bool ask,
-			void (*watch)(void *ctx, const char *dir), void *ctx,
-			tui_slurm_fetched *f)
+			int ino, tui_slurm_fetched *f)
 {
 	db_node_url u;
 	node_jobs nj, asked = {0};
@@ -1194,8 +1195,8 @@ static void fetch_round(db *d, const db_remote *r, double timeout_s, bool ask,
 		for (uint32_t i = 0; open[k] && i < cs->slices; i++)
 			any |= open[k][i];
 	}
-	for (size_t k = 0; watch && k < nj.n; k++)
-		watch(ctx, nj.v[k].dir);
+	for (size_t k = 0; ino >= 0 && k < nj.n; k++)
+		inotify_add_watch(ino, nj.v[k].dir, IN_MOVED_TO);
 	for (size_t k = 0; !ask && k < nj.n; k++)
 		for (uint32_t i = 0; open[k] && i < nj.v[k].slices; i++)
 			f->active += open[k][i];
@@ -1251,16 +1252,6 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void watch_dir(void *ctx, const char *dir)
-{
-	int *fd = ctx;
-
-	/* A folder watched twice keeps one watch; one that cannot be
-	 * watched (not on this machine, no inotify) is polled. */
-	if (*fd >= 0)
-		inotify_add_watch(*fd, dir, IN_MOVED_TO);
-}
-
 /* Sleep secs, or until an event on fd (then a moment more). */
 static void nap(int fd, double secs)
 {
@@ -1296,7 +1287,7 @@ void tui_slurm_fetch(db *d, const db_remote *r, double timeout_s, bool wait,
 		if (ask)
 			asked = mono_s();
 		fetch_round(d, r, left > 1 ? left : 1, ask,
-			    f->fetches ? NULL : watch_dir, &fd, &one);
+			    f->fetches ? -1 : fd, &one);
 		f->fetches++;
 		f->reached = one.reached;
 		f->runs += one.runs;

@@ -48,32 +48,87 @@ static void put_str(wasm_buf *b, const char *s)
 	wasm_buf_put(b, s, strlen(s));
 }
 
+/* The sweep of slice "$s" into DIR/task-$s.db, as one line. */
+static void put_sweep(wasm_buf *b, const rmt_slurm_plan *plan, const char *n)
+{
+	put_str(b, "\theisen sweep ");
+	put_quoted(b, plan->program);
+	put_str(b, " --db ");
+	put_quoted(b, plan->dir);
+	put_str(b, "/task-\"$s\".db --plan-slice \"$s\"/");
+	put_str(b, n);
+	put_str(b, " --origin ");
+	put_quoted(b, plan->origin);
+	for (const char *const *w = plan->words; *w; w++) {
+		wasm_buf_byte(b, ' ');
+		put_quoted(b, *w);
+	}
+	put_str(b, " || rc=$?\n");
+}
+
 char *rmt_slurm_script(const rmt_slurm_plan *plan)
 {
 	wasm_buf b = {0};
 	char n[32];
+	size_t len;
 
 	snprintf(n, sizeof n, "%u", plan->slices);
-	put_str(&b, "#!/bin/sh\n# heisen: slice $SLURM_ARRAY_TASK_ID of ");
+	put_str(&b, "#!/bin/sh\n# heisen: slices of the ");
 	put_str(&b, n);
-	put_str(&b, " of a campaign's plan (docs/slurm.md)\n"
+	put_str(&b, " of a campaign's plan (docs/slurm.md): this task's own,\n"
+		    "# then those of the tasks of its array Slurm has not "
+		    "started\n"
 		    "i=${SLURM_ARRAY_TASK_ID:?not run as a Slurm array task}\n"
+		    "job=${SLURM_ARRAY_JOB_ID:?not run as a Slurm array task}\n"
 		    /* Runs are the compute node's: grids get a row each. */
 		    "HEISEN_NODE=${SLURMD_NODENAME:-}\nexport HEISEN_NODE\n"
-		    "exec heisen sweep ");
-	put_quoted(&b, plan->program);
-	put_str(&b, " --db ");
+		    "claims=");
 	put_quoted(&b, plan->dir);
-	put_str(&b, "/task-\"$i\".db --plan-slice \"$i\"/");
-	put_str(&b, n);
-	put_str(&b, " --origin ");
-	put_quoted(&b, plan->origin);
-	for (const char *const *w = plan->words; *w; w++) {
-		wasm_buf_byte(&b, ' ');
-		put_quoted(&b, *w);
-	}
-	size_t len;
-	put_str(&b, "\n");
+	put_str(&b, "/claims-\"$job\"\n"
+		    "mkdir -p \"$claims\" || exit 1\n"
+		    "rc=0\n"
+		    "sweep() {\n"
+		    "\ts=$1\n");
+	put_sweep(&b, plan, n);
+	/* A claim is a symbolic link naming its task, made or refused at
+	 * once (on NFS too): each slice runs once per job. The tasks still
+	 * pending are asked for once (no task becomes pending later); the
+	 * task of a slice taken from it is cancelled, in the background,
+	 * and one that started meanwhile finds its own slice taken. Under a
+	 * time limit, a task takes another slice only while the time it has
+	 * left is twice its longest slice and 10 s more: a task killed
+	 * mid-slice keeps its runs, but `dispatch --resume` would be needed
+	 * for the rest. */
+	put_str(&b,
+		"}\n"
+		"t0=$(date +%s)\n"
+		"lim=$(squeue -h -j \"${SLURM_JOB_ID:-}\" -o %L 2>/dev/null | "
+		"awk '{ t = $0; d = 0; k = index(t, \"-\"); "
+		"if (k) { d = substr(t, 1, k - 1); t = substr(t, k + 1) } "
+		"if (t !~ /^[0-9:]+$/) exit; n = split(t, a, \":\"); s = 0; "
+		"for (j = 1; j <= n; j++) s = s * 60 + a[j]; "
+		"print d * 86400 + s }')\n"
+		"long=0\n"
+		"take() {\n"
+		"\ta=$(date +%s)\n"
+		"\tsweep \"$1\"\n"
+		"\tb=$(date +%s)\n"
+		"\t[ $((b - a)) -le \"$long\" ] || long=$((b - a))\n"
+		"}\n"
+		"ln -s \"$i\" \"$claims/$i\" 2>/dev/null && take \"$i\"\n"
+		"for s in $(squeue -h -r -j \"$job\" -t PENDING -o %K "
+		"2>/dev/null | sort -rn); do\n"
+		"\tif [ -n \"$lim\" ]; then\n"
+		"\t\tnow=$(date +%s)\n"
+		"\t\t[ $((lim - (now - t0))) -ge $((2 * long + 10)) ] || "
+		"break\n"
+		"\tfi\n"
+		"\tln -s \"$i\" \"$claims/$s\" 2>/dev/null || continue\n"
+		"\tscancel \"${job}_$s\" 2>/dev/null &\n"
+		"\ttake \"$s\"\n"
+		"done\n"
+		"wait\n"
+		"exit $rc\n");
 	wasm_buf_byte(&b, 0);
 	if (b.oom) {
 		wasm_buf_fini(&b);

@@ -34,7 +34,9 @@ host=$(hostname -s)
 # Runs of one task of the first campaign; the job of a dispatch's answer.
 job_of() { sed -n 's/.* as Slurm job \([0-9]*\):.*/\1/p' "$dir/out"; }
 
-expect 0 "node add" "$HEISEN" node add cl "slurm://$dir/shared" --tasks 16 --db "$home"
+# A time limit: a task takes the slices of pending tasks while the time
+# it has left (squeue's %L) is more than twice its longest slice.
+expect 0 "node add" "$HEISEN" node add cl "slurm://$dir/shared" --tasks 16 --time 10 --db "$home"
 expect 0 "node check" "$HEISEN" node check cl --db "$home" --json
 python3 - "$dir/out" "$host" <<'PY' || bad "node check: $(snippet "$dir/out")"
 import json, sys
@@ -60,6 +62,25 @@ assert c["id"] == 1 and c["runs_planned"] == 400 and c["slices"] == 16, c
 assert sum(c["tasks"].values()) == 16 and len(c["task_states"]) == 16, c
 PY
 slurm_wait "$job" 90 || bad "job $job did not end"
+# Two CPUs for 16 tasks: the two tasks Slurm started first took the
+# slices of the others, still pending, and cancelled them; each slice
+# counts in the state of the task that ran it.
+expect 0 "node status, slices taken" "$HEISEN" node status cl --db "$home" --json
+python3 - "$dir/out" <<'PY' || bad "node status after the job: $(snippet "$dir/out")"
+import json, sys
+c = json.load(open(sys.argv[1]))["campaigns"][0]
+assert c["tasks"]["completed"] == 16 and c["slices_taken"] >= 1, c
+assert c["task_states"] == ["completed"] * 16, c
+PY
+# Every slice claimed once, by task 0 or 1 (a link naming the task).
+claims=$(for l in "$dir"/shared/heisen-slurm/*/claims-"$job"/*; do readlink "$l"; done | sort | uniq -c | awk '{ print $2 ":" $1 }' | tr '\n' ' ')
+case $claims in
+"0:"*" 1:"*" ") [ "$(( $(sed 's/[0-9]*:\([0-9]*\) /\1+/g' <<<"$claims") 0 ))" = 16 ] || bad "claims: $claims" ;;
+*) bad "slices claimed by other tasks than 0 and 1: $claims" ;;
+esac
+expect 0 "node status, text" "$HEISEN" node status cl --db "$home"
+grep -q "16 completed" "$dir/out" && grep -q "slices* run by tasks that ended their own first" "$dir/out" ||
+	bad "node status text: $(snippet "$dir/out")"
 # Each task left its export beside its file, and node tasks sends it
 # while the file is unchanged: a stream damaged after its header is
 # refused and the other tasks imported; once the task file changes

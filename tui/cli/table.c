@@ -546,6 +546,9 @@ static const tui_opt node_opts[] = {
     {"--ended", NULL,
      "tasks: send only the task files whose sweep has ended; the others "
      "are answered 'open'"},
+    {"--claims", "JOB",
+     "tasks: only say which slices of LIST another task of Slurm job "
+     "JOB's array ran ('heisen-task I by T')"},
     {NULL, NULL, NULL},
 };
 
@@ -608,7 +611,7 @@ static int node_cmd(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	static const char *const db_json[] = {"--db", "--json", NULL};
 	static const char *const db_only[] = {"--db", NULL};
-	static const char *const ended[] = {"--ended", NULL};
+	static const char *const ended[] = {"--ended", "--claims", NULL};
 	/* The sub-commands; opts NULL: the handler checks its options. The
 	 * last two are the node's side of `heisen dispatch`. */
 	static const struct {
@@ -1436,7 +1439,9 @@ const tui_cmd tui_commands[] = {
      "the campaign is made here and its plan submitted as one sbatch "
      "--array job of the node's --tasks slices, task I running 'heisen "
      "sweep --plan-slice I/N --origin ...' into a workspace file of its "
-     "own in the node's shared directory; 'dispatch NAME --resume "
+     "own in the node's shared directory, then taking the slices of "
+     "tasks Slurm has not started yet (each slice still its own file); "
+     "'dispatch NAME --resume "
      "CAMPAIGN' submits again the slices with plan indices missing here "
      "whose task no longer runs.\n"
      "Exit status: 0 when the sweep started on every node; 1 when a node "
@@ -1462,8 +1467,8 @@ const tui_cmd tui_commands[] = {
      "shows the campaigns of the node's workspace ('heisen campaigns' "
      "run there). 'node self' prints what this machine is. 'node "
      "receive' and 'node start' are the node's side of 'heisen "
-     "dispatch', 'node tasks DIR LIST' the cluster's side of fetching "
-     "from a Slurm node. See also 'heisen fetch'.\n"
+     "dispatch', 'node tasks DIR LIST [--ended | --claims JOB]' the "
+     "cluster's side of fetching from a Slurm node. See also 'heisen fetch'.\n"
      "Exit status: 0 on success (check: the node answered); 1 if check "
      "or status found the node unreachable; 2 on bad usage, a bad name "
      "or URL, a duplicate or unknown node, or a database that cannot be "

@@ -60,6 +60,88 @@ static void tasks_parse(const char *list, bool *set, uint32_t n)
 	}
 }
 
+/* The task of job j's array that ran each of its slices into by[0..
+ * slices): the claims its tasks left (rmt_slurm_script), one call on the
+ * cluster; UINT32_MAX where a slice's own task ran it or none did. */
+static bool job_claims(const db_node_url *u, const db_slurm_job *j,
+		       uint32_t *by, char *why, size_t wcap)
+{
+	const char *words[] = {"heisen", "node",     "tasks",	j->dir,
+			       j->tasks, "--claims", j->job_id, NULL};
+	rmt_call c = {u, words, SLURM_CMD_TIMEOUT_S, -1, 0, NULL, NULL};
+	rmt_result io;
+	wasm_err e;
+
+	for (uint32_t i = 0; i < j->slices; i++)
+		by[i] = UINT32_MAX;
+	wasm_err_clear(&e);
+	if (rmt_run(&c, &io, &e)) {
+		snprintf(why, wcap, "%s", e.msg);
+		return false;
+	}
+	if (rmt_failed(&io, why, wcap)) {
+		rmt_result_free(&io);
+		return false;
+	}
+	/* "heisen-task I by T\n" for each slice task T took. */
+	for (char *p = (char *)io.out, *end = p + io.nout; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		unsigned i, t;
+
+		if (!nl)
+			break;
+		*nl = 0;
+		if (sscanf(p, "heisen-task %u by %u", &i, &t) == 2 &&
+		    i < j->slices && t < j->slices && t != i)
+			by[i] = t;
+		p = nl + 1;
+	}
+	rmt_result_free(&io);
+	return true;
+}
+
+/* The state of each slice of job j's array into st[0..j->slices), for
+ * its tasks only (the others left as they are): Slurm's state of the task
+ * that ran it, which is the slice's own or, for a slice another task took
+ * before Slurm started its own (then cancelled), that task's; taken[i]
+ * (when taken is not NULL) tells which. */
+static bool job_states(const db_node_url *u, const db_slurm_job *j,
+		       rmt_task_state *st, bool *taken, char *why, size_t wcap)
+{
+	size_t n = j->slices ? j->slices : 1;
+	rmt_task_state *raw = calloc(n, sizeof *raw);
+	bool *mine = calloc(n, sizeof *mine), ended = false, ok = false;
+	uint32_t *by = calloc(n, sizeof *by);
+
+	if (!raw || !mine || !by) {
+		snprintf(why, wcap, "out of memory");
+		goto out;
+	}
+	if (!rmt_slurm_states(u, j->job_id, raw, j->slices, why, wcap))
+		goto out;
+	tasks_parse(j->tasks, mine, j->slices);
+	for (uint32_t i = 0; i < j->slices; i++)
+		ended |= mine[i] && !rmt_task_active(raw[i]);
+	/* While every task is pending or running, none has taken another's
+	 * slice (a task takes one only after its own, or once it has
+	 * started). */
+	if (ended && !job_claims(u, j, by, why, wcap))
+		goto out;
+	for (uint32_t i = 0; i < j->slices; i++) {
+		if (!mine[i])
+			continue;
+		st[i] = ended && by[i] != UINT32_MAX ? raw[by[i]] : raw[i];
+		if (taken)
+			taken[i] = ended && by[i] != UINT32_MAX;
+	}
+	ok = true;
+out:
+	free(raw);
+	free(mine);
+	free(by);
+	return ok;
+}
+
 /* The runs recorded here of each slice of campaign id's plan. */
 typedef struct slice_count {
 	uint64_t planned;
@@ -281,8 +363,7 @@ static bool mark_active(void *ctx, const db_slurm_job *j)
 	bool *mine = calloc(j->slices ? j->slices : 1, sizeof *mine);
 
 	if (!st || !mine ||
-	    !rmt_slurm_states(l->u, j->job_id, st, j->slices, l->why,
-			      sizeof l->why)) {
+	    !job_states(l->u, j, st, NULL, l->why, sizeof l->why)) {
 		if (!st || !mine)
 			snprintf(l->why, sizeof l->why, "out of memory");
 		l->failed = true;
@@ -579,6 +660,7 @@ typedef struct camp_state {
 	int64_t id;
 	uint32_t slices;
 	rmt_task_state *st;
+	bool *taken; /* run by another task of its job's array */
 	char *dir;
 	char jobs[512];
 	unsigned njobs;
@@ -597,7 +679,8 @@ static bool job_state(void *ctx, const db_slurm_job *j)
 	node_jobs *nj = ctx;
 	camp_state *c = NULL;
 	rmt_task_state *st;
-	bool *mine;
+	bool *taken;
+	uint32_t n;
 
 	for (size_t i = 0; i < nj->n; i++)
 		if (nj->v[i].id == j->campaign_id)
@@ -612,8 +695,9 @@ static bool job_state(void *ctx, const db_slurm_job *j)
 		c->id = j->campaign_id;
 		c->slices = j->slices;
 		c->st = calloc(j->slices ? j->slices : 1, sizeof *c->st);
+		c->taken = calloc(j->slices ? j->slices : 1, sizeof *c->taken);
 		c->dir = strdup(j->dir);
-		if (!c->st || !c->dir)
+		if (!c->st || !c->taken || !c->dir)
 			return !(nj->oom = true);
 	}
 	size_t k = strlen(c->jobs);
@@ -622,26 +706,28 @@ static bool job_state(void *ctx, const db_slurm_job *j)
 	c->njobs++;
 	if (!nj->ask)
 		return true;
+	n = j->slices < c->slices ? j->slices : c->slices;
 	st = calloc(j->slices ? j->slices : 1, sizeof *st);
-	mine = calloc(j->slices ? j->slices : 1, sizeof *mine);
-	if (!st || !mine) {
+	taken = calloc(j->slices ? j->slices : 1, sizeof *taken);
+	if (!st || !taken) {
 		free(st);
-		free(mine);
+		free(taken);
 		return !(nj->oom = true);
 	}
-	if (!rmt_slurm_states(nj->u, j->job_id, st, j->slices, nj->why,
-			      sizeof nj->why)) {
+	/* A slice's state is that of the last job that ran it: the
+	 * job's own tasks replace what earlier jobs said. */
+	memcpy(st, c->st, n * sizeof *st);
+	memcpy(taken, c->taken, n * sizeof *taken);
+	if (!job_states(nj->u, j, st, taken, nj->why, sizeof nj->why)) {
 		nj->failed = true;
 		free(st);
-		free(mine);
+		free(taken);
 		return false;
 	}
-	tasks_parse(j->tasks, mine, j->slices);
-	for (uint32_t i = 0; i < j->slices && i < c->slices; i++)
-		if (mine[i])
-			c->st[i] = st[i];
+	memcpy(c->st, st, n * sizeof *st);
+	memcpy(c->taken, taken, n * sizeof *taken);
 	free(st);
-	free(mine);
+	free(taken);
 	return true;
 }
 
@@ -649,6 +735,7 @@ static void node_jobs_free(node_jobs *nj)
 {
 	for (size_t i = 0; i < nj->n; i++) {
 		free(nj->v[i].st);
+		free(nj->v[i].taken);
 		free(nj->v[i].dir);
 	}
 	free(nj->v);
@@ -714,12 +801,14 @@ int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
 	/* Newest first, as `heisen campaigns` lists. */
 	for (size_t k = nj.n; k-- > 0;) {
 		camp_state *cs = &nj.v[k];
-		uint32_t count[RMT_TASK_NSTATES] = {0};
+		uint32_t count[RMT_TASK_NSTATES] = {0}, taken = 0;
 		db_campaign c = {0};
 		wasm_err e;
 
-		for (uint32_t i = 0; i < cs->slices; i++)
+		for (uint32_t i = 0; i < cs->slices; i++) {
 			count[cs->st[i]]++;
+			taken += cs->taken[i];
+		}
 		wasm_err_clear(&e);
 		if (db_campaign_get(d, cs->id, &c, &e)) {
 			fprintf(err, "heisen node status: %s\n", e.msg);
@@ -736,6 +825,7 @@ int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
 			tui_json_str(&j, "jobs", cs->jobs);
 			tui_json_str(&j, "dir", cs->dir);
 			tui_json_u64(&j, "slices", cs->slices);
+			tui_json_u64(&j, "slices_taken", taken);
 			tui_json_obj(&j, "tasks");
 			for (int s = 0; s < RMT_TASK_NSTATES; s++)
 				tui_json_u64(
@@ -761,6 +851,14 @@ int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
 						rmt_task_state_name(
 						    (rmt_task_state)s));
 			fputc('\n', out);
+			if (taken)
+				fprintf(
+				    out,
+				    "    %u slice%s run by tasks that ended "
+				    "their own first (their own tasks, "
+				    "still pending then, were cancelled): "
+				    "counted in those tasks' states\n",
+				    taken, taken == 1 ? "" : "s");
 			for (uint32_t i = 0; i < cs->slices; i++)
 				if (cs->st[i] == RMT_TASK_TIMEOUT)
 					fprintf(out,
@@ -1049,16 +1147,48 @@ static int task_export(const char *file, char **buf, size_t *len, wasm_err *e)
 	return 0;
 }
 
+/* `node tasks DIR LIST --claims JOB`: "heisen-task I by T" for each
+ * slice I of LIST that task T of job JOB's array took (the symbolic link
+ * DIR/claims-JOB/I naming T, rmt_slurm_script). */
+static void node_claims(const char *dir, const char *job, const bool *want,
+			uint32_t n, FILE *out)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		char path[4200], to[16], *end;
+		ssize_t k;
+		unsigned long t;
+
+		if (!want[i] ||
+		    (size_t)snprintf(path, sizeof path, "%s/claims-%s/%u", dir,
+				     job, i) >= sizeof path ||
+		    (k = readlink(path, to, sizeof to - 1)) <= 0)
+			continue;
+		to[k] = 0;
+		t = strtoul(to, &end, 10);
+		if (*to >= '0' && *to <= '9' && !*end && t < n && t != i)
+			fprintf(out, "heisen-task %u by %lu\n", i, t);
+	}
+}
+
 int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	bool ended = tui_opt_value(cmd, a, "--ended") != NULL, *want;
+	const char *claims = tui_opt_value(cmd, a, "--claims");
 	uint32_t n = SLURM_SLICES_MAX;
 
 	if (a->noperands != 3 || a->operands[1][0] != '/' ||
 	    a->operands[2][0] < '0' || a->operands[2][0] > '9') {
 		fprintf(err, "heisen node: usage: heisen node tasks DIR LIST "
-			     "[--ended] (LIST: task numbers, \"0,1,5\" or "
-			     "\"0-15\")\n");
+			     "[--ended | --claims JOB] (LIST: task numbers, "
+			     "\"0,1,5\" or \"0-15\")\n");
+		return TUI_EXIT_USAGE;
+	}
+	if (claims && (!*claims || strlen(claims) > 20 ||
+		       strspn(claims, "0123456789") != strlen(claims))) {
+		fprintf(err,
+			"heisen node tasks: --claims expects a Slurm job id "
+			"(digits), got '%s'\n",
+			claims);
 		return TUI_EXIT_USAGE;
 	}
 	if (!(want = calloc(n, sizeof *want))) {
@@ -1066,6 +1196,11 @@ int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		return TUI_EXIT_INTERNAL;
 	}
 	tasks_parse(a->operands[2], want, n);
+	if (claims) {
+		node_claims(a->operands[1], claims, want, n, out);
+		free(want);
+		return fflush(out) ? TUI_EXIT_INTERNAL : TUI_EXIT_OK;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		char file[4200], *buf = NULL;
 		size_t len = 0;

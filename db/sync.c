@@ -783,6 +783,14 @@ typedef struct stack_slot {
 	int64_t id;
 } stack_slot;
 
+/* Another text of a run-bug record (a location, parents, locks, names)
+ * found well formed by check: a race's location repeats in each of its
+ * runs. */
+typedef struct text_slot {
+	span text;
+	bool (*check)(const char *);
+} text_slot;
+
 typedef struct importer {
 	db *d;
 	rd r;
@@ -792,6 +800,7 @@ typedef struct importer {
 	int nst;
 	double now;
 	stack_slot stacks[STACK_SLOTS];
+	text_slot texts[STACK_SLOTS];
 } importer;
 
 static ent *map_find(map *m, uint64_t sid)
@@ -1396,7 +1405,7 @@ static bool text_ok(span sp, bool (*check)(const char *))
 
 /* A word at a time: every run's stacks are hashed, and FNV's byte loop
  * was a tenth of a fetch. A clash only costs a check or an upsert. */
-static stack_slot *stack_slot_of(importer *im, span text)
+static size_t slot_of(span text)
 {
 	uint64_t h = FNV_OFFSET ^ text.n, w;
 	uint32_t i = 0;
@@ -1407,15 +1416,38 @@ static stack_slot *stack_slot_of(importer *im, span text)
 		h ^= h >> 29;
 	}
 	h = fnv(h, text.p + i, text.n - i);
-	return &im->stacks[(h ^ h >> 32) % STACK_SLOTS];
+	return (size_t)((h ^ h >> 32) % STACK_SLOTS);
+}
+
+static stack_slot *stack_slot_of(importer *im, span text)
+{
+	return &im->stacks[slot_of(text)];
+}
+
+static bool same_text(span a, span b)
+{
+	return a.n == b.n && !memcmp(a.p, b.p, a.n);
+}
+
+/* Whether text passes check, each text checked once per stream. */
+static bool text_checked(importer *im, span text, bool (*check)(const char *))
+{
+	text_slot *t = &im->texts[slot_of(text)];
+
+	if (t->check == check && same_text(t->text, text))
+		return true;
+	if (!text_ok(text, check))
+		return false;
+	t->text = text;
+	t->check = check;
+	return true;
 }
 
 /* Whether text is in its slot: checked, and stored if the slot's id is
  * set. */
 static bool stack_seen(const stack_slot *slot, span text)
 {
-	return text.p && slot->text.n == text.n &&
-	       !memcmp(slot->text.p, text.p, text.n);
+	return text.p && same_text(slot->text, text);
 }
 
 /* Whether stack text (NULL: none) is well formed; *slot gets its slot. */
@@ -1479,12 +1511,12 @@ static bool imp_run_bug(importer *im, size_t at)
 	if (r->ver >= 5) {
 		size_t lat = r->off, pat;
 		loc = rd_nstr(r, "run_bug location");
-		if (loc.p && !text_ok(loc, loc_ok))
+		if (loc.p && !text_checked(im, loc, loc_ok))
 			return rd_fail(r, lat, "malformed", "run_bug location");
 		stk[2] = rd_nstr(r, "run_bug call stack");
 		pat = r->off;
 		par = rd_nstr(r, "run_bug parents");
-		if (par.p && !text_ok(par, parents_ok))
+		if (par.p && !text_checked(im, par, parents_ok))
 			return rd_fail(r, pat, "malformed", "run_bug parents");
 		stk[3] = rd_nstr(r, "run_bug call stack");
 		stk[4] = rd_nstr(r, "run_bug call stack");
@@ -1497,11 +1529,11 @@ static bool imp_run_bug(importer *im, size_t at)
 	if (r->ver >= 9) {
 		size_t kat = r->off;
 		locks = rd_nstr(r, "run_bug locks");
-		if (locks.p && !text_ok(locks, locks_ok))
+		if (locks.p && !text_checked(im, locks, locks_ok))
 			return rd_fail(r, kat, "malformed", "run_bug locks");
 		kat = r->off;
 		names = rd_nstr(r, "run_bug thread names");
-		if (names.p && !text_ok(names, names_ok))
+		if (names.p && !text_checked(im, names, names_ok))
 			return rd_fail(r, kat, "malformed",
 				       "run_bug thread names");
 	}

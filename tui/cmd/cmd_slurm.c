@@ -60,29 +60,23 @@ static void tasks_parse(const char *list, bool *set, uint32_t n)
 	}
 }
 
+static bool tasks_call(const db_node_url *u, const char *dir, const char *list,
+		       bool ended, const char *claims, double timeout_s,
+		       rmt_result *io, char *why, size_t wcap);
+
 /* The task of job j's array that ran each of its slices into by[0..
  * slices): the claims its tasks left (rmt_slurm_script), one call on the
  * cluster; UINT32_MAX where a slice's own task ran it or none did. */
 static bool job_claims(const db_node_url *u, const db_slurm_job *j,
 		       uint32_t *by, char *why, size_t wcap)
 {
-	const char *words[] = {"heisen", "node",     "tasks",	j->dir,
-			       j->tasks, "--claims", j->job_id, NULL};
-	rmt_call c = {u, words, SLURM_CMD_TIMEOUT_S, -1, 0, NULL, NULL};
 	rmt_result io;
-	wasm_err e;
 
 	for (uint32_t i = 0; i < j->slices; i++)
 		by[i] = UINT32_MAX;
-	wasm_err_clear(&e);
-	if (rmt_run(&c, &io, &e)) {
-		snprintf(why, wcap, "%s", e.msg);
+	if (!tasks_call(u, j->dir, j->tasks, false, j->job_id,
+			SLURM_CMD_TIMEOUT_S, &io, why, wcap))
 		return false;
-	}
-	if (rmt_failed(&io, why, wcap)) {
-		rmt_result_free(&io);
-		return false;
-	}
 	/* "heisen-task I by T\n" for each slice task T took. */
 	for (char *p = (char *)io.out, *end = p + io.nout; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -912,9 +906,6 @@ static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 			const camp_state *cs, const char *list,
 			double timeout_s, bool *open, tui_slurm_fetched *f)
 {
-	const char *words[] = {"heisen", "node",    "tasks", cs->dir,
-			       list,	 "--ended", NULL};
-	rmt_call c = {u, words, timeout_s, -1, 0, NULL, NULL};
 	const uint8_t *p, *end;
 	db_sync_added added;
 	char why[600], line[400], src[64];
@@ -922,18 +913,10 @@ static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
 	rmt_result io;
 	wasm_err e;
 
-	if (!open)
-		words[5] = NULL;
-	wasm_err_clear(&e);
-	if (rmt_run(&c, &io, &e)) {
-		snprintf(f->why, sizeof f->why, "%s", e.msg);
-		f->reached = false;
-		return;
-	}
-	if (rmt_failed(&io, why, sizeof why)) {
+	if (!tasks_call(u, cs->dir, list, open != NULL, NULL, timeout_s, &io,
+			why, sizeof why)) {
 		snprintf(f->why, sizeof f->why, "%s", why);
 		f->reached = false;
-		rmt_result_free(&io);
 		return;
 	}
 	f->bytes += io.nout;
@@ -1170,11 +1153,65 @@ static void node_claims(const char *dir, const char *job, const bool *want,
 	}
 }
 
+/* What `heisen node tasks DIR LIST [--ended | --claims JOB]` answers,
+ * into out: 0, or -1 when out of memory. */
+static int tasks_answer(const char *dir, const char *list, bool ended,
+			const char *claims, FILE *out)
+{
+	uint32_t n = SLURM_SLICES_MAX;
+	bool *want = calloc(n, sizeof *want);
+
+	if (!want)
+		return -1;
+	tasks_parse(list, want, n);
+	if (claims) {
+		node_claims(dir, claims, want, n, out);
+		free(want);
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		char file[4200], *buf = NULL;
+		size_t len = 0;
+		struct stat sb;
+		wasm_err e;
+		int rc;
+
+		if (!want[i])
+			continue;
+		snprintf(file, sizeof file, "%s/task-%u.db", dir, i);
+		if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+			fprintf(out, "heisen-task %u none\n", i);
+			continue;
+		}
+		if (!stream_read(file, &sb, &buf, &len) && ended) {
+			fprintf(out, "heisen-task %u open\n", i);
+			continue;
+		}
+		if (!buf && (rc = task_export(file, &buf, &len, &e))) {
+			if (rc < 0) {
+				free(want);
+				return -1;
+			}
+			/* The message is one line: newlines would end the
+			 * record. */
+			for (char *q = e.msg; *q; q++)
+				if (*q == '\n')
+					*q = ' ';
+			fprintf(out, "heisen-task %u error %s\n", i, e.msg);
+			continue;
+		}
+		fprintf(out, "heisen-task %u ok %zu\n", i, len);
+		fwrite(buf, 1, len, out);
+		free(buf);
+	}
+	free(want);
+	return 0;
+}
+
 int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
-	bool ended = tui_opt_value(cmd, a, "--ended") != NULL, *want;
+	bool ended = tui_opt_value(cmd, a, "--ended") != NULL;
 	const char *claims = tui_opt_value(cmd, a, "--claims");
-	uint32_t n = SLURM_SLICES_MAX;
 
 	if (a->noperands != 3 || a->operands[1][0] != '/' ||
 	    a->operands[2][0] < '0' || a->operands[2][0] > '9') {
@@ -1191,55 +1228,60 @@ int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			claims);
 		return TUI_EXIT_USAGE;
 	}
-	if (!(want = calloc(n, sizeof *want))) {
+	if (tasks_answer(a->operands[1], a->operands[2], ended, claims, out)) {
 		fprintf(err, "heisen node tasks: out of memory\n");
 		return TUI_EXIT_INTERNAL;
 	}
-	tasks_parse(a->operands[2], want, n);
-	if (claims) {
-		node_claims(a->operands[1], claims, want, n, out);
-		free(want);
-		return fflush(out) ? TUI_EXIT_INTERNAL : TUI_EXIT_OK;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		char file[4200], *buf = NULL;
-		size_t len = 0;
-		struct stat sb;
-		wasm_err e;
-		int rc;
-
-		if (!want[i])
-			continue;
-		snprintf(file, sizeof file, "%s/task-%u.db", a->operands[1], i);
-		if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-			fprintf(out, "heisen-task %u none\n", i);
-			continue;
-		}
-		if (!stream_read(file, &sb, &buf, &len) && ended) {
-			fprintf(out, "heisen-task %u open\n", i);
-			continue;
-		}
-		if (!buf && (rc = task_export(file, &buf, &len, &e))) {
-			if (rc < 0) {
-				free(want);
-				fprintf(err,
-					"heisen node tasks: out of memory\n");
-				return TUI_EXIT_INTERNAL;
-			}
-			/* The message is one line: newlines would end the
-			 * record. */
-			for (char *q = e.msg; *q; q++)
-				if (*q == '\n')
-					*q = ' ';
-			fprintf(out, "heisen-task %u error %s\n", i, e.msg);
-			continue;
-		}
-		fprintf(out, "heisen-task %u ok %zu\n", i, len);
-		fwrite(buf, 1, len, out);
-		free(buf);
-	}
-	free(want);
 	return fflush(out) ? TUI_EXIT_INTERNAL : TUI_EXIT_OK;
+}
+
+/* `heisen node tasks DIR LIST [--ended | --claims JOB]` on u's cluster,
+ * its answer into *io: through the transport, or, for a cluster whose
+ * directory is on this machine (slurm:///), answered in this process,
+ * without a process and a pipe for the streams of every task file. */
+static bool tasks_call(const db_node_url *u, const char *dir, const char *list,
+		       bool ended, const char *claims, double timeout_s,
+		       rmt_result *io, char *why, size_t wcap)
+{
+	const char *words[] = {"heisen", "node", "tasks", dir,
+			       list,	 NULL,	 NULL,	  NULL};
+	rmt_call c = {u, words, timeout_s, -1, 0, NULL, NULL};
+	wasm_err e;
+
+	if (!*u->host) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		int rc = m ? tasks_answer(dir, list, ended, claims, m) : -1;
+
+		if (m && fclose(m))
+			rc = -1;
+		memset(io, 0, sizeof *io);
+		if (rc) {
+			free(buf);
+			snprintf(why, wcap, "out of memory");
+			return false;
+		}
+		io->out = (uint8_t *)buf;
+		io->nout = len;
+		return true;
+	}
+	if (claims) {
+		words[5] = "--claims";
+		words[6] = claims;
+	} else if (ended) {
+		words[5] = "--ended";
+	}
+	wasm_err_clear(&e);
+	if (rmt_run(&c, io, &e)) {
+		snprintf(why, wcap, "%s", e.msg);
+		return false;
+	}
+	if (rmt_failed(io, why, wcap)) {
+		rmt_result_free(io);
+		return false;
+	}
+	return true;
 }
 
 /* The tasks of campaign cs to fetch: those flagged in want, or all

@@ -64,6 +64,27 @@ static bool tasks_call(const db_node_url *u, const char *dir, const char *list,
 		       bool ended, const char *claims, double timeout_s,
 		       rmt_result *io, char *why, size_t wcap);
 
+/* The task of job's array of n slices that took slice i from its own
+ * task (the symbolic link DIR/claims-JOB/I naming it, rmt_slurm_script),
+ * or UINT32_MAX. */
+static uint32_t claim_of(const char *dir, const char *job, uint32_t i,
+			 uint32_t n)
+{
+	char path[4200], to[16], *end;
+	unsigned long t;
+	ssize_t k;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/claims-%s/%u", dir, job,
+			     i) >= sizeof path ||
+	    (k = readlink(path, to, sizeof to - 1)) <= 0)
+		return UINT32_MAX;
+	to[k] = 0;
+	t = strtoul(to, &end, 10);
+	return *to >= '0' && *to <= '9' && !*end && t < n && t != i
+		   ? (uint32_t)t
+		   : UINT32_MAX;
+}
+
 /* The task of job j's array that ran each of its slices into by[0..
  * slices): the claims its tasks left (rmt_slurm_script), one call on the
  * cluster; UINT32_MAX where a slice's own task ran it or none did. */
@@ -74,6 +95,22 @@ static bool job_claims(const db_node_url *u, const db_slurm_job *j,
 
 	for (uint32_t i = 0; i < j->slices; i++)
 		by[i] = UINT32_MAX;
+	/* A folder on this machine is read here. */
+	if (!*u->host) {
+		bool *mine = calloc(j->slices ? j->slices : 1, sizeof *mine);
+
+		if (!mine) {
+			snprintf(why, wcap, "out of memory");
+			return false;
+		}
+		tasks_parse(j->tasks, mine, j->slices);
+		for (uint32_t i = 0; i < j->slices; i++)
+			if (mine[i])
+				by[i] =
+				    claim_of(j->dir, j->job_id, i, j->slices);
+		free(mine);
+		return true;
+	}
 	if (!tasks_call(u, j->dir, j->tasks, false, j->job_id,
 			SLURM_CMD_TIMEOUT_S, &io, why, wcap))
 		return false;
@@ -896,106 +933,6 @@ static void refused(tui_slurm_fetched *f, const camp_state *cs, uint32_t i,
 			 cs->id, i, cs->dir, i, why);
 }
 
-/* Import the task files `list` ("0,1,5") of campaign cs: one call of
- * `heisen node tasks` on the cluster exports them all, each as its own
- * stream, and each is imported as a part of one transaction. With open
- * (cs->slices flags), only the files whose sweep has ended come (`node
- * tasks --ended`), and open[i] is set for each task I of the list that
- * has none yet: running, pending, or killed before its end. */
-static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
-			const camp_state *cs, const char *list,
-			double timeout_s, bool *open, tui_slurm_fetched *f)
-{
-	const uint8_t *p, *end;
-	db_sync_added added;
-	char why[600], line[400], src[64];
-	tui_slurm_fetched before;
-	rmt_result io;
-	wasm_err e;
-
-	if (!tasks_call(u, cs->dir, list, open != NULL, NULL, timeout_s, &io,
-			why, sizeof why)) {
-		snprintf(f->why, sizeof f->why, "%s", why);
-		f->reached = false;
-		return;
-	}
-	f->bytes += io.nout;
-	p = io.out;
-	/* One batch, each task file a part of it: a refused file leaves
-	 * nothing, and 64 small files commit once. */
-	if (db_begin_trusted(d, &e)) {
-		snprintf(f->why, sizeof f->why, "%s", e.msg);
-		f->reached = false;
-		rmt_result_free(&io);
-		return;
-	}
-	before = *f;
-	end = io.out + io.nout;
-	/* "heisen-task I ok N\n" and N bytes, "heisen-task I none\n" (no
-	 * file: the task never started) or "heisen-task I error MSG\n". */
-	while (p < end) {
-		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
-		unsigned long long n = 0;
-		unsigned i = 0;
-		char word[8] = "";
-		size_t k;
-
-		if (!nl || nl - p >= (ptrdiff_t)sizeof line) {
-			refused(f, cs, 0,
-				"the cluster's answer is cut short or "
-				"garbled (an older heisen there?)");
-			break;
-		}
-		k = (size_t)(nl - p);
-		memcpy(line, p, k);
-		line[k] = 0;
-		p = nl + 1;
-		if (sscanf(line, "heisen-task %u %7s %llu", &i, word, &n) < 2 ||
-		    i >= cs->slices) {
-			refused(f, cs, 0,
-				"the cluster's answer is garbled (an "
-				"older heisen there?)");
-			break;
-		}
-		if (!strcmp(word, "none") || !strcmp(word, "open")) {
-			if (open)
-				open[i] = true;
-			continue;
-		}
-		if (!strcmp(word, "error")) {
-			const char *msg = strstr(line, "error ");
-			rmt_last_line(msg ? msg + 6 : "", why, sizeof why);
-			refused(f, cs, i, why);
-			continue;
-		}
-		if (strcmp(word, "ok") || n > (unsigned long long)(end - p)) {
-			refused(f, cs, i, "its stream is cut short");
-			break;
-		}
-		snprintf(src, sizeof src, "task %u's workspace", i);
-		wasm_err_clear(&e);
-		if (db_import_mem(d, p, (size_t)n, src, r->id, &added, &e)) {
-			refused(f, cs, i, e.msg);
-		} else {
-			f->files++;
-			f->runs += added.runs;
-			f->campaigns += added.campaigns;
-			f->bugs += added.bugs;
-		}
-		p += n;
-	}
-	wasm_err_clear(&e);
-	if (db_commit(d, &e)) {
-		db_rollback(d);
-		char msg[sizeof f->why];
-		snprintf(msg, sizeof msg, "%s", e.msg);
-		*f = before;
-		snprintf(f->why, sizeof f->why, "%s", msg);
-		f->reached = false;
-	}
-	rmt_result_free(&io);
-}
-
 /* ---- the stream a task leaves ------------------------------------------- */
 
 /* DBPATH.stream: "heisen-task-stream 1 SIZE SEC NSEC\n", the size and
@@ -1131,46 +1068,49 @@ static int task_export(const char *file, char **buf, size_t *len, wasm_err *e)
 }
 
 /* `node tasks DIR LIST --claims JOB`: "heisen-task I by T" for each
- * slice I of LIST that task T of job JOB's array took (the symbolic link
- * DIR/claims-JOB/I naming T, rmt_slurm_script). */
+ * slice I of LIST that task T of job JOB's array took. */
 static void node_claims(const char *dir, const char *job, const bool *want,
 			uint32_t n, FILE *out)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		char path[4200], to[16], *end;
-		ssize_t k;
-		unsigned long t;
+		uint32_t t = want[i] ? claim_of(dir, job, i, n) : UINT32_MAX;
 
-		if (!want[i] ||
-		    (size_t)snprintf(path, sizeof path, "%s/claims-%s/%u", dir,
-				     job, i) >= sizeof path ||
-		    (k = readlink(path, to, sizeof to - 1)) <= 0)
-			continue;
-		to[k] = 0;
-		t = strtoul(to, &end, 10);
-		if (*to >= '0' && *to <= '9' && !*end && t < n && t != i)
-			fprintf(out, "heisen-task %u by %lu\n", i, t);
+		if (t != UINT32_MAX)
+			fprintf(out, "heisen-task %u by %u\n", i, t);
 	}
 }
 
-/* What `heisen node tasks DIR LIST [--ended | --claims JOB]` answers,
- * into out: 0, or -1 when out of memory. */
-static int tasks_answer(const char *dir, const char *list, bool ended,
-			const char *claims, FILE *out)
+/* One task file of a `node tasks` answer. */
+typedef enum task_kind {
+	TASK_OK,    /* data: its stream, n bytes */
+	TASK_NONE,  /* no file: the task never started */
+	TASK_OPEN,  /* --ended: no stream, the sweep has not ended */
+	TASK_ERROR, /* msg: why it cannot be read */
+} task_kind;
+
+typedef struct task_ans {
+	uint32_t i;
+	task_kind kind;
+	const uint8_t *data;
+	size_t n;
+	const char *msg; /* one line */
+} task_ans;
+
+/* Each task file of LIST in dir, as `heisen node tasks DIR LIST
+ * [--ended]` answers it, handed to each (false: stop). 0, or -1 when out
+ * of memory. */
+static int tasks_each(const char *dir, const char *list, bool ended,
+		      bool (*each)(void *ctx, const task_ans *a), void *ctx)
 {
 	uint32_t n = SLURM_SLICES_MAX;
-	bool *want = calloc(n, sizeof *want);
+	bool *want = calloc(n, sizeof *want), go = true;
 
 	if (!want)
 		return -1;
 	tasks_parse(list, want, n);
-	if (claims) {
-		node_claims(dir, claims, want, n, out);
-		free(want);
-		return 0;
-	}
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && go; i++) {
 		char file[4200], *buf = NULL;
+		task_ans a = {.i = i};
 		size_t len = 0;
 		struct stat sb;
 		wasm_err e;
@@ -1180,14 +1120,10 @@ static int tasks_answer(const char *dir, const char *list, bool ended,
 			continue;
 		snprintf(file, sizeof file, "%s/task-%u.db", dir, i);
 		if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-			fprintf(out, "heisen-task %u none\n", i);
-			continue;
-		}
-		if (!stream_read(file, &sb, &buf, &len) && ended) {
-			fprintf(out, "heisen-task %u open\n", i);
-			continue;
-		}
-		if (!buf && (rc = task_export(file, &buf, &len, &e))) {
+			a.kind = TASK_NONE;
+		} else if (!stream_read(file, &sb, &buf, &len) && ended) {
+			a.kind = TASK_OPEN;
+		} else if (!buf && (rc = task_export(file, &buf, &len, &e))) {
 			if (rc < 0) {
 				free(want);
 				return -1;
@@ -1197,15 +1133,37 @@ static int tasks_answer(const char *dir, const char *list, bool ended,
 			for (char *q = e.msg; *q; q++)
 				if (*q == '\n')
 					*q = ' ';
-			fprintf(out, "heisen-task %u error %s\n", i, e.msg);
-			continue;
+			a.kind = TASK_ERROR;
+			a.msg = e.msg;
+		} else {
+			a.kind = TASK_OK;
+			a.data = (const uint8_t *)buf;
+			a.n = len;
 		}
-		fprintf(out, "heisen-task %u ok %zu\n", i, len);
-		fwrite(buf, 1, len, out);
+		go = each(ctx, &a);
 		free(buf);
 	}
 	free(want);
 	return 0;
+}
+
+/* The answer's lines: "heisen-task I ok N\n" and N bytes, "heisen-task I
+ * none\n", "heisen-task I open\n" or "heisen-task I error MSG\n". */
+static bool task_print(void *ctx, const task_ans *a)
+{
+	static const char *const word[] = {"ok", "none", "open", "error"};
+	FILE *out = ctx;
+
+	fprintf(out, "heisen-task %u %s", a->i, word[a->kind]);
+	if (a->kind == TASK_OK) {
+		fprintf(out, " %zu\n", a->n);
+		fwrite(a->data, 1, a->n, out);
+	} else if (a->kind == TASK_ERROR) {
+		fprintf(out, " %s\n", a->msg);
+	} else {
+		fputc('\n', out);
+	}
+	return true;
 }
 
 int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
@@ -1228,7 +1186,21 @@ int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			claims);
 		return TUI_EXIT_USAGE;
 	}
-	if (tasks_answer(a->operands[1], a->operands[2], ended, claims, out)) {
+	if (claims) {
+		uint32_t n = SLURM_SLICES_MAX;
+		bool *want = calloc(n, sizeof *want);
+
+		if (want) {
+			tasks_parse(a->operands[2], want, n);
+			node_claims(a->operands[1], claims, want, n, out);
+			free(want);
+		}
+		if (!want) {
+			fprintf(err, "heisen node tasks: out of memory\n");
+			return TUI_EXIT_INTERNAL;
+		}
+	} else if (tasks_each(a->operands[1], a->operands[2], ended, task_print,
+			      out)) {
 		fprintf(err, "heisen node tasks: out of memory\n");
 		return TUI_EXIT_INTERNAL;
 	}
@@ -1236,9 +1208,7 @@ int tui_node_tasks(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 }
 
 /* `heisen node tasks DIR LIST [--ended | --claims JOB]` on u's cluster,
- * its answer into *io: through the transport, or, for a cluster whose
- * directory is on this machine (slurm:///), answered in this process,
- * without a process and a pipe for the streams of every task file. */
+ * its answer into *io, through the transport. */
 static bool tasks_call(const db_node_url *u, const char *dir, const char *list,
 		       bool ended, const char *claims, double timeout_s,
 		       rmt_result *io, char *why, size_t wcap)
@@ -1248,24 +1218,6 @@ static bool tasks_call(const db_node_url *u, const char *dir, const char *list,
 	rmt_call c = {u, words, timeout_s, -1, 0, NULL, NULL};
 	wasm_err e;
 
-	if (!*u->host) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-		int rc = m ? tasks_answer(dir, list, ended, claims, m) : -1;
-
-		if (m && fclose(m))
-			rc = -1;
-		memset(io, 0, sizeof *io);
-		if (rc) {
-			free(buf);
-			snprintf(why, wcap, "out of memory");
-			return false;
-		}
-		io->out = (uint8_t *)buf;
-		io->nout = len;
-		return true;
-	}
 	if (claims) {
 		words[5] = "--claims";
 		words[6] = claims;
@@ -1282,6 +1234,161 @@ static bool tasks_call(const db_node_url *u, const char *dir, const char *list,
 		return false;
 	}
 	return true;
+}
+
+/* What a fetch does with each answer of `node tasks`. */
+typedef struct fetch_ctx {
+	db *d;
+	const db_remote *r;
+	const camp_state *cs;
+	bool *open;
+	tui_slurm_fetched *f;
+} fetch_ctx;
+
+/* One task file: its stream imported as a part of the fetch's
+ * transaction, or its slice noted open, or its refusal. */
+static bool task_import(void *ctx, const task_ans *a)
+{
+	fetch_ctx *x = ctx;
+	tui_slurm_fetched *f = x->f;
+	db_sync_added added;
+	char why[600], src[64];
+	wasm_err e;
+
+	switch (a->kind) {
+	case TASK_NONE:
+	case TASK_OPEN:
+		if (x->open)
+			x->open[a->i] = true;
+		return true;
+	case TASK_ERROR:
+		rmt_last_line(a->msg, why, sizeof why);
+		refused(f, x->cs, a->i, why);
+		return true;
+	case TASK_OK: break;
+	}
+	f->bytes += a->n;
+	snprintf(src, sizeof src, "task %u's workspace", a->i);
+	wasm_err_clear(&e);
+	if (db_import_mem(x->d, a->data, a->n, src, x->r->id, &added, &e)) {
+		refused(f, x->cs, a->i, e.msg);
+	} else {
+		f->files++;
+		f->runs += added.runs;
+		f->campaigns += added.campaigns;
+		f->bugs += added.bugs;
+	}
+	return true;
+}
+
+/* The answer of `node tasks` on the cluster, each task file handed to
+ * task_import: "heisen-task I ok N\n" and N bytes, "heisen-task I none\n"
+ * (no file: the task never started), "heisen-task I open\n" (--ended:
+ * not ended) or "heisen-task I error MSG\n". */
+static void tasks_parse_answer(const rmt_result *io, fetch_ctx *x)
+{
+	static const char *const word[] = {"ok", "none", "open", "error"};
+	const uint8_t *p = io->out, *end = io->out + io->nout;
+	char line[400];
+
+	while (p < end) {
+		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+		unsigned long long n = 0;
+		char w[8] = "";
+		task_ans a = {0};
+		unsigned i = 0, kind = 0;
+		size_t k;
+
+		if (!nl || nl - p >= (ptrdiff_t)sizeof line) {
+			refused(x->f, x->cs, 0,
+				"the cluster's answer is cut short or "
+				"garbled (an older heisen there?)");
+			return;
+		}
+		k = (size_t)(nl - p);
+		memcpy(line, p, k);
+		line[k] = 0;
+		p = nl + 1;
+		if (sscanf(line, "heisen-task %u %7s %llu", &i, w, &n) < 2 ||
+		    i >= x->cs->slices) {
+			refused(x->f, x->cs, 0,
+				"the cluster's answer is garbled (an "
+				"older heisen there?)");
+			return;
+		}
+		while (kind <= TASK_ERROR && strcmp(w, word[kind]))
+			kind++;
+		if (kind > TASK_ERROR ||
+		    (kind == TASK_OK && n > (unsigned long long)(end - p))) {
+			refused(x->f, x->cs, i, "its stream is cut short");
+			return;
+		}
+		a.i = i;
+		a.kind = (task_kind)kind;
+		if (a.kind == TASK_ERROR) {
+			const char *msg = strstr(line, "error ");
+			a.msg = msg ? msg + 6 : "";
+		} else if (a.kind == TASK_OK) {
+			a.data = p;
+			a.n = (size_t)n;
+			p += n;
+		}
+		task_import(x, &a);
+	}
+}
+
+/* Import the task files `list` ("0,1,5") of campaign cs, each as a part
+ * of one transaction: one call of `heisen node tasks` on the cluster
+ * exports them all, each as its own stream; a folder on this machine
+ * (slurm:///) is read here, each stream imported as it is read. With
+ * open (cs->slices flags), only the files whose sweep has ended come
+ * (`node tasks --ended`), and open[i] is set for each task I of the list
+ * that has none yet: running, pending, or killed before its end. */
+static void fetch_tasks(db *d, const db_remote *r, const db_node_url *u,
+			const camp_state *cs, const char *list,
+			double timeout_s, bool *open, tui_slurm_fetched *f)
+{
+	fetch_ctx x = {d, r, cs, open, f};
+	tui_slurm_fetched before;
+	rmt_result io = {0};
+	char why[600];
+	wasm_err e;
+
+	if (*u->host && !tasks_call(u, cs->dir, list, open != NULL, NULL,
+				    timeout_s, &io, why, sizeof why)) {
+		snprintf(f->why, sizeof f->why, "%s", why);
+		f->reached = false;
+		return;
+	}
+	/* One batch, each task file a part of it: a refused file leaves
+	 * nothing, and 64 small files commit once. */
+	wasm_err_clear(&e);
+	if (db_begin_trusted(d, &e)) {
+		snprintf(f->why, sizeof f->why, "%s", e.msg);
+		f->reached = false;
+		rmt_result_free(&io);
+		return;
+	}
+	before = *f;
+	if (*u->host) {
+		tasks_parse_answer(&io, &x);
+	} else if (tasks_each(cs->dir, list, open != NULL, task_import, &x)) {
+		db_rollback(d);
+		*f = before;
+		snprintf(f->why, sizeof f->why, "out of memory");
+		f->reached = false;
+		return;
+	}
+	wasm_err_clear(&e);
+	if (db_commit(d, &e)) {
+		db_rollback(d);
+		char msg[sizeof f->why];
+		snprintf(msg, sizeof msg, "%s", e.msg);
+		*f = before;
+		snprintf(f->why, sizeof f->why, "%s", msg);
+		f->reached = false;
+	}
+	rmt_result_free(&io);
 }
 
 /* The tasks of campaign cs to fetch: those flagged in want, or all

@@ -881,6 +881,49 @@ static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 	}
 }
 
+bool det_hb_repeat(const det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
+{
+	const rw_site *s;
+	const thr *t;
+	uint32_t clock, slot;
+	uint64_t end;
+	bool write;
+
+	if (site >= h->nsites || addr >= h->mem_bytes ||
+	    tid >= HB_MAX_THREADS || !(t = h->thr[tid]))
+		return false;
+	s = &h->site[site];
+	if (s->kind != RW_READ && s->kind != RW_WRITE)
+		return false;
+	slot = h->direct ? site + 1
+			 : __atomic_load_n(&h->slot_of[site], __ATOMIC_ACQUIRE);
+	if (!slot || slot >= E_SLOTS)
+		return false;
+	write = s->kind == RW_WRITE;
+	clock = t->vc.c[tid];
+	end = (uint64_t)addr + (s->width ? s->width : 1);
+	if (end > h->mem_bytes)
+		return false;
+	/* Each cell the access covers, as access_bytes checks it. */
+	for (uint64_t b = addr; b < end;) {
+		uint32_t cellno = (uint32_t)(b >> 2);
+		uint64_t cend = ((uint64_t)cellno + 1) * 4;
+		uint32_t lo = (uint32_t)(b & 3),
+			 hi = (uint32_t)((end < cend ? end : cend) -
+					 (b & ~3ull)),
+			 mask = ((1u << hi) - 1) & ~((1u << lo) - 1);
+		const cell *c = &h->shadow[cellno];
+		uint64_t e = e_make(tid, clock, mask, false, slot);
+
+		if (!same_epoch(__atomic_load_n(write ? &c->w : &c->r,
+						__ATOMIC_RELAXED),
+				e))
+			return false;
+		b = cend;
+	}
+	return true;
+}
+
 void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
 {
 	const rw_site *s;

@@ -82,6 +82,14 @@ void det_hb_free(det_hb *h);
 
 /* Thread tid is about to access addr at site (the probe). */
 void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
+/* Whether that access repeats, to no more bytes of each cell, a plain
+ * read or write thread tid made at the same site since its clock last
+ * advanced (FastTrack's same epoch): det_hb_access would then record and
+ * report nothing, and the caller may skip it and what it does before
+ * (the caller's context). False for atomics, ranges and anything not yet
+ * recorded. It changes nothing: a thread's deferred acquire waits for its
+ * next det_hb_access, which a release always is. */
+bool det_hb_repeat(const det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
 /* The extra probe calls of a range site (rewriter/instrument.h): call is
  * the site with RW_PROBE_SRC (value: memory.copy's source) or
  * RW_PROBE_LEN (value: the length, which completes the access: the

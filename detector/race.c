@@ -1847,7 +1847,10 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 	if (ignored(p, site))
 		return;
 	if (p->algo == DET_HB) {
-		if (nosync_serial == p->serial)
+		/* Most accesses of a loop repeat one of the same epoch: no
+		 * caller context to note, no cell to lock. */
+		if (det_hb_repeat(p->hb, tid, addr, site) ||
+		    nosync_serial == p->serial)
 			return;
 		if (p->stacks && t)
 			note_context(p, t, tid);

@@ -74,6 +74,47 @@ static void spawn_two(det_hb *h)
 	det_hb_start(h, 2, det_hb_spawn(h, 0));
 }
 
+/* The same-epoch fast path: an access that repeats one of its thread's
+ * epoch at the same site, to no more bytes, may be skipped; anything
+ * else goes to det_hb_access, and the races it finds are still found. */
+static void repeats_of_an_epoch(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	(void)state;
+	spawn_two(h);
+	assert_false(det_hb_repeat(h, 1, 64, S_WRITE));
+	det_hb_access(h, 1, 64, S_WRITE);
+	assert_true(det_hb_repeat(h, 1, 64, S_WRITE));
+	/* Another cell, the same site. */
+	det_hb_access(h, 1, 128, S_WRITE);
+	assert_true(det_hb_repeat(h, 1, 128, S_WRITE));
+	/* Another site, another thread, a read, more bytes: not. */
+	assert_false(det_hb_repeat(h, 1, 64, S_WRITE1));
+	assert_false(det_hb_repeat(h, 2, 64, S_WRITE));
+	assert_false(det_hb_repeat(h, 1, 64, S_READ));
+	det_hb_access(h, 1, 200, S_WRITE1);
+	assert_true(det_hb_repeat(h, 1, 200, S_WRITE1));
+	assert_false(det_hb_repeat(h, 1, 201, S_WRITE1));
+	/* Eight bytes: both cells must be this epoch's. */
+	det_hb_access(h, 1, 256, S_WRITE8);
+	assert_true(det_hb_repeat(h, 1, 256, S_WRITE8));
+	assert_false(det_hb_repeat(h, 1, 252, S_WRITE8));
+	/* Atomics never take the fast path. */
+	det_hb_access(h, 1, 512, S_ASTORE);
+	assert_false(det_hb_repeat(h, 1, 512, S_ASTORE));
+	/* The release advanced thread 1's clock: a new epoch. */
+	assert_false(det_hb_repeat(h, 1, 64, S_WRITE));
+	/* Thread 2's unordered write still races with the record. */
+	det_hb_access(h, 2, 128, S_WRITE);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].tid[0], 1);
+	assert_int_equal(s.r[0].tid[1], 2);
+	assert_false(det_hb_repeat(h, 1, 1 << 20, S_WRITE));
+	det_hb_free(h);
+}
+
 static void unordered_writes_race(void **state)
 {
 	seen s;
@@ -463,6 +504,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(unordered_writes_race),
+	    cmocka_unit_test(repeats_of_an_epoch),
 	    cmocka_unit_test(ranges_cover_every_byte),
 	    cmocka_unit_test(notify_orders_the_woken_wait),
 	    cmocka_unit_test(many_sites_get_slots),

@@ -1424,9 +1424,10 @@ static stack_slot *stack_slot_of(importer *im, span text)
 	return &im->stacks[slot_of(text)];
 }
 
+/* An empty slot's text is NULL: memcmp must not see it. */
 static bool same_text(span a, span b)
 {
-	return a.n == b.n && !memcmp(a.p, b.p, a.n);
+	return a.n == b.n && (!a.n || !memcmp(a.p, b.p, a.n));
 }
 
 /* Whether text passes check, each text checked once per stream. */

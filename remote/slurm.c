@@ -94,8 +94,9 @@ char *rmt_slurm_script(const rmt_slurm_plan *plan)
 	 * once (on NFS too): each slice runs once per job. The tasks still
 	 * pending are asked for once (no task becomes pending later); the
 	 * task of a slice taken from it is cancelled, in the background,
-	 * and one that started meanwhile finds its own slice taken. Under a
-	 * time limit, a task takes another slice only while the time it has
+	 * and one that started meanwhile finds its own slice taken. A
+	 * folder without symbolic links runs each task's own slice only. Under
+	 * a time limit, a task takes another slice only while the time it has
 	 * left is twice its longest slice and 10 s more: a task killed
 	 * mid-slice keeps its runs, but `dispatch --resume` would be needed
 	 * for the rest. */
@@ -115,7 +116,10 @@ char *rmt_slurm_script(const rmt_slurm_plan *plan)
 		"\tb=$(date +%s)\n"
 		"\t[ $((b - a)) -le \"$long\" ] || long=$((b - a))\n"
 		"}\n"
-		"ln -s \"$i\" \"$claims/$i\" 2>/dev/null && take \"$i\"\n"
+		"if ln -s \"$i\" \"$claims/$i\" 2>/dev/null || "
+		"! [ -L \"$claims/$i\" ]; then\n"
+		"\ttake \"$i\"\n"
+		"fi\n"
 		"for s in $(squeue -h -r -j \"$job\" -t PENDING -o %K "
 		"2>/dev/null | sort -rn); do\n"
 		"\tif [ -n \"$lim\" ]; then\n"

@@ -5,7 +5,8 @@
 # one campaign, every plan index once, with the bugs of a local sweep of
 # the same plan, and a second fetch adds nothing; a task cancelled
 # mid-run keeps its finished runs and `dispatch --resume` runs only the
-# rest; a truncated task file is refused while the others are imported
+# rest (a slice another task took, through that task); a truncated task
+# file is refused while the others are imported
 # (and so is the export a task left beside its file, damaged, until the
 # file changes); a campaign home whole calls nothing on the cluster, and
 # `fetch --wait` brings a resumed slice home as its task ends;
@@ -156,22 +157,41 @@ if command -v tmux >/dev/null; then
 	tm kill-server 2>/dev/null
 fi
 
-# Faults: 4 slices of 150 runs; slice 0 cancelled mid-run, slice 2's file
-# truncated by hand.
+# Faults: 4 slices of 150 runs on 2 CPUs. The first task to end its own
+# slice takes slice 3 (the last pending); that task is cancelled
+# mid-slice: its own slice, ended, stays completed, slice 3 is cancelled.
+# Slice 2's file is then truncated by hand.
 expect 0 "node add, 4 tasks" "$HEISEN" node add cl4 "slurm://$dir/shared" --tasks 4 --db "$home"
 expect 0 "dispatch 600" "$HEISEN" dispatch cl4 "$fib" --runs 150 --densities 100 \
 	--profiles default,noisy,one-core,throttled --seed 9 --db "$home"
 job=$(job_of)
 dir2=$(sed -n 's/.* writing to \([^;]*\);.*/\1/p' "$dir/out")
-for i in $(seq 150); do
-	[ "$(sqlite3 "$dir2/task-0.db" "SELECT count(*) FROM runs" 2>/dev/null)" -ge 10 ] 2>/dev/null && break
+for i in $(seq 300); do
+	[ -L "$dir2/claims-$job/3" ] &&
+		[ "$(sqlite3 "$dir2/task-3.db" "SELECT count(*) FROM runs" 2>/dev/null)" -ge 10 ] 2>/dev/null && break
 	sleep 0.1
 done
-scancel "${job}_0" || bad "scancel"
+taker=$(readlink "$dir2/claims-$job/3")
+case $taker in
+0 | 1) ;;
+*)
+	bad "slice 3 taken by '$taker', not by task 0 or 1"
+	taker=0
+	;;
+esac
+scancel "${job}_$taker" || bad "scancel"
 slurm_wait "$job" 90 || bad "job $job did not end"
 expect 0 "node status, cancelled" "$HEISEN" node status cl4 --db "$home"
 grep -q "campaign 2 (fibonacci.wasm): 0/600 runs home, stopped; job $job, 4 tasks: 3 completed 1 cancelled" "$dir/out" ||
 	bad "status after scancel: $(snippet "$dir/out")"
+expect 0 "node status, cancelled, JSON" "$HEISEN" node status cl4 --db "$home" --json
+python3 - "$dir/out" "$taker" <<'PY' || bad "status after scancel: $(snippet "$dir/out")"
+import json, sys
+c = json.load(open(sys.argv[1]))["campaigns"][0]
+t = int(sys.argv[2])
+assert c["task_states"][t] == "completed" and c["task_states"][3] == "cancelled", c
+assert c["slices_taken"] >= 1, c
+PY
 cp "$dir2/task-2.db" "$dir/task-2.good"
 truncate -s $(($(stat -c %s "$dir2/task-2.db") / 2)) "$dir2/task-2.db"
 : >"$dir/squeue.log"
@@ -181,14 +201,14 @@ grep -q "^heisen fetch: cl4: 1 task files refused.*task 2 .*damaged" "$dir/err" 
 	bad "truncated task file: $(snippet "$dir/err")"
 [ "$(sqlite3 "$home" "PRAGMA integrity_check")" = ok ] || bad "integrity_check after a refused task"
 got=$(sqlite3 "$home" "SELECT count(*) FROM runs WHERE campaign_id = 2")
-part=$(sqlite3 "$dir2/task-0.db" "SELECT count(*) FROM runs")
+part=$(sqlite3 "$dir2/task-3.db" "SELECT count(*) FROM runs")
 [ "$got" = $((300 + part)) ] && [ "$part" -lt 150 ] ||
 	bad "fetch after scancel: $got runs home, cancelled task had $part"
 cp "$dir/task-2.good" "$dir2/task-2.db"
 expect 0 "fetch, the file restored" "$HEISEN" fetch cl4 --db "$home"
 t0=$(date +%s.%N)
 expect 0 "dispatch --resume" "$HEISEN" dispatch cl4 --resume 2 --db "$home"
-grep -q "^cl4: campaign 2 submitted again as Slurm job [0-9]*: tasks 0 of 4 slices" "$dir/out" ||
+grep -q "^cl4: campaign 2 submitted again as Slurm job [0-9]*: tasks 3 of 4 slices" "$dir/out" ||
 	bad "resume: $(snippet "$dir/out") $(snippet "$dir/err")"
 # fetch --wait: fetched again as tasks end, until none runs.
 expect 0 "fetch --wait after resume" "$HEISEN" fetch cl4 --wait --timeout 90s --db "$home" --json
@@ -199,7 +219,7 @@ assert n["ok"] and n["tasks_running"] == 0 and n["fetches"] >= 1 and n["task_fil
 PY
 [ "$(sqlite3 "$home" "SELECT count(*), count(DISTINCT idx), max(idx) FROM runs WHERE campaign_id = 2")" = "600|600|599" ] ||
 	bad "after resume: $(sqlite3 "$home" "SELECT count(*), count(DISTINCT idx) FROM runs WHERE campaign_id = 2")"
-[ "$(sqlite3 "$dir2/task-0.db" "SELECT count(*) FROM runs WHERE started > $t0")" = $((150 - part)) ] ||
+[ "$(sqlite3 "$dir2/task-3.db" "SELECT count(*) FROM runs WHERE started > $t0")" = $((150 - part)) ] ||
 	bad "the resumed task ran more than its missing runs"
 [ "$(sqlite3 "$home" "SELECT status FROM campaigns WHERE id = 2")" = done ] || bad "campaign 2 not done"
 expect 0 "resume, nothing left" "$HEISEN" dispatch cl4 --resume 2 --db "$home"

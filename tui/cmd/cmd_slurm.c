@@ -85,16 +85,31 @@ static uint32_t claim_of(const char *dir, const char *job, uint32_t i,
 		   : UINT32_MAX;
 }
 
-/* The task of job j's array that ran each of its slices into by[0..
- * slices): the claims its tasks left (rmt_slurm_script), one call on the
- * cluster; UINT32_MAX where a slice's own task ran it or none did. */
+/* Whether slice i's sweep in dir has ended: its export is beside its
+ * file (tui_slurm_stream_close renames it into place last). */
+static bool slice_ended(const char *dir, uint32_t i)
+{
+	char path[4200];
+	struct stat sb;
+
+	return (size_t)snprintf(path, sizeof path, "%s/task-%u.db.stream", dir,
+				i) < sizeof path &&
+	       !stat(path, &sb) && S_ISREG(sb.st_mode);
+}
+
+/* For each slice of job j's array: the task that took it from its own
+ * task into by[] (the claims its tasks left, rmt_slurm_script;
+ * UINT32_MAX where its own task ran it or none did), and whether its
+ * sweep has ended into done[]. One call on the cluster. */
 static bool job_claims(const db_node_url *u, const db_slurm_job *j,
-		       uint32_t *by, char *why, size_t wcap)
+		       uint32_t *by, bool *done, char *why, size_t wcap)
 {
 	rmt_result io;
 
-	for (uint32_t i = 0; i < j->slices; i++)
+	for (uint32_t i = 0; i < j->slices; i++) {
 		by[i] = UINT32_MAX;
+		done[i] = false;
+	}
 	/* A folder on this machine is read here. */
 	if (!*u->host) {
 		bool *mine = calloc(j->slices ? j->slices : 1, sizeof *mine);
@@ -104,27 +119,35 @@ static bool job_claims(const db_node_url *u, const db_slurm_job *j,
 			return false;
 		}
 		tasks_parse(j->tasks, mine, j->slices);
-		for (uint32_t i = 0; i < j->slices; i++)
-			if (mine[i])
-				by[i] =
-				    claim_of(j->dir, j->job_id, i, j->slices);
+		for (uint32_t i = 0; i < j->slices; i++) {
+			if (!mine[i])
+				continue;
+			by[i] = claim_of(j->dir, j->job_id, i, j->slices);
+			done[i] = slice_ended(j->dir, i);
+		}
 		free(mine);
 		return true;
 	}
 	if (!tasks_call(u, j->dir, j->tasks, false, j->job_id,
 			SLURM_CMD_TIMEOUT_S, &io, why, wcap))
 		return false;
-	/* "heisen-task I by T\n" for each slice task T took. */
+	/* "heisen-task I [by T] [ended]\n" for each slice task T took or
+	 * whose sweep has ended. */
 	for (char *p = (char *)io.out, *end = p + io.nout; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		unsigned i, t;
+		int k = 0;
 
 		if (!nl)
 			break;
 		*nl = 0;
-		if (sscanf(p, "heisen-task %u by %u", &i, &t) == 2 &&
-		    i < j->slices && t < j->slices && t != i)
-			by[i] = t;
+		if (sscanf(p, "heisen-task %u%n", &i, &k) == 1 &&
+		    i < j->slices) {
+			if (sscanf(p + k, " by %u", &t) == 1 && t < j->slices &&
+			    t != i)
+				by[i] = t;
+			done[i] = strstr(p + k, " ended") != NULL;
+		}
 		p = nl + 1;
 	}
 	rmt_result_free(&io);
@@ -134,41 +157,51 @@ static bool job_claims(const db_node_url *u, const db_slurm_job *j,
 /* The state of each slice of job j's array into st[0..j->slices), for
  * its tasks only (the others left as they are): Slurm's state of the task
  * that ran it, which is the slice's own or, for a slice another task took
- * before Slurm started its own (then cancelled), that task's; taken[i]
- * (when taken is not NULL) tells which. */
+ * before Slurm started its own (then cancelled), that task's (ran_by[i],
+ * when ran_by is not NULL; UINT32_MAX for its own). A task that took
+ * slices stands for several: a slice whose sweep ended is completed
+ * whatever became of its task after (a time limit met in a later
+ * slice). */
 static bool job_states(const db_node_url *u, const db_slurm_job *j,
-		       rmt_task_state *st, bool *taken, char *why, size_t wcap)
+		       rmt_task_state *st, uint32_t *ran_by, char *why,
+		       size_t wcap)
 {
 	size_t n = j->slices ? j->slices : 1;
 	rmt_task_state *raw = calloc(n, sizeof *raw);
-	bool *mine = calloc(n, sizeof *mine), ended = false, ok = false;
+	bool *mine = calloc(n, sizeof *mine), *done = calloc(n, sizeof *done),
+	     ended = false, ok = false;
 	uint32_t *by = calloc(n, sizeof *by);
 
-	if (!raw || !mine || !by) {
+	if (!raw || !mine || !done || !by) {
 		snprintf(why, wcap, "out of memory");
 		goto out;
 	}
 	if (!rmt_slurm_states(u, j->job_id, raw, j->slices, why, wcap))
 		goto out;
 	tasks_parse(j->tasks, mine, j->slices);
-	for (uint32_t i = 0; i < j->slices; i++)
+	for (uint32_t i = 0; i < j->slices; i++) {
 		ended |= mine[i] && !rmt_task_active(raw[i]);
+		by[i] = UINT32_MAX;
+	}
 	/* While every task is pending or running, none has taken another's
 	 * slice (a task takes one only after its own, or once it has
 	 * started). */
-	if (ended && !job_claims(u, j, by, why, wcap))
+	if (ended && !job_claims(u, j, by, done, why, wcap))
 		goto out;
 	for (uint32_t i = 0; i < j->slices; i++) {
 		if (!mine[i])
 			continue;
-		st[i] = ended && by[i] != UINT32_MAX ? raw[by[i]] : raw[i];
-		if (taken)
-			taken[i] = ended && by[i] != UINT32_MAX;
+		st[i] = by[i] != UINT32_MAX ? raw[by[i]] : raw[i];
+		if (!rmt_task_active(st[i]) && done[i])
+			st[i] = RMT_TASK_COMPLETED;
+		if (ran_by)
+			ran_by[i] = by[i];
 	}
 	ok = true;
 out:
 	free(raw);
 	free(mine);
+	free(done);
 	free(by);
 	return ok;
 }
@@ -691,7 +724,8 @@ typedef struct camp_state {
 	int64_t id;
 	uint32_t slices;
 	rmt_task_state *st;
-	bool *taken; /* run by another task of its job's array */
+	uint32_t *by; /* the task of its job's array that ran each slice,
+		       * UINT32_MAX for its own */
 	char *dir;
 	char jobs[512];
 	unsigned njobs;
@@ -710,8 +744,7 @@ static bool job_state(void *ctx, const db_slurm_job *j)
 	node_jobs *nj = ctx;
 	camp_state *c = NULL;
 	rmt_task_state *st;
-	bool *taken;
-	uint32_t n;
+	uint32_t n, *by;
 
 	for (size_t i = 0; i < nj->n; i++)
 		if (nj->v[i].id == j->campaign_id)
@@ -726,10 +759,12 @@ static bool job_state(void *ctx, const db_slurm_job *j)
 		c->id = j->campaign_id;
 		c->slices = j->slices;
 		c->st = calloc(j->slices ? j->slices : 1, sizeof *c->st);
-		c->taken = calloc(j->slices ? j->slices : 1, sizeof *c->taken);
+		c->by = malloc((j->slices ? j->slices : 1) * sizeof *c->by);
 		c->dir = strdup(j->dir);
-		if (!c->st || !c->taken || !c->dir)
+		if (!c->st || !c->by || !c->dir)
 			return !(nj->oom = true);
+		for (uint32_t i = 0; i < j->slices; i++)
+			c->by[i] = UINT32_MAX;
 	}
 	size_t k = strlen(c->jobs);
 	snprintf(c->jobs + k, sizeof c->jobs - k, "%s%s", k ? "," : "",
@@ -739,26 +774,26 @@ static bool job_state(void *ctx, const db_slurm_job *j)
 		return true;
 	n = j->slices < c->slices ? j->slices : c->slices;
 	st = calloc(j->slices ? j->slices : 1, sizeof *st);
-	taken = calloc(j->slices ? j->slices : 1, sizeof *taken);
-	if (!st || !taken) {
+	by = calloc(j->slices ? j->slices : 1, sizeof *by);
+	if (!st || !by) {
 		free(st);
-		free(taken);
+		free(by);
 		return !(nj->oom = true);
 	}
 	/* A slice's state is that of the last job that ran it: the
 	 * job's own tasks replace what earlier jobs said. */
 	memcpy(st, c->st, n * sizeof *st);
-	memcpy(taken, c->taken, n * sizeof *taken);
-	if (!job_states(nj->u, j, st, taken, nj->why, sizeof nj->why)) {
+	memcpy(by, c->by, n * sizeof *by);
+	if (!job_states(nj->u, j, st, by, nj->why, sizeof nj->why)) {
 		nj->failed = true;
 		free(st);
-		free(taken);
+		free(by);
 		return false;
 	}
 	memcpy(c->st, st, n * sizeof *st);
-	memcpy(c->taken, taken, n * sizeof *taken);
+	memcpy(c->by, by, n * sizeof *by);
 	free(st);
-	free(taken);
+	free(by);
 	return true;
 }
 
@@ -766,7 +801,7 @@ static void node_jobs_free(node_jobs *nj)
 {
 	for (size_t i = 0; i < nj->n; i++) {
 		free(nj->v[i].st);
-		free(nj->v[i].taken);
+		free(nj->v[i].by);
 		free(nj->v[i].dir);
 	}
 	free(nj->v);
@@ -838,7 +873,7 @@ int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
 
 		for (uint32_t i = 0; i < cs->slices; i++) {
 			count[cs->st[i]]++;
-			taken += cs->taken[i];
+			taken += cs->by[i] != UINT32_MAX;
 		}
 		wasm_err_clear(&e);
 		if (db_campaign_get(d, cs->id, &c, &e)) {
@@ -890,23 +925,33 @@ int tui_slurm_status(const db_remote *r, const char *dbpath, bool json,
 				    "still pending then, were cancelled): "
 				    "counted in those tasks' states\n",
 				    taken, taken == 1 ? "" : "s");
-			for (uint32_t i = 0; i < cs->slices; i++)
+			for (uint32_t i = 0; i < cs->slices; i++) {
+				/* A slice taken: its taker's log and fate. */
+				uint32_t t =
+				    cs->by[i] != UINT32_MAX ? cs->by[i] : i;
+				char who[48] = "";
+
+				if (t != i)
+					snprintf(who, sizeof who,
+						 " (run by task %u)", t);
 				if (cs->st[i] == RMT_TASK_TIMEOUT)
 					fprintf(out,
-						"    task %u was killed by its "
-						"time limit%s%s; its finished "
-						"runs are kept: 'heisen fetch "
-						"%s' brings them home, "
-						"'heisen dispatch %s --resume "
-						"%" PRId64 "' runs the rest\n",
-						i, *u.time ? " " : "", u.time,
-						r->name, r->name, c.id);
+						"    slice %u%s was killed by "
+						"the time limit%s%s; its "
+						"finished runs are kept: "
+						"'heisen fetch %s' brings them "
+						"home, 'heisen dispatch %s "
+						"--resume %" PRId64
+						"' runs the rest\n",
+						i, who, *u.time ? " " : "",
+						u.time, r->name, r->name, c.id);
 				else if (cs->st[i] == RMT_TASK_FAILED)
 					fprintf(out,
-						"    task %u failed: see "
+						"    slice %u%s failed: see "
 						"%s/task-%u.log on the "
 						"cluster\n",
-						i, cs->dir, i);
+						i, who, cs->dir, t);
+			}
 		}
 		db_campaign_clear(&c);
 	}
@@ -1067,16 +1112,26 @@ static int task_export(const char *file, char **buf, size_t *len, wasm_err *e)
 	return 0;
 }
 
-/* `node tasks DIR LIST --claims JOB`: "heisen-task I by T" for each
- * slice I of LIST that task T of job JOB's array took. */
+/* `node tasks DIR LIST --claims JOB`: "heisen-task I [by T] [ended]" for
+ * each slice I of LIST that task T of job JOB's array took or whose sweep
+ * has ended. */
 static void node_claims(const char *dir, const char *job, const bool *want,
 			uint32_t n, FILE *out)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t t = want[i] ? claim_of(dir, job, i, n) : UINT32_MAX;
+		uint32_t t;
+		bool done;
 
+		if (!want[i])
+			continue;
+		t = claim_of(dir, job, i, n);
+		done = slice_ended(dir, i);
+		if (t == UINT32_MAX && !done)
+			continue;
+		fprintf(out, "heisen-task %u", i);
 		if (t != UINT32_MAX)
-			fprintf(out, "heisen-task %u by %u\n", i, t);
+			fprintf(out, " by %u", t);
+		fputs(done ? " ended\n" : "\n", out);
 	}
 }
 

@@ -377,6 +377,20 @@ typedef eng_trap_kind (*eng_host_fn)(eng_thread *t, void *ctx,
 eng_func *eng_host_func_new(eng_proc *p, const wasm_functype *type,
 			    eng_host_fn fn, void *ctx, const char *name);
 
+/* A host function's filter: called with the function's ctx, the calling
+ * thread's id and the call's arguments (slot form) before a direct call
+ * of the function from Wasm, it returns true when the function would do
+ * nothing the program or the host could observe, and the function is
+ * then not called. It must not trap, block, or call into the engine;
+ * it runs on the calling thread with no engine state updated (no
+ * stack_top, no pc), so it cannot walk the stack either. Compiled code
+ * calls it straight from the call site, without the host call's frame
+ * (the probe's same-epoch test, detector/hb.h). Never consulted in a
+ * serial run, where each host call is a scheduling point. Only for a
+ * function without results: false (nothing set) otherwise. */
+typedef bool (*eng_host_filter)(void *ctx, uint32_t tid, const eng_val *args);
+bool eng_host_func_set_filter(eng_func *f, eng_host_filter filter);
+
 /* A memory with the given limits (max capped by the proc's limit). Shared
  * memories are reserved at their maximum and never move. NULL on
  * failure with err set. */

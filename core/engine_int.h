@@ -332,6 +332,7 @@ struct eng_func {
 	const eng_fn *fn;     /* compiled body; NULL for a host function */
 	eng_host_fn host;
 	void *ctx;
+	eng_host_filter filter; /* host functions: NULL, or the filter */
 	char *name;           /* host functions: for messages */
 	uint64_t name_hash;   /* host functions: of name, for the digest */
 	wasm_functype own_type; /* host functions: the copy `type` points at */

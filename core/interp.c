@@ -1133,6 +1133,12 @@ call_func:
 		 * slots after them, then moved down. */
 		eng_val *args = fp + argbase;
 		eng_val *res = args + cf->nargs;
+		if (cf->filter && !th->proc->serial &&
+		    cf->filter(cf->ctx, th->id, args)) {
+			POLL();
+			ip = retip;
+			DISPATCH();
+		}
 		if (res + cf->nrets + 1 > stack_end)
 			TRAP(STACK);
 		th->depth = depth;

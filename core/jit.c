@@ -1655,6 +1655,48 @@ static void slow_call(jit *j, const eng_cell *ip, unsigned op)
 	call_c(j, (const void *)jit_call);
 }
 
+/* A call of an import: when it is a host function with a filter and the
+ * run is not serial, the filter first, straight from here
+ * (filter(ctx, th->id, fp + argbase)), and jit_call only when it says
+ * the call matters (eng_host_func_set_filter). The function is read when
+ * the call runs: an import is bound per instance. */
+static void import_call(jit *j, const eng_cell *ip)
+{
+	uint32_t idx = ip[1].u32[1], argbase = ip[1].u32[0];
+	uint32_t no_filter, serial, done;
+
+	if (idx > (uint32_t)INT32_MAX / 8) {
+		j->bad = true;
+		return;
+	}
+	op_m(j, 0, true, 0x8b, RAX, IN, NOIDX,
+	     (int32_t)offsetof(eng_instance, funcs));
+	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, (int32_t)(idx * 8));
+	op_m(j, 0, true, 0x8b, R11, RAX, NOIDX,
+	     (int32_t)offsetof(eng_func, filter));
+	op_r(j, 0, true, 0x85, R11, R11); /* test r11, r11 */
+	no_filter = jcc32(j, CC_E);
+	op_m(j, 0, true, 0x8b, RDX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, proc));
+	op_m(j, 0, false, 0x80, 7, RDX, NOIDX,
+	     (int32_t)offsetof(eng_proc, serial)); /* cmp byte, 0 */
+	b1(j, 0);
+	serial = jcc32(j, CC_NE);
+	op_m(j, 0, true, 0x8b, RDI, RAX, NOIDX,
+	     (int32_t)offsetof(eng_func, ctx));
+	op_m(j, 0, false, 0x8b, RSI, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, id));
+	/* lea rdx, [rbx + 8*argbase]; call r11; test al, al */
+	op_m(j, 0, true, 0x8d, RDX, FP, NOIDX, sd(j, argbase));
+	op_r(j, 0, false, 0xff, 2, R11);
+	op_r(j, 0, false, 0x84, RAX, RAX);
+	done = jcc32(j, CC_NE);
+	here(j, no_filter);
+	here(j, serial);
+	slow_call(j, ip, EOP_CALL_IMPORT);
+	here(j, done);
+}
+
 /* The native call of a compiled callee, its code in rax, once the call
  * depth and the value stack are checked: the native stack's budget, the
  * poll, the eng_frame pushed and counted as the interpreter does, rbx
@@ -2026,7 +2068,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 	case EOP_CALL_INDIRECT: call_indirect(j, ip); return true;
 	case EOP_CALL_IMPORT:
 		spill(j);
-		slow_call(j, ip, op);
+		import_call(j, ip);
 		reload(j);
 		return true;
 	case EOP_SELECT3:

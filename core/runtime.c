@@ -930,6 +930,14 @@ eng_func *eng_host_func_new(eng_proc *p, const wasm_functype *type,
 	return f;
 }
 
+bool eng_host_func_set_filter(eng_func *f, eng_host_filter filter)
+{
+	if (f->inst || f->nrets)
+		return false;
+	f->filter = filter;
+	return true;
+}
+
 eng_trap_kind eng_rt_call_host(eng_thread *t, eng_func *f, eng_val *args,
 			       eng_val *results, eng_trap *trap)
 {

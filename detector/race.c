@@ -1819,6 +1819,46 @@ static void shared_access(det_probe *p, uint32_t tid, uint32_t site,
 
 /* ---- entry points ------------------------------------------------------- */
 
+/* One more probe call of thread tid: thread ids are unique within a
+ * run, so below NSHARDS a shard has one writer and needs no locked add (a
+ * locked add was a third of the probe's cost here); beyond, threads share
+ * shards. */
+static void count_call(det_probe *p, uint32_t tid)
+{
+	if (tid < NSHARDS)
+		__atomic_store_n(
+		    &p->calls[tid].n,
+		    __atomic_load_n(&p->calls[tid].n, __ATOMIC_RELAXED) + 1,
+		    __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1,
+				   __ATOMIC_RELAXED);
+}
+
+/* Set by the filter when it found the call no repeat: the probe call
+ * that follows at once on this thread need not test it again. */
+static _Thread_local bool repeat_tested;
+
+static bool hb_repeat(void *ctx, uint32_t tid, const eng_val *args)
+{
+	det_probe *p = ctx;
+	uint32_t addr = (uint32_t)args[0], site = (uint32_t)args[1];
+
+	if (site & (RW_PROBE_SRC | RW_PROBE_LEN))
+		return false;
+	if (!det_hb_repeat(p->hb, tid, addr, site)) {
+		repeat_tested = true;
+		return false;
+	}
+	count_call(p, tid);
+	return true;
+}
+
+eng_host_filter det_probe_filter(const det_probe *p)
+{
+	return p->algo == DET_HB && p->hb ? hb_repeat : NULL;
+}
+
 void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 		      uint32_t addr, uint32_t site)
 {
@@ -1833,23 +1873,16 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 			det_hb_range(p->hb, tid, addr, site);
 		return;
 	}
-	/* Thread ids are unique within a run, so below NSHARDS a shard has
-	 * one writer and needs no locked add (a locked add was a third of
-	 * the probe's cost here); beyond, threads share shards. */
-	if (tid < NSHARDS)
-		__atomic_store_n(
-		    &p->calls[tid].n,
-		    __atomic_load_n(&p->calls[tid].n, __ATOMIC_RELAXED) + 1,
-		    __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_add(&p->calls[tid % NSHARDS].n, 1,
-				   __ATOMIC_RELAXED);
+	count_call(p, tid);
 	if (ignored(p, site))
 		return;
 	if (p->algo == DET_HB) {
 		/* Most accesses of a loop repeat one of the same epoch: no
 		 * caller context to note, no cell to lock. */
-		if (det_hb_repeat(p->hb, tid, addr, site) ||
+		bool tested = repeat_tested;
+
+		repeat_tested = false;
+		if ((!tested && det_hb_repeat(p->hb, tid, addr, site)) ||
 		    nosync_serial == p->serial)
 			return;
 		if (p->stacks && t)

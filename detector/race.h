@@ -270,6 +270,13 @@ void det_probe_free(det_probe *p);
 void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 		      uint32_t addr, uint32_t site);
 
+/* The filter of the probe's host function (eng_host_func_set_filter,
+ * its ctx p, its arguments addr and site), or NULL: for DET_HB, the
+ * same-epoch repeats det_probe_access would return at once for
+ * (det_hb_repeat), counted as it counts them; compiled code then makes
+ * no host call for them. */
+eng_host_filter det_probe_filter(const det_probe *p);
+
 /* Whether new bugs take call stacks and values (default true). Off
  * only for benchmarks: what capture costs a run. */
 void det_probe_set_stacks(det_probe *p, bool on);

@@ -416,8 +416,11 @@ static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out)
 		if (!r->probe_fn) {
 			static uint8_t types[2] = {WASM_I32, WASM_I32};
 			static const wasm_functype ft = {2, 0, types};
+			eng_host_filter filter = det_probe_filter(r->probe);
 			r->probe_fn = eng_host_func_new(
 			    r->proc, &ft, probe_call, r->probe, "heisen.probe");
+			if (r->probe_fn && filter)
+				eng_host_func_set_filter(r->probe_fn, filter);
 		}
 		out->kind = WASM_EXTERN_FUNC;
 		out->u.func = r->probe_fn;

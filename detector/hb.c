@@ -836,6 +836,17 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	c->w = e | W_LOCK; /* unlock_cell clears the lock */
 }
 
+/* The bytes [b, min(end, *cend)) of b's cell as bits, *cend the cell's
+ * end. */
+static inline uint32_t cell_bytes(uint64_t b, uint64_t end, uint64_t *cend)
+{
+	uint32_t lo = (uint32_t)(b & 3), hi;
+
+	*cend = (b | 3) + 1;
+	hi = (uint32_t)((end < *cend ? end : *cend) - (b & ~3ull));
+	return ((1u << hi) - 1) & ~((1u << lo) - 1);
+}
+
 /* Thread t (tid) accesses bytes [addr, end) at site: each cell's check
  * and record. */
 static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
@@ -846,23 +857,16 @@ static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 	trace_note(h, t, tid, site, clock < E_CLOCK_MAX ? clock : E_CLOCK_MAX);
 	if (end > h->mem_bytes)
 		end = h->mem_bytes;
-	for (uint64_t b = addr; b < end;) {
-		uint32_t cellno = (uint32_t)(b >> 2);
-		uint64_t cend = ((uint64_t)cellno + 1) * 4;
-		/* The bytes [b, min(end, cend)) of the cell, as bits. */
-		uint32_t lo = (uint32_t)(b & 3),
-			 hi = (uint32_t)((end < cend ? end : cend) -
-					 (b & ~3ull)),
-			 mask = ((1u << hi) - 1) & ~((1u << lo) - 1);
+	for (uint64_t b = addr, cend; b < end; b = cend) {
+		uint32_t cellno = (uint32_t)(b >> 2),
+			 mask = cell_bytes(b, end, &cend);
 		cell *c = &h->shadow[cellno];
 		uint64_t e, w;
 		e = e_make(tid, clock, mask, atomic, slot);
 		if (same_epoch(__atomic_load_n(write ? &c->w : &c->r,
 					       __ATOMIC_RELAXED),
-			       e)) {
-			b = cend;
+			       e))
 			continue;
-		}
 		lock_cell(c);
 		if (!(c->w & ~W_LOCK) && !c->r) {
 			/* The cell's first access: its page is touched. */
@@ -877,7 +881,6 @@ static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 			read_cell(h, c, t, tid, e, site, cellno, addr);
 		w = c->w;
 		unlock_cell(c, w);
-		b = cend;
 	}
 }
 
@@ -905,21 +908,15 @@ bool det_hb_repeat(const det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
 	if (end > h->mem_bytes)
 		return false;
 	/* Each cell the access covers, as access_bytes checks it. */
-	for (uint64_t b = addr; b < end;) {
-		uint32_t cellno = (uint32_t)(b >> 2);
-		uint64_t cend = ((uint64_t)cellno + 1) * 4;
-		uint32_t lo = (uint32_t)(b & 3),
-			 hi = (uint32_t)((end < cend ? end : cend) -
-					 (b & ~3ull)),
-			 mask = ((1u << hi) - 1) & ~((1u << lo) - 1);
-		const cell *c = &h->shadow[cellno];
+	for (uint64_t b = addr, cend; b < end; b = cend) {
+		const cell *c = &h->shadow[b >> 2];
+		uint32_t mask = cell_bytes(b, end, &cend);
 		uint64_t e = e_make(tid, clock, mask, false, slot);
 
 		if (!same_epoch(__atomic_load_n(write ? &c->w : &c->r,
 						__ATOMIC_RELAXED),
 				e))
 			return false;
-		b = cend;
 	}
 	return true;
 }

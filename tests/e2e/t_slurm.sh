@@ -53,6 +53,8 @@ expect 0 "dispatch" "$HEISEN" dispatch cl "$fib" "${plan[@]}" --db "$home" -- \
 grep -q "^cl: campaign 1 submitted as Slurm job [0-9]*: tasks 0-15 of 16 slices of its 400 runs" "$dir/out" ||
 	bad "dispatch: $(snippet "$dir/out") $(snippet "$dir/err")"
 job=$(job_of)
+job1=$job
+dir1=$(sed -n 's/.* writing to \([^;]*\);.*/\1/p' "$dir/out")
 expect 0 "node status" "$HEISEN" node status cl --db "$home" --json
 python3 - "$dir/out" <<'PY' || bad "node status: $(snippet "$dir/out")"
 import json, sys
@@ -249,11 +251,26 @@ expect 0 "fetch, login host" "$HEISEN" fetch login --db "$home"
 grep -q "^login: 4 runs added (0 campaigns, [0-9]* bugs new) from 2 task files$" "$dir/out" ||
 	bad "fetch through ssh: $(snippet "$dir/out") $(snippet "$dir/err")"
 [ ! -e "$dir/pwned3" ] || bad "a program argument ran as a shell command on the login host"
+# Its tasks' states through the login host: Slurm's, and the claims
+# (node tasks --claims) once a task has ended.
+expect 0 "node status, login host" "$HEISEN" node status login --db "$home" --json
+python3 - "$dir/out" <<'PY' || bad "node status through ssh: $(snippet "$dir/out") $(snippet "$dir/err")"
+import json, sys
+c = json.load(open(sys.argv[1]))["campaigns"][0]
+assert c["task_states"] == ["completed", "completed"] and c["runs_done"] == 4, c
+PY
 printf "a'b\0\$(touch %s/pwned3)\0c d\0" "$dir" | xxd -p | tr -d '\n' >"$dir/args3.want"
 [ "$(sqlite3 "$home" "SELECT lower(hex(args)) FROM campaigns ORDER BY id DESC LIMIT 1")" = "$(cat "$dir/args3.want")" ] ||
 	bad "arguments through ssh: $(sqlite3 "$home" "SELECT hex(args) FROM campaigns ORDER BY id DESC LIMIT 1")"
 unset HEISEN_SSH
 
+# The claims of the first job: every slice ended, each of 2 to 15 taken
+# by task 0 or 1.
+expect 0 "node tasks --claims" "$HEISEN" node tasks "$dir1" 0-15 --claims "$job1"
+[ "$(grep -c '^heisen-task \([2-9]\|1[0-5]\) by [01] ended$' "$dir/out")" = 14 ] &&
+	grep -q '^heisen-task 0 ended$' "$dir/out" && grep -q '^heisen-task 1 ended$' "$dir/out" ||
+	bad "node tasks --claims: $(snippet "$dir/out")"
+expect 2 "node tasks --claims, not a job id" "$HEISEN" node tasks "$dir1" 0-15 --claims '1;x'
 # The cluster's side of fetch: each task file as its own stream; a task
 # that left no file is 'none'.
 expect 0 "node tasks" "$HEISEN" node tasks "$dir2" 1,3,9

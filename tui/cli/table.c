@@ -548,7 +548,8 @@ static const tui_opt node_opts[] = {
      "are answered 'open'"},
     {"--claims", "JOB",
      "tasks: only say which slices of LIST another task of Slurm job "
-     "JOB's array ran ('heisen-task I by T')"},
+     "JOB's array ran and which have ended ('heisen-task I [by T] "
+     "[ended]')"},
     {NULL, NULL, NULL},
 };
 

@@ -168,7 +168,7 @@ expect 0 "dispatch 600" "$HEISEN" dispatch cl4 "$fib" --runs 150 --densities 100
 	--profiles default,noisy,one-core,throttled --seed 9 --db "$home"
 job=$(job_of)
 dir2=$(sed -n 's/.* writing to \([^;]*\);.*/\1/p' "$dir/out")
-for i in $(seq 300); do
+for i in $(seq 1200); do
 	[ -L "$dir2/claims-$job/3" ] &&
 		[ "$(sqlite3 "$dir2/task-3.db" "SELECT count(*) FROM runs" 2>/dev/null)" -ge 10 ] 2>/dev/null && break
 	sleep 0.1

@@ -917,6 +917,14 @@ static eng_trap_kind filt_host(eng_thread *t, void *ctx, const eng_val *args,
 	return ENG_OK;
 }
 
+static uint32_t pick_first(void *ctx, uint64_t event, uint32_t cur,
+			   eng_point_kind k, const uint32_t *runnable,
+			   uint32_t n)
+{
+	(void)ctx, (void)event, (void)cur, (void)k, (void)runnable, (void)n;
+	return 0;
+}
+
 static void filter_skips_the_calls_it_takes(void **state)
 {
 	wasm_module *m = NULL;
@@ -954,6 +962,22 @@ static void filter_skips_the_calls_it_takes(void **state)
 	assert_int_equal(f.called, 5);
 	assert_int_equal(f.sum, 9 + 7 + 5 + 3 + 1);
 	assert_int_equal(f.tid, eng_thread_id(t));
+	eng_proc_free(p);
+	/* A serial run: each host call is a scheduling point, so the
+	 * filter is never asked and every call is made. */
+	memset(&f, 0, sizeof f);
+	p = eng_proc_new(NULL);
+	assert_non_null(p);
+	eng_proc_set_sched(p, &(eng_sched){.pick = pick_first});
+	t = eng_thread_new(p, &err);
+	h = eng_host_func_new(p, &ft, filt_host, &f, "probe");
+	assert_true(eng_host_func_set_filter(h, even_filtered));
+	assert_true(
+	    eng_instantiate(cm, p, t, resolve_where, h, &in, &tr, &err));
+	assert_true(eng_instance_export(in, "run", &ex));
+	assert_int_equal(eng_call(t, ex.u.func, &arg, NULL, &tr), ENG_OK);
+	assert_int_equal(f.filtered, 0);
+	assert_int_equal(f.called, 10);
 	eng_proc_free(p);
 	eng_module_free(cm);
 }

@@ -925,60 +925,67 @@ static uint32_t pick_first(void *ctx, uint64_t event, uint32_t cur,
 	return 0;
 }
 
-static void filter_skips_the_calls_it_takes(void **state)
+/* run(10) of cm in a new proc (serial or not) whose probe has the
+ * filter: what the filter and the function saw into *f; the calling
+ * thread's id. */
+static uint32_t run_filtered(eng_module *cm, bool serial, filt_seen *f)
 {
-	wasm_module *m = NULL;
-	eng_module *cm = NULL;
 	eng_proc *p = eng_proc_new(NULL);
 	uint8_t ty[3] = {0x7f, 0x7f, 0x7f};
 	wasm_functype ft = {2, 0, ty}, with_result = {2, 1, ty};
-	filt_seen f = {0};
 	eng_instance *in = NULL;
 	eng_extern ex;
 	eng_val arg = 10;
 	eng_trap tr;
 	wasm_err err;
 	eng_thread *t;
-	eng_func *h, *r;
+	eng_func *h;
+	uint32_t tid;
+
+	assert_non_null(p);
+	if (serial)
+		eng_proc_set_sched(p, &(eng_sched){.pick = pick_first});
+	memset(f, 0, sizeof *f);
+	t = eng_thread_new(p, &err);
+	h = eng_host_func_new(p, &ft, filt_host, f, "probe");
+	assert_true(eng_host_func_set_filter(h, even_filtered));
+	/* A function with results cannot be skipped. */
+	assert_false(eng_host_func_set_filter(
+	    eng_host_func_new(p, &with_result, filt_host, f, "r"),
+	    even_filtered));
+	assert_true(
+	    eng_instantiate(cm, p, t, resolve_where, h, &in, &tr, &err));
+	assert_true(eng_instance_export(in, "run", &ex));
+	assert_int_equal(eng_call(t, ex.u.func, &arg, NULL, &tr), ENG_OK);
+	tid = eng_thread_id(t);
+	eng_proc_free(p);
+	return tid;
+}
+
+static void filter_skips_the_calls_it_takes(void **state)
+{
+	wasm_module *m = NULL;
+	eng_module *cm = NULL;
+	filt_seen f;
+	wasm_err err;
+	uint32_t tid;
 	(void)state;
 
 	assert_int_equal(wasm_decode(filt_bytes, sizeof filt_bytes, &m, &err),
 			 WASM_OK);
 	assert_int_equal(wasm_validate(m, &err), WASM_OK);
 	assert_int_equal(eng_compile(m, &cm, &err), WASM_OK);
-	assert_non_null(p);
-	t = eng_thread_new(p, &err);
-	h = eng_host_func_new(p, &ft, filt_host, &f, "probe");
-	r = eng_host_func_new(p, &with_result, filt_host, &f, "r");
-	assert_true(eng_host_func_set_filter(h, even_filtered));
-	/* A function with results cannot be skipped. */
-	assert_false(eng_host_func_set_filter(r, even_filtered));
-	assert_true(
-	    eng_instantiate(cm, p, t, resolve_where, h, &in, &tr, &err));
-	assert_true(eng_instance_export(in, "run", &ex));
 	/* run(10): the probe with 10, 9, ..., 1; the odd ones called. */
-	assert_int_equal(eng_call(t, ex.u.func, &arg, NULL, &tr), ENG_OK);
+	tid = run_filtered(cm, false, &f);
 	assert_int_equal(f.filtered, 10);
 	assert_int_equal(f.called, 5);
 	assert_int_equal(f.sum, 9 + 7 + 5 + 3 + 1);
-	assert_int_equal(f.tid, eng_thread_id(t));
-	eng_proc_free(p);
+	assert_int_equal(f.tid, tid);
 	/* A serial run: each host call is a scheduling point, so the
 	 * filter is never asked and every call is made. */
-	memset(&f, 0, sizeof f);
-	p = eng_proc_new(NULL);
-	assert_non_null(p);
-	eng_proc_set_sched(p, &(eng_sched){.pick = pick_first});
-	t = eng_thread_new(p, &err);
-	h = eng_host_func_new(p, &ft, filt_host, &f, "probe");
-	assert_true(eng_host_func_set_filter(h, even_filtered));
-	assert_true(
-	    eng_instantiate(cm, p, t, resolve_where, h, &in, &tr, &err));
-	assert_true(eng_instance_export(in, "run", &ex));
-	assert_int_equal(eng_call(t, ex.u.func, &arg, NULL, &tr), ENG_OK);
+	run_filtered(cm, true, &f);
 	assert_int_equal(f.filtered, 0);
 	assert_int_equal(f.called, 10);
-	eng_proc_free(p);
 	eng_module_free(cm);
 }
 

@@ -97,37 +97,27 @@ static bool slice_ended(const char *dir, uint32_t i)
 	       !stat(path, &sb) && S_ISREG(sb.st_mode);
 }
 
-/* For each slice of job j's array: the task that took it from its own
- * task into by[] (the claims its tasks left, rmt_slurm_script;
- * UINT32_MAX where its own task ran it or none did), and whether its
- * sweep has ended into done[]. One call on the cluster. */
+/* For each slice of job j's array (mine: its tasks, j->tasks parsed):
+ * the task that took it from its own task into by[] (the claims its
+ * tasks left, rmt_slurm_script; UINT32_MAX where its own task ran it or
+ * none did), and whether its sweep has ended into done[]. One call on
+ * the cluster; a folder on this machine is read here. */
 static bool job_claims(const db_node_url *u, const db_slurm_job *j,
-		       uint32_t *by, bool *done, char *why, size_t wcap)
+		       const bool *mine, uint32_t *by, bool *done, char *why,
+		       size_t wcap)
 {
 	rmt_result io;
 
 	for (uint32_t i = 0; i < j->slices; i++) {
 		by[i] = UINT32_MAX;
 		done[i] = false;
-	}
-	/* A folder on this machine is read here. */
-	if (!*u->host) {
-		bool *mine = calloc(j->slices ? j->slices : 1, sizeof *mine);
-
-		if (!mine) {
-			snprintf(why, wcap, "out of memory");
-			return false;
-		}
-		tasks_parse(j->tasks, mine, j->slices);
-		for (uint32_t i = 0; i < j->slices; i++) {
-			if (!mine[i])
-				continue;
+		if (!*u->host && mine[i]) {
 			by[i] = claim_of(j->dir, j->job_id, i, j->slices);
 			done[i] = slice_ended(j->dir, i);
 		}
-		free(mine);
-		return true;
 	}
+	if (!*u->host)
+		return true;
 	if (!tasks_call(u, j->dir, j->tasks, false, j->job_id,
 			SLURM_CMD_TIMEOUT_S, &io, why, wcap))
 		return false;
@@ -186,7 +176,7 @@ static bool job_states(const db_node_url *u, const db_slurm_job *j,
 	/* While every task is pending or running, none has taken another's
 	 * slice (a task takes one only after its own, or once it has
 	 * started). */
-	if (ended && !job_claims(u, j, by, done, why, wcap))
+	if (ended && !job_claims(u, j, mine, by, done, why, wcap))
 		goto out;
 	for (uint32_t i = 0; i < j->slices; i++) {
 		if (!mine[i])
@@ -423,24 +413,21 @@ static bool keep_last(void *ctx, const db_slurm_job *j)
 static bool mark_active(void *ctx, const db_slurm_job *j)
 {
 	last_job *l = ctx;
+	/* job_states sets the job's own slices; the rest stay unknown,
+	 * which is not active. */
 	rmt_task_state *st = calloc(j->slices ? j->slices : 1, sizeof *st);
-	bool *mine = calloc(j->slices ? j->slices : 1, sizeof *mine);
 
-	if (!st || !mine ||
-	    !job_states(l->u, j, st, NULL, l->why, sizeof l->why)) {
-		if (!st || !mine)
+	if (!st || !job_states(l->u, j, st, NULL, l->why, sizeof l->why)) {
+		if (!st)
 			snprintf(l->why, sizeof l->why, "out of memory");
 		l->failed = true;
 		free(st);
-		free(mine);
 		return false;
 	}
-	tasks_parse(j->tasks, mine, j->slices);
 	for (uint32_t i = 0; i < j->slices; i++)
-		if (mine[i] && rmt_task_active(st[i]))
+		if (rmt_task_active(st[i]))
 			l->active[i] = true;
 	free(st);
-	free(mine);
 	return true;
 }
 

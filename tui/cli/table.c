@@ -104,9 +104,9 @@ static const tui_opt run_opts[] = {
     {"--profile", "NAME",
      "with --density/--mask: execution profile (see 'heisen profiles')"},
     {"--fail-on-bugs", "[new|any]",
-     "with --density/--mask: exit 1 when a violation not suppressed is "
-     "caught (any, the default) or one whose bug is not triaged "
-     "confirmed or not-a-bug in the workspace (new)"},
+     "with --density/--mask/--schedule: exit 1 when a violation not "
+     "suppressed is caught (any, the default) or one whose bug is not "
+     "triaged confirmed or not-a-bug in the workspace (new)"},
     {"--db", "FILE",
      "with --fail-on-bugs new: the workspace whose triage counts "
      "(default $HEISEN_DB or ./heisen.db; none: every race is new)"},
@@ -114,7 +114,7 @@ static const tui_opt run_opts[] = {
      "with --density/--mask/--schedule: report as JSON (schema "
      "heisen.run/1); the "
      "program's output goes to stderr"},
-    {"--suppressions", "FILE", "with --density/--mask: " SUPP_HELP},
+    {"--suppressions", "FILE", "with --density/--mask/--schedule: " SUPP_HELP},
     {"--schedule", "STRATEGY",
      "run serially, one thread at a time, the scheduler choosing at every "
      "shared access: random[:P], pct:D[:K], chaos or fixed (races by "

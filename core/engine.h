@@ -391,6 +391,59 @@ eng_func *eng_host_func_new(eng_proc *p, const wasm_functype *type,
 typedef bool (*eng_host_filter)(void *ctx, uint32_t tid, const eng_val *args);
 bool eng_host_func_set_filter(eng_func *f, eng_host_filter filter);
 
+/* A filter's common answer as a table test, which compiled code makes
+ * inline at each call site with no call at all (a detector's same-epoch
+ * test, detector/hb.h), and the interpreter before the filter. For a
+ * function of type (i32 addr, i32 site) -> () with a filter, in a run
+ * that is not serial, the call is skipped when all of these hold (else
+ * the filter, then the function, decide as before):
+ *   - the calling thread's id tid < nthreads, and its record
+ *     r = (eng_shadow_thread *)((char *)threads + tid * stride) has a
+ *     word that is not 0;
+ *   - site < nsites, and e = &sites[site] has width 1, 2, 4 or 8;
+ *   - (addr & e->align) == 0 and addr + e->width <= limit;
+ *   - with m = e->mask << (addr & 3) and p = (char *)shadow +
+ *     (addr & ~3) * 4 + e->off, both 64-bit words x at p and at
+ *     p + e->next satisfy (x & (care | m)) == (r->word | e->bits | m);
+ * and r->skipped is then incremented (by that thread only: nobody else
+ * may write it). When the conditions on the thread, the site and the
+ * address hold but a word does not, the function is called without the
+ * filter (the test stood for it), r->tested set to 1 for the owner to
+ * see and clear. The owner fills the tables so that the
+ * test answers as its filter would, may change words, records and the
+ * shadow while threads run (aligned 64-bit words, read as relaxed
+ * atomics), must not change the rest, and keeps all of it valid while
+ * the function can be called. */
+typedef struct eng_shadow_thread {
+	uint64_t word, skipped, tested;
+} eng_shadow_thread;
+typedef struct eng_shadow_site {
+	uint64_t bits, mask;
+	uint32_t off, next;
+	uint8_t width, align, pad[6];
+} eng_shadow_site;
+typedef struct eng_shadow_test {
+	eng_shadow_thread *threads;
+	uint32_t nthreads, stride; /* nthreads * stride < 2^31 */
+	const eng_shadow_site *sites;
+	uint32_t nsites; /* < 2^26 */
+	const void *shadow;
+	uint64_t limit, care;
+} eng_shadow_test;
+/* Attaches t (borrowed) to f, a host function with a filter of the type
+ * above; false (nothing set) otherwise or past the limits noted. */
+bool eng_host_func_set_shadow_test(eng_func *f, const eng_shadow_test *t);
+/* The test, as compiled code makes it, counting when it holds: SKIP
+ * (it holds), CALL (the function without the filter) or NONE (the
+ * filter decides). */
+typedef enum {
+	ENG_SHADOW_NONE,
+	ENG_SHADOW_SKIP,
+	ENG_SHADOW_CALL
+} eng_shadow_answer;
+eng_shadow_answer eng_shadow_test_run(const eng_shadow_test *t, uint32_t tid,
+				      const eng_val *args);
+
 /* A memory with the given limits (max capped by the proc's limit). Shared
  * memories are reserved at their maximum and never move. NULL on
  * failure with err set. */

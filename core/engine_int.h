@@ -333,6 +333,7 @@ struct eng_func {
 	eng_host_fn host;
 	void *ctx;
 	eng_host_filter filter; /* host functions: NULL, or the filter */
+	const eng_shadow_test *shadow; /* with a filter: NULL, or its test */
 	char *name;           /* host functions: for messages */
 	uint64_t name_hash;   /* host functions: of name, for the digest */
 	wasm_functype own_type; /* host functions: the copy `type` points at */

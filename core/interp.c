@@ -1133,8 +1133,13 @@ call_func:
 		 * slots after them, then moved down. */
 		eng_val *args = fp + argbase;
 		eng_val *res = args + cf->nargs;
-		if (cf->filter && !th->proc->serial &&
-		    cf->filter(cf->ctx, th->id, args)) {
+		eng_shadow_answer sa =
+		    cf->filter && cf->shadow && !th->proc->serial
+			? eng_shadow_test_run(cf->shadow, th->id, args)
+			: ENG_SHADOW_NONE;
+		if (sa == ENG_SHADOW_SKIP ||
+		    (sa == ENG_SHADOW_NONE && cf->filter && !th->proc->serial &&
+		     cf->filter(cf->ctx, th->id, args))) {
 			POLL();
 			ip = retip;
 			DISPATCH();

@@ -1655,23 +1655,138 @@ static void slow_call(jit *j, const eng_cell *ip, unsigned op)
 	call_c(j, (const void *)jit_call);
 }
 
+/* The import's function in rax. */
+static void import_func(jit *j, uint32_t idx)
+{
+	op_m(j, 0, true, 0x8b, RAX, IN, NOIDX,
+	     (int32_t)offsetof(eng_instance, funcs));
+	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, (int32_t)(idx * 8));
+}
+
+/* The shadow test of a host function (eng_host_func_set_shadow_test),
+ * inline before the call's spill: when it holds the call is skipped with
+ * the cached slots untouched. It uses rax, rcx, rdx, r11 and rbp (which
+ * nothing else in compiled code uses), and the red zone below rsp for
+ * the two values it needs again (no call or push happens in between,
+ * and signals leave the red zone alone). Each failed condition jumps to
+ * the end of the list `miss` collects (the filter and the call).
+ * Registers: r11 the test, rcx the thread's record, rdx the wanted
+ * record, rax the site's entry, rbp the width, then the cell. */
+static void shadow_test(jit *j, const eng_cell *ip, uint32_t idx,
+			uint32_t *miss, uint32_t *nmiss, uint32_t *differ,
+			uint32_t *done)
+{
+	uint32_t argbase = ip[1].u32[0];
+
+#define ST(f) ((int32_t)offsetof(eng_shadow_test, f))
+#define SS(f) ((int32_t)offsetof(eng_shadow_site, f))
+	import_func(j, idx);
+	op_m(j, 0, true, 0x8b, R11, RAX, NOIDX,
+	     (int32_t)offsetof(eng_func, shadow));
+	op_r(j, 0, true, 0x85, R11, R11);
+	miss[(*nmiss)++] = jcc32(j, CC_E);
+	op_m(j, 0, true, 0x8b, RDX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, proc));
+	op_m(j, 0, false, 0x80, 7, RDX, NOIDX,
+	     (int32_t)offsetof(eng_proc, serial)); /* cmp byte, 0 */
+	b1(j, 0);
+	miss[(*nmiss)++] = jcc32(j, CC_NE);
+	/* the thread's record: rcx = threads + tid * stride, its word */
+	op_m(j, 0, false, 0x8b, RCX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, id));
+	op_m(j, 0, false, 0x3b, RCX, R11, NOIDX, ST(nthreads));
+	miss[(*nmiss)++] = jcc32(j, CC_AE);
+	op_m(j, 0, false, 0x0faf, RCX, R11, NOIDX, ST(stride));
+	op_m(j, 0, true, 0x03, RCX, R11, NOIDX, ST(threads));
+	op_m(j, 0, true, 0x8b, RDX, RCX, NOIDX,
+	     (int32_t)offsetof(eng_shadow_thread, word));
+	op_r(j, 0, true, 0x85, RDX, RDX);
+	miss[(*nmiss)++] = jcc32(j, CC_E);
+	op_m(j, 0, true, 0x89, RCX, RSP, NOIDX, -8);
+	op_m(j, 0, true, 0x89, R11, RSP, NOIDX, -16);
+	/* the site's entry: rax = sites + site * 32, its width */
+	ld32(j, RAX, argbase + 1);
+	op_m(j, 0, false, 0x3b, RAX, R11, NOIDX, ST(nsites));
+	miss[(*nmiss)++] = jcc32(j, CC_AE);
+	op_r(j, 0, false, 0xc1, 4, RAX); /* shl eax, 5 */
+	b1(j, 5);
+	op_m(j, 0, true, 0x03, RAX, R11, NOIDX, ST(sites));
+	op_m(j, 0, false, 0x0fb6, RBP, RAX, NOIDX, SS(width));
+	op_r(j, 0, false, 0x85, RBP, RBP);
+	miss[(*nmiss)++] = jcc32(j, CC_E);
+	/* the address: aligned, and addr + width within the limit */
+	ld32(j, RCX, argbase);
+	op_m(j, 0, false, 0x84, RCX, RAX, NOIDX, SS(align)); /* test cl */
+	miss[(*nmiss)++] = jcc32(j, CC_NE);
+	op_r(j, 0, true, 0x01, RCX, RBP); /* add rbp, rcx */
+	op_m(j, 0, true, 0x3b, RBP, R11, NOIDX, ST(limit));
+	miss[(*nmiss)++] = jcc32(j, CC_A);
+	/* rbp = shadow + (addr & ~3) * 4 + off */
+	mov_rr(j, false, RBP, RCX);
+	op_r(j, 0, false, 0x83, 4, RBP); /* and ebp, -4 */
+	b1(j, 0xfc);
+	op_r(j, 0, true, 0xc1, 4, RBP); /* shl rbp, 2 */
+	b1(j, 2);
+	op_m(j, 0, true, 0x03, RBP, R11, NOIDX, ST(shadow));
+	op_m(j, 0, false, 0x8b, R11, RAX, NOIDX, SS(off));
+	op_r(j, 0, true, 0x01, R11, RBP);
+	/* m = mask << (addr & 3); rdx = word | bits | m; r11 = care | m */
+	op_m(j, 0, true, 0x0b, RDX, RAX, NOIDX, SS(bits));
+	op_r(j, 0, false, 0x83, 4, RCX); /* and ecx, 3 */
+	b1(j, 3);
+	op_m(j, 0, true, 0x8b, R11, RAX, NOIDX, SS(mask));
+	op_r(j, 0, true, 0xd3, 4, R11); /* shl r11, cl */
+	op_r(j, 0, true, 0x09, R11, RDX);
+	op_m(j, 0, false, 0x8b, RCX, RAX, NOIDX, SS(next));
+	op_m(j, 0, true, 0x8b, RAX, RSP, NOIDX, -16);
+	op_m(j, 0, true, 0x0b, R11, RAX, NOIDX, ST(care));
+	/* both words; a word that differs is the filter's answer too */
+	for (int w = 0; w < 2; w++) {
+		op_m(j, 0, true, 0x8b, RAX, RBP, w ? RCX : NOIDX, 0);
+		op_r(j, 0, true, 0x21, R11, RAX); /* and rax, r11 */
+		op_r(j, 0, true, 0x39, RDX, RAX); /* cmp rax, rdx */
+		differ[w] = jcc32(j, CC_NE);
+	}
+	/* skipped++ in the thread's record */
+	op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -8);
+	op_m(j, 0, true, 0x83, 0, RCX, NOIDX,
+	     (int32_t)offsetof(eng_shadow_thread, skipped));
+	b1(j, 1);
+	*done = jmp32(j);
+#undef ST
+#undef SS
+}
+
 /* A call of an import: when it is a host function with a filter and the
- * run is not serial, the filter first, straight from here
- * (filter(ctx, th->id, fp + argbase)), and jit_call only when it says
- * the call matters (eng_host_func_set_filter). The function is read when
- * the call runs: an import is bound per instance. */
+ * run is not serial, its shadow test inline (shadow_test), then, when
+ * the test did not answer, the filter, straight from here
+ * (filter(ctx, th->id, fp + argbase)), and jit_call only when neither
+ * says the call does not matter (eng_host_func_set_filter). The
+ * function is read when the call runs: an import is bound per
+ * instance. */
 static void import_call(jit *j, const eng_cell *ip)
 {
 	uint32_t idx = ip[1].u32[1], argbase = ip[1].u32[0];
-	uint32_t no_filter, serial, done;
+	uint32_t no_filter, serial, done, tested, miss[16], nmiss = 0;
+	uint32_t differ[2], call;
 
 	if (idx > (uint32_t)INT32_MAX / 8) {
 		j->bad = true;
 		return;
 	}
-	op_m(j, 0, true, 0x8b, RAX, IN, NOIDX,
-	     (int32_t)offsetof(eng_instance, funcs));
-	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, (int32_t)(idx * 8));
+	shadow_test(j, ip, idx, miss, &nmiss, differ, &tested);
+	here(j, differ[0]);
+	here(j, differ[1]);
+	op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -8);
+	op_m(j, 0, true, 0xc7, 0, RCX, NOIDX,
+	     (int32_t)offsetof(eng_shadow_thread, tested));
+	b4(j, 1); /* mov qword [rcx + tested], 1 */
+	spill(j);
+	call = jmp32(j);
+	for (uint32_t i = 0; i < nmiss; i++)
+		here(j, miss[i]);
+	spill(j);
+	import_func(j, idx);
 	op_m(j, 0, true, 0x8b, R11, RAX, NOIDX,
 	     (int32_t)offsetof(eng_func, filter));
 	op_r(j, 0, true, 0x85, R11, R11); /* test r11, r11 */
@@ -1693,8 +1808,11 @@ static void import_call(jit *j, const eng_cell *ip)
 	done = jcc32(j, CC_NE);
 	here(j, no_filter);
 	here(j, serial);
+	here(j, call);
 	slow_call(j, ip, EOP_CALL_IMPORT);
 	here(j, done);
+	reload(j);
+	here(j, tested);
 }
 
 /* The native call of a compiled callee, its code in rax, once the call
@@ -2066,11 +2184,7 @@ static bool emit_op(jit *j, unsigned op, uint32_t cur)
 		return true;
 	case EOP_CALL: call(j, ip); return true;
 	case EOP_CALL_INDIRECT: call_indirect(j, ip); return true;
-	case EOP_CALL_IMPORT:
-		spill(j);
-		import_call(j, ip);
-		reload(j);
-		return true;
+	case EOP_CALL_IMPORT: import_call(j, ip); return true;
 	case EOP_SELECT3:
 		ld64(j, RAX, A);
 		ld64(j, RCX, B);

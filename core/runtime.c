@@ -938,6 +938,57 @@ bool eng_host_func_set_filter(eng_func *f, eng_host_filter filter)
 	return true;
 }
 
+bool eng_host_func_set_shadow_test(eng_func *f, const eng_shadow_test *t)
+{
+	const wasm_functype *ft = f->type;
+
+	/* The limits keep compiled code's index arithmetic in 32 bits. */
+	if (!f->filter || ft->nparams != 2 || ft->nresults ||
+	    ft->types[0] != WASM_I32 || ft->types[1] != WASM_I32 ||
+	    (t && ((uint64_t)t->nthreads * t->stride >= (uint64_t)1 << 31 ||
+		   t->nsites >= (uint32_t)1 << 26)))
+		return false;
+	f->shadow = t;
+	return true;
+}
+
+eng_shadow_answer eng_shadow_test_run(const eng_shadow_test *t, uint32_t tid,
+				      const eng_val *args)
+{
+	uint32_t addr = (uint32_t)args[0], site = (uint32_t)args[1];
+	const eng_shadow_site *e;
+	eng_shadow_thread *r;
+	const uint64_t *x;
+	uint64_t word, m, care, want;
+
+	if (tid >= t->nthreads || site >= t->nsites)
+		return ENG_SHADOW_NONE;
+	r = (eng_shadow_thread *)((char *)t->threads + (size_t)tid * t->stride);
+	e = &t->sites[site];
+	word = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+	if (!word ||
+	    (e->width != 1 && e->width != 2 && e->width != 4 &&
+	     e->width != 8) ||
+	    (addr & e->align) || (uint64_t)addr + e->width > t->limit)
+		return ENG_SHADOW_NONE;
+	m = e->mask << (addr & 3);
+	care = t->care | m;
+	want = word | e->bits | m;
+	x = (const uint64_t *)((const uint8_t *)t->shadow +
+			       (uint64_t)(addr & ~3u) * 4 + e->off);
+	if ((__atomic_load_n(x, __ATOMIC_RELAXED) & care) != want ||
+	    (__atomic_load_n((const uint64_t *)((const uint8_t *)x + e->next),
+			     __ATOMIC_RELAXED) &
+	     care) != want) {
+		__atomic_store_n(&r->tested, 1, __ATOMIC_RELAXED);
+		return ENG_SHADOW_CALL;
+	}
+	__atomic_store_n(&r->skipped,
+			 __atomic_load_n(&r->skipped, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+	return ENG_SHADOW_SKIP;
+}
+
 eng_trap_kind eng_rt_call_host(eng_thread *t, eng_func *f, eng_val *args,
 			       eng_val *results, eng_trap *trap)
 {

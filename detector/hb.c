@@ -6,6 +6,7 @@
 #include "core/util.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -118,6 +119,7 @@ typedef struct thr {
 	uint32_t range_site, range_dst, range_src;
 	bool range_has_src;
 	uint32_t ctx; /* det_hb_context's, 0: none */
+	eng_shadow_thread *fast; /* its record in the inline test, or NULL */
 } thr;
 
 /* Sync clocks of atomic cells: NSTRIPES tables of open addressing, each
@@ -175,6 +177,13 @@ typedef struct trace {
 	} seen[TRACE_CACHE]; /* the owner's */
 } trace;
 
+#define HB_FAST_THREADS 64u
+
+typedef struct fast_thr {
+	eng_shadow_thread r;
+	uint8_t pad[64 - sizeof(eng_shadow_thread)];
+} fast_thr;
+
 struct det_hb {
 	const rw_site *site;
 	uint32_t nsites;
@@ -196,6 +205,13 @@ struct det_hb {
 	rset *rchunk[RSET_CHUNKS];
 	uint32_t nrsets, rfree; /* rfree: index + 1 of a free set, or 0 */
 	uint64_t *touched;	/* a bit per 4 KiB page of memory accessed */
+	/* The same-epoch test compiled code makes inline
+	 * (det_hb_shadow_test): a cache line per thread for the first
+	 * HB_FAST_THREADS, an entry per site; test.sites is NULL until it
+	 * is asked for. */
+	fast_thr *fast;
+	eng_shadow_site *fast_site;
+	eng_shadow_test test;
 };
 
 wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
@@ -225,6 +241,7 @@ wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
 	     !(h->site_of = wasm_calloc(E_SLOTS, sizeof *h->site_of))))
 		goto nomem;
 	if (!(h->thr = wasm_calloc(HB_MAX_THREADS, sizeof *h->thr)) ||
+	    !(h->fast = wasm_calloc(HB_FAST_THREADS, sizeof *h->fast)) ||
 	    !(h->trace = wasm_calloc(HB_MAX_THREADS, sizeof *h->trace)) ||
 	    !(h->touched =
 		  wasm_calloc((mem_bytes >> 12) / 64 + 1, sizeof *h->touched)))
@@ -266,6 +283,8 @@ void det_hb_free(det_hb *h)
 			wasm_free(h->thr[i]);
 		}
 	wasm_free(h->thr);
+	wasm_free(h->fast);
+	wasm_free(h->fast_site);
 	for (uint32_t i = 0; h->trace && i < HB_MAX_THREADS; i++)
 		if (h->trace[i]) {
 			for (tbuf *b = h->trace[i]->buf, *o; b; b = o) {
@@ -293,6 +312,26 @@ void det_hb_free(det_hb *h)
 
 /* ---- threads ------------------------------------------------------------- */
 
+/* Thread tid's own epoch in its inline test record: what e_make puts
+ * there for it, so that the test compares the rest. */
+static void fast_word(thr *t, uint32_t tid)
+{
+	uint32_t c = t->vc.c[tid];
+
+	if (t->fast)
+		__atomic_store_n(
+		    &t->fast->word,
+		    E_VALID | (uint64_t)(c < E_CLOCK_MAX ? c : E_CLOCK_MAX) |
+			(uint64_t)tid << E_TID_SHIFT,
+		    __ATOMIC_RELAXED);
+}
+
+static void fast_attach(det_hb *h, thr *t, uint32_t tid)
+{
+	t->fast = tid < HB_FAST_THREADS ? &h->fast[tid].r : NULL;
+	fast_word(t, tid);
+}
+
 /* The state of thread tid, made at its first use when it has none (the
  * first thread, or one whose spawn token could not be made). */
 static inline thr *thread(det_hb *h, uint32_t tid)
@@ -308,6 +347,7 @@ static inline thr *thread(det_hb *h, uint32_t tid)
 		return NULL;
 	}
 	t->vc.c[tid] = 1;
+	fast_attach(h, t, tid);
 	h->thr[tid] = t;
 	return t;
 }
@@ -316,6 +356,7 @@ static void tick(thr *t, uint32_t tid)
 {
 	if (t->vc.c[tid] != UINT32_MAX)
 		t->vc.c[tid]++;
+	fast_word(t, tid);
 }
 
 /* The sync clock of an atomic cell; NULL when absent and !create or out of
@@ -451,6 +492,7 @@ void det_hb_start(det_hb *h, uint32_t child, void *token)
 	}
 	if (!t->vc.c[child])
 		t->vc.c[child] = 1;
+	fast_attach(h, t, child);
 	h->thr[child] = t;
 }
 
@@ -460,6 +502,8 @@ void det_hb_end(det_hb *h, uint32_t tid)
 
 	if (!t)
 		return;
+	if (t->fast)
+		__atomic_store_n(&t->fast->word, 0, __ATOMIC_RELAXED);
 	h->thr[tid] = NULL;
 	wasm_free(t->vc.c);
 	wasm_free(t);
@@ -919,6 +963,64 @@ bool det_hb_repeat(const det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
 			return false;
 	}
 	return true;
+}
+
+const eng_shadow_test *det_hb_shadow_test(det_hb *h)
+{
+	if (h->test.sites)
+		return &h->test;
+	if (!h->direct || !h->shadow ||
+	    !(h->fast_site = wasm_calloc(h->nsites, sizeof *h->fast_site)))
+		return NULL;
+	for (uint32_t i = 0; i < h->nsites; i++) {
+		const rw_site *s = &h->site[i];
+		eng_shadow_site *e = &h->fast_site[i];
+		uint32_t w = s->width ? s->width : 1, inner = w < 4 ? w : 4;
+
+		/* What det_hb_repeat tests, for the accesses of one aligned
+		 * cell or two. */
+		if ((s->kind != RW_READ && s->kind != RW_WRITE) ||
+		    (w != 1 && w != 2 && w != 4 && w != 8))
+			continue;
+		e->width = (uint8_t)w;
+		e->align = (uint8_t)(inner - 1);
+		e->bits = (uint64_t)(i + 1) << E_SLOT_SHIFT;
+		e->mask = (uint64_t)((1u << inner) - 1) << E_MASK_SHIFT;
+		e->off =
+		    s->kind == RW_WRITE ? offsetof(cell, w) : offsetof(cell, r);
+		e->next = w == 8 ? sizeof(cell) : 0;
+	}
+	h->test = (eng_shadow_test){
+	    .threads = &h->fast[0].r,
+	    .nthreads = HB_FAST_THREADS,
+	    .stride = sizeof *h->fast,
+	    .sites = h->fast_site,
+	    .nsites = h->nsites,
+	    .shadow = h->shadow,
+	    .limit = h->mem_bytes,
+	    .care = E_VALID | E_ATOMIC | R_SET | W_LOCK |
+		    ((uint64_t)0xffff << E_TID_SHIFT) | E_CLOCK_MAX |
+		    ((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT)};
+	return &h->test;
+}
+
+bool det_hb_tested(det_hb *h, uint32_t tid)
+{
+	eng_shadow_thread *r = tid < HB_FAST_THREADS ? &h->fast[tid].r : NULL;
+
+	if (!r || !__atomic_load_n(&r->tested, __ATOMIC_RELAXED))
+		return false;
+	__atomic_store_n(&r->tested, 0, __ATOMIC_RELAXED);
+	return true;
+}
+
+uint64_t det_hb_skipped(const det_hb *h)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < HB_FAST_THREADS; i++)
+		n += __atomic_load_n(&h->fast[i].r.skipped, __ATOMIC_RELAXED);
+	return n;
 }
 
 void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)

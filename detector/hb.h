@@ -55,6 +55,7 @@
 #ifndef HEISEN_DETECTOR_HB_H
 #define HEISEN_DETECTOR_HB_H
 
+#include "core/engine.h"
 #include "core/wasm.h"
 #include "rewriter/instrument.h"
 
@@ -90,6 +91,16 @@ void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
  * recorded. It changes nothing: a thread's deferred acquire waits for its
  * next det_hb_access, which a release always is. */
 bool det_hb_repeat(const det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
+/* The same test as a table that compiled code tests inline
+ * (eng_host_func_set_shadow_test), for threads below 64 and sites of
+ * plain reads and writes of 1, 2, 4 or 8 aligned bytes; NULL when out of
+ * memory or when the program has 2^17 sites or more (their slots are
+ * given out as they run). Owned by h. det_hb_skipped: the calls it
+ * skipped. det_hb_tested: whether it found thread tid's latest access
+ * no repeat (det_hb_repeat would say false), which it then forgets. */
+const eng_shadow_test *det_hb_shadow_test(det_hb *h);
+uint64_t det_hb_skipped(const det_hb *h);
+bool det_hb_tested(det_hb *h, uint32_t tid);
 /* The extra probe calls of a range site (rewriter/instrument.h): call is
  * the site with RW_PROBE_SRC (value: memory.copy's source) or
  * RW_PROBE_LEN (value: the length, which completes the access: the

@@ -1859,6 +1859,11 @@ eng_host_filter det_probe_filter(const det_probe *p)
 	return p->algo == DET_HB && p->hb ? hb_repeat : NULL;
 }
 
+const eng_shadow_test *det_probe_shadow_test(det_probe *p)
+{
+	return p->algo == DET_HB && p->hb ? det_hb_shadow_test(p->hb) : NULL;
+}
+
 void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 		      uint32_t addr, uint32_t site)
 {
@@ -1879,7 +1884,7 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 	if (p->algo == DET_HB) {
 		/* Most accesses of a loop repeat one of the same epoch: no
 		 * caller context to note, no cell to lock. */
-		bool tested = repeat_tested;
+		bool tested = repeat_tested | det_hb_tested(p->hb, tid);
 
 		repeat_tested = false;
 		if ((!tested && det_hb_repeat(p->hb, tid, addr, site)) ||
@@ -2001,5 +2006,5 @@ uint64_t det_probe_calls(const det_probe *p)
 
 	for (int i = 0; i < NSHARDS; i++)
 		n += __atomic_load_n(&p->calls[i].n, __ATOMIC_RELAXED);
-	return n;
+	return n + (p->hb ? det_hb_skipped(p->hb) : 0);
 }

@@ -276,6 +276,10 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
  * (det_hb_repeat), counted as it counts them; compiled code then makes
  * no host call for them. */
 eng_host_filter det_probe_filter(const det_probe *p);
+/* The filter's common case as a table compiled code tests inline
+ * (eng_host_func_set_shadow_test, det_hb_shadow_test), or NULL; owned
+ * by p. The calls it skips count in det_probe_calls. */
+const eng_shadow_test *det_probe_shadow_test(det_probe *p);
 
 /* Whether new bugs take call stacks and values (default true). Off
  * only for benchmarks: what capture costs a run. */

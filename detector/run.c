@@ -419,8 +419,13 @@ static bool resolve(void *ctx, const wasm_import *imp, eng_extern *out)
 			eng_host_filter filter = det_probe_filter(r->probe);
 			r->probe_fn = eng_host_func_new(
 			    r->proc, &ft, probe_call, r->probe, "heisen.probe");
-			if (r->probe_fn && filter)
-				eng_host_func_set_filter(r->probe_fn, filter);
+			const eng_shadow_test *test =
+			    det_probe_shadow_test(r->probe);
+			if (r->probe_fn && filter &&
+			    eng_host_func_set_filter(r->probe_fn, filter) &&
+			    test)
+				eng_host_func_set_shadow_test(r->probe_fn,
+							      test);
 		}
 		out->kind = WASM_EXTERN_FUNC;
 		out->u.func = r->probe_fn;

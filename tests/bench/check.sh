@@ -12,6 +12,11 @@
 #    (BUILD_DIR/tests/bench/bench_check), best of 3 by the runs' own time.
 #    Ratio to the engine alone; geometric mean. Goal: <= 8x (ThreadSanitizer
 #    costs 5-15x over native code).
+#    Then each kernel again at a size where native code runs 20-40 ms:
+#    check's time (in-process, default profile) and ThreadSanitizer's
+#    (gcc -O2 -fsanitize=thread, best of 3 processes) against native
+#    gcc -O2's (best of 3 processes). Goal (issue 29): check <= 8x
+#    native; TSan's column is the reference.
 # 2. Memory: the detector's shadow and clocks in memory against the
 #    program memory its accesses touched (4 KiB pages). Goal: <= 4x.
 # 3. Rates over 100 runs of `heisen check` (its defaults): for each racy
@@ -71,6 +76,41 @@ for k in fib matmul sort hash coremark; do
 	row "$k" "$build/kernels/$k.wasm" "$inst" "${ksmall[$k]}"
 done
 echo "| geometric mean | | | $(gm "${rt[@]}") | | $(gm "${rtt[@]}") | | | $(gm "${rm[@]}") |"
+
+declare -A kmid=([fib]=35 [matmul]=300 [sort]=400000 [hash]=80 [coremark]=600)
+echo
+echo "heisen check against native gcc -O2 and ThreadSanitizer (gcc -O2"
+echo "-fsanitize=thread) on the same kernels; goal: check <= 8x native"
+echo
+echo "| kernel | n | native | TSan | x native | engine | x native | check | x native |"
+echo "|---|---|---|---|---|---|---|---|---|"
+rn=() rts=() rch=()
+for k in fib matmul sort hash coremark; do
+	[ -x "$build/kernels/$k" ] && [ -f "$scratch/$k.hz.wasm" ] || continue
+	n=${kmid[$k]}
+	nat=$(best_of_3 "$scratch/out" "$build/kernels/$k" "$n") || nat=failed
+	tsan=$build/kernels/$k.tsan
+	if [ ! -x "$tsan" ] || [ "$root/tests/bench/kernels/$k.c" -nt "$tsan" ]; then
+		gcc -std=c17 -O2 -fsanitize=thread -o "$tsan" "$root/tests/bench/kernels/$k.c" 2>"$scratch/err" || tsan=
+	fi
+	if [ -n "$tsan" ]; then
+		ts=$(best_of_3 "$scratch/out" "$tsan" "$n") || ts=failed
+	else
+		ts="n/a (no -fsanitize=thread)"
+	fi
+	if out=$("$bench" "$build/kernels/$k.wasm" "$scratch/$k.hz.wasm" "$n" 2>"$scratch/err"); then
+		read -r tp th _ <<<"$out"
+	else
+		tp=failed th=failed
+		bad_run=1
+	fi
+	echo "| $k | $n | $(secs "$nat") s | $(secs "$ts") s | $(ratio "$ts" "$nat") | $(secs "$tp") s | $(ratio "$tp" "$nat") | $(secs "$th") s | $(ratio "$th" "$nat") |"
+	isnum "$nat" || continue
+	isnum "$tp" && rn+=("$(awk -v a="$tp" -v b="$nat" 'BEGIN { printf "%.4f", a / b }')")
+	isnum "$ts" && rts+=("$(awk -v a="$ts" -v b="$nat" 'BEGIN { printf "%.4f", a / b }')")
+	isnum "$th" && rch+=("$(awk -v a="$th" -v b="$nat" 'BEGIN { printf "%.4f", a / b }')")
+done
+echo "| geometric mean | | | | $(gm "${rts[@]}") | | $(gm "${rn[@]}") | | $(gm "${rch[@]}") |"
 
 echo
 echo "heisen check --runs 100: the fewest runs a named race was reported in"

@@ -989,6 +989,156 @@ static void filter_skips_the_calls_it_takes(void **state)
 	eng_module_free(cm);
 }
 
+/* ---- a filter's shadow test ------------------------------------------------
+ * eng_host_func_set_shadow_test: a call is skipped, with neither the
+ * filter nor the function called, exactly when the test holds, whether
+ * compiled code makes it inline or the interpreter in C. run(addr, site)
+ * calls the probe once; from wat2wasm of:
+ *
+ * (module
+ *   (import "env" "probe" (func $p (param i32 i32)))
+ *   (func (export "run") (param i32 i32)
+ *     (call $p (local.get 0) (local.get 1))))
+ */
+static const uint8_t shadow_bytes[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x06, 0x01, 0x60,
+    0x02, 0x7f, 0x7f, 0x00, 0x02, 0x0d, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x05,
+    0x70, 0x72, 0x6f, 0x62, 0x65, 0x00, 0x00, 0x03, 0x02, 0x01, 0x00, 0x07,
+    0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x01, 0x0a, 0x0a, 0x01, 0x08,
+    0x00, 0x20, 0x00, 0x20, 0x01, 0x10, 0x00, 0x0b};
+
+static bool never_filtered(void *ctx, uint32_t tid, const eng_val *args)
+{
+	(void)tid, (void)args;
+	((filt_seen *)ctx)->filtered++;
+	return false;
+}
+
+#define SH_WORD	   0x8000000001000005ull /* the thread's word */
+#define SH_MASK(m) ((uint64_t)(m) << 40)
+#define SH_BITS(s) ((uint64_t)((s) + 1) << 48)
+
+static void shadow_test_skips_exactly_when_it_holds(void **state)
+{
+	/* Sites: 0 four bytes (a cell's first word), 1 one byte (its
+	 * second), 2 eight bytes (two cells), 3 none, 4 two bytes. */
+	static const eng_shadow_site sites[5] = {
+	    {SH_BITS(0), SH_MASK(0xf), 0, 0, 4, 3, {0}},
+	    {SH_BITS(1), SH_MASK(0x1), 8, 0, 1, 0, {0}},
+	    {SH_BITS(2), SH_MASK(0xf), 0, 16, 8, 3, {0}},
+	    {0, 0, 0, 0, 0, 0, {0}},
+	    {SH_BITS(4), SH_MASK(0x3), 8, 0, 2, 1, {0}},
+	};
+	/* 16 cells of 64 bytes of memory, two words each. */
+	static uint64_t sh[32] __attribute__((aligned(16)));
+	const uint64_t w = SH_WORD;
+	/* S: the test holds; C: a word differs (the function, not the
+	 * filter); N: the filter decides. */
+	const struct {
+		uint32_t addr, site;
+		char how;
+	} cases[] = {
+	    {8, 0, 'S'},  /* sh[4]: this very record */
+	    {12, 0, 'C'}, /* sh[6]: one byte short */
+	    {16, 0, 'S'}, /* sh[8]: other bits outside care */
+	    {20, 0, 'C'}, /* sh[10]: another epoch */
+	    {9, 0, 'N'},  /* misaligned */
+	    {25, 1, 'S'}, /* sh[13]: byte 1 of cell 6 */
+	    {26, 1, 'C'}, /* byte 2 is not in it */
+	    {32, 2, 'S'}, /* sh[16] and sh[18] */
+	    {40, 2, 'C'}, /* sh[20] but not sh[22] */
+	    {8, 3, 'N'},  /* a site without the test */
+	    {8, 5, 'N'},  /* past the sites */
+	    {60, 0, 'S'}, /* sh[30], the last four bytes */
+	    {60, 2, 'N'}, /* past the limit */
+	    {2, 4, 'S'},  /* sh[1]: bytes 2 and 3 of cell 0 */
+	    {3, 4, 'N'},  /* misaligned */
+	};
+	eng_shadow_thread rec[2] = {{0, 0, 0}, {0, 0, 0}};
+	eng_shadow_test test = {rec, 2,	 sizeof *rec, sites,
+				5,   sh, 64,	      0xffff0000ffffffffull};
+	wasm_module *m = NULL;
+	eng_module *cm = NULL;
+	uint8_t ty[2] = {0x7f, 0x7f};
+	wasm_functype ft = {2, 0, ty};
+	eng_instance *in = NULL;
+	eng_extern ex;
+	filt_seen f = {0};
+	eng_trap tr;
+	wasm_err err;
+	eng_thread *t;
+	eng_func *h;
+	eng_proc *p;
+	uint32_t tid, skips = 0;
+	(void)state;
+
+	sh[4] = w | SH_BITS(0) | SH_MASK(0xf);
+	sh[6] = w | SH_BITS(0) | SH_MASK(0x7);
+	sh[8] = w | SH_BITS(0) | SH_MASK(0xf) | (uint64_t)0x9 << 32;
+	sh[10] = (w + 1) | SH_BITS(0) | SH_MASK(0xf);
+	sh[13] = w | SH_BITS(1) | SH_MASK(0x2);
+	sh[16] = sh[18] = w | SH_BITS(2) | SH_MASK(0xf);
+	sh[20] = sh[16];
+	sh[22] = w | SH_BITS(0) | SH_MASK(0xf);
+	sh[30] = sh[4];
+	sh[1] = w | SH_BITS(4) | SH_MASK(0xc);
+	assert_int_equal(
+	    wasm_decode(shadow_bytes, sizeof shadow_bytes, &m, &err), WASM_OK);
+	assert_int_equal(wasm_validate(m, &err), WASM_OK);
+	assert_int_equal(eng_compile(m, &cm, &err), WASM_OK);
+	p = eng_proc_new(NULL);
+	assert_non_null(p);
+	t = eng_thread_new(p, &err);
+	tid = eng_thread_id(t);
+	assert_true(tid < 2);
+	rec[tid].word = w;
+	h = eng_host_func_new(p, &ft, filt_host, &f, "probe");
+	/* The test needs the filter it stands for. */
+	assert_false(eng_host_func_set_shadow_test(h, &test));
+	assert_true(eng_host_func_set_filter(h, never_filtered));
+	assert_true(eng_host_func_set_shadow_test(h, &test));
+	assert_true(
+	    eng_instantiate(cm, p, t, resolve_where, h, &in, &tr, &err));
+	assert_true(eng_instance_export(in, "run", &ex));
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		eng_val args[2] = {cases[i].addr, cases[i].site};
+		uint32_t called = f.called, filtered = f.filtered;
+		char how = cases[i].how;
+
+		rec[tid].tested = 0;
+		assert_int_equal(eng_call(t, ex.u.func, args, NULL, &tr),
+				 ENG_OK);
+		skips += how == 'S';
+		if (f.called != called + (how != 'S') ||
+		    f.filtered != filtered + (how == 'N') ||
+		    rec[tid].skipped != skips ||
+		    rec[tid].tested != (how == 'C'))
+			fail_msg("case %zu (addr %u, site %u, %c): called %u, "
+				 "filtered %u, skipped %llu, tested %llu",
+				 i, cases[i].addr, cases[i].site, how,
+				 f.called - called, f.filtered - filtered,
+				 (unsigned long long)rec[tid].skipped,
+				 (unsigned long long)rec[tid].tested);
+	}
+	/* A thread without a word, or past nthreads: the filter decides. */
+	for (int k = 0; k < 2; k++) {
+		eng_val args[2] = {8, 0};
+		uint32_t called = f.called;
+
+		if (k)
+			test.nthreads = tid;
+		else
+			rec[tid].word = 0;
+		assert_int_equal(eng_call(t, ex.u.func, args, NULL, &tr),
+				 ENG_OK);
+		assert_int_equal(f.called, called + 1);
+		rec[tid].word = w;
+	}
+	assert_int_equal(rec[tid].skipped, skips);
+	eng_proc_free(p);
+	eng_module_free(cm);
+}
+
 static void backtrace_names_each_frames_call(void **state)
 {
 	wasm_module *m = NULL;
@@ -1030,6 +1180,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(backtrace_names_each_frames_call),
 	    cmocka_unit_test(filter_skips_the_calls_it_takes),
+	    cmocka_unit_test(shadow_test_skips_exactly_when_it_holds),
 	    cmocka_unit_test(runs_fib_and_host_calls),
 	    cmocka_unit_test(traps_name_function_and_offset),
 	    cmocka_unit_test(guard_page_fault_is_a_trap),

@@ -86,7 +86,9 @@ echo "| kernel | n | native | TSan | x native | engine | x native | check | x na
 echo "|---|---|---|---|---|---|---|---|---|"
 rn=() rts=() rch=()
 for k in fib matmul sort hash coremark; do
-	[ -x "$build/kernels/$k" ] && [ -f "$scratch/$k.hz.wasm" ] || continue
+	if [ ! -x "$build/kernels/$k" ] || [ ! -f "$scratch/$k.hz.wasm" ]; then
+		continue
+	fi
 	n=${kmid[$k]}
 	nat=$(best_of_3 "$scratch/out" "$build/kernels/$k" "$n") || nat=failed
 	tsan=$build/kernels/$k.tsan

@@ -1668,9 +1668,10 @@ static void import_func(jit *j, uint32_t idx)
  * the cached slots untouched. It uses rax, rcx, rdx, r11 and rbp (which
  * nothing else in compiled code uses), and the red zone below rsp for
  * the two values it needs again (no call or push happens in between,
- * and signals leave the red zone alone). Each failed condition jumps to
- * the end of the list `miss` collects (the filter and the call).
- * Registers: r11 the test, rcx the thread's record, rdx the wanted
+ * and signals leave the red zone alone). A failed condition on the
+ * thread, the site or the address jumps to the end of the list `miss`
+ * collects (the filter, then the call); a word that differs to
+ * differ[0] or differ[1] (the call, without the filter). Registers: r11 the test, rcx the thread's record, rdx the wanted
  * record, rax the site's entry, rbp the width, then the cell. */
 static void shadow_test(jit *j, const eng_cell *ip, uint32_t idx,
 			uint32_t *miss, uint32_t *nmiss, uint32_t *differ,

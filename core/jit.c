@@ -34,6 +34,7 @@
 #include "engine_int.h"
 #include "jit.h"
 #include "num.h"
+#include "simd.h"
 
 #if defined(__x86_64__) && defined(__linux__)
 
@@ -1409,8 +1410,88 @@ static bool simd1(jit *j, const eng_cell *ip, unsigned op)
 	}
 }
 
-/* A SIMD instruction's template; false for those without one (the
- * function stays interpreted). */
+/* The pure SIMD instructions without a template of their own (simd.h's
+ * unary, binary, ternary, shift and test lists) call simd.h's function,
+ * as the interpreter does, through a wrapper on the frame: the cached
+ * slots written back before and read again after. A call costs a few
+ * nanoseconds where a template costs one instruction or a few, but the
+ * function stays compiled. The memory forms (lane loads and stores) have
+ * none: a fault inside C is not a trap. */
+static eng_v128 vget(const eng_val *fp, uint32_t s)
+{
+	eng_v128 v;
+	memcpy(&v, fp + s, 16);
+	return v;
+}
+
+static void vput(eng_val *fp, uint32_t s, eng_v128 v)
+{
+	memcpy(fp + s, &v, 16);
+}
+
+#define VH_UN(id, fn)                                                          \
+	static void vh_##fn(eng_val *fp, const eng_cell *ip)                   \
+	{                                                                      \
+		vput(fp, D, eng_simd_##fn(vget(fp, A)));                       \
+	}
+#define VH_BIN(id, fn)                                                         \
+	static void vh_##fn(eng_val *fp, const eng_cell *ip)                   \
+	{                                                                      \
+		vput(fp, D, eng_simd_##fn(vget(fp, A), vget(fp, B)));          \
+	}
+#define VH_TERN(id, fn)                                                        \
+	static void vh_##fn(eng_val *fp, const eng_cell *ip)                   \
+	{                                                                      \
+		vput(fp, D,                                                    \
+		     eng_simd_##fn(vget(fp, A), vget(fp, B),                   \
+				   vget(fp, ip[2].u32[1])));                   \
+	}
+#define VH_SHIFT(id, fn)                                                       \
+	static void vh_##fn(eng_val *fp, const eng_cell *ip)                   \
+	{                                                                      \
+		vput(fp, D, eng_simd_##fn(vget(fp, A), fp[B]));                \
+	}
+#define VH_TEST(id, fn)                                                        \
+	static void vh_##fn(eng_val *fp, const eng_cell *ip)                   \
+	{                                                                      \
+		fp[D] = eng_simd_##fn(vget(fp, A));                            \
+	}
+ENG_SIMD_UNOPS(VH_UN)
+ENG_SIMD_BINOPS(VH_BIN)
+ENG_SIMD_TERNOPS(VH_TERN)
+ENG_SIMD_SHIFTS(VH_SHIFT)
+ENG_SIMD_TESTS(VH_TEST)
+#undef VH_UN
+#undef VH_BIN
+#undef VH_TERN
+#undef VH_SHIFT
+#undef VH_TEST
+
+#define VH_ENTRY(id, fn) {EOP_##id, vh_##fn},
+static const struct {
+	uint16_t op;
+	void (*fn)(eng_val *fp, const eng_cell *ip);
+} vhelpers[] = {ENG_SIMD_UNOPS(VH_ENTRY) ENG_SIMD_BINOPS(VH_ENTRY)
+		    ENG_SIMD_TERNOPS(VH_ENTRY) ENG_SIMD_SHIFTS(VH_ENTRY)
+			ENG_SIMD_TESTS(VH_ENTRY)};
+#undef VH_ENTRY
+
+static bool simd_c(jit *j, const eng_cell *ip, unsigned op)
+{
+	for (size_t k = 0; k < sizeof vhelpers / sizeof *vhelpers; k++)
+		if (vhelpers[k].op == op) {
+			spill(j);
+			mov_rr(j, true, RDI, FP);
+			mov_imm(j, RSI, (uintptr_t)ip);
+			call_c(j, (const void *)vhelpers[k].fn);
+			reload(j);
+			return true;
+		}
+	return false;
+}
+
+/* A SIMD instruction's template, or its call of simd.h (simd_c); false
+ * for those with neither (the function stays interpreted). */
 static bool simd(jit *j, const eng_cell *ip, unsigned op)
 {
 	if (!has_sse41)
@@ -1444,6 +1525,36 @@ static bool simd(jit *j, const eng_cell *ip, unsigned op)
 		vconst(j, 0, ip[2].u64, ip[3].u64);
 		vst(j, D, 0);
 		return true;
+	case EOP_V128_LOAD8_LANE:
+	case EOP_V128_LOAD16_LANE:
+	case EOP_V128_LOAD32_LANE:
+	case EOP_V128_LOAD64_LANE:
+	case EOP_V128_STORE8_LANE:
+	case EOP_V128_STORE16_LANE:
+	case EOP_V128_STORE32_LANE:
+	case EOP_V128_STORE64_LANE: {
+		/* pinsrb/w/d/q xmm0, [mem], lane; pextrb/w/d/q [mem], xmm0,
+		 * lane: {d, addr} {offset, mem} {vector, lane} for a load,
+		 * {addr, vector} {offset, mem} {lane} for a store. */
+		static const uint32_t ins[] = {0x0f3a20, 0x0fc4, 0x0f3a22,
+					       0x0f3a22},
+				      ext[] = {0x0f3a14, 0x0f3a15, 0x0f3a16,
+					       0x0f3a16};
+		bool ld = op <= EOP_V128_LOAD64_LANE;
+		unsigned size =
+		    ld ? op - EOP_V128_LOAD8_LANE : op - EOP_V128_STORE8_LANE;
+		int32_t disp =
+		    ea(j, ld ? A : ip[1].u32[0], false, 0, ip[2].u32[0]);
+		int base = mem_base(j, true, ip[2].u32[1]);
+		vld(j, 0, ld ? ip[3].u32[0] : ip[1].u32[1]);
+		fault_site(j, ip);
+		op_m(j, 0x66, size == 3, ld ? ins[size] : ext[size], 0, base,
+		     RAX, disp);
+		b1(j, ld ? ip[3].u32[1] : ip[3].u32[0]);
+		if (ld)
+			vst(j, D, 0);
+		return true;
+	}
 	case EOP_F32X4_CONVERT_I32X4_S:
 		vld(j, 0, A);
 		op_r(j, 0, false, 0x0f5b, 0, 0); /* cvtdq2ps */
@@ -1472,7 +1583,7 @@ static bool simd(jit *j, const eng_cell *ip, unsigned op)
 		vst(j, D, 0);
 		return true;
 	}
-	default: return simd1(j, ip, op);
+	default: return simd1(j, ip, op) || simd_c(j, ip, op);
 	}
 }
 

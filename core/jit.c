@@ -384,7 +384,7 @@ typedef struct jit {
 
 /* What the CPU has (want_init): without them, the instructions that need
  * them have no template. */
-static bool has_lzcnt, has_popcnt, has_sse41;
+static bool has_lzcnt, has_popcnt, has_sse41, has_sse42;
 
 static bool grow_code(jit *j, size_t k);
 
@@ -1002,6 +1002,15 @@ static const struct {
 	bool swapped;
 	uint8_t cmp;
 } vbins[] = {
+    /* pmin/pmax: minps/maxps give (x < y ? x : y) / (x > y ? x : y) for
+     * xmm0 = x, xmm1 = y, NaNs and zeros included, which is Wasm's
+     * b < a ? b : a / a < b ? b : a with x = b */
+    {EOP_F32X4_PMIN, 0, 0x0f5d, true, NOCMP},
+    {EOP_F32X4_PMAX, 0, 0x0f5f, true, NOCMP},
+    {EOP_F64X2_PMIN, 0x66, 0x0f5d, true, NOCMP},
+    {EOP_F64X2_PMAX, 0x66, 0x0f5f, true, NOCMP},
+    /* pmaddwd: the pairs' products summed, wrapping as Wasm's do */
+    {EOP_I32X4_DOT_I16X8_S, 0x66, 0x0ff5, false, NOCMP},
     {EOP_F32X4_ADD, 0, 0x0f58, false, NOCMP},
     {EOP_F32X4_SUB, 0, 0x0f5c, false, NOCMP},
     {EOP_F32X4_MUL, 0, 0x0f59, false, NOCMP},
@@ -1410,6 +1419,81 @@ static bool simd1(jit *j, const eng_cell *ip, unsigned op)
 	}
 }
 
+/* The integer compares that are not one SSE instruction: ne, the
+ * unsigned orders, le_s and ge_s. Signed orders are pcmpgt (a > b, or
+ * b > a swapped); unsigned ones compare a with min_u(a, b) (a <= b) or
+ * max_u(a, b) (a >= b), pminu/pmaxu being SSE4.1 for 16- and 32-bit
+ * lanes; ne and the other half of each are the same compare negated.
+ * i64x2 has no unsigned orders in Wasm, and pcmpgtq is SSE4.2. */
+enum { VC_EQ, VC_GT, VC_MIN, VC_MAX };
+static const struct {
+	uint16_t op;
+	uint8_t kind, size; /* size: 0 to 3 for 8- to 64-bit lanes */
+	bool swapped, negated;
+} vcmps[] = {
+    {EOP_I8X16_NE, VC_EQ, 0, false, true},
+    {EOP_I16X8_NE, VC_EQ, 1, false, true},
+    {EOP_I32X4_NE, VC_EQ, 2, false, true},
+    {EOP_I64X2_NE, VC_EQ, 3, false, true},
+    {EOP_I8X16_LE_S, VC_GT, 0, false, true},
+    {EOP_I16X8_LE_S, VC_GT, 1, false, true},
+    {EOP_I32X4_LE_S, VC_GT, 2, false, true},
+    {EOP_I64X2_LE_S, VC_GT, 3, false, true},
+    {EOP_I8X16_GE_S, VC_GT, 0, true, true},
+    {EOP_I16X8_GE_S, VC_GT, 1, true, true},
+    {EOP_I32X4_GE_S, VC_GT, 2, true, true},
+    {EOP_I64X2_GE_S, VC_GT, 3, true, true},
+    {EOP_I64X2_GT_S, VC_GT, 3, false, false},
+    {EOP_I64X2_LT_S, VC_GT, 3, true, false},
+    {EOP_I8X16_LE_U, VC_MIN, 0, false, false},
+    {EOP_I16X8_LE_U, VC_MIN, 1, false, false},
+    {EOP_I32X4_LE_U, VC_MIN, 2, false, false},
+    {EOP_I8X16_GT_U, VC_MIN, 0, false, true},
+    {EOP_I16X8_GT_U, VC_MIN, 1, false, true},
+    {EOP_I32X4_GT_U, VC_MIN, 2, false, true},
+    {EOP_I8X16_GE_U, VC_MAX, 0, false, false},
+    {EOP_I16X8_GE_U, VC_MAX, 1, false, false},
+    {EOP_I32X4_GE_U, VC_MAX, 2, false, false},
+    {EOP_I8X16_LT_U, VC_MAX, 0, false, true},
+    {EOP_I16X8_LT_U, VC_MAX, 1, false, true},
+    {EOP_I32X4_LT_U, VC_MAX, 2, false, true},
+};
+
+static bool vcmp(jit *j, const eng_cell *ip, unsigned op)
+{
+	static const uint32_t eq[] = {0x0f74, 0x0f75, 0x0f76, 0x0f3829},
+			      gt[] = {0x0f64, 0x0f65, 0x0f66, 0x0f3837},
+			      minu[] = {0x0fda, 0x0f383a, 0x0f383b},
+			      maxu[] = {0x0fde, 0x0f383e, 0x0f383f};
+
+	for (size_t k = 0; k < sizeof vcmps / sizeof *vcmps; k++) {
+		unsigned size = vcmps[k].size;
+		if (vcmps[k].op != op)
+			continue;
+		if (vcmps[k].kind == VC_GT && size == 3 && !has_sse42)
+			return false;
+		vld(j, 0, vcmps[k].swapped ? B : A);
+		vld(j, 1, vcmps[k].swapped ? A : B);
+		switch (vcmps[k].kind) {
+		case VC_EQ: op_r(j, 0x66, false, eq[size], 0, 1); break;
+		case VC_GT: op_r(j, 0x66, false, gt[size], 0, 1); break;
+		default:
+			/* xmm1 = min_u or max_u(b, a); xmm0 = a == xmm1 */
+			op_r(j, 0x66, false,
+			     (vcmps[k].kind == VC_MIN ? minu : maxu)[size], 1,
+			     0);
+			op_r(j, 0x66, false, eq[size], 0, 1);
+		}
+		if (vcmps[k].negated) {
+			op_r(j, 0x66, false, 0x0f76, 1, 1); /* all ones */
+			op_r(j, 0x66, false, 0x0fef, 0, 1); /* pxor */
+		}
+		vst(j, D, 0);
+		return true;
+	}
+	return false;
+}
+
 /* The pure SIMD instructions without a template of their own (simd.h's
  * unary, binary, ternary, shift and test lists) call simd.h's function,
  * as the interpreter does, through a wrapper on the frame: the cached
@@ -1555,6 +1639,43 @@ static bool simd(jit *j, const eng_cell *ip, unsigned op)
 			vst(j, D, 0);
 		return true;
 	}
+	case EOP_F32X4_CEIL:
+	case EOP_F32X4_FLOOR:
+	case EOP_F32X4_TRUNC:
+	case EOP_F32X4_NEAREST:
+	case EOP_F64X2_CEIL:
+	case EOP_F64X2_FLOOR:
+	case EOP_F64X2_TRUNC:
+	case EOP_F64X2_NEAREST: {
+		/* roundps/pd with the mode as its immediate (0 to even, 1
+		 * down, 2 up, 3 toward zero) and inexact not signalled (8):
+		 * ties, -0 and NaNs as Wasm rounds them */
+		bool dbl = op == EOP_F64X2_CEIL || op == EOP_F64X2_FLOOR ||
+			   op == EOP_F64X2_TRUNC || op == EOP_F64X2_NEAREST;
+		unsigned mode =
+		    op == EOP_F32X4_CEIL || op == EOP_F64X2_CEIL     ? 2
+		    : op == EOP_F32X4_FLOOR || op == EOP_F64X2_FLOOR ? 1
+		    : op == EOP_F32X4_TRUNC || op == EOP_F64X2_TRUNC ? 3
+								     : 0;
+		vld(j, 0, A);
+		op_r(j, 0x66, false, dbl ? 0x0f3a09 : 0x0f3a08, 0, 0);
+		b1(j, 8 | mode);
+		vst(j, D, 0);
+		return true;
+	}
+	case EOP_F64X2_PROMOTE_LOW_F32X4:   /* cvtps2pd */
+	case EOP_F32X4_DEMOTE_F64X2_ZERO:   /* cvtpd2ps: high half zero */
+	case EOP_F64X2_CONVERT_LOW_I32X4_S: /* cvtdq2pd */
+		vld(j, 0, A);
+		op_r(j,
+		     op == EOP_F64X2_PROMOTE_LOW_F32X4	 ? 0
+		     : op == EOP_F32X4_DEMOTE_F64X2_ZERO ? 0x66
+							 : 0xf3,
+		     false,
+		     op == EOP_F64X2_CONVERT_LOW_I32X4_S ? 0x0fe6 : 0x0f5a, 0,
+		     0);
+		vst(j, D, 0);
+		return true;
 	case EOP_F32X4_CONVERT_I32X4_S:
 		vld(j, 0, A);
 		op_r(j, 0, false, 0x0f5b, 0, 0); /* cvtdq2ps */
@@ -1583,7 +1704,8 @@ static bool simd(jit *j, const eng_cell *ip, unsigned op)
 		vst(j, D, 0);
 		return true;
 	}
-	default: return simd1(j, ip, op) || simd_c(j, ip, op);
+	default:
+		return simd1(j, ip, op) || vcmp(j, ip, op) || simd_c(j, ip, op);
 	}
 }
 
@@ -2868,6 +2990,7 @@ static void want_init(void)
 	if (__get_cpuid(1, &a, &b, &c, &d)) {
 		has_popcnt = c & bit_POPCNT;
 		has_sse41 = c & bit_SSE4_1;
+		has_sse42 = c & bit_SSE4_2;
 	}
 	if (__get_cpuid(0x80000001, &a, &b, &c, &d))
 		has_lzcnt = c & bit_LZCNT;

@@ -1494,6 +1494,87 @@ static bool vcmp(jit *j, const eng_cell *ip, unsigned op)
 	return false;
 }
 
+/* Extended multiplies: both halves widened as extend does (the high
+ * half moved down first), then multiplied at the wide lane size, which
+ * loses nothing: pmullw for 16-bit products, pmulld for 32-bit ones,
+ * pmuldq/pmuludq for 64-bit ones (they multiply each quadword's low
+ * doubleword). */
+static const struct {
+	uint16_t op;
+	uint32_t ext, mul;
+	bool high;
+} vextmuls[] = {
+    {EOP_I16X8_EXTMUL_LOW_I8X16_S, 0x0f3820, 0x0fd5, false},
+    {EOP_I16X8_EXTMUL_HIGH_I8X16_S, 0x0f3820, 0x0fd5, true},
+    {EOP_I16X8_EXTMUL_LOW_I8X16_U, 0x0f3830, 0x0fd5, false},
+    {EOP_I16X8_EXTMUL_HIGH_I8X16_U, 0x0f3830, 0x0fd5, true},
+    {EOP_I32X4_EXTMUL_LOW_I16X8_S, 0x0f3823, 0x0f3840, false},
+    {EOP_I32X4_EXTMUL_HIGH_I16X8_S, 0x0f3823, 0x0f3840, true},
+    {EOP_I32X4_EXTMUL_LOW_I16X8_U, 0x0f3833, 0x0f3840, false},
+    {EOP_I32X4_EXTMUL_HIGH_I16X8_U, 0x0f3833, 0x0f3840, true},
+    {EOP_I64X2_EXTMUL_LOW_I32X4_S, 0x0f3825, 0x0f3828, false},
+    {EOP_I64X2_EXTMUL_HIGH_I32X4_S, 0x0f3825, 0x0f3828, true},
+    {EOP_I64X2_EXTMUL_LOW_I32X4_U, 0x0f3835, 0x0ff4, false},
+    {EOP_I64X2_EXTMUL_HIGH_I32X4_U, 0x0f3835, 0x0ff4, true},
+};
+
+/* extmul, and the pairwise adds: pmaddubsw multiplies unsigned bytes of
+ * its first operand by signed bytes of its second and adds each pair
+ * (a byte of ones on the other side: the pair's sum, which cannot
+ * saturate); pmaddwd does the same for signed words, and an unsigned
+ * word pair is summed biased by -32768 each, then given 65536 back. */
+static bool vwide(jit *j, const eng_cell *ip, unsigned op)
+{
+	for (size_t k = 0; k < sizeof vextmuls / sizeof *vextmuls; k++) {
+		if (vextmuls[k].op != op)
+			continue;
+		vld(j, 0, A);
+		vld(j, 1, B);
+		for (int x = 0; x < 2; x++) {
+			if (vextmuls[k].high) {
+				op_r(j, 0x66, false, 0x0f73, 3, x); /* psrldq */
+				b1(j, 8);
+			}
+			op_r(j, 0x66, false, vextmuls[k].ext, x, x);
+		}
+		op_r(j, 0x66, false, vextmuls[k].mul, 0, 1);
+		vst(j, D, 0);
+		return true;
+	}
+	switch (op) {
+	case EOP_I16X8_EXTADD_PAIRWISE_I8X16_S:
+	case EOP_I16X8_EXTADD_PAIRWISE_I8X16_U: {
+		bool u = op == EOP_I16X8_EXTADD_PAIRWISE_I8X16_U;
+		vld(j, u ? 0 : 1, A);
+		vconst(j, u ? 1 : 0, 0x0101010101010101ull,
+		       0x0101010101010101ull);
+		op_r(j, 0x66, false, 0x0f3804, 0, 1); /* pmaddubsw */
+		vst(j, D, 0);
+		return true;
+	}
+	case EOP_I32X4_EXTADD_PAIRWISE_I16X8_S:
+	case EOP_I32X4_EXTADD_PAIRWISE_I16X8_U: {
+		bool u = op == EOP_I32X4_EXTADD_PAIRWISE_I16X8_U;
+		vld(j, 0, A);
+		if (u) {
+			vconst(j, 1, 0x8000800080008000ull,
+			       0x8000800080008000ull);
+			op_r(j, 0x66, false, 0x0fef, 0, 1); /* pxor */
+		}
+		vconst(j, 1, 0x0001000100010001ull, 0x0001000100010001ull);
+		op_r(j, 0x66, false, 0x0ff5, 0, 1); /* pmaddwd */
+		if (u) {
+			vconst(j, 1, 0x0001000000010000ull,
+			       0x0001000000010000ull);
+			op_r(j, 0x66, false, 0x0ffe, 0, 1); /* paddd */
+		}
+		vst(j, D, 0);
+		return true;
+	}
+	default: return false;
+	}
+}
+
 /* The pure SIMD instructions without a template of their own (simd.h's
  * unary, binary, ternary, shift and test lists) call simd.h's function,
  * as the interpreter does, through a wrapper on the frame: the cached
@@ -1705,7 +1786,8 @@ static bool simd(jit *j, const eng_cell *ip, unsigned op)
 		return true;
 	}
 	default:
-		return simd1(j, ip, op) || vcmp(j, ip, op) || simd_c(j, ip, op);
+		return simd1(j, ip, op) || vcmp(j, ip, op) ||
+		       vwide(j, ip, op) || simd_c(j, ip, op);
 	}
 }
 

@@ -74,6 +74,7 @@
 
 #include "core/engine.h"
 #include "core/jit.h"
+#include "core/simd.h"
 #include "modbuild.h"
 
 static const uint8_t mod_bytes[] = {
@@ -1235,6 +1236,213 @@ static void every_simd_instruction_compiles(void **state)
 	wasm_buf_fini(&code);
 }
 
+/* ---- SIMD templates agree with simd.h -------------------------------------
+ * Each pure SIMD instruction (simd.h's unary, binary, ternary, shift and
+ * test lists) as an exported function of its operands, called on random
+ * vectors mixed with edge lanes (NaNs, infinities, ±0, halves, integer
+ * extremes, 2^31 as a float), must give what simd.h's function gives
+ * called directly: compiled code's templates against the interpreter's
+ * definition (with the compiler off, both sides are simd.h). Float lanes
+ * compare equal when both are NaNs, whose payloads Wasm leaves open. */
+enum { SK_UN, SK_BIN, SK_TERN, SK_SHIFT, SK_TEST };
+typedef struct simd_case {
+	wasm_op op;
+	uint8_t kind;
+	union {
+		eng_v128 (*un)(eng_v128);
+		eng_v128 (*bin)(eng_v128, eng_v128);
+		eng_v128 (*tern)(eng_v128, eng_v128, eng_v128);
+		eng_v128 (*shift)(eng_v128, uint64_t);
+		uint64_t (*test)(eng_v128);
+	} fn;
+} simd_case;
+
+#define SC_UN(id, f)	{WASM_OP_##id, SK_UN, {.un = eng_simd_##f}},
+#define SC_BIN(id, f)	{WASM_OP_##id, SK_BIN, {.bin = eng_simd_##f}},
+#define SC_TERN(id, f)	{WASM_OP_##id, SK_TERN, {.tern = eng_simd_##f}},
+#define SC_SHIFT(id, f) {WASM_OP_##id, SK_SHIFT, {.shift = eng_simd_##f}},
+#define SC_TEST(id, f)	{WASM_OP_##id, SK_TEST, {.test = eng_simd_##f}},
+static const simd_case simd_cases[] = {
+    ENG_SIMD_UNOPS(SC_UN) ENG_SIMD_BINOPS(SC_BIN) ENG_SIMD_TERNOPS(SC_TERN)
+	ENG_SIMD_SHIFTS(SC_SHIFT) ENG_SIMD_TESTS(SC_TEST)};
+#undef SC_UN
+#undef SC_BIN
+#undef SC_TERN
+#undef SC_SHIFT
+#undef SC_TEST
+
+static uint64_t sc_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Random lanes, about half of them replaced by an edge value of a
+ * 32- or 64-bit lane. */
+static eng_v128 sc_vector(uint64_t *s)
+{
+	static const uint32_t e32[] = {
+	    0,		0x80000000, 0x7fffffff, 0xffffffff, 0x7fc00000,
+	    0xff800000, 0x7f800000, 0x4f000000, 0xcf000000, 0x3f000000,
+	    0x3fc00000, 0x40200000, 0x00008000, 0x80808080, 0x7f7f7f7f};
+	static const uint64_t e64[] = {
+	    0x7ff8000000000000ull, 0x8000000000000000ull,
+	    0x41e0000000000000ull, 0xc1e0000000000000ull,
+	    0x3fe0000000000000ull, 0x3ff8000000000000ull,
+	    0x7ff0000000000000ull, 0x43e0000000000000ull,
+	    0x0000000000000001ull};
+	eng_v128 v;
+
+	v.u64[0] = sc_rand(s);
+	v.u64[1] = sc_rand(s);
+	for (int i = 0; i < 4; i++)
+		if (sc_rand(s) & 1)
+			v.u32[i] = e32[sc_rand(s) % (sizeof e32 / sizeof *e32)];
+	for (int i = 0; i < 2; i++)
+		if (sc_rand(s) % 4 == 0)
+			v.u64[i] = e64[sc_rand(s) % (sizeof e64 / sizeof *e64)];
+	return v;
+}
+
+static bool sc_same(const char *name, eng_v128 a, eng_v128 b)
+{
+	if (!strncmp(name, "f32x4", 5)) {
+		for (int i = 0; i < 4; i++)
+			if (a.u32[i] != b.u32[i] &&
+			    !(a.f32[i] != a.f32[i] && b.f32[i] != b.f32[i]))
+				return false;
+		return true;
+	}
+	if (!strncmp(name, "f64x2", 5)) {
+		for (int i = 0; i < 2; i++)
+			if (a.u64[i] != b.u64[i] &&
+			    !(a.f64[i] != a.f64[i] && b.f64[i] != b.f64[i]))
+				return false;
+		return true;
+	}
+	return !memcmp(&a, &b, 16);
+}
+
+static void simd_templates_agree_with_simd_h(void **state)
+{
+	static const char *const types[] = {
+	    "\x60\x01\x7b\x01\x7b", "\x60\x02\x7b\x7b\x01\x7b",
+	    "\x60\x03\x7b\x7b\x7b\x01\x7b", "\x60\x02\x7b\x7f\x01\x7b",
+	    "\x60\x01\x7b\x01\x7f"};
+	static const uint8_t nparams[] = {1, 2, 3, 2, 1};
+	const uint32_t n = sizeof simd_cases / sizeof *simd_cases;
+	wasm_buf b, sec = {0};
+	wasm_module *m = NULL;
+	eng_module *cm = NULL;
+	eng_instance *in = NULL;
+	eng_proc *p;
+	eng_thread *t;
+	eng_trap tr;
+	wasm_err err;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	(void)state;
+
+	mb_begin(&b);
+	wasm_buf_u32(&sec, 5);
+	for (int k = 0; k < 5; k++)
+		wasm_buf_put(&sec, types[k], strlen(types[k]));
+	mb_section(&b, 1, sec.data, sec.len);
+	sec.len = 0;
+	wasm_buf_u32(&sec, n);
+	for (uint32_t i = 0; i < n; i++)
+		wasm_buf_u32(&sec, simd_cases[i].kind);
+	mb_section(&b, 3, sec.data, sec.len);
+	sec.len = 0;
+	wasm_buf_u32(&sec, n);
+	for (uint32_t i = 0; i < n; i++) {
+		char name[16];
+		int len = snprintf(name, sizeof name, "f%u", i);
+		wasm_buf_u32(&sec, (uint32_t)len);
+		wasm_buf_put(&sec, name, (size_t)len);
+		wasm_buf_byte(&sec, 0);
+		wasm_buf_u32(&sec, i);
+	}
+	mb_section(&b, 7, sec.data, sec.len);
+	sec.len = 0;
+	wasm_buf_u32(&sec, n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t body[16];
+		size_t len = 0;
+		body[len++] = 0; /* no locals */
+		for (uint8_t a = 0; a < nparams[simd_cases[i].kind]; a++)
+			body[len++] = 0x20, body[len++] = a; /* local.get */
+		body[len++] = 0xfd;
+		for (uint32_t c = wasm_op_info(simd_cases[i].op)->code;;
+		     c >>= 7) {
+			body[len++] =
+			    (uint8_t)(c & 0x7f) | (c > 0x7f ? 0x80 : 0);
+			if (c <= 0x7f)
+				break;
+		}
+		body[len++] = 0x0b;
+		wasm_buf_u32(&sec, (uint32_t)len);
+		wasm_buf_put(&sec, body, len);
+	}
+	mb_section(&b, 10, sec.data, sec.len);
+	wasm_buf_fini(&sec);
+	assert_int_equal(wasm_decode(b.data, b.len, &m, &err), WASM_OK);
+	assert_int_equal(wasm_validate(m, &err), WASM_OK);
+	assert_int_equal(eng_compile(m, &cm, &err), WASM_OK);
+	p = eng_proc_new(NULL);
+	assert_non_null(p);
+	t = eng_thread_new(p, &err);
+	assert_true(eng_instantiate(cm, p, t, NULL, NULL, &in, &tr, &err));
+	for (uint32_t i = 0; i < n; i++) {
+		const simd_case *c = &simd_cases[i];
+		const char *name = wasm_op_info(c->op)->name;
+		char ename[16];
+		eng_extern ex;
+
+		snprintf(ename, sizeof ename, "f%u", i);
+		assert_true(eng_instance_export(in, ename, &ex));
+		for (int trial = 0; trial < 64; trial++) {
+			eng_v128 v[3] = {sc_vector(&seed), sc_vector(&seed),
+					 sc_vector(&seed)},
+				 want = {0}, got = {0};
+			eng_val args[6], res[2] = {0, 0};
+			uint64_t count = sc_rand(&seed) % 80;
+
+			memcpy(args, v, sizeof v);
+			if (c->kind == SK_SHIFT)
+				args[2] = count;
+			assert_int_equal(eng_call(t, ex.u.func, args, res, &tr),
+					 ENG_OK);
+			switch (c->kind) {
+			case SK_UN: want = c->fn.un(v[0]); break;
+			case SK_BIN: want = c->fn.bin(v[0], v[1]); break;
+			case SK_TERN:
+				want = c->fn.tern(v[0], v[1], v[2]);
+				break;
+			case SK_SHIFT: want = c->fn.shift(v[0], count); break;
+			default: want.u64[0] = c->fn.test(v[0]);
+			}
+			memcpy(&got, res, c->kind == SK_TEST ? 8 : 16);
+			if (!sc_same(name, got, want))
+				fail_msg("%s on %016llx%016llx %016llx%016llx: "
+					 "got %016llx%016llx, simd.h "
+					 "%016llx%016llx",
+					 name, (unsigned long long)v[0].u64[1],
+					 (unsigned long long)v[0].u64[0],
+					 (unsigned long long)v[1].u64[1],
+					 (unsigned long long)v[1].u64[0],
+					 (unsigned long long)got.u64[1],
+					 (unsigned long long)got.u64[0],
+					 (unsigned long long)want.u64[1],
+					 (unsigned long long)want.u64[0]);
+		}
+	}
+	eng_proc_free(p);
+	eng_module_free(cm);
+	wasm_buf_fini(&b);
+}
+
 static void backtrace_names_each_frames_call(void **state)
 {
 	wasm_module *m = NULL;
@@ -1278,6 +1486,7 @@ int main(void)
 	    cmocka_unit_test(filter_skips_the_calls_it_takes),
 	    cmocka_unit_test(shadow_test_skips_exactly_when_it_holds),
 	    cmocka_unit_test(every_simd_instruction_compiles),
+	    cmocka_unit_test(simd_templates_agree_with_simd_h),
 	    cmocka_unit_test(runs_fib_and_host_calls),
 	    cmocka_unit_test(traps_name_function_and_offset),
 	    cmocka_unit_test(guard_page_fault_is_a_trap),

@@ -1575,6 +1575,87 @@ static bool vwide(jit *j, const eng_cell *ip, unsigned op)
 	}
 }
 
+/* Float min and max as Wasm has them (a NaN in either lane gives a NaN,
+ * -0 is below +0), which minps/maxps alone are not: each is run both
+ * ways round (xmm2 and xmm3) and the two merged, V8's sequence. min: the
+ * or keeps a -0 and a NaN of either; max: the xor marks where the two
+ * differ, the or and the subtraction turn that into a NaN or the +0.
+ * Then the lanes that are NaN become a quiet NaN with its payload
+ * cleared (the unordered mask shifted right, and-not). */
+static bool vminmax(jit *j, const eng_cell *ip, unsigned op)
+{
+	bool dbl = op == EOP_F64X2_MIN || op == EOP_F64X2_MAX,
+	     max = op == EOP_F32X4_MAX || op == EOP_F64X2_MAX;
+	unsigned pfx = dbl ? 0x66 : 0;
+	uint32_t mm = max ? 0x0f5f : 0x0f5d;
+
+	if (op != EOP_F32X4_MIN && op != EOP_F32X4_MAX && !dbl)
+		return false;
+	vld(j, 0, A);
+	vld(j, 1, B);
+	op_r(j, pfx, false, 0x0f28, 2, max ? 1 : 0); /* movaps */
+	op_r(j, pfx, false, mm, 2, max ? 0 : 1);
+	op_r(j, pfx, false, 0x0f28, 3, max ? 0 : 1);
+	op_r(j, pfx, false, mm, 3, max ? 1 : 0);
+	if (max) {
+		op_r(j, pfx, false, 0x0f57, 3, 2); /* xorps xmm3, xmm2 */
+		op_r(j, pfx, false, 0x0f56, 2, 3); /* orps xmm2, xmm3 */
+		op_r(j, pfx, false, 0x0f5c, 2, 3); /* subps xmm2, xmm3 */
+	} else {
+		op_r(j, pfx, false, 0x0f56, 2, 3); /* orps xmm2, xmm3 */
+	}
+	op_r(j, pfx, false, 0x0fc2, 3, 2); /* cmpunordps xmm3, xmm2 */
+	b1(j, 3);
+	if (!max)
+		op_r(j, pfx, false, 0x0f56, 2, 3);	   /* orps xmm2, xmm3 */
+	op_r(j, 0x66, false, dbl ? 0x0f73 : 0x0f72, 2, 3); /* psrlq/d */
+	b1(j, dbl ? 13 : 10);
+	op_r(j, pfx, false, 0x0f55, 3, 2); /* andnps xmm3, xmm2 */
+	vst(j, D, 3);
+	return true;
+}
+
+/* i32x4.trunc_sat_f32x4_s: NaN lanes zeroed (and with the ordered
+ * mask), cvttps2dq, then the lanes that were >= 0 but came out negative
+ * (0x80000000, too large) flipped to 0x7fffffff. f32x4.convert_i32x4_u:
+ * the low 16 bits and the rest converted apart, the rest halved first
+ * so that it is a signed int (both exact), then doubled and added: one
+ * rounding, as the whole value's. V8's sequences. */
+static bool vconv(jit *j, const eng_cell *ip, unsigned op)
+{
+	if (op == EOP_I32X4_TRUNC_SAT_F32X4_S) {
+		vld(j, 0, A);
+		op_r(j, 0, false, 0x0f28, 1, 0); /* movaps xmm1, xmm0 */
+		op_r(j, 0, false, 0x0fc2, 1, 0); /* cmpeqps xmm1, xmm0 */
+		b1(j, 0);
+		op_r(j, 0x66, false, 0x0fdb, 0, 1); /* pand xmm0, xmm1 */
+		op_r(j, 0x66, false, 0x0fef, 1, 0); /* pxor xmm1, xmm0 */
+		op_r(j, 0xf3, false, 0x0f5b, 0, 0); /* cvttps2dq */
+		op_r(j, 0x66, false, 0x0fdb, 1, 0); /* pand xmm1, xmm0 */
+		op_r(j, 0x66, false, 0x0f72, 4, 1); /* psrad xmm1, 31 */
+		b1(j, 31);
+		op_r(j, 0x66, false, 0x0fef, 0, 1); /* pxor xmm0, xmm1 */
+		vst(j, D, 0);
+		return true;
+	}
+	if (op == EOP_F32X4_CONVERT_I32X4_U) {
+		vld(j, 0, A);
+		op_r(j, 0x66, false, 0x0fef, 1, 1);   /* pxor xmm1, xmm1 */
+		op_r(j, 0x66, false, 0x0f3a0e, 1, 0); /* pblendw xmm1, xmm0 */
+		b1(j, 0x55);
+		op_r(j, 0x66, false, 0x0ffa, 0, 1); /* psubd xmm0, xmm1 */
+		op_r(j, 0, false, 0x0f5b, 1, 1);    /* cvtdq2ps xmm1 */
+		op_r(j, 0x66, false, 0x0f72, 2, 0); /* psrld xmm0, 1 */
+		b1(j, 1);
+		op_r(j, 0, false, 0x0f5b, 0, 0); /* cvtdq2ps xmm0 */
+		op_r(j, 0, false, 0x0f58, 0, 0); /* addps xmm0, xmm0 */
+		op_r(j, 0, false, 0x0f58, 0, 1); /* addps xmm0, xmm1 */
+		vst(j, D, 0);
+		return true;
+	}
+	return false;
+}
+
 /* The pure SIMD instructions without a template of their own (simd.h's
  * unary, binary, ternary, shift and test lists) call simd.h's function,
  * as the interpreter does, through a wrapper on the frame: the cached
@@ -1787,7 +1868,8 @@ static bool simd(jit *j, const eng_cell *ip, unsigned op)
 	}
 	default:
 		return simd1(j, ip, op) || vcmp(j, ip, op) ||
-		       vwide(j, ip, op) || simd_c(j, ip, op);
+		       vwide(j, ip, op) || vminmax(j, ip, op) ||
+		       vconv(j, ip, op) || simd_c(j, ip, op);
 	}
 }
 

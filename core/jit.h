@@ -26,18 +26,18 @@
  *
  * Which functions: every function whose module has no exception
  * handling; the others stay interpreted, counted in eng_module.jit_interp.
- * Every instruction has a template, every SIMD one included: 218 of the
+ * Every instruction has a template, every SIMD one included: 224 of the
  * 236 are SSE sequences (loads of every form, lane loads and stores,
- * stores, constants, the arithmetic, saturating, min/max, average,
- * compare (every integer order, i64x2's with SSE4.2), narrow, abs, neg,
- * sqrt, rounding, extend, extended multiply, pairwise add and bitwise
- * ops that are one SSE instruction or a few, pmin/pmax, dot, bitselect,
- * swizzle, shifts of 16- to 64-bit lanes, any_true/all_true/bitmask,
- * every lane's splat, extract and replace, shuffle, the signed and float
- * conversions) and the other 18 (q15mulr, popcnt, i8x16 shifts, i64x2
- * abs/mul/shr_s, float min/max with Wasm's NaN and zero rules, the
- * saturating truncations, the unsigned conversions) call simd.h's
- * function for the instruction, as the interpreter does: about what the
+ * stores, constants, the arithmetic, saturating, min/max (float ones
+ * with Wasm's NaN and zero rules), average, compare (every integer
+ * order, i64x2's with SSE4.2), narrow, abs, neg, sqrt, rounding, extend,
+ * extended multiply, pairwise add and bitwise ops, pmin/pmax, dot,
+ * bitselect, swizzle, shifts of 16- to 64-bit lanes,
+ * any_true/all_true/bitmask, every lane's splat, extract and replace,
+ * shuffle, the conversions but four) and the other 12 (q15mulr, popcnt,
+ * i8x16 shifts, i64x2 abs/mul/shr_s, the saturating truncations but
+ * f32x4's signed one, f64x2.convert_low_i32x4_u) call simd.h's function
+ * for the instruction, as the interpreter does: about what the
  * interpreter's handler costs, but the rest of the function runs
  * compiled. Only on
  * x86-64 Linux; elsewhere, and with HEISEN_ENGINE=interp, nothing is

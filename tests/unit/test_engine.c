@@ -1240,7 +1240,8 @@ static void every_simd_instruction_compiles(void **state)
  * Each pure SIMD instruction (simd.h's unary, binary, ternary, shift and
  * test lists) as an exported function of its operands, called on random
  * vectors mixed with edge lanes (NaNs, infinities, ±0, halves, integer
- * extremes, 2^31 as a float), must give what simd.h's function gives
+ * extremes, 2^31 as a float; the second operand now and then the first
+ * or its negation), must give what simd.h's function gives
  * called directly: compiled code's templates against the interpreter's
  * definition (with the compiler off, both sides are simd.h). Float lanes
  * compare equal when both are NaNs, whose payloads Wasm leaves open. */
@@ -1292,7 +1293,7 @@ static eng_v128 sc_vector(uint64_t *s)
 	    0x41e0000000000000ull, 0xc1e0000000000000ull,
 	    0x3fe0000000000000ull, 0x3ff8000000000000ull,
 	    0x7ff0000000000000ull, 0x43e0000000000000ull,
-	    0x0000000000000001ull};
+	    0x0000000000000001ull, 0};
 	eng_v128 v;
 
 	v.u64[0] = sc_rand(s);
@@ -1409,6 +1410,17 @@ static void simd_templates_agree_with_simd_h(void **state)
 			eng_val args[6], res[2] = {0, 0};
 			uint64_t count = sc_rand(&seed) % 80;
 
+			/* Lanes against themselves, or their negation,
+			 * for equal operands and ±0 pairs. */
+			if (trial % 4 == 1)
+				v[1] = v[0];
+			if (trial % 4 == 2)
+				for (int l = 0; l < 4; l++)
+					v[1].u32[l] = v[0].u32[l] ^ 0x80000000u;
+			if (trial % 4 == 3)
+				for (int l = 0; l < 2; l++)
+					v[1].u64[l] =
+					    v[0].u64[l] ^ 0x8000000000000000ull;
 			memcpy(args, v, sizeof v);
 			if (c->kind == SK_SHIFT)
 				args[2] = count;

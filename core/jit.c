@@ -2060,6 +2060,14 @@ static void import_func(jit *j, uint32_t idx)
 	op_m(j, 0, true, 0x8b, RAX, RAX, NOIDX, (int32_t)(idx * 8));
 }
 
+/* Whether type t is (i32, i32) -> (), the only one a shadow test may
+ * come with (eng_host_func_set_shadow_test). */
+static bool shadow_type(const wasm_functype *t)
+{
+	return t && t->nparams == 2 && !t->nresults &&
+	       t->types[0] == WASM_I32 && t->types[1] == WASM_I32;
+}
+
 /* The shadow test of a host function (eng_host_func_set_shadow_test),
  * inline before the call's spill: when it holds the call is skipped with
  * the cached slots untouched. It uses rax, rcx, rdx, r11 and rbp (which
@@ -2172,17 +2180,23 @@ static void import_call(jit *j, const eng_cell *ip)
 		j->bad = true;
 		return;
 	}
-	shadow_test(j, ip, idx, miss, &nmiss, differ, &tested);
-	here(j, differ[0]);
-	here(j, differ[1]);
-	op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -8);
-	op_m(j, 0, true, 0xc7, 0, RCX, NOIDX,
-	     (int32_t)offsetof(eng_shadow_thread, tested));
-	b4(j, 1); /* mov qword [rcx + tested], 1 */
-	spill(j);
-	call = jmp32(j);
-	for (uint32_t i = 0; i < nmiss; i++)
-		here(j, miss[i]);
+	/* Only a function of the test's type can have one: no other import
+	 * call pays for its code. */
+	if (shadow_type(wasm_func_type(j->cm->m, idx))) {
+		shadow_test(j, ip, idx, miss, &nmiss, differ, &tested);
+		here(j, differ[0]);
+		here(j, differ[1]);
+		op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -8);
+		op_m(j, 0, true, 0xc7, 0, RCX, NOIDX,
+		     (int32_t)offsetof(eng_shadow_thread, tested));
+		b4(j, 1); /* mov qword [rcx + tested], 1 */
+		spill(j);
+		call = jmp32(j);
+		for (uint32_t i = 0; i < nmiss; i++)
+			here(j, miss[i]);
+	} else {
+		tested = call = UINT32_MAX;
+	}
 	spill(j);
 	import_func(j, idx);
 	op_m(j, 0, true, 0x8b, R11, RAX, NOIDX,
@@ -2206,11 +2220,13 @@ static void import_call(jit *j, const eng_cell *ip)
 	done = jcc32(j, CC_NE);
 	here(j, no_filter);
 	here(j, serial);
-	here(j, call);
+	if (call != UINT32_MAX)
+		here(j, call);
 	slow_call(j, ip, EOP_CALL_IMPORT);
 	here(j, done);
 	reload(j);
-	here(j, tested);
+	if (tested != UINT32_MAX)
+		here(j, tested);
 }
 
 /* The native call of a compiled callee, its code in rax, once the call

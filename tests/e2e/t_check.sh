@@ -137,7 +137,7 @@ races_of() {
 # unexecuted, and their races with them. Check's default profile makes
 # threads take turns, but its loop's probes mostly repeat an epoch and
 # are tested inline, so the loop can end before a loaded machine wakes
-# the partner (1 run in 100 idle, more under ASan): a miss there gets up
+# the partner (1 to 3 runs in 100 idle, more under ASan): a miss gets up
 # to three more runs.
 second_chance=" fibonacci "
 

@@ -1133,13 +1133,17 @@ call_func:
 		 * slots after them, then moved down. */
 		eng_val *args = fp + argbase;
 		eng_val *res = args + cf->nargs;
-		eng_shadow_answer sa =
-		    cf->filter && cf->shadow && !th->proc->serial
-			? eng_shadow_test_run(cf->shadow, th->id, args)
-			: ENG_SHADOW_NONE;
-		if (sa == ENG_SHADOW_SKIP ||
-		    (sa == ENG_SHADOW_NONE && cf->filter && !th->proc->serial &&
-		     cf->filter(cf->ctx, th->id, args))) {
+		bool skip = false;
+		if (cf->filter && !th->proc->serial) {
+			eng_shadow_answer sa =
+			    cf->shadow
+				? eng_shadow_test_run(cf->shadow, th->id, args)
+				: ENG_SHADOW_NONE;
+			skip = sa == ENG_SHADOW_SKIP ||
+			       (sa == ENG_SHADOW_NONE &&
+				cf->filter(cf->ctx, th->id, args));
+		}
+		if (skip) {
 			POLL();
 			ip = retip;
 			DISPATCH();

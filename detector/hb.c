@@ -752,6 +752,13 @@ static void found(det_hb *h, uint64_t prev, uint32_t psite, bool pwrite,
 	h->report(h->ctx, &r);
 }
 
+/* A record's bits that name its access: all but the bytes it covered
+ * (same_epoch, and the inline test's care mask). */
+#define E_ID                                                                   \
+	(E_VALID | E_ATOMIC | R_SET | W_LOCK |                                 \
+	 ((uint64_t)0xffff << E_TID_SHIFT) | E_CLOCK_MAX |                     \
+	 ((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT))
+
 /* Whether record x is this very access again: the same thread, clock,
  * atomicity and site, covering its bytes (FastTrack's same-epoch case;
  * the site too, so that each line of the epoch is checked once). It was
@@ -759,12 +766,9 @@ static void found(det_hb *h, uint64_t prev, uint32_t psite, bool pwrite,
  * meets it in the cell; nothing to do, not even to lock the cell. */
 static inline bool same_epoch(uint64_t x, uint64_t e)
 {
-	const uint64_t id = E_VALID | E_ATOMIC | R_SET | W_LOCK |
-			    ((uint64_t)0xffff << E_TID_SHIFT) | E_CLOCK_MAX |
-			    ((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT);
 	uint32_t m = e_mask(e);
 
-	return (x & id) == (e & id) && (e_mask(x) & m) == m;
+	return (x & E_ID) == (e & E_ID) && (e_mask(x) & m) == m;
 }
 
 static void lock_cell(cell *c)
@@ -990,17 +994,14 @@ const eng_shadow_test *det_hb_shadow_test(det_hb *h)
 		    s->kind == RW_WRITE ? offsetof(cell, w) : offsetof(cell, r);
 		e->next = w == 8 ? sizeof(cell) : 0;
 	}
-	h->test = (eng_shadow_test){
-	    .threads = &h->fast[0].r,
-	    .nthreads = HB_FAST_THREADS,
-	    .stride = sizeof *h->fast,
-	    .sites = h->fast_site,
-	    .nsites = h->nsites,
-	    .shadow = h->shadow,
-	    .limit = h->mem_bytes,
-	    .care = E_VALID | E_ATOMIC | R_SET | W_LOCK |
-		    ((uint64_t)0xffff << E_TID_SHIFT) | E_CLOCK_MAX |
-		    ((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT)};
+	h->test = (eng_shadow_test){.threads = &h->fast[0].r,
+				    .nthreads = HB_FAST_THREADS,
+				    .stride = sizeof *h->fast,
+				    .sites = h->fast_site,
+				    .nsites = h->nsites,
+				    .shadow = h->shadow,
+				    .limit = h->mem_bytes,
+				    .care = E_ID};
 	return &h->test;
 }
 

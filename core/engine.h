@@ -128,7 +128,9 @@ typedef struct eng_limits {
 	/* A slow device: every thread yields its CPU (sched_yield) once per
 	 * `throttle` polls (loop back-edges and calls) while the run has
 	 * more than one thread; 0 = never. Costs nothing when 0: the poll
-	 * already reads the stop word. */
+	 * already reads the stop word. A thread whose yields take long (a
+	 * loaded machine: the CPU went to another process) yields less
+	 * often, down to once per 2^20 polls (engine_int.h). */
 	uint32_t throttle;
 } eng_limits;
 

@@ -409,6 +409,7 @@ struct eng_thread {
 	bool in_wasm;         /* running guest code (signal handler check) */
 	bool stop_noted;      /* its stack is in proc->stops */
 	uint32_t polls;       /* since the last throttle yield */
+	uint32_t throttle;    /* polls between its yields (0: lim.throttle) */
 	/* The C stack the guest runs this thread on, [sp_lo, sp_hi) of its
 	 * memory, from eng_thread_set_c_stack; sp_lo 0: unknown. */
 	uint32_t sp_lo, sp_hi;
@@ -599,6 +600,17 @@ uint64_t eng_sched_name_hash(const char *name);
 /* The slow path of a poll that found the stop word non-zero: true when
  * the thread must stop, false after throttling (if due). */
 bool eng_rt_poll(eng_thread *t);
+/* A throttled thread's next interval (polls between yields) after a
+ * yield that took took_ns, from its current one and lim.throttle (base).
+ * A yield that long gave the CPU to another process, not to a thread of
+ * the run: on a loaded machine every yield would, and a thread that
+ * yielded every `base` polls would crawl while the other processes run
+ * their slices. So a slow yield doubles the interval (up to
+ * ENG_THROTTLE_MAX) and a quick one takes a sixteenth off it, back down
+ * to base on an idle machine. */
+#define ENG_THROTTLE_SLOW_NS 1000000
+#define ENG_THROTTLE_MAX     (1u << 20)
+uint32_t eng_rt_throttle_next(uint32_t every, uint32_t base, int64_t took_ns);
 
 /* Canonical id of a function type (process-wide registry). 0 on
  * allocation failure (ids start at 1). */

@@ -320,14 +320,29 @@ bool eng_rt_poll(eng_thread *t)
 	if (atomic_load_explicit(&p->stop, memory_order_relaxed) &
 	    ENG_STOP_REQ)
 		return true;
+	if (!t->throttle)
+		t->throttle = p->lim.throttle;
 	/* Yield only with another thread of the run to yield to: a phase
 	 * with one thread has nobody to take turns with. */
-	if (++t->polls >= p->lim.throttle) {
+	if (++t->polls >= t->throttle) {
 		t->polls = 0;
-		if (__atomic_load_n(&p->live, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&p->live, __ATOMIC_RELAXED)) {
+			int64_t t0 = now_ns();
 			sched_yield();
+			t->throttle = eng_rt_throttle_next(
+			    t->throttle, p->lim.throttle, now_ns() - t0);
+		}
 	}
 	return false;
+}
+
+uint32_t eng_rt_throttle_next(uint32_t every, uint32_t base, int64_t took_ns)
+{
+	if (took_ns >= ENG_THROTTLE_SLOW_NS)
+		return every >= ENG_THROTTLE_MAX / 2 ? ENG_THROTTLE_MAX
+						     : every * 2;
+	every -= every / 16;
+	return every > base ? every : base;
 }
 
 void eng_proc_status(eng_proc *p, eng_trap *out)

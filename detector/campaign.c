@@ -1904,6 +1904,8 @@ static bool batch_next(void *ctx, job *j)
 	j->idx = c->next++;
 	j->algo =
 	    c->b->sched && !c->b->trigger && !c->b->collide ? DET_HB : DET_RACE;
+	if (c->b->vary_seed)
+		j->seed = det_seed_mix(c->b->sched_seed ^ det_seed_mix(j->idx));
 	j->profile = c->b->profile ? c->b->profile : &det_profiles[0];
 	return true;
 }
@@ -1958,7 +1960,7 @@ wasm_status det_batch_run(const det_batch *b, wasm_err *err)
 	pl.failure = b->failure;
 	pl.sched = b->sched;
 	pl.sched_seed = b->sched_seed;
-	pl.fixed_seed = true;
+	pl.fixed_seed = !b->vary_seed;
 	pl.jobs = b->jobs ? b->jobs : 1;
 	if (pl.jobs > b->runs && b->runs)
 		pl.jobs = b->runs;

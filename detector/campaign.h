@@ -267,6 +267,10 @@ typedef struct det_batch {
 	/* Serial runs under the collision detector (a serial sweep's):
 	 * the mask's probes delay, letting others run. */
 	bool collide;
+	/* Serial runs: run i's scheduler seeded with
+	 * det_seed_mix(sched_seed ^ det_seed_mix(i)), not sched_seed, so
+	 * that repeated runs of a mask draw other schedules (minimize). */
+	bool vary_seed;
 	bool (*on_run)(void *ctx, const det_batch_run_info *r);
 	void *ctx;
 } det_batch;

@@ -35,11 +35,12 @@ static bool count_run(void *ctx, const det_batch_run_info *r)
 	return true;
 }
 
-/* Run each of nmasks masks `each` times; failures per mask into fails. */
+/* Run each of nmasks masks `each` times; failures per mask into fails.
+ * Serial runs take their schedules from sched_seed. */
 static wasm_status run_masks(det_prog *p, const rep_min_opts *o,
 			     const uint8_t *masks, uint32_t nmasks,
-			     uint32_t each, uint32_t *fails, uint64_t *runs,
-			     wasm_err *err)
+			     uint32_t each, uint64_t sched_seed,
+			     uint32_t *fails, uint64_t *runs, wasm_err *err)
 {
 	tally t = {nmasks, fails, 0};
 	det_batch b = {0};
@@ -60,11 +61,21 @@ static wasm_status run_masks(det_prog *p, const rep_min_opts *o,
 	b.world = o->world;
 	b.runs = nmasks * each;
 	b.jobs = o->jobs;
+	b.sched = o->sched;
+	b.sched_seed = sched_seed;
+	b.collide = b.vary_seed = o->sched != NULL;
 	b.on_run = count_run;
 	b.ctx = &t;
 	st = det_batch_run(&b, err);
 	*runs += t.runs;
 	return st;
+}
+
+/* A batch's schedule seed: drawn only for serial runs, so that a sampled
+ * search partitions as it did before schedules. */
+static uint64_t batch_seed(const rep_min_opts *o, det_rng *rng)
+{
+	return o->sched ? det_rng_next(rng) : 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -189,8 +200,9 @@ wasm_status rep_minimize(det_prog *p, const rep_min_opts *o,
 			for (uint32_t i = 0; i < ns; i++)
 				if (c >> group[i] & 1)
 					masks[(size_t)(c - 1) * n + S[i]] = 1;
-		if ((st = run_masks(p, o, masks, nconf, repeat, fails,
-				    &res->runs, err)))
+		if ((st = run_masks(p, o, masks, nconf, repeat,
+				    batch_seed(o, &rng), fails, &res->runs,
+				    err)))
 			goto out;
 		res->iterations++;
 		for (uint32_t c = 0; c < nconf; c++)
@@ -244,8 +256,9 @@ wasm_status rep_minimize(det_prog *p, const rep_min_opts *o,
 			for (uint32_t i = 0; i < ns; i++)
 				if (c >> i & 1)
 					masks[(size_t)(c - 1) * n + S[i]] = 1;
-		if ((st = run_masks(p, o, masks, nsub, 8 * repeat, fails,
-				    &res->runs, err)))
+		if ((st = run_masks(p, o, masks, nsub, 8 * repeat,
+				    batch_seed(o, &rng), fails, &res->runs,
+				    err)))
 			goto out;
 		for (uint32_t c = 1; c <= nsub; c++)
 			top = fails[c - 1] > top ? fails[c - 1] : top;
@@ -278,8 +291,8 @@ wasm_status rep_minimize(det_prog *p, const rep_min_opts *o,
 		memset(masks, 0, n);
 		for (uint32_t i = 0; i < res->nsites; i++)
 			masks[res->sites[i]] = 1;
-		if ((st = run_masks(p, o, masks, 1, check, fails, &ignored,
-				    err)))
+		if ((st = run_masks(p, o, masks, 1, check, o->sched_seed, fails,
+				    &ignored, err)))
 			goto out;
 		res->check_runs = (uint32_t)ignored;
 		res->check_failures = fails[0];
@@ -305,7 +318,8 @@ wasm_status rep_minimize(det_prog *p, const rep_min_opts *o,
 				masks[(size_t)m * n + pool[k]] = 1;
 			}
 		}
-		if ((st = run_masks(p, o, masks, chunk, 1, fails, &runs, err)))
+		if ((st = run_masks(p, o, masks, chunk, 1, batch_seed(o, &rng),
+				    fails, &runs, err)))
 			goto out;
 		for (uint32_t m = 0; m < chunk; m++)
 			res->base_failures += fails[m];

@@ -19,6 +19,14 @@
  * the most any subset had wins; it is then run `check` times for its
  * failure rate.
  *
+ * With a scheduler (sched) every run is serial under the collision
+ * detector, as a serial sweep's: only armed sites switch threads (a
+ * delay sleeps while the others run), so a failure that needs an
+ * interleaving shows only when its sites are armed, whatever the load of
+ * the machine. Each batch of the search draws its runs' schedule seeds
+ * from the partition seed; the result's check runs with sched_seed
+ * (run i: det_batch's vary_seed), as a replay of the saved set does.
+ *
  * Ownership: rep_min_result owns sites (rep_min_result_free).
  * Errors: as det_batch_run's; the search itself never fails: a failure
  * that never shows ends it with found false.
@@ -53,6 +61,9 @@ typedef struct rep_min_opts {
 	uint64_t seed;	 /* of the partitions */
 	uint32_t delay;
 	const det_profile *profile;
+	/* Not NULL: serial runs, schedules of this maker (see above). */
+	const det_sched_maker *sched;
+	uint64_t sched_seed;
 	double timeout_s;
 	const char *const *argv;
 	uint32_t argc;

@@ -584,6 +584,12 @@ wasm_status rep_replay(const rep_spec *s, det_prog *p, const rep_opts *o,
 		b.sched = &fac.maker;
 		b.sched_seed = s->sched.seed;
 		b.collide = s->sched_collide;
+	} else if (s->mode == REP_FAILURE && s->has_sched) {
+		/* Run i draws the schedule minimize's check run i drew. */
+		rep_sched_factory_init(&fac, &s->sched, NULL, 0);
+		b.sched = &fac.maker;
+		b.sched_seed = s->sched.seed;
+		b.collide = b.vary_seed = true;
 	}
 	b.profile = det_profile_find(s->profile ? s->profile : "default");
 	if (!b.profile) {
@@ -778,6 +784,14 @@ wasm_status rep_write(const char *path, const rep_spec *s, wasm_err *err)
 		wasm_buf_put(&b, "delay_sites = ", 14);
 		put_id_list(&b, s->delay_sites, s->ndelay);
 		wasm_buf_byte(&b, '\n');
+		if (s->has_sched) {
+			char name[64];
+			rep_sched_name(&s->sched, name, sizeof name);
+			put_str(&b, "sched_strategy", name);
+			put_fmt(&b, "sched_seed", "0x%016" PRIx64,
+				s->sched.seed);
+			put_str(&b, "sched_detector", "collision");
+		}
 	}
 	if (s->mode == REP_SCHEDULE) {
 		char name[64];
@@ -1400,7 +1414,24 @@ wasm_status rep_read(const char *path, rep_spec *out, wasm_err *err)
 	}
 	/* A schedule's run that found no race has no sites. */
 	out->whole_run = out->mode == REP_SCHEDULE && !seen[K_SITE_A];
-	out->has_sched = out->mode == REP_SCHEDULE;
+	/* A failure found by serial runs (minimize --schedule) replays
+	 * serially: its strategy, and the seed its runs' schedules come
+	 * from, under the collision detector. */
+	out->has_sched = out->mode == REP_SCHEDULE ||
+			 (out->mode == REP_FAILURE && seen[K_SCHED_STRATEGY]);
+	if (out->mode == REP_FAILURE && out->has_sched &&
+	    (!seen[K_SCHED_SEED] || out->sched.strategy == REP_SCHED_FIXED ||
+	     (seen[K_SCHED_DETECTOR] && !out->sched_collide))) {
+		st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
+				  "%s: a serial failure needs 'sched_seed', a "
+				  "strategy that draws schedules (random, pct "
+				  "or chaos) and the collision detector (the "
+				  "file was edited)",
+				  path);
+		goto out;
+	}
+	if (out->mode == REP_FAILURE && out->has_sched)
+		out->sched_collide = true;
 	for (int k = 0; k < K_COUNT; k++)
 		if (!seen[k] &&
 		    (keys[k].need == ALWAYS ||

@@ -20,6 +20,10 @@
  *   REP_FAILURE  not a race but a failure (det_failure: a trap, an exit
  *                code, an output pattern) and the delay sites that elicit
  *                it (`heisen minimize`); the race's sites are unset.
+ *                With a schedule (has_sched: minimize --schedule)
+ *                every run is serial under the collision detector, run
+ *                i's schedule drawn from sched.seed as det_batch's
+ *                vary_seed draws it.
  *   REP_SCHEDULE the serial run's schedule (replay/sched.h) followed
  *                exactly, every site armed, under the happens-before
  *                detector: the race (or, for a run without one, its

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `heisen minimize`: on the lost-update demo (exits 1 when a racing
-# deposit loses an update, almost never without a delay) the set found
-# contains the racing write, with fewer runs than a blind search of
-# random subsets of its size would need; the same through an output
-# pattern; the result saved as a repro file replays with `heisen replay
-# --file`; a program that never fails ends with exit 1; bad input is one
-# message and exit 2.
+# deposit loses an update, almost never without a delay), with serial
+# runs, the set found contains the racing write, with fewer runs than a
+# blind search of random subsets of its size would need; the same
+# through an output pattern; the result saved as a repro file replays
+# serially with `heisen replay --file`, failing in the runs the check
+# failed in; a sampled search reports soundly; a program that never
+# fails ends with exit 1; bad input is one message and exit 2.
 . "$(dirname "$0")/lib.sh"
 need_demos
 cd "$dir" || exit 3
@@ -32,34 +33,53 @@ print(f'  found {[s["site"] for s in d["sites"]]} in {d["runs"]} runs; '
 EOF
 }
 
-# minimize_seeds WHAT OUT "SEEDS" ARGS...: minimize with the first seed,
-# and again with the next while the set misses: a search is a random
-# process whose failures depend on the load of the machine (a delay at an
-# unrelated site can shift the threads into a lost update too, and a
-# search misled by one is a miss), and a miss in a few runs of the suite
-# is its nature, not a bug; five in a row are.
-minimize_seeds() {
-	local what=$1 out=$2 seeds=$3 seed
-	shift 3
-	for seed in $seeds; do
-		"$HEISEN" minimize "$w" --seed "$seed" --json "$@" >"$out" 2>"$out.err" ||
-			{ bad "$what (seed $seed): exit $?: $(snippet "$out.err")"; return; }
-		check "$out" && return
-		echo "  $what: seed $seed missed: $(head -c 300 "$out")"
-	done
-	bad "$what: missed with seeds $seeds"
-}
-
-minimize_seeds "minimize --failure exit:1" exit.json "1 3 5 7 9" --failure exit:1 --save lu.repro -- check
+# Serial runs (--schedule): only armed sites switch threads, so the
+# search and its result do not depend on the machine's load.
+"$HEISEN" minimize "$w" --schedule random --seed 1 --json --failure exit:1 \
+	--save lu.repro -- check >exit.json 2>exit.err ||
+	bad "minimize --schedule --failure exit:1: exit $?: $(snippet exit.err)"
+check exit.json || bad "minimize --schedule --failure exit:1: $(head -c 300 exit.json)"
 grep -q '^mode = failure$' lu.repro && grep -q '^failure = exit:1$' lu.repro &&
-	grep -q '^arg = check$' lu.repro || bad "repro file: $(snippet lu.repro)"
+	grep -q '^arg = check$' lu.repro && grep -q '^sched_strategy = random:0.05$' lu.repro ||
+	bad "repro file: $(snippet lu.repro)"
+# The replay's runs draw the check's schedules: the same failures.
 "$HEISEN" replay --file lu.repro "$w" --runs 20 --json >r.json 2>r.err
 rc=$?
 [ $rc -le 1 ] || bad "replay of the minimize repro: exit $rc: $(snippet r.err)"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["mode"] == "failure" and d["runs"] == 20 and d["delay_sites"]' r.json ||
-	bad "replay of the minimize repro: $(snippet r.json)"
+python3 - r.json exit.json <<'EOF' || bad "replay of the minimize repro: $(snippet r.json)"
+import json, sys
+r, m = (json.load(open(f)) for f in sys.argv[1:3])
+assert r["mode"] == "failure" and r["runs"] == 20 and r["delay_sites"], r
+assert r["serial"]["strategy"] == "random:0.05", r["serial"]
+assert r["reproduced"] == m["check"]["failed"], (r["reproduced"], m["check"])
+EOF
+grep -v '^sched_seed' lu.repro >edited.repro
+"$HEISEN" replay --file edited.repro "$w" --runs 1 >/dev/null 2>edited.err
+[ $? -eq 2 ] && grep -q "sched_seed" edited.err ||
+	bad "a serial repro without its seed: $(snippet edited.err)"
 
-minimize_seeds "minimize --failure stdout:REGEX" out.json "2 4 6 8 10" --failure 'stdout:^lost update$' -- check
+"$HEISEN" minimize "$w" --schedule pct:2 --seed 2 --json \
+	--failure 'stdout:^lost update$' -- check >out.json 2>out.err ||
+	bad "minimize --schedule --failure stdout:REGEX: exit $?: $(snippet out.err)"
+check out.json || bad "minimize --schedule --failure stdout:REGEX: $(head -c 300 out.json)"
+
+# Sampled runs (the default): what the search finds depends on the load
+# of the machine (a delay at an unrelated site can shift the threads into
+# a lost update too), so only its report is checked here.
+"$HEISEN" minimize "$w" --seed 3 --repeat 2 --json --failure exit:1 \
+	--save sampled.repro -- check >sampled.json 2>sampled.err
+rc=$?
+[ $rc -le 1 ] || bad "minimize (sampled): exit $rc: $(snippet sampled.err)"
+python3 - sampled.json $rc <<'EOF' || bad "minimize (sampled): $(snippet sampled.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "heisen.minimize/1" and d["schedule"] is None
+assert d["found"] == (sys.argv[2] == "0"), d
+assert not d["found"] or 1 <= len(d["sites"]) and d["check"]["runs"] == 20
+EOF
+if [ -e sampled.repro ]; then
+	grep -q '^sched_strategy' sampled.repro && bad "a sampled repro names a schedule"
+fi
 
 # A program that does not fail: exit 1, and a message that says why.
 "$HEISEN" minimize "$root/demos/build/control-mutex.wasm" --failure trap \
@@ -79,6 +99,9 @@ expect2 bad-failure "$HEISEN" minimize "$w" --failure crash
 expect2 bad-exit "$HEISEN" minimize "$w" --failure exit:999
 expect2 bad-regex "$HEISEN" minimize "$w" --failure 'stdout:(unclosed'
 expect2 bad-groups "$HEISEN" minimize "$w" --failure trap --groups 9
+expect2 bad-schedule "$HEISEN" minimize "$w" --failure trap --schedule sometimes
+expect2 fixed-schedule "$HEISEN" minimize "$w" --failure trap --schedule fixed
+expect2 schedule-profile "$HEISEN" minimize "$w" --failure trap --schedule random --profile default
 expect2 not-wasm "$HEISEN" minimize exit.json --failure trap
 
 finish t_minimize

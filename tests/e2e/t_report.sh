@@ -1,36 +1,38 @@
 #!/usr/bin/env bash
 # Race reports (docs/detection.md "A race report"):
-#   (a) a collision keeps both accesses' call stacks: after a small sweep
-#       of demos/helper-race.c, whose racing lines sit in credit(), called
+#   (a) a collision keeps both accesses' call stacks: after a small serial
+#       sweep of demos/helper-race.c, whose racing lines sit in credit(), called
 #       by one thread through pay_rent() and by the other through
 #       pay_wages(), `heisen show` of each bug has both stacks from one
 #       run, frame 0 at the site's line, one through each caller;
 #   (b) the value evidence: some bug shows "Value changed while thread N
 #       waited: OLD -> NEW", and its JSON value says the bytes differ;
 #   (c) every bug of a few racy demos: a stack's frame 0 is its site, and
-#       some bug of each demo has both stacks from one run;
-#   (d) `heisen run --density` prints the same race text and its JSON has
-#       the stacks and values.
+#       some bug of each demo has both stacks from one run; what a
+#       sampled (parallel) sweep kept is right;
+#   (d) `heisen run --schedule --density` prints the same race text and
+#       its JSON has the stacks and values; a sampled run's are right.
 . "$(dirname "$0")/lib.sh"
 need_demos
 cd "$dir" || exit 1
 unset HEISEN_DB
 build=$root/demos/build
 
-sweep() { # DB PROGRAM [SEED]
+# sweep DB PROGRAM [SCHEDULE]: 8 runs at density 100, serial under
+# SCHEDULE (default random): an armed thread sleeps while the other
+# runs, so collisions, both stacks and the values they saw do not depend
+# on the load of the machine; "sampled" runs them in parallel instead.
+sweep() {
+	local serial=(--schedule "${3:-random}")
+	[ "${3:-}" = sampled ] && serial=(--profiles default)
 	"$HEISEN" sweep "$build/$2.wasm" --db "$1" --densities 100 --runs 8 \
-		--profiles default --seed "${3:-7}" --timeout 60 >"$dir/sweep.out" 2>"$dir/sweep.err" ||
+		"${serial[@]}" --seed 7 --timeout 60 >"$dir/sweep.out" 2>"$dir/sweep.err" ||
 		bad "$2: sweep exit $?: $(snippet "$dir/sweep.err")"
 }
 
 
 # ---- (a), (b) helper-race -----------------------------------------------------
 
-# A collision keeps both stacks only when the armed thread is asked
-# before its window closes, and a value change is seen only when the
-# other thread's write lands in it: a loaded machine makes a campaign
-# without them likelier, not right. Another campaign then; the checks
-# fail only when four miss.
 hb_check() {
 	python3 - "$dir" >"$dir/hb.why" 2>&1 <<'EOF'
 import glob, json, os, re, sys
@@ -67,76 +69,86 @@ texts = "".join(open(p).read() for p in glob.glob(sys.argv[1] + "/show.*.txt"))
 assert re.search(r"^  Value changed while thread \d+ waited: 0x[0-9a-f]{8} -> 0x[0-9a-f]{8}$", texts, re.M), "no value-changed line"
 EOF
 }
-for seed in 7 8 9 10; do
-	rm -f "$dir/h.db"*
-	sweep "$dir/h.db" helper-race "$seed"
-	show_bugs "$dir/h.db"
-	hb_check && break
-	echo "  helper-race, seed $seed: $(snippet "$dir/hb.why")"
-	[ "$seed" -eq 10 ] && bad "helper-race: the reports' stacks or values are wrong in 4 campaigns: $(snippet "$dir/hb.why")"
-done
+sweep "$dir/h.db" helper-race
+show_bugs "$dir/h.db"
+hb_check || bad "helper-race: the reports' stacks or values are wrong: $(snippet "$dir/hb.why")"
 
 # ---- (c) other racy demos ------------------------------------------------------
 
-for name in fibonacci lost-update lock-free-queue; do
-	rm -f "$dir/d.db"*
-	# Another campaign while no run kept both stacks of a collision (the
-	# armed thread must be asked before its window closes: a loaded
-	# machine makes that rarer, not wrong).
-	for seed in 7 8 9 10 11 12 13 14; do
-		sweep "$dir/d.db" "$name" "$seed"
-		[ "$(sqlite3 "$dir/d.db" "SELECT count(*) FROM run_bugs WHERE stack_a IS NOT NULL AND stack_b IS NOT NULL")" -gt 0 ] && break
-	done
-	show_bugs "$dir/d.db"
-	python3 - "$dir" "$name" <<'EOF' || bad "$name: the reports' stacks are wrong"
+# stacks_check NAME [any]: every stack's frame 0 is its site; unless
+# "any", some bug kept both stacks of one run.
+stacks_check() {
+	python3 - "$dir" "${2:-}" <<'EOF' || bad "$1: the reports' stacks are wrong"
 import glob, json, sys
 docs = [json.load(open(p)) for p in glob.glob(sys.argv[1] + "/show.*.json")]
-assert docs, "no bug"
+assert docs or sys.argv[2] == "any", "no bug"
 pairs = 0
 for d in docs:
     for x in d["sites"]:
         if x["stack"]:
             f = x["stack"][0]
             assert (f["function"], f["line"]) == (x["function"], x["line"]), (f, x)
+    for ex in d["examples"]:
+        v = ex["value"]
+        if v and v["changed"]:
+            assert v["before"] != v["after"], v
     pairs += d["sites"][0]["stack_run"] == d["sites"][1]["stack_run"] != 0
-assert pairs, "no bug kept both stacks of one run"
+assert pairs or sys.argv[2] == "any", "no bug kept both stacks of one run"
 EOF
+}
+for name in fibonacci lost-update lock-free-queue; do
+	rm -f "$dir/d.db"*
+	sweep "$dir/d.db" "$name" pct:3
+	show_bugs "$dir/d.db"
+	stacks_check "$name"
 done
+# Sampled (parallel) runs keep both stacks only when the armed thread is
+# asked before its window closes, which a loaded machine may deny every
+# run: what they kept must still be right.
+rm -f "$dir/d.db"*
+sweep "$dir/d.db" helper-race sampled
+show_bugs "$dir/d.db"
+stacks_check "helper-race (sampled)" any
 
 # ---- (d) heisen run --density -----------------------------------------------------
 
-# A sampled run collides only when the two threads overlap (about 9 runs
-# in 10 here): the text is checked on the first of a few seeds that does.
-for seed in 3 4 5 6; do
-	"$HEISEN" run "$build/helper-race.wasm" --density 100 --seed $seed >"$dir/run.prog" 2>"$dir/run.txt" ||
-		bad "run --density: exit $?: $(snippet "$dir/run.txt")"
-	grep -q '^WARNING: heisen: data race (violation 1 of ' "$dir/run.txt" && break
-	[ "$seed" -eq 6 ] && bad "run --density: no race text in 4 runs: $(snippet "$dir/run.txt")"
-done
+# Serial: the armed thread sleeps while the other runs, so the run
+# collides and keeps both stacks whatever the load of the machine.
+serial=(--schedule random --schedule-seed 1 --density 100 --seed 3)
+"$HEISEN" run "$build/helper-race.wasm" "${serial[@]}" >"$dir/run.prog" 2>"$dir/run.txt" ||
+	bad "run --density: exit $?: $(snippet "$dir/run.txt")"
+grep -q '^WARNING: heisen: data race (violation 1 of ' "$dir/run.txt" ||
+	bad "run --density: no race text: $(snippet "$dir/run.txt")"
 grep -Eq '^    #1 pay_(rent|wages) ' "$dir/run.txt" ||
 	bad "run --density: no caller frame: $(snippet "$dir/run.txt")"
-# One run catches the armed access's stack only when its thread is asked
-# before its delay window closes: on a loaded machine (an ASan build
-# beside other jobs) a given seed may not; some seed of a few does.
-got=0
-for seed in 3 4 5 6 7 8 9 10; do
-	"$HEISEN" run "$build/helper-race.wasm" --density 100 --seed $seed --json >"$dir/run.json" 2>/dev/null ||
-		bad "run --density --json: exit $?"
-	python3 - "$dir/run.json" <<'EOF' || bad "run --density --json: no stacks or values"
+grep -q '^heisen: schedule random:0.05 seed 0x0000000000000001: [0-9]* points, [0-9]* switches, digest [0-9a-f]*; density 100.00% seed 0x0000000000000003: [0-9]* of [0-9]* sites armed; ok 0 in ' "$dir/run.txt" ||
+	bad "run --schedule --density: its first line: $(snippet "$dir/run.txt")"
+"$HEISEN" run "$build/helper-race.wasm" "${serial[@]}" --json >"$dir/run.json" 2>/dev/null ||
+	bad "run --density --json: exit $?"
+python3 - "$dir/run.json" <<'EOF' || bad "run --density --json: no stacks or values: $(snippet "$dir/run.json")"
 import json, sys
 d = json.load(open(sys.argv[1]))
+assert d["schedule"]["strategy"] == "random:0.05" and d["density_bp"] == 10000, d
+assert d["seed"] == "0000000000000003" and d["delay"] == 50, d
 vs = d["violations"]
+assert [v for v in vs if all(s["stack"] for s in v["sites"])], "no violation with both stacks"
 for v in vs:
     assert "value" in v
     for s in v["sites"]:
         if s["stack"]:
             assert s["stack"][0]["line"] == s["line"], s
 EOF
-	python3 -c 'import json, sys
-vs = json.load(open(sys.argv[1]))["violations"]
-sys.exit(0 if [v for v in vs if all(s["stack"] for s in v["sites"])] else 1)' "$dir/run.json" &&
-		{ got=1; break; }
-done
-[ "$got" -eq 1 ] || bad "run --density --json: no violation with both stacks in 8 runs"
+# Sampled: what a run kept must be right, whatever it kept.
+"$HEISEN" run "$build/helper-race.wasm" --density 100 --seed 3 --json >"$dir/run.json" 2>/dev/null ||
+	bad "run --density --json (sampled): exit $?"
+python3 - "$dir/run.json" <<'EOF' || bad "run --density --json (sampled): $(snippet "$dir/run.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "schedule" not in d and d["density_bp"] == 10000, d
+for v in d["violations"]:
+    for s in v["sites"]:
+        if s["stack"]:
+            assert s["stack"][0]["line"] == s["line"], s
+EOF
 
 finish t_report

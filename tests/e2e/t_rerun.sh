@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # heisen rerun: a recorded run runs again under the very mask its campaign
 # worker used (checked against the sweep's own findings: a recorded bug's
-# two sites must both be armed), with the campaign's arguments, exit
+# two sites must both be armed), a serial campaign's run on the recorded
+# path (its digest) with the same bugs; a check's under happens-before;
+# with the campaign's arguments, exit
 # statuses as `heisen run`, nothing recorded, and one message and exit 2
 # for a bad id, a missing database, a program gone or changed.
 # heisen sweep --progress-fd: the heisen.progress/1 lines, a bad FD, a
@@ -16,8 +18,10 @@ sql() { sqlite3 "$db" "$1"; }
 # of one profile.
 
 # --- a campaign with progress lines ----------------------------------------
+# Serial (--schedule): its runs find the same bugs on a loaded machine as
+# on an idle one, and a rerun takes each run's path again.
 "$HEISEN" sweep "$fib" --db "$db" --densities 10,30 --runs 10 --jobs 2 \
-	--profiles default --seed 11 --json --progress-fd 3 3>"$dir/p.jsonl" >"$dir/sweep.json" \
+	--schedule random --seed 11 --json --progress-fd 3 3>"$dir/p.jsonl" >"$dir/sweep.json" \
 	2>"$dir/sweep.err" || bad "sweep: exit $?: $(snippet "$dir/sweep.err")"
 "$HEISEN" bugs --db "$db" --json >"$dir/bugs.json" ||
 	bad "bugs --json: exit $?"
@@ -90,6 +94,10 @@ for r in runs:
     assert len(rr["recorded_bugs"]) == r["bugs"], (rr, r)
     assert sorted(rr["caught_again"] + rr["missed"]) == rr["recorded_bugs"], rr
     assert rr["new"] == len(rr["new_bugs"]), rr
+    # Serial: the same path, the same bugs.
+    assert rr["same_path"] is True, rr
+    assert x["schedule"]["digest"] == rr["recorded_digest"], (x["schedule"], rr)
+    assert not rr["missed"] and not rr["new"], rr
     caught = {tuple(s["site"] for s in v["sites"]) for v in x["violations"]}
     for b in rr["caught_again"]:
         assert tuple(s["site"] for s in bugs[b]["sites"]) in caught, b
@@ -124,9 +132,9 @@ got=$("$HEISEN" run "$fib" --density "$(python3 -c "print($dens/100)")" \
 	bad "rerun plain: exit $?: $(snippet "$dir/plain.err")"
 grep -q '^fibonacci: 2 threads' "$dir/plain.out" ||
 	bad "rerun plain: no program output on stdout: $(snippet "$dir/plain.out")"
-grep -q "^heisen: density .* seed $seed: [0-9]* of [0-9]* sites armed; ok 0" \
+grep -q "^heisen: schedule random:0.05 seed $seed: .*; density .* seed $seed: [0-9]* of [0-9]* sites armed; ok 0" \
 	"$dir/plain.out" || bad "rerun plain: no report line: $(snippet "$dir/plain.out")"
-grep -q "^rerun of run $rid (recorded: ok 0, .*): caught again [0-9]* of [0-9]*.*; new [0-9]*" \
+grep -q "^rerun of run $rid (recorded: ok 0, .*): caught again [0-9]* of [0-9]*.*; new 0; the same path (recorded digest [0-9a-f]*)\$" \
 	"$dir/plain.out" || bad "rerun plain: no comparison line: $(snippet "$dir/plain.out")"
 # --json: stdout is the document alone, the program's output on stderr
 grep -q '^fibonacci: 2 threads' "$dir/r$rid.err" ||
@@ -185,6 +193,21 @@ for g in exit3:3:exit trap:134:trap; do
 	grep -q "\"status\":\"$status\".*\"recorded_status\":\"$status\"" \
 		"$dir/$name.json" || bad "rerun $name: $(snippet "$dir/$name.json")"
 done
+
+# --- a check's run: happens-before again ----------------------------------------
+# early-read's race (a read long before the write it races with) is seen
+# by happens-before in every run, by a collision almost never.
+"$HEISEN" check "$root/demos/build/early-read.wasm" --profile default --db "$db" >/dev/null 2>&1 ||
+	bad "check: exit $?"
+id=$(sql "SELECT max(id) FROM runs")
+"$HEISEN" rerun "$id" --db "$db" --json >"$dir/hb.json" 2>/dev/null
+python3 - "$dir/hb.json" <<'EOF' || bad "rerun of a check's run: $(snippet "$dir/hb.json")"
+import json, sys
+x = json.load(open(sys.argv[1]))
+rr = x["rerun"]
+assert x["armed"] == x["sites"] and rr["recorded_digest"] is None, x
+assert len(rr["recorded_bugs"]) == 1 and rr["caught_again"] == rr["recorded_bugs"], rr
+EOF
 
 # --- errors: one line, exit 2 ----------------------------------------------------
 expect2() { # NAME PATTERN CMD...

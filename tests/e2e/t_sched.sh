@@ -115,7 +115,9 @@ refused "fixed without a file" "name it with --schedule-file" "$lu" --schedule f
 refused "a file without fixed" "the schedule --schedule fixed follows" "$lu" \
 	--schedule random --schedule-file "$dir/lu.sched"
 refused "a seed without --schedule" "needs --schedule" "$lu" --schedule-seed 3
-refused "--schedule with --density" "not for a serial run" "$lu" --schedule random --density 50
+refused "--schedule with --profile" "not for a serial run" "$lu" --schedule random --profile default
+refused "--schedule with --seed alone" "needs --density or --mask" "$lu" --schedule random --seed 3
+refused "--schedule with --delay alone" "needs --density or --mask" "$lu" --schedule random --delay 9
 grep -v '^digest' "$dir/lu.sched" >"$dir/trunc.sched"
 refused "truncated file" "truncated: no digest line" "$lu" --schedule fixed \
 	--schedule-file "$dir/trunc.sched"

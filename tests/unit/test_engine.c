@@ -73,6 +73,7 @@
 #include <cmocka.h>
 
 #include "core/engine.h"
+#include "core/engine_int.h"
 #include "core/jit.h"
 #include "core/simd.h"
 #include "modbuild.h"
@@ -1020,6 +1021,32 @@ static bool never_filtered(void *ctx, uint32_t tid, const eng_val *args)
 #define SH_MASK(m) ((uint64_t)(m) << 40)
 #define SH_BITS(s) ((uint64_t)((s) + 1) << 48)
 
+/* The throttle's interval: a slow yield (the CPU went to another
+ * process) doubles it up to the cap, a quick one shrinks it by a
+ * sixteenth, never below the profile's. */
+static void throttle_backs_off_on_a_loaded_machine(void **state)
+{
+	const int64_t slow = ENG_THROTTLE_SLOW_NS, quick = 2000;
+	uint32_t every = 64, n = 0;
+
+	(void)state;
+	assert_int_equal(eng_rt_throttle_next(64, 64, quick), 64);
+	assert_int_equal(eng_rt_throttle_next(64, 64, slow), 128);
+	assert_int_equal(eng_rt_throttle_next(64, 64, slow - 1), 64);
+	while (every < ENG_THROTTLE_MAX && n++ < 100)
+		every = eng_rt_throttle_next(every, 64, slow);
+	assert_int_equal(n, 14); /* 64 << 14 = 2^20 */
+	assert_int_equal(eng_rt_throttle_next(every, 64, slow),
+			 ENG_THROTTLE_MAX);
+	assert_int_equal(eng_rt_throttle_next(ENG_THROTTLE_MAX - 1, 64, slow),
+			 ENG_THROTTLE_MAX);
+	assert_int_equal(eng_rt_throttle_next(1600, 64, quick), 1500);
+	for (n = 0; every > 64 && n < 1000; n++)
+		every = eng_rt_throttle_next(every, 64, quick);
+	assert_int_equal(every, 64);
+	assert_true(n > 100 && n < 200); /* 2^20 -> 64 by 15/16 steps */
+}
+
 static void shadow_test_skips_exactly_when_it_holds(void **state)
 {
 	/* Sites: 0 four bytes (a cell's first word), 1 one byte (its
@@ -1496,6 +1523,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(backtrace_names_each_frames_call),
 	    cmocka_unit_test(filter_skips_the_calls_it_takes),
+	    cmocka_unit_test(throttle_backs_off_on_a_loaded_machine),
 	    cmocka_unit_test(shadow_test_skips_exactly_when_it_holds),
 	    cmocka_unit_test(every_simd_instruction_compiles),
 	    cmocka_unit_test(simd_templates_agree_with_simd_h),

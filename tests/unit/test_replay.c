@@ -602,6 +602,74 @@ static void bad_schedules_are_refused(void **state)
 	free(text);
 }
 
+/* A failure found by serial runs (minimize --schedule): the strategy and
+ * seed round-trip and make it serial under the collision detector; a
+ * file without the seed, with fixed or with happens-before is refused;
+ * without the strategy it is a sampled failure as before. */
+static void serial_failure_round_trips(void **state)
+{
+	static const uint32_t sites[] = {3, 9};
+	fixture *fx = *state;
+	rep_spec w, r;
+	wasm_err e;
+	char *text, *bad;
+
+	full_spec(&w);
+	for (int i = 0; i < 2; i++) {
+		wasm_free(w.site[i].func);
+		wasm_free(w.site[i].file);
+		w.site[i] = (rep_site){0};
+	}
+	w.mode = REP_FAILURE;
+	w.failure = own_str("exit:1");
+	w.delay_sites = (uint32_t *)own((const char *)sites, sizeof sites);
+	w.ndelay = 2;
+	w.has_sched = w.sched_collide = true;
+	w.sched = (rep_sched_spec){.strategy = REP_SCHED_RANDOM,
+				   .p = 0.25,
+				   .seed = 0x8000000000000003ull};
+	wasm_err_clear(&e);
+	assert_int_equal(rep_write(fx->path, &w, &e), WASM_OK);
+	text = read_text(fx->path, NULL);
+	assert_non_null(strstr(text, "\nsched_strategy = random:0.25\n"));
+	assert_non_null(strstr(text, "\nsched_seed = 0x8000000000000003\n"));
+	assert_non_null(strstr(text, "\nsched_detector = collision\n"));
+	assert_null(strstr(text, "sched_decisions"));
+	assert_int_equal(rep_read(fx->path, &r, &e), WASM_OK);
+	assert_int_equal(r.mode, REP_FAILURE);
+	assert_true(r.has_sched && r.sched_collide && !r.has_dec);
+	assert_int_equal(r.sched.strategy, REP_SCHED_RANDOM);
+	assert_true(r.sched.p == 0.25 && r.sched.seed == w.sched.seed);
+	assert_int_equal(r.ndelay, 2);
+	assert_int_equal(r.delay_sites[1], 9);
+	rep_spec_clear(&r);
+
+	bad = edit(text, "sched_seed", "", NULL);
+	REFUSED(fx, bad, strlen(bad), "sched_seed");
+	free(bad);
+	bad = edit(text, "sched_strategy", "sched_strategy = fixed\n", NULL);
+	REFUSED(fx, bad, strlen(bad), "random, pct or chaos");
+	free(bad);
+	bad = edit(text, "sched_detector", "sched_detector = happens-before\n",
+		   NULL);
+	REFUSED(fx, bad, strlen(bad), "collision detector");
+	free(bad);
+	{
+		char *a = edit(text, "sched_strategy", "", NULL);
+		char *b = edit(a, "sched_seed", "", NULL);
+		bad = edit(b, "sched_detector", "", NULL);
+		free(a);
+		free(b);
+	}
+	write_bytes(fx->path, bad, strlen(bad));
+	assert_int_equal(rep_read(fx->path, &r, &e), WASM_OK);
+	assert_true(!r.has_sched && !r.sched_collide);
+	rep_spec_clear(&r);
+	free(bad);
+	free(text);
+	rep_spec_clear(&w);
+}
+
 static void version_1_files_are_read(void **state)
 {
 	fixture *fx = *state;
@@ -920,6 +988,7 @@ int main(void)
 	    T(future_and_foreign_files_are_refused),
 	    T(schedule_spec_round_trips),
 	    T(bad_schedules_are_refused),
+	    T(serial_failure_round_trips),
 	    T(version_1_files_are_read),
 	    T(truncated_file_is_refused),
 	    T(unknown_and_repeated_keys_are_refused),

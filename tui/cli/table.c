@@ -99,8 +99,8 @@ static const tui_opt run_opts[] = {
     {"--mask", "MASKFILE",
      "detect races: arm exactly the site ids listed in MASKFILE"},
     {"--delay", "UNITS",
-     "with --density/--mask: spin units of an armed probe (default "
-     "50)"},
+     "with --density/--mask: spin units of an armed probe, or with "
+     "--schedule points of virtual time (default 50)"},
     {"--profile", "NAME",
      "with --density/--mask: execution profile (see 'heisen profiles')"},
     {"--fail-on-bugs", "[new|any]",
@@ -118,7 +118,8 @@ static const tui_opt run_opts[] = {
     {"--schedule", "STRATEGY",
      "run serially, one thread at a time, the scheduler choosing at every "
      "shared access: random[:P], pct:D[:K], chaos or fixed (races by "
-     "happens-before)"},
+     "happens-before; with --density or --mask, a serial sweep's run: "
+     "delays at the armed sites, races by collision)"},
     {"--schedule-seed", "S", "with --schedule: its seed (default: random)"},
     {"--schedule-file", "FILE",
      "with --schedule fixed: the schedule to follow (from --save-schedule)"},
@@ -348,6 +349,10 @@ static const tui_opt minimize_opts[] = {
     {"--seed", "S", "seed of the random partitions (default 0)"},
     {"--delay", "UNITS", "spin units of a delay (default 50)"},
     {"--profile", "NAME", "execution profile (default: default)"},
+    {"--schedule", "STRATEGY",
+     "serial runs: random[:P], pct:D[:K] or chaos; only armed sites "
+     "switch threads, so the result does not depend on the machine's "
+     "load (docs/schedules.md)"},
     {"--timeout", "TIME",
      "a run still going after TIME is stopped "
      "(default 10s)"},
@@ -704,7 +709,8 @@ const tui_cmd tui_commands[] = {
      "offset 0x1a3f\n"
      "124 if --timeout passes, with where each thread was on stderr "
      "(its call stack, named from the name section and DWARF: a "
-     "deadlock shows as threads waiting); 2 if FILE.wasm cannot be read, is not a "
+     "deadlock shows as threads waiting); 2 if FILE.wasm cannot be read, is "
+     "not a "
      "valid module or not a WASI command, or an option is wrong; 3 on an "
      "internal error. A program may return these codes itself: the "
      "message on stderr tells them apart.\n"
@@ -739,7 +745,12 @@ const tui_cmd tui_commands[] = {
      "--schedule-file FILE. Clocks, sleeps and random_get are virtual, "
      "so one seed gives one execution, shown by the digest on the "
      "report's first line; every site is armed and races are found by "
-     "happens-before. A run where every thread waits forever ends as a "
+     "happens-before. With --density or --mask as well it is one run of "
+     "a serial sweep: only the mask's sites are armed, each armed "
+     "probe's delay sleeps --delay points of virtual time while the "
+     "others run, and races are the collisions inside a delay, the same "
+     "on an idle machine and a loaded one. A run where every thread waits "
+     "forever ends as a "
      "deadlock naming where each waits (exit 134). --save-schedule FILE "
      "keeps the run's decisions; replaying them with --schedule fixed "
      "exits 1 when the run leaves them (another program or input), and "
@@ -920,8 +931,10 @@ const tui_cmd tui_commands[] = {
      "FILE.wasm [--runs N] [--profile NAME] [--jobs J] [--timeout TIME] "
      "[--db FILE] [--json] [--fail-on-bugs [new|any]] [--format "
      "sarif|junit|jsonl [--source-root DIR]] [--suppressions FILE] "
-     "[--stdin FILE] ""[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
-     "[--max-memory SIZE] ""[-- ARGS...]",
+     "[--stdin FILE] "
+     "[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
+     "[--max-memory SIZE] "
+     "[-- ARGS...]",
      "find every race of a run by happens-before, as ThreadSanitizer does",
      "Runs FILE.wasm (instrumented on the fly when it is not, cached by "
      "hash) N times with every site probed and no delay, and tracks "
@@ -978,8 +991,10 @@ const tui_cmd tui_commands[] = {
     {"explore",
      "FILE.wasm [--strategy random[:P]|pct:D[:K]|chaos] [--runs N | --budget "
      "TIME] [--seed S] [--failure trap|exit:N|stdout:RE] [--jobs J] "
-     "[--timeout TIME] [--stdin FILE] ""[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
-     "[--max-memory SIZE] ""[--db FILE] [--json] "
+     "[--timeout TIME] [--stdin FILE] "
+     "[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
+     "[--max-memory SIZE] "
+     "[--db FILE] [--json] "
      "[--fail-on-bugs [new|any]] [--format sarif|junit|jsonl] "
      "[--suppressions FILE] [-- ARGS...]",
      "search thread schedules: serial runs under drawn schedules, every "
@@ -1028,7 +1043,11 @@ const tui_cmd tui_commands[] = {
      "profile, density and mask seed over the campaign's site pool "
      "(its shared sites with --prune), so exactly the same sites are armed; "
      "the campaign's "
-     "delay and timeout. The program's output goes to stdout (stderr "
+     "delay and timeout; the campaign's detector (collisions for a "
+     "sweep, happens-before for check and explore); for a serial "
+     "campaign (--schedule) its strategy seeded with the run's seed, so "
+     "the run takes the recorded path again, which the comparing line "
+     "says by the digest. The program's output goes to stdout (stderr "
      "with --json). Then heisen prints the result as 'heisen run "
      "--density' does, and a line comparing with the recording: "
      "recorded bugs caught again, missed, and new violations (bug ids "
@@ -1068,8 +1087,7 @@ const tui_cmd tui_commands[] = {
      "whose hash differs, without --force), a bad option; 3 on an "
      "internal error.",
      0, 2, timeline_opts, tui_cmd_timeline},
-    {"debug",
-     "BUG | --run RUN | FILE.repro PROGRAM.wasm [--force] [--db FILE]",
+    {"debug", "BUG | --run RUN | FILE.repro PROGRAM.wasm [--force] [--db FILE]",
      "step through a serial run in the Timeline screen",
      "Opens the TUI on the Timeline screen of a serial run's schedule (a "
      "bug found by explore or check --schedule, a run, or a schedule "
@@ -1116,8 +1134,10 @@ const tui_cmd tui_commands[] = {
      "BUG [--run RUN] | --run RUN | --file FILE.repro PROGRAM.wasm "
      "[--force]  [--mode pinned|minimal|trigger] [--runs N] [--jobs J] "
      "[--hold TIME] [--any-address] [--until-first] [--save FILE.repro] "
-     "[--progress] [--stdin FILE] ""[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
-     "[--max-memory SIZE] ""[--db FILE] [--json]",
+     "[--progress] [--stdin FILE] "
+     "[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
+     "[--max-memory SIZE] "
+     "[--db FILE] [--json]",
      "reproduce a logged race and measure how often it shows",
      "Runs the program of a race again and again (--runs, default 100, "
      "in worker processes as a sweep does) and counts the runs that "
@@ -1144,7 +1164,8 @@ const tui_cmd tui_commands[] = {
      "refused unless --force. The runs read the campaign's or the file's "
      "stdin, --stdin FILE's bytes instead when given, or an empty stdin "
      "when there is none; likewise --dir, --env, --max-threads and "
-     "--max-memory, each given replacing the recorded one. On a terminal a progress line counts the "
+     "--max-memory, each given replacing the recorded one. On a terminal a "
+     "progress line counts the "
      "runs; Ctrl-C stops and reports what ran.\n"
      "Exit status: 0 when the race was reproduced at least once; 1 when "
      "it was not (a failed reproduction); 2 for an unknown bug or run, "
@@ -1155,9 +1176,11 @@ const tui_cmd tui_commands[] = {
     {"minimize",
      "PROGRAM.wasm --failure trap|exit:N|stdout:REGEX [--groups L] "
      "[--repeat R] [--budget TIME] [--seed S] [--delay UNITS] "
-     "[--profile NAME] [--timeout TIME] [--jobs J] [--baseline N] "
-     "[--save FILE.repro] [--stdin FILE] ""[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
-     "[--max-memory SIZE] ""[--json] [-- ARGS...]",
+     "[--profile NAME | --schedule STRATEGY] [--timeout TIME] [--jobs J] "
+     "[--baseline N] [--save FILE.repro] [--stdin FILE] "
+     "[--dir HOST[::GUEST]]... [--env K=V]... [--max-threads N] "
+     "[--max-memory SIZE] "
+     "[--json] [-- ARGS...]",
      "find the few delay sites that make a program fail",
      "For a failure rather than a race (a trap, an exit code, an output "
      "pattern that shows now and then), finds a small set of sites "
@@ -1174,7 +1197,15 @@ const tui_cmd tui_commands[] = {
      "repro file that 'heisen replay --file' replays (mode failure). "
      "Without --stdin a run's stdin is empty; --stdin FILE gives every "
      "run FILE's bytes, and the repro file carries them, as it does "
-     "--dir, --env, --max-threads and --max-memory (run's).\n"
+     "--dir, --env, --max-threads and --max-memory (run's). "
+     "--schedule STRATEGY runs every run serially, as 'sweep "
+     "--schedule' does: an armed site's delay lets the other threads "
+     "run --delay points of virtual time, and nothing else switches "
+     "threads but the strategy at armed sites, host calls, waits, "
+     "spawns and ends; so a failure that needs an interleaving shows "
+     "only when sites that make it are armed, whatever the machine's "
+     "load. Each run's schedule is drawn from --seed; the repro file "
+     "records the strategy and replays serially.\n"
      "Exit status: 0 when a set was found; 1 when none was (the "
      "failure never showed, or the budget ran out first); 2 for bad "
      "usage or an unreadable or invalid program; 3 on an internal "

@@ -209,6 +209,14 @@ static void print_plain(const replay_report *r, FILE *out)
 		for (uint32_t i = 0; i < s->ndelay; i++)
 			fprintf(out, " %u", s->delay_sites[i]);
 		fprintf(out, " in %s\n", r->path);
+		if (s->has_sched) {
+			char name[64];
+			rep_sched_name(&s->sched, name, sizeof name);
+			fprintf(out,
+				"serial runs under %s, schedules drawn from "
+				"seed 0x%016" PRIx64 "\n",
+				name, s->sched.seed);
+		}
 	} else {
 		tui_fmt_site(&s->site[0], a, sizeof a);
 		tui_fmt_site(&s->site[1], b, sizeof b);
@@ -318,6 +326,17 @@ static void print_json(const replay_report *r, FILE *out)
 	} else {
 		tui_json_null(&j, "failure");
 		tui_json_null(&j, "delay_sites");
+	}
+	if (s->mode == REP_FAILURE && s->has_sched) {
+		char name[64];
+		rep_sched_name(&s->sched, name, sizeof name);
+		tui_json_obj(&j, "serial");
+		tui_json_str(&j, "strategy", name);
+		snprintf(hex, sizeof hex, "%016" PRIx64, s->sched.seed);
+		tui_json_str(&j, "seed", hex);
+		tui_json_end(&j, '}');
+	} else {
+		tui_json_null(&j, "serial");
 	}
 	tui_json_str(&j, "mode", rep_mode_name(s->mode));
 	tui_json_u64(&j, "armed", res->armed);
@@ -713,8 +732,12 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	const char *profv = tui_opt_value(cmd, a, "--profile");
 	const char *tov = tui_opt_value(cmd, a, "--timeout");
 	const char *seedv = tui_opt_value(cmd, a, "--seed");
+	const char *schedv = tui_opt_value(cmd, a, "--schedule");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
 	const char *path = a->operands[0];
+	rep_sched_spec sched = {0};
+	rep_sched_factory fac;
+	char sched_name[64] = "";
 	const char **argv = NULL;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	rep_min_opts o = {0};
@@ -793,6 +816,34 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 			profv);
 		return TUI_EXIT_USAGE;
 	}
+	if (schedv) {
+		if (profv) {
+			fprintf(err,
+				"heisen minimize: --profile is not for serial "
+				"runs: the schedule alone decides when "
+				"threads switch\n");
+			return TUI_EXIT_USAGE;
+		}
+		if (rep_sched_parse(schedv, &sched, &e)) {
+			fprintf(err, "heisen minimize: --schedule: %s\n",
+				e.msg);
+			return TUI_EXIT_USAGE;
+		}
+		if (sched.strategy == REP_SCHED_FIXED) {
+			fprintf(err,
+				"heisen minimize: --schedule fixed follows one "
+				"recorded schedule: a search draws a new one "
+				"per run (random, pct or chaos)\n");
+			return TUI_EXIT_USAGE;
+		}
+		/* The check's runs, and a replay of the saved set, take
+		 * their schedules from this seed: the same ones. */
+		sched.seed = det_seed_mix(o.seed);
+		rep_sched_name(&sched, sched_name, sizeof sched_name);
+		rep_sched_factory_init(&fac, &sched, NULL, 0);
+		o.sched = &fac.maker;
+		o.sched_seed = sched.seed;
+	}
 	if ((st = det_prog_load(path, &p, &e))) {
 		fputs("heisen minimize: ", err);
 		tui_print_err(err, path, &e);
@@ -817,8 +868,9 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	if (!json) {
 		fprintf(err,
 			"minimize %s for %s: %u candidate sites, %u groups, "
-			"%u runs per configuration\n",
-			path, failv, p->sites.nsites, o.groups, o.repeat);
+			"%u runs per configuration%s%s\n",
+			path, failv, p->sites.nsites, o.groups, o.repeat,
+			schedv ? ", serial runs under " : "", sched_name);
 		o.on_iter = on_iter;
 		o.ctx = err;
 	}
@@ -851,6 +903,10 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		s.density_bp = DET_DENSITY_FULL;
 		s.mask_version = DET_MASK_VERSION;
 		s.profile = (char *)o.profile->name;
+		if (schedv) {
+			s.has_sched = s.sched_collide = true;
+			s.sched = sched;
+		}
 		if ((args = calloc(1, alen))) {
 			for (int i = 1, off = 0; i < a->noperands; i++) {
 				strcpy(args + off, a->operands[i]);
@@ -886,6 +942,10 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		tui_json_u64(&j, "candidates", res.candidates);
 		tui_json_u64(&j, "groups", o.groups);
 		tui_json_u64(&j, "repeat", o.repeat);
+		if (schedv)
+			tui_json_str(&j, "schedule", sched_name);
+		else
+			tui_json_null(&j, "schedule");
 		tui_json_bool(&j, "found", res.nsites > 0);
 		tui_json_arr(&j, "sites");
 		for (uint32_t i = 0; i < res.nsites; i++) {

@@ -96,6 +96,9 @@ typedef struct run_report {
 	const rep_sched_file *followed;
 	uint64_t diverged;
 	size_t ndecisions;
+	/* The probes armed by --density or --mask (mask_file, density_bp,
+	 * seed), under the collision detector; serial or not. */
+	bool masked;
 } run_report;
 
 /* Name r->res's violations into r->hit; false when out of memory. */
@@ -184,8 +187,6 @@ static void print_violation(FILE *out, const det_violation *v, const db_hit *h,
 	tui_race_print(out, &r);
 }
 
-/* The report of heisen.run/1: its members into j's open object, or with
- * j NULL as text on out. */
 /* A serial run's schedule: what chose, what it did, and for a replay
  * whether it took the recorded path. */
 static void print_sched(FILE *out, const run_report *r)
@@ -196,7 +197,7 @@ static void print_sched(FILE *out, const run_report *r)
 	rep_sched_name(r->followed ? &r->followed->spec : r->sched, name,
 		       sizeof name);
 	fprintf(out,
-		"heisen: schedule %s%s seed 0x%016" PRIx64 ": %" PRIu64
+		"schedule %s%s seed 0x%016" PRIx64 ": %" PRIu64
 		" points, %u switches, digest %016" PRIx64,
 		r->followed ? "fixed, replaying " : "", name, r->sched->seed,
 		st->events, st->switches, st->digest);
@@ -239,6 +240,37 @@ static void json_sched(tui_json *j, const run_report *r)
 	tui_json_end(j, '}');
 }
 
+/* The mask of a run by --density or --mask: its members into j's open
+ * object, or with j NULL as text on out. */
+static void print_mask(FILE *out, tui_json *j, const run_report *r,
+		       uint32_t nsites)
+{
+	char hex[20];
+
+	if (j && r->mask_file) {
+		tui_json_str(j, "mask_file", r->mask_file);
+	} else if (j) {
+		tui_json_u64(j, "density_bp", r->density_bp);
+		snprintf(hex, sizeof hex, "%016" PRIx64, r->seed);
+		tui_json_str(j, "seed", hex);
+		tui_json_u64(j, "mask_version", DET_MASK_VERSION);
+		tui_json_u64(j, "pool", r->npool);
+	} else if (r->mask_file) {
+		fprintf(out, "mask %s: %u of %u sites armed; ", r->mask_file,
+			r->armed, nsites);
+	} else {
+		fprintf(out,
+			"density %.2f%% seed 0x%016" PRIx64 ": %u of %u "
+			"sites armed",
+			r->density_bp / 100.0, r->seed, r->armed, nsites);
+		if (r->npool != nsites)
+			fprintf(out, " (pool of %u shared sites)", r->npool);
+		fputs("; ", out);
+	}
+}
+
+/* The report of heisen.run/1: its members into j's open object, or with
+ * j NULL as text on out. */
 static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		      const run_report *r)
 {
@@ -247,20 +279,12 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 	uint32_t shown = res->nbugs - r->nsuppressed;
 
 	if (j) {
-		char hex[20];
 		tui_json_str(j, "schema", "heisen.run/1");
 		tui_json_str(j, "file", r->file);
-		if (r->sched) {
+		if (r->sched)
 			json_sched(j, r);
-		} else if (r->mask_file) {
-			tui_json_str(j, "mask_file", r->mask_file);
-		} else {
-			tui_json_u64(j, "density_bp", r->density_bp);
-			snprintf(hex, sizeof hex, "%016" PRIx64, r->seed);
-			tui_json_str(j, "seed", hex);
-			tui_json_u64(j, "mask_version", DET_MASK_VERSION);
-			tui_json_u64(j, "pool", r->npool);
-		}
+		if (r->masked)
+			print_mask(out, j, r, nsites);
 		tui_json_u64(j, "sites", nsites);
 		tui_json_u64(j, "armed", r->armed);
 		tui_json_u64(j, "delay", r->delay);
@@ -308,22 +332,11 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		tui_benign_json(j, res->benign, res->benign != 0);
 		return;
 	}
+	fputs("heisen: ", out);
 	if (r->sched)
 		print_sched(out, r);
-	else if (r->mask_file)
-		fprintf(out, "heisen: mask %s: %u of %u sites armed; ",
-			r->mask_file, r->armed, nsites);
-	else if (r->npool != nsites)
-		fprintf(out,
-			"heisen: density %.2f%% seed 0x%016" PRIx64
-			": %u of %u sites armed (pool of %u shared sites); ",
-			r->density_bp / 100.0, r->seed, r->armed, nsites,
-			r->npool);
-	else
-		fprintf(out,
-			"heisen: density %.2f%% seed 0x%016" PRIx64
-			": %u of %u sites armed; ",
-			r->density_bp / 100.0, r->seed, r->armed, nsites);
+	if (r->masked)
+		print_mask(out, NULL, r, nsites);
 	fprintf(out, "%s", det_status_name(res->status));
 	if (res->status == DET_OK || res->status == DET_EXIT)
 		fprintf(out, " %d", res->exit_code);
@@ -343,8 +356,6 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 	tui_benign_print(out, res->benign, res->benign != 0, 1);
 }
 
-/* `heisen run`'s exit status for a masked run that reports nbugs
- * violations. */
 /* r as `heisen run` reports it: text, or one JSON document. */
 static void report_run(FILE *out, bool json, const det_prog *p,
 		       const run_report *r)
@@ -362,6 +373,8 @@ static void report_run(FILE *out, bool json, const det_prog *p,
 	tui_json_done(&j);
 }
 
+/* `heisen run`'s exit status for a run that reports nbugs violations
+ * (fail: --fail-on-bugs). */
 static int run_exit(const det_run_result *res, uint32_t nbugs, bool fail)
 {
 	int rc;
@@ -389,54 +402,45 @@ static uint32_t count_armed(const uint8_t *mask, uint32_t n)
 
 /* ---- heisen run --density / --mask --------------------------------------- */
 
-static int run_masked(const tui_cmd *cmd, const tui_args *a,
-		      const wasi_config *base, FILE *out, FILE *err)
-{
-	const char *path = a->operands[0];
-	const char *dv = tui_opt_value(cmd, a, "--density");
-	const char *mv = tui_opt_value(cmd, a, "--mask");
-	const char *sv = tui_opt_value(cmd, a, "--seed");
-	const char *pv = tui_opt_value(cmd, a, "--profile");
-	const char *delv = tui_opt_value(cmd, a, "--delay");
-	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	tui_gate gate;
-	uint32_t failing;
-	det_prog *p = NULL;
-	uint8_t *mask = NULL;
-	uint32_t *dens = NULL, ndens = 0, delay = DET_DEFAULT_DELAY;
-	uint64_t seed = 0;
-	const det_profile *prof = det_profile_find("default");
-	det_run_opts o = {0};
-	det_run_result res = {0};
-	run_report r = {0};
-	det_supp *supp = NULL;
-	wasm_err e;
-	int rc;
+/* A run's probes by --density (with --seed) or --mask, and --delay. */
+typedef struct mask_choice {
+	const char *file; /* --mask; NULL: density_bp and seed */
+	uint32_t density_bp;
+	uint64_t seed;
+	uint32_t delay;
+} mask_choice;
 
-	if (dv && mv) {
+/* --density, --mask, --seed and --delay into *m; an exit code with the
+ * message on err. */
+static int mask_opts(const tui_cmd *cmd, const tui_args *a, mask_choice *m,
+		     FILE *err)
+{
+	const char *dv = tui_opt_value(cmd, a, "--density");
+	const char *sv = tui_opt_value(cmd, a, "--seed");
+	const char *delv = tui_opt_value(cmd, a, "--delay");
+	uint32_t *dens = NULL, ndens = 0;
+	wasm_err e;
+
+	memset(m, 0, sizeof *m);
+	m->file = tui_opt_value(cmd, a, "--mask");
+	m->delay = DET_DEFAULT_DELAY;
+	if (dv && m->file) {
 		fprintf(err,
 			"heisen run: give --density or --mask, not both\n");
 		return TUI_EXIT_USAGE;
 	}
-	if (sv && !tui_parse_u64(sv, &seed)) {
+	if (sv && !tui_parse_u64(sv, &m->seed)) {
 		fprintf(err,
 			"heisen run: --seed expects a 64-bit number "
 			"(decimal or 0x hex), got '%s'\n",
 			sv);
 		return TUI_EXIT_USAGE;
 	}
-	if (delv && !tui_parse_u32(delv, 0, 100000000, &delay)) {
+	if (delv && !tui_parse_u32(delv, 0, 100000000, &m->delay)) {
 		fprintf(err,
 			"heisen run: --delay expects a number of spin "
 			"units from 0 to 100000000, got '%s'\n",
 			delv);
-		return TUI_EXIT_USAGE;
-	}
-	if (pv && !(prof = det_profile_find(pv))) {
-		fprintf(err,
-			"heisen run: unknown profile '%s' (see 'heisen "
-			"profiles')\n",
-			pv);
 		return TUI_EXIT_USAGE;
 	}
 	if (dv && (det_parse_densities(dv, &dens, &ndens, &e) || ndens != 1)) {
@@ -447,31 +451,81 @@ static int run_masked(const tui_cmd *cmd, const tui_args *a,
 		wasm_free(dens);
 		return TUI_EXIT_USAGE;
 	}
-	if (dv && !sv)
-		seed = tui_random_seed();
+	if (dv) {
+		m->density_bp = dens[0];
+		if (!sv)
+			m->seed = tui_random_seed();
+	}
+	wasm_free(dens);
+	return TUI_EXIT_OK;
+}
+
+/* m's mask of p into *mask (wasm_malloc'd, nsites bytes) and r's fields
+ * that report it; an exit code with the message on err. */
+static int mask_make(const mask_choice *m, const det_prog *p, uint8_t **mask,
+		     run_report *r, FILE *err)
+{
+	wasm_err e;
+
+	if (!(*mask = wasm_calloc(p->sites.nsites ? p->sites.nsites : 1, 1))) {
+		fprintf(err, "heisen run: out of memory\n");
+		return TUI_EXIT_INTERNAL;
+	}
+	if (m->file
+		? det_mask_read(m->file, *mask, p->sites.nsites, &e)
+		: det_mask_make(m->seed, m->density_bp, NULL, p->sites.nsites,
+				*mask, p->sites.nsites, &e)) {
+		tui_print_err(err, m->file, &e);
+		return TUI_EXIT_USAGE;
+	}
+	r->masked = true;
+	r->mask_file = m->file;
+	r->density_bp = m->density_bp;
+	r->seed = m->seed;
+	r->npool = p->sites.nsites;
+	r->armed = count_armed(*mask, p->sites.nsites);
+	r->delay = m->delay;
+	return TUI_EXIT_OK;
+}
+
+static int run_masked(const tui_cmd *cmd, const tui_args *a,
+		      const wasi_config *base, FILE *out, FILE *err)
+{
+	const char *path = a->operands[0];
+	const char *pv = tui_opt_value(cmd, a, "--profile");
+	bool json = tui_opt_value(cmd, a, "--json") != NULL;
+	tui_gate gate;
+	uint32_t failing;
+	det_prog *p = NULL;
+	uint8_t *mask = NULL;
+	mask_choice m;
+	const det_profile *prof = det_profile_find("default");
+	det_run_opts o = {0};
+	det_run_result res = {0};
+	run_report r = {0};
+	det_supp *supp = NULL;
+	wasm_err e;
+	int rc;
+
+	if ((rc = mask_opts(cmd, a, &m, err)))
+		return rc;
+	if (pv && !(prof = det_profile_find(pv))) {
+		fprintf(err,
+			"heisen run: unknown profile '%s' (see 'heisen "
+			"profiles')\n",
+			pv);
+		return TUI_EXIT_USAGE;
+	}
 	/* A bad gate or rules file is bad input: refused before anything
 	 * runs. */
 	if ((rc = tui_gate_parse(cmd, a, &gate, err)) ||
-	    (rc = tui_supp_open(cmd, a, &supp, err)))
+	    (rc = tui_supp_open(cmd, a, &supp, err)) ||
+	    (rc = tui_load_prog(path, &p, err)) ||
+	    (rc = mask_make(&m, p, &mask, &r, err)))
 		goto done;
-	if ((rc = tui_load_prog(path, &p, err)))
-		goto done;
-	mask = wasm_calloc(p->sites.nsites ? p->sites.nsites : 1, 1);
-	if (!mask) {
-		fprintf(err, "heisen run: out of memory\n");
-		rc = TUI_EXIT_INTERNAL;
-		goto done;
-	}
-	if (mv ? det_mask_read(mv, mask, p->sites.nsites, &e)
-	       : det_mask_make(seed, dens[0], NULL, p->sites.nsites, mask,
-			       p->sites.nsites, &e)) {
-		tui_print_err(err, mv, &e);
-		rc = TUI_EXIT_USAGE;
-		goto done;
-	}
 	o.algo = DET_RACE;
 	o.mask = mask;
-	o.delay = delay;
+	o.delay = m.delay;
 	o.profile = prof;
 	o.wasi = base;
 	/* With --json, stdout carries the report: the program's output goes
@@ -484,12 +538,6 @@ static int run_masked(const tui_cmd *cmd, const tui_args *a,
 		goto done;
 	}
 	r.file = path;
-	r.mask_file = mv;
-	r.density_bp = mv ? 0 : dens[0];
-	r.seed = seed;
-	r.npool = p->sites.nsites;
-	r.armed = count_armed(mask, p->sites.nsites);
-	r.delay = delay;
 	r.prof = prof;
 	r.res = &res;
 	if (!run_report_name(&r, p)) {
@@ -506,7 +554,6 @@ static int run_masked(const tui_cmd *cmd, const tui_args *a,
 done:
 	det_run_result_free(&res);
 	wasm_free(mask);
-	wasm_free(dens);
 	run_report_clear(&r);
 	det_supp_free(supp);
 	det_prog_free(p);
@@ -518,7 +565,9 @@ done:
  * One serial run (core/engine.h, replay/sched.h) under the
  * happens-before detector: every probe site armed, so that every shared
  * access is a scheduling point and every race of the interleaving taken
- * is seen. */
+ * is seen. With --density or --mask, a serial sweep's run instead: the
+ * mask's probes, whose delays let the other threads run, under the
+ * collision detector. */
 
 /* --schedule's options into *spec (and *followed for fixed); an exit
  * code with the message on err. */
@@ -528,17 +577,24 @@ static int sched_opts(const tui_cmd *cmd, const tui_args *a,
 	const char *sv = tui_opt_value(cmd, a, "--schedule");
 	const char *seedv = tui_opt_value(cmd, a, "--schedule-seed");
 	const char *file = tui_opt_value(cmd, a, "--schedule-file");
-	static const char *const not_serial[] = {
-	    "--density", "--mask", "--seed", "--delay", "--profile", NULL};
+	bool masked = tui_opt_value(cmd, a, "--density") ||
+		      tui_opt_value(cmd, a, "--mask");
+	static const char *const mask_only[] = {"--seed", "--delay", NULL};
 	wasm_err e;
 
-	for (const char *const *o = not_serial; *o; o++)
-		if (tui_opt_value(cmd, a, *o)) {
+	if (tui_opt_value(cmd, a, "--profile")) {
+		fprintf(err, "heisen run: --profile is not for a serial run: "
+			     "the schedule alone decides when threads "
+			     "switch\n");
+		return TUI_EXIT_USAGE;
+	}
+	for (const char *const *o = mask_only; *o; o++)
+		if (tui_opt_value(cmd, a, *o) && !masked) {
 			fprintf(err,
-				"heisen run: %s is not for a serial run: "
-				"--schedule runs one thread at a time under "
-				"the happens-before detector, with every "
-				"probe site armed\n",
+				"heisen run: %s needs --density or --mask: "
+				"without them --schedule runs under the "
+				"happens-before detector, every probe site "
+				"armed, and nothing delays\n",
 				*o);
 			return TUI_EXIT_USAGE;
 		}
@@ -598,6 +654,9 @@ static int run_serial(const tui_cmd *cmd, const tui_args *a,
 	uint32_t failing;
 	det_prog *p = NULL;
 	uint8_t *mask = NULL;
+	mask_choice m;
+	bool masked = tui_opt_value(cmd, a, "--density") ||
+		      tui_opt_value(cmd, a, "--mask");
 	det_run_opts o = {0};
 	det_run_result res = {0};
 	run_report r = {0};
@@ -609,18 +668,25 @@ static int run_serial(const tui_cmd *cmd, const tui_args *a,
 	int rc;
 
 	if ((rc = sched_opts(cmd, a, &spec, &followed, err)) ||
+	    (masked && (rc = mask_opts(cmd, a, &m, err))) ||
 	    (rc = tui_gate_parse(cmd, a, &gate, err)) ||
 	    (rc = tui_supp_open(cmd, a, &supp, err)) ||
 	    (rc = tui_load_prog(path, &p, err)))
 		goto done;
-	mask = wasm_malloc(p->sites.nsites ? p->sites.nsites : 1);
+	if (masked) {
+		if ((rc = mask_make(&m, p, &mask, &r, err)))
+			goto done;
+	} else if ((mask =
+			wasm_malloc(p->sites.nsites ? p->sites.nsites : 1))) {
+		memset(mask, 1, p->sites.nsites);
+		r.npool = r.armed = p->sites.nsites;
+	}
 	s = rep_sched_new(&spec, followed.d, followed.n);
 	if (!mask || !s) {
 		fprintf(err, "heisen run: out of memory\n");
 		rc = TUI_EXIT_INTERNAL;
 		goto done;
 	}
-	memset(mask, 1, p->sites.nsites);
 	/* argv[0] is the program's file name without its folder: a
 	 * schedule replays from any folder, and the name is all a program
 	 * should learn from it. */
@@ -637,8 +703,9 @@ static int run_serial(const tui_cmd *cmd, const tui_args *a,
 		argv[0] = strrchr(argv[0], '/') + 1;
 	cfg.argv = argv;
 	hook = rep_sched_hook(s);
-	o.algo = DET_HB;
+	o.algo = masked ? DET_RACE : DET_HB;
 	o.mask = mask;
+	o.delay = masked ? m.delay : 0;
 	o.profile = det_profile_find("default");
 	o.wasi = &cfg;
 	o.sched = &hook;
@@ -651,9 +718,6 @@ static int run_serial(const tui_cmd *cmd, const tui_args *a,
 		goto done;
 	}
 	r.file = path;
-	r.seed = spec.seed;
-	r.npool = p->sites.nsites;
-	r.armed = p->sites.nsites;
 	r.prof = o.profile;
 	r.res = &res;
 	r.sched = &spec;
@@ -766,6 +830,10 @@ typedef struct rerun_cmp {
 	id_list again, missed;
 	id_list new_ids; /* per new violation, index into res->bugs */
 	int64_t *new_bug;
+	/* A serial run: the recorded digest (has_digest false when the
+	 * workspace kept none) and whether the rerun's equals it. */
+	bool has_digest, same_path;
+	uint64_t digest;
 } rerun_cmp;
 
 /* bug[i]: the workspace's bug of violation i of res, 0 when it has none.
@@ -856,6 +924,11 @@ static void print_rerun_text(FILE *out, const db_run *run, const rerun_cmp *rc,
 			fprintf(out, "sites %u/%u (no bug yet)", v->site[0],
 				v->site[1]);
 	}
+	if (rc->has_digest)
+		fprintf(out, "; %s (recorded digest %016" PRIx64 ")",
+			rc->same_path ? "the same path"
+				      : "ANOTHER PATH than recorded",
+			rc->digest);
 	fprintf(out, "\n");
 }
 
@@ -875,6 +948,15 @@ static void print_rerun_json(tui_json *j, const db_run *run,
 	json_ids(j, "recorded_bugs", rc->recorded);
 	json_ids(j, "caught_again", &rc->again);
 	json_ids(j, "missed", &rc->missed);
+	if (rc->has_digest) {
+		char hex[20];
+		snprintf(hex, sizeof hex, "%016" PRIx64, rc->digest);
+		tui_json_str(j, "recorded_digest", hex);
+		tui_json_bool(j, "same_path", rc->same_path);
+	} else {
+		tui_json_null(j, "recorded_digest");
+		tui_json_null(j, "same_path");
+	}
 	tui_json_u64(j, "new", rc->new_ids.n);
 	tui_json_arr(j, "new_bugs");
 	for (size_t i = 0; i < rc->new_ids.n; i++) {
@@ -926,6 +1008,9 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	det_run_opts o = {0};
 	det_run_result res = {0};
 	run_report r = {0};
+	rep_sched_spec spec = {0};
+	rep_sched *sched = NULL;
+	eng_sched hook;
 	wasm_err e;
 	wasm_status st;
 	int rc;
@@ -991,7 +1076,27 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		rc = TUI_EXIT_INTERNAL;
 		goto done;
 	}
-	o.algo = DET_RACE;
+	/* As detector/campaign.c's sweep_next chose it: collisions for a
+	 * sweep, happens-before for check and explore; a serial campaign's
+	 * run scheduled by the strategy seeded with the run's seed. */
+	o.algo = c.kind == DB_KIND_SWEEP ? DET_RACE : DET_HB;
+	if (c.schedule) {
+		if (rep_sched_parse(c.schedule, &spec, &e)) {
+			fprintf(err,
+				"heisen rerun: campaign %" PRId64 " has a "
+				"schedule this heisen does not know: %s\n",
+				c.id, e.msg);
+			rc = TUI_EXIT_USAGE;
+			goto done;
+		}
+		spec.seed = run.seed;
+		if (!(sched = rep_sched_new(&spec, NULL, 0)))
+			goto oom;
+		hook = rep_sched_hook(sched);
+		o.sched = &hook;
+		o.sched_seed = run.seed;
+		r.sched = &spec;
+	}
 	o.mask = mask;
 	o.delay = c.delay;
 	o.profile = prof;
@@ -1022,7 +1127,19 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		}
 	if (!rerun_compare(&cmp, &recorded, vbug, &res))
 		goto oom;
+	if (sched) {
+		db_sched ds;
+		if ((st = db_run_sched(d, run.id, &ds, &cmp.has_digest, &e))) {
+			fprintf(err, "heisen rerun: %s\n", e.msg);
+			rc = tui_exit_for(st);
+			goto done;
+		}
+		cmp.digest = ds.digest;
+		cmp.same_path = ds.digest == res.sched.digest;
+		db_sched_clear(&ds);
+	}
 	r.file = prog.path;
+	r.masked = true;
 	r.density_bp = run.density_bp;
 	r.seed = run.seed;
 	r.npool = npool;
@@ -1063,6 +1180,7 @@ done:
 	db_program_clear(&prog);
 	db_campaign_clear(&c);
 	db_run_clear(&run);
+	rep_sched_free(sched);
 	if (d)
 		db_close(d);
 	return rc;

@@ -897,6 +897,26 @@ static inline uint32_t cell_bytes(uint64_t b, uint64_t end, uint64_t *cend)
 
 /* Thread t (tid) accesses bytes [addr, end) at site: each cell's check
  * and record. */
+/* A plain read of cell c whose read record is this thread's own (an
+ * earlier line of this epoch, most of the time, or of an older one):
+ * read_cell would check the write record and put this read in place of
+ * the record, nothing else. Done without the cell's lock when the write
+ * record is unlocked and does not race: a writer that locks the cell
+ * between the two loads and the store reports against the record it
+ * found (this thread's earlier read) instead of this one, a window of a
+ * few instructions. False: take the lock. */
+static inline bool reread(cell *c, const thr *t, uint32_t tid, uint64_t e)
+{
+	uint64_t r = __atomic_load_n(&c->r, __ATOMIC_RELAXED);
+	uint64_t w = __atomic_load_n(&c->w, __ATOMIC_ACQUIRE);
+
+	if ((r & (E_VALID | R_SET)) != E_VALID || e_tid(r) != tid ||
+	    (w & W_LOCK) || conflicts(t, tid, w, e_mask(e), false))
+		return false;
+	__atomic_store_n(&c->r, e, __ATOMIC_RELAXED);
+	return true;
+}
+
 static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 			 uint64_t end, uint32_t site, bool write, bool atomic)
 {
@@ -914,6 +934,8 @@ static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 		if (same_epoch(__atomic_load_n(write ? &c->w : &c->r,
 					       __ATOMIC_RELAXED),
 			       e))
+			continue;
+		if (!write && !atomic && reread(c, t, tid, e))
 			continue;
 		lock_cell(c);
 		if (!(c->w & ~W_LOCK) && !c->r) {

@@ -284,6 +284,11 @@ struct db_campaign;
 int tui_load_recorded(const tui_cmd *cmd, const struct db_program *prog,
 		      const struct db_campaign *c, struct det_prog **p,
 		      FILE *err);
+/* A serial campaign's strategy (c->schedule, not NULL) into *out, its
+ * seed 0: exit 2 with the message when this heisen does not know it. */
+struct rep_sched_spec;
+int tui_campaign_sched(const tui_cmd *cmd, const struct db_campaign *c,
+		       struct rep_sched_spec *out, FILE *err);
 void tui_print_err(FILE *err, const char *path, const wasm_err *e);
 
 /* The workspace database of a command: its --db value (may be NULL),

@@ -222,6 +222,22 @@ int tui_load_recorded(const tui_cmd *cmd, const db_program *prog,
 	return TUI_EXIT_OK;
 }
 
+int tui_campaign_sched(const tui_cmd *cmd, const db_campaign *c,
+		       rep_sched_spec *out, FILE *err)
+{
+	wasm_err e;
+
+	memset(out, 0, sizeof *out);
+	if (rep_sched_parse(c->schedule, out, &e)) {
+		fprintf(err,
+			"heisen %s: campaign %" PRId64 " has a schedule this "
+			"heisen does not know: %s\n",
+			cmd->name, c->id, e.msg);
+		return TUI_EXIT_USAGE;
+	}
+	return TUI_EXIT_OK;
+}
+
 int tui_open_spec(const tui_cmd *cmd, const tui_args *a, bool schedule,
 		  rep_spec *s, db **d, const char **path, FILE *err)
 {

@@ -824,14 +824,8 @@ int tui_cmd_sweep(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	if (c.schedule) {
 		/* Each run's schedule is drawn from its own seed, the
 		 * campaign's plan: a resumed sweep draws the same ones. */
-		if (rep_sched_parse(c.schedule, &sched, &e)) {
-			fprintf(err,
-				"heisen sweep: campaign %" PRId64 " has a "
-				"schedule this heisen does not know: %s\n",
-				c.id, e.msg);
-			rc = TUI_EXIT_USAGE;
+		if ((rc = tui_campaign_sched(cmd, &c, &sched, err)))
 			goto done;
-		}
 		rep_sched_factory_init(&fac, &sched, NULL, 0);
 		hooks.sched = &fac.maker;
 	}

@@ -1081,14 +1081,8 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 	 * run scheduled by the strategy seeded with the run's seed. */
 	o.algo = c.kind == DB_KIND_SWEEP ? DET_RACE : DET_HB;
 	if (c.schedule) {
-		if (rep_sched_parse(c.schedule, &spec, &e)) {
-			fprintf(err,
-				"heisen rerun: campaign %" PRId64 " has a "
-				"schedule this heisen does not know: %s\n",
-				c.id, e.msg);
-			rc = TUI_EXIT_USAGE;
+		if ((rc = tui_campaign_sched(cmd, &c, &spec, err)))
 			goto done;
-		}
 		spec.seed = run.seed;
 		if (!(sched = rep_sched_new(&spec, NULL, 0)))
 			goto oom;

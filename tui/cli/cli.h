@@ -284,9 +284,16 @@ struct db_campaign;
 int tui_load_recorded(const tui_cmd *cmd, const struct db_program *prog,
 		      const struct db_campaign *c, struct det_prog **p,
 		      FILE *err);
+struct rep_sched_spec;
+/* --schedule's strategy for runs that each draw their own schedule (a
+ * sweep's, a minimize's) into *out, its seed 0: exit 2 with the message
+ * for a bad one, for fixed (one recorded schedule) and when the command
+ * was also given its profile option (profile_opt, e.g. "--profiles"). */
+int tui_drawn_sched(const tui_cmd *cmd, const tui_args *a,
+		    const char *profile_opt, struct rep_sched_spec *out,
+		    FILE *err);
 /* A serial campaign's strategy (c->schedule, not NULL) into *out, its
  * seed 0: exit 2 with the message when this heisen does not know it. */
-struct rep_sched_spec;
 int tui_campaign_sched(const tui_cmd *cmd, const struct db_campaign *c,
 		       struct rep_sched_spec *out, FILE *err);
 void tui_print_err(FILE *err, const char *path, const wasm_err *e);

@@ -222,6 +222,34 @@ int tui_load_recorded(const tui_cmd *cmd, const db_program *prog,
 	return TUI_EXIT_OK;
 }
 
+int tui_drawn_sched(const tui_cmd *cmd, const tui_args *a,
+		    const char *profile_opt, rep_sched_spec *out, FILE *err)
+{
+	wasm_err e;
+
+	memset(out, 0, sizeof *out);
+	if (tui_opt_value(cmd, a, profile_opt)) {
+		fprintf(err,
+			"heisen %s: %s is not for serial runs: the schedule "
+			"alone decides when threads switch\n",
+			cmd->name, profile_opt);
+		return TUI_EXIT_USAGE;
+	}
+	if (rep_sched_parse(tui_opt_value(cmd, a, "--schedule"), out, &e)) {
+		fprintf(err, "heisen %s: --schedule: %s\n", cmd->name, e.msg);
+		return TUI_EXIT_USAGE;
+	}
+	if (out->strategy == REP_SCHED_FIXED) {
+		fprintf(err,
+			"heisen %s: --schedule fixed follows one recorded "
+			"schedule: each run here draws its own (random, pct "
+			"or chaos)\n",
+			cmd->name);
+		return TUI_EXIT_USAGE;
+	}
+	return TUI_EXIT_OK;
+}
+
 int tui_campaign_sched(const tui_cmd *cmd, const db_campaign *c,
 		       rep_sched_spec *out, FILE *err)
 {

@@ -459,26 +459,10 @@ int tui_plan_campaign(const tui_cmd *cmd, const tui_args *a, det_prog *p,
 	}
 	wasm_free(profs);
 	if ((v = tui_opt_value(cmd, a, "--schedule"))) {
-		rep_sched_spec spec = {0};
+		rep_sched_spec spec;
 		char name[64];
-		if (tui_opt_value(cmd, a, "--profiles")) {
-			fprintf(err,
-				"heisen sweep: --profiles is not for serial "
-				"runs: the schedule alone decides when "
-				"threads switch\n");
-			return TUI_EXIT_USAGE;
-		}
-		if (rep_sched_parse(v, &spec, &e)) {
-			fprintf(err, "heisen sweep: --schedule: %s\n", e.msg);
-			return TUI_EXIT_USAGE;
-		}
-		if (spec.strategy == REP_SCHED_FIXED) {
-			fprintf(err,
-				"heisen sweep: --schedule fixed follows one "
-				"recorded schedule: a sweep draws a new one "
-				"per run (random, pct or chaos)\n");
-			return TUI_EXIT_USAGE;
-		}
+		if ((rc = tui_drawn_sched(cmd, a, "--profiles", &spec, err)))
+			return rc;
 		rep_sched_name(&spec, name, sizeof name);
 		free(c->profiles);
 		if (!(c->schedule = strdup(name)) ||

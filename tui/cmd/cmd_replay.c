@@ -817,25 +817,8 @@ int tui_cmd_minimize(const tui_cmd *cmd, const tui_args *a, FILE *out,
 		return TUI_EXIT_USAGE;
 	}
 	if (schedv) {
-		if (profv) {
-			fprintf(err,
-				"heisen minimize: --profile is not for serial "
-				"runs: the schedule alone decides when "
-				"threads switch\n");
-			return TUI_EXIT_USAGE;
-		}
-		if (rep_sched_parse(schedv, &sched, &e)) {
-			fprintf(err, "heisen minimize: --schedule: %s\n",
-				e.msg);
-			return TUI_EXIT_USAGE;
-		}
-		if (sched.strategy == REP_SCHED_FIXED) {
-			fprintf(err,
-				"heisen minimize: --schedule fixed follows one "
-				"recorded schedule: a search draws a new one "
-				"per run (random, pct or chaos)\n");
-			return TUI_EXIT_USAGE;
-		}
+		if ((rc = tui_drawn_sched(cmd, a, "--profile", &sched, err)))
+			return rc;
 		/* The check's runs, and a replay of the saved set, take
 		 * their schedules from this seed: the same ones. */
 		sched.seed = det_seed_mix(o.seed);

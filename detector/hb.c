@@ -895,8 +895,6 @@ static inline uint32_t cell_bytes(uint64_t b, uint64_t end, uint64_t *cend)
 	return ((1u << hi) - 1) & ~((1u << lo) - 1);
 }
 
-/* Thread t (tid) accesses bytes [addr, end) at site: each cell's check
- * and record. */
 /* A plain read of cell c whose read record is this thread's own (an
  * earlier line of this epoch, most of the time, or of an older one):
  * read_cell would check the write record and put this read in place of
@@ -917,6 +915,8 @@ static inline bool reread(cell *c, const thr *t, uint32_t tid, uint64_t e)
 	return true;
 }
 
+/* Thread t (tid) accesses bytes [addr, end) at site: each cell's check
+ * and record. */
 static void access_bytes(det_hb *h, thr *t, uint32_t tid, uint32_t addr,
 			 uint64_t end, uint32_t site, bool write, bool atomic)
 {

@@ -96,10 +96,14 @@ typedef struct run_report {
 	const rep_sched_file *followed;
 	uint64_t diverged;
 	size_t ndecisions;
-	/* The probes armed by --density or --mask (mask_file, density_bp,
-	 * seed), under the collision detector; serial or not. */
-	bool masked;
 } run_report;
+
+/* Whether r's probes were armed by --density or --mask (a density is
+ * never 0), under the collision detector, serial or not. */
+static bool report_masked(const run_report *r)
+{
+	return r->mask_file || r->density_bp;
+}
 
 /* Name r->res's violations into r->hit; false when out of memory. */
 static bool run_report_name(run_report *r, const det_prog *p)
@@ -283,7 +287,7 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 		tui_json_str(j, "file", r->file);
 		if (r->sched)
 			json_sched(j, r);
-		if (r->masked)
+		if (report_masked(r))
 			print_mask(out, j, r, nsites);
 		tui_json_u64(j, "sites", nsites);
 		tui_json_u64(j, "armed", r->armed);
@@ -335,7 +339,7 @@ static void print_run(FILE *out, tui_json *j, const det_prog *p,
 	fputs("heisen: ", out);
 	if (r->sched)
 		print_sched(out, r);
-	if (r->masked)
+	if (report_masked(r))
 		print_mask(out, NULL, r, nsites);
 	fprintf(out, "%s", det_status_name(res->status));
 	if (res->status == DET_OK || res->status == DET_EXIT)
@@ -401,6 +405,13 @@ static uint32_t count_armed(const uint8_t *mask, uint32_t n)
 }
 
 /* ---- heisen run --density / --mask --------------------------------------- */
+
+/* Whether the command line arms probes by --density or --mask. */
+static bool mask_given(const tui_cmd *cmd, const tui_args *a)
+{
+	return tui_opt_value(cmd, a, "--density") ||
+	       tui_opt_value(cmd, a, "--mask");
+}
 
 /* A run's probes by --density (with --seed) or --mask, and --delay. */
 typedef struct mask_choice {
@@ -478,7 +489,6 @@ static int mask_make(const mask_choice *m, const det_prog *p, uint8_t **mask,
 		tui_print_err(err, m->file, &e);
 		return TUI_EXIT_USAGE;
 	}
-	r->masked = true;
 	r->mask_file = m->file;
 	r->density_bp = m->density_bp;
 	r->seed = m->seed;
@@ -571,14 +581,12 @@ done:
 
 /* --schedule's options into *spec (and *followed for fixed); an exit
  * code with the message on err. */
-static int sched_opts(const tui_cmd *cmd, const tui_args *a,
+static int sched_opts(const tui_cmd *cmd, const tui_args *a, bool masked,
 		      rep_sched_spec *spec, rep_sched_file *followed, FILE *err)
 {
 	const char *sv = tui_opt_value(cmd, a, "--schedule");
 	const char *seedv = tui_opt_value(cmd, a, "--schedule-seed");
 	const char *file = tui_opt_value(cmd, a, "--schedule-file");
-	bool masked = tui_opt_value(cmd, a, "--density") ||
-		      tui_opt_value(cmd, a, "--mask");
 	static const char *const mask_only[] = {"--seed", "--delay", NULL};
 	wasm_err e;
 
@@ -655,8 +663,7 @@ static int run_serial(const tui_cmd *cmd, const tui_args *a,
 	det_prog *p = NULL;
 	uint8_t *mask = NULL;
 	mask_choice m;
-	bool masked = tui_opt_value(cmd, a, "--density") ||
-		      tui_opt_value(cmd, a, "--mask");
+	bool masked = mask_given(cmd, a);
 	det_run_opts o = {0};
 	det_run_result res = {0};
 	run_report r = {0};
@@ -667,7 +674,7 @@ static int run_serial(const tui_cmd *cmd, const tui_args *a,
 	wasm_err e;
 	int rc;
 
-	if ((rc = sched_opts(cmd, a, &spec, &followed, err)) ||
+	if ((rc = sched_opts(cmd, a, masked, &spec, &followed, err)) ||
 	    (masked && (rc = mask_opts(cmd, a, &m, err))) ||
 	    (rc = tui_gate_parse(cmd, a, &gate, err)) ||
 	    (rc = tui_supp_open(cmd, a, &supp, err)) ||
@@ -1133,7 +1140,6 @@ int tui_cmd_rerun(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 		db_sched_clear(&ds);
 	}
 	r.file = prog.path;
-	r.masked = true;
 	r.density_bp = run.density_bp;
 	r.seed = run.seed;
 	r.npool = npool;
@@ -1309,9 +1315,7 @@ int tui_cmd_run(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 				goto done;
 			}
 	}
-	if (tui_opt_value(cmd, a, "--schedule") ||
-	    tui_opt_value(cmd, a, "--density") ||
-	    tui_opt_value(cmd, a, "--mask")) {
+	if (tui_opt_value(cmd, a, "--schedule") || mask_given(cmd, a)) {
 		if (tui_opt_value(cmd, a, "--stats")) {
 			fprintf(err, "heisen run: --stats is for a plain run "
 				     "(without --density, --mask or "

@@ -405,8 +405,13 @@ bool eng_host_func_set_filter(eng_func *f, eng_host_filter filter);
  *   - site < nsites, and e = &sites[site] has width 1, 2, 4 or 8;
  *   - (addr & e->align) == 0 and addr + e->width <= limit;
  *   - with m = e->mask << (addr & 3) and p = (char *)shadow +
- *     (addr & ~3) * 4 + e->off, both 64-bit words x at p and at
- *     p + e->next satisfy (x & (care | m)) == (r->word | e->bits | m);
+ *     (addr & ~3) * 4 + e->off, each of the 64-bit words x at p and at
+ *     p + e->next satisfies (x & (care | m)) == (r->word | e->bits | m)
+ *     (this very access again), or, when e->other is not 0,
+ *     (x & (same | m)) == (r->word | m) and the word o at x's address +
+ *     e->other has (o & ocare) either 0 or r->own (another access of
+ *     the thread's that covered these bytes, and no other thread's
+ *     record beside it; r->word must be within same);
  * and r->skipped is then incremented (by that thread only: nobody else
  * may write it). When the conditions on the thread, the site and the
  * address hold but a word does not, the function is called without the
@@ -417,12 +422,13 @@ bool eng_host_func_set_filter(eng_func *f, eng_host_filter filter);
  * atomics), must not change the rest, and keeps all of it valid while
  * the function can be called. */
 typedef struct eng_shadow_thread {
-	uint64_t word, skipped, tested;
+	uint64_t word, own, skipped, tested;
 } eng_shadow_thread;
 typedef struct eng_shadow_site {
 	uint64_t bits, mask;
 	uint32_t off, next;
-	uint8_t width, align, pad[6];
+	int32_t other; /* a multiple of 8 */
+	uint8_t width, align, pad[2];
 } eng_shadow_site;
 typedef struct eng_shadow_test {
 	eng_shadow_thread *threads;
@@ -430,7 +436,7 @@ typedef struct eng_shadow_test {
 	const eng_shadow_site *sites;
 	uint32_t nsites; /* < 2^26 */
 	const void *shadow;
-	uint64_t limit, care;
+	uint64_t limit, care, same, ocare;
 } eng_shadow_test;
 /* Attaches t (borrowed) to f, a host function with a filter of the type
  * above; false (nothing set) otherwise or past the limits noted. */

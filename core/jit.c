@@ -2072,15 +2072,16 @@ static bool shadow_type(const wasm_functype *t)
  * inline before the call's spill: when it holds the call is skipped with
  * the cached slots untouched. It uses rax, rcx, rdx, r11 and rbp (which
  * nothing else in compiled code uses), and the red zone below rsp for
- * the two values it needs again (no call or push happens in between,
+ * the five values it needs again (no call or push happens in between,
  * and signals leave the red zone alone). A failed condition on the
  * thread, the site or the address jumps to the end of the list `miss`
  * collects (the filter, then the call); a word that differs to
- * differ[0] or differ[1] (the call, without the filter). Registers: r11 the test, rcx the thread's record, rdx the wanted
- * record, rax the site's entry, rbp the width, then the cell. */
+ * one of the *ndiffer jumps in differ (the call, without the filter).
+ * Registers: r11 the test, rcx the thread's record, rdx the wanted record, rax
+ * the site's entry, rbp the width, then the cell. */
 static void shadow_test(jit *j, const eng_cell *ip, uint32_t idx,
 			uint32_t *miss, uint32_t *nmiss, uint32_t *differ,
-			uint32_t *done)
+			uint32_t *ndiffer, uint32_t *done)
 {
 	uint32_t argbase = ip[1].u32[0];
 
@@ -2142,16 +2143,53 @@ static void shadow_test(jit *j, const eng_cell *ip, uint32_t idx,
 	b1(j, 3);
 	op_m(j, 0, true, 0x8b, R11, RAX, NOIDX, SS(mask));
 	op_r(j, 0, true, 0xd3, 4, R11); /* shl r11, cl */
+	op_m(j, 0, true, 0x89, R11, RSP, NOIDX, -24);
 	op_r(j, 0, true, 0x09, R11, RDX);
+	op_m(j, 0, true, 0x89, RAX, RSP, NOIDX, -32);
 	op_m(j, 0, false, 0x8b, RCX, RAX, NOIDX, SS(next));
+	op_m(j, 0, true, 0x89, RCX, RSP, NOIDX, -40);
 	op_m(j, 0, true, 0x8b, RAX, RSP, NOIDX, -16);
 	op_m(j, 0, true, 0x0b, R11, RAX, NOIDX, ST(care));
-	/* both words; a word that differs is the filter's answer too */
+	/* Both words, rbp moved to the second (red zone: -24 m, -32 the
+	 * site's entry, -40 next). A word that differs is the filter's
+	 * answer too. */
+	*ndiffer = 0;
 	for (int w = 0; w < 2; w++) {
-		op_m(j, 0, true, 0x8b, RAX, RBP, w ? RCX : NOIDX, 0);
+		uint32_t ok, no_other;
+		/* this very access again */
+		op_m(j, 0, true, 0x8b, RAX, RBP, NOIDX, 0);
 		op_r(j, 0, true, 0x21, R11, RAX); /* and rax, r11 */
 		op_r(j, 0, true, 0x39, RDX, RAX); /* cmp rax, rdx */
-		differ[w] = jcc32(j, CC_NE);
+		ok = jcc32(j, CC_E);
+		/* another access of the thread's: e->other set, the word
+		 * within same | m, the other word's owner none or the
+		 * thread (engine.h) */
+		op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -32);
+		op_m(j, 0, true, 0x63, RAX, RCX, NOIDX, SS(other));
+		op_r(j, 0, true, 0x85, RAX, RAX);
+		differ[(*ndiffer)++] = jcc32(j, CC_E);
+		op_m(j, 0, true, 0x8b, RAX, RBP, RAX, 0);
+		op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -16);
+		op_m(j, 0, true, 0x23, RAX, RCX, NOIDX, ST(ocare));
+		no_other = jcc32(j, CC_E);
+		op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -8);
+		op_m(j, 0, true, 0x3b, RAX, RCX, NOIDX,
+		     (int32_t)offsetof(eng_shadow_thread, own));
+		differ[(*ndiffer)++] = jcc32(j, CC_NE);
+		here(j, no_other);
+		op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -16);
+		op_m(j, 0, true, 0x8b, RAX, RCX, NOIDX, ST(same));
+		op_m(j, 0, true, 0x0b, RAX, RSP, NOIDX, -24);
+		op_m(j, 0, true, 0x23, RAX, RBP, NOIDX, 0);
+		op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -8);
+		op_m(j, 0, true, 0x8b, RCX, RCX, NOIDX,
+		     (int32_t)offsetof(eng_shadow_thread, word));
+		op_m(j, 0, true, 0x0b, RCX, RSP, NOIDX, -24);
+		op_r(j, 0, true, 0x39, RCX, RAX); /* cmp rax, rcx */
+		differ[(*ndiffer)++] = jcc32(j, CC_NE);
+		here(j, ok);
+		if (!w)
+			op_m(j, 0, true, 0x03, RBP, RSP, NOIDX, -40);
 	}
 	/* skipped++ in the thread's record */
 	op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -8);
@@ -2174,7 +2212,7 @@ static void import_call(jit *j, const eng_cell *ip)
 {
 	uint32_t idx = ip[1].u32[1], argbase = ip[1].u32[0];
 	uint32_t no_filter, serial, done, tested, miss[16], nmiss = 0;
-	uint32_t differ[2], call;
+	uint32_t differ[6], ndiffer, call;
 
 	if (idx > (uint32_t)INT32_MAX / 8) {
 		j->bad = true;
@@ -2183,9 +2221,10 @@ static void import_call(jit *j, const eng_cell *ip)
 	/* Only a function of the test's type can have one: no other import
 	 * call pays for its code. */
 	if (shadow_type(wasm_func_type(j->cm->m, idx))) {
-		shadow_test(j, ip, idx, miss, &nmiss, differ, &tested);
-		here(j, differ[0]);
-		here(j, differ[1]);
+		shadow_test(j, ip, idx, miss, &nmiss, differ, &ndiffer,
+			    &tested);
+		for (uint32_t i = 0; i < ndiffer; i++)
+			here(j, differ[i]);
 		op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -8);
 		op_m(j, 0, true, 0xc7, 0, RCX, NOIDX,
 		     (int32_t)offsetof(eng_shadow_thread, tested));

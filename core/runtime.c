@@ -967,6 +967,25 @@ bool eng_host_func_set_shadow_test(eng_func *f, const eng_shadow_test *t)
 	return true;
 }
 
+/* One word of the test (engine.h): the access again, or another of the
+ * thread's with no other thread's record beside it. */
+static bool shadow_word_holds(const eng_shadow_test *t,
+			      const eng_shadow_thread *r,
+			      const eng_shadow_site *e, const uint64_t *x,
+			      uint64_t word, uint64_t m)
+{
+	uint64_t v = __atomic_load_n(x, __ATOMIC_RELAXED), o;
+
+	if ((v & (t->care | m)) == (word | e->bits | m))
+		return true;
+	if (!e->other || (v & (t->same | m)) != (word | m))
+		return false;
+	o = __atomic_load_n((const uint64_t *)((const uint8_t *)x + e->other),
+			    __ATOMIC_RELAXED) &
+	    t->ocare;
+	return !o || o == __atomic_load_n(&r->own, __ATOMIC_RELAXED);
+}
+
 eng_shadow_answer eng_shadow_test_run(const eng_shadow_test *t, uint32_t tid,
 				      const eng_val *args)
 {
@@ -974,7 +993,7 @@ eng_shadow_answer eng_shadow_test_run(const eng_shadow_test *t, uint32_t tid,
 	const eng_shadow_site *e;
 	eng_shadow_thread *r;
 	const uint64_t *x;
-	uint64_t word, m, care, want;
+	uint64_t word, m;
 
 	if (tid >= t->nthreads || site >= t->nsites)
 		return ENG_SHADOW_NONE;
@@ -987,14 +1006,12 @@ eng_shadow_answer eng_shadow_test_run(const eng_shadow_test *t, uint32_t tid,
 	    (addr & e->align) || (uint64_t)addr + e->width > t->limit)
 		return ENG_SHADOW_NONE;
 	m = e->mask << (addr & 3);
-	care = t->care | m;
-	want = word | e->bits | m;
 	x = (const uint64_t *)((const uint8_t *)t->shadow +
 			       (uint64_t)(addr & ~3u) * 4 + e->off);
-	if ((__atomic_load_n(x, __ATOMIC_RELAXED) & care) != want ||
-	    (__atomic_load_n((const uint64_t *)((const uint8_t *)x + e->next),
-			     __ATOMIC_RELAXED) &
-	     care) != want) {
+	if (!shadow_word_holds(t, r, e, x, word, m) ||
+	    !shadow_word_holds(t, r, e,
+			       (const uint64_t *)((const uint8_t *)x + e->next),
+			       word, m)) {
 		__atomic_store_n(&r->tested, 1, __ATOMIC_RELAXED);
 		return ENG_SHADOW_CALL;
 	}

@@ -318,12 +318,16 @@ static void fast_word(thr *t, uint32_t tid)
 {
 	uint32_t c = t->vc.c[tid];
 
-	if (t->fast)
+	if (t->fast) {
+		__atomic_store_n(&t->fast->own,
+				 E_VALID | (uint64_t)tid << E_TID_SHIFT,
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(
 		    &t->fast->word,
 		    E_VALID | (uint64_t)(c < E_CLOCK_MAX ? c : E_CLOCK_MAX) |
 			(uint64_t)tid << E_TID_SHIFT,
 		    __ATOMIC_RELAXED);
+	}
 }
 
 static void fast_attach(det_hb *h, thr *t, uint32_t tid)
@@ -771,6 +775,45 @@ static inline bool same_epoch(uint64_t x, uint64_t e)
 	return (x & E_ID) == (e & E_ID) && (e_mask(x) & m) == m;
 }
 
+/* E_ID but the site: another line of the thread's epoch. */
+#define E_EPOCH (E_ID & ~((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT))
+/* Whose a record is, and whether a writer holds the cell. */
+#define E_OWNER (E_VALID | W_LOCK | ((uint64_t)0xffff << E_TID_SHIFT))
+
+/* Whether access e (a plain read or write) may be skipped in a cell
+ * whose record of its kind is x and whose other record is o: x is this
+ * access again (same_epoch), or, for a read, another line of the
+ * thread's epoch read the bytes while no other thread's write is in the
+ * cell (o empty or the thread's own, unlocked). A read races only with
+ * another thread's write, so there is nothing to report; what is not
+ * recorded is that this line read the bytes too: a later write races
+ * with both lines and is reported against the one in the record (TSan
+ * keeps no line in its shadow either). Each line is still checked
+ * whenever the cell has another thread's write. A write of another line
+ * is not skipped: the record keeps the last one, the one a racing read
+ * saw (the first is often a store the next overwrites). */
+static inline bool skippable(uint64_t x, uint64_t o, uint64_t e, bool write)
+{
+	uint32_t m = e_mask(e);
+
+	if (same_epoch(x, e))
+		return true;
+	o &= E_OWNER;
+	return !write && (x & E_EPOCH) == (e & E_EPOCH) &&
+	       (e_mask(x) & m) == m &&
+	       (!o || o == (E_VALID | (e & ((uint64_t)0xffff << E_TID_SHIFT))));
+}
+
+/* The record that replaces x for access e: e, with x's bytes when x is
+ * the same line of the same epoch (a loop over a cell's bytes, one at a
+ * time, then finds them all there). */
+static inline uint64_t merged(uint64_t x, uint64_t e)
+{
+	return (x & E_ID) == (e & E_ID)
+		   ? e | (x & (uint64_t)0xf << E_MASK_SHIFT)
+		   : e;
+}
+
 static void lock_cell(cell *c)
 {
 	uint64_t w = __atomic_load_n(&c->w, __ATOMIC_RELAXED);
@@ -826,7 +869,7 @@ static void read_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 		return;
 	}
 	if (!(r & E_VALID) || e_tid(r) == tid || before(t, r)) {
-		c->r = e;
+		c->r = merged(r, e);
 		return;
 	}
 	/* Another thread's read, concurrent with this one: both are kept. */
@@ -881,7 +924,7 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	} else {
 		c->r = 0;
 	}
-	c->w = e | W_LOCK; /* unlock_cell clears the lock */
+	c->w = merged(w, e) | W_LOCK; /* unlock_cell clears the lock */
 }
 
 /* The bytes [b, min(end, *cend)) of b's cell as bits, *cend the cell's
@@ -911,7 +954,7 @@ static inline bool reread(cell *c, const thr *t, uint32_t tid, uint64_t e)
 	if ((r & (E_VALID | R_SET)) != E_VALID || e_tid(r) != tid ||
 	    (w & W_LOCK) || conflicts(t, tid, w, e_mask(e), false))
 		return false;
-	__atomic_store_n(&c->r, e, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->r, merged(r, e), __ATOMIC_RELAXED);
 	return true;
 }
 
@@ -983,9 +1026,10 @@ bool det_hb_repeat(const det_hb *h, uint32_t tid, uint32_t addr, uint32_t site)
 		uint32_t mask = cell_bytes(b, end, &cend);
 		uint64_t e = e_make(tid, clock, mask, false, slot);
 
-		if (!same_epoch(__atomic_load_n(write ? &c->w : &c->r,
-						__ATOMIC_RELAXED),
-				e))
+		if (!skippable(__atomic_load_n(write ? &c->w : &c->r,
+					       __ATOMIC_RELAXED),
+			       __atomic_load_n(&c->w, __ATOMIC_RELAXED), e,
+			       write))
 			return false;
 	}
 	return true;
@@ -1014,6 +1058,9 @@ const eng_shadow_test *det_hb_shadow_test(det_hb *h)
 		e->mask = (uint64_t)((1u << inner) - 1) << E_MASK_SHIFT;
 		e->off =
 		    s->kind == RW_WRITE ? offsetof(cell, w) : offsetof(cell, r);
+		e->other = s->kind == RW_READ ? (int32_t)offsetof(cell, w) -
+						    (int32_t)offsetof(cell, r)
+					      : 0;
 		e->next = w == 8 ? sizeof(cell) : 0;
 	}
 	h->test = (eng_shadow_test){.threads = &h->fast[0].r,
@@ -1023,7 +1070,9 @@ const eng_shadow_test *det_hb_shadow_test(det_hb *h)
 				    .nsites = h->nsites,
 				    .shadow = h->shadow,
 				    .limit = h->mem_bytes,
-				    .care = E_ID};
+				    .care = E_ID,
+				    .same = E_EPOCH,
+				    .ocare = E_OWNER};
 	return &h->test;
 }
 

@@ -31,7 +31,9 @@
  * last write (epoch = thread and its clock, the bytes of the
  * cell it covered, atomic or not, its site) and the last read, widened to a
  * read set of up to HB_READERS readers when reads of different threads are
- * concurrent. An access checks the cell's records that overlap its bytes: a
+ * concurrent (a line reading a cell's bytes one at a time in an epoch
+ * leaves one record of them all). An access checks the cell's records
+ * that overlap its bytes: a
  * record of another thread whose epoch does not happen before the current
  * thread's clock is a race, unless both accesses are atomic or both are
  * reads. A race is reported as a det_violation (the previous access's site,
@@ -85,11 +87,14 @@ void det_hb_free(det_hb *h);
 void det_hb_access(det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
 /* Whether that access repeats, to no more bytes of each cell, a plain
  * read or write thread tid made at the same site since its clock last
- * advanced (FastTrack's same epoch): det_hb_access would then record and
- * report nothing, and the caller may skip it and what it does before
- * (the caller's context). False for atomics, ranges and anything not yet
- * recorded. It changes nothing: a thread's deferred acquire waits for its
- * next det_hb_access, which a release always is. */
+ * advanced (FastTrack's same epoch), or is a plain read of bytes that
+ * another site's read of the epoch covers in cells that hold no other
+ * thread's write: det_hb_access would then report nothing (and record
+ * nothing but which of the thread's lines read last), and the caller
+ * may skip it and what it does before (the caller's context). False for
+ * atomics, ranges and anything not yet recorded. It changes nothing: a
+ * thread's deferred acquire waits for its next det_hb_access, which a
+ * release always is. */
 bool det_hb_repeat(const det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
 /* The same test as a table that compiled code tests inline
  * (eng_host_func_set_shadow_test), for threads below 64 and sites of

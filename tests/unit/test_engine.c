@@ -1020,6 +1020,10 @@ static bool never_filtered(void *ctx, uint32_t tid, const eng_val *args)
 #define SH_WORD	   0x8000000001000005ull /* the thread's word */
 #define SH_MASK(m) ((uint64_t)(m) << 40)
 #define SH_BITS(s) ((uint64_t)((s) + 1) << 48)
+/* Whose a word is (the test's ocare), and a bit of it that names
+ * another thread. */
+#define SH_OCARE	0x83000000ull
+#define SH_OTHER_THREAD 0x02000000ull
 
 /* The throttle's interval: a slow yield (the CPU went to another
  * process) doubles it up to the cap, a quick one shrinks it by a
@@ -1050,17 +1054,19 @@ static void throttle_backs_off_on_a_loaded_machine(void **state)
 static void shadow_test_skips_exactly_when_it_holds(void **state)
 {
 	/* Sites: 0 four bytes (a cell's first word), 1 one byte (its
-	 * second), 2 eight bytes (two cells), 3 none, 4 two bytes. */
+	 * second, with no other word), 2 eight bytes (two cells), 3 none,
+	 * 4 two bytes (the second word). */
 	static const eng_shadow_site sites[5] = {
-	    {SH_BITS(0), SH_MASK(0xf), 0, 0, 4, 3, {0}},
-	    {SH_BITS(1), SH_MASK(0x1), 8, 0, 1, 0, {0}},
-	    {SH_BITS(2), SH_MASK(0xf), 0, 16, 8, 3, {0}},
-	    {0, 0, 0, 0, 0, 0, {0}},
-	    {SH_BITS(4), SH_MASK(0x3), 8, 0, 2, 1, {0}},
+	    {SH_BITS(0), SH_MASK(0xf), 0, 0, 8, 4, 3, {0}},
+	    {SH_BITS(1), SH_MASK(0x1), 8, 0, 0, 1, 0, {0}},
+	    {SH_BITS(2), SH_MASK(0xf), 0, 16, 8, 8, 3, {0}},
+	    {0, 0, 0, 0, 0, 0, 0, {0}},
+	    {SH_BITS(4), SH_MASK(0x3), 8, 0, -8, 2, 1, {0}},
 	};
 	/* 16 cells of 64 bytes of memory, two words each. */
 	static uint64_t sh[32] __attribute__((aligned(16)));
-	const uint64_t w = SH_WORD;
+	const uint64_t w = SH_WORD, own = SH_WORD & SH_OCARE,
+		       foreign = own ^ SH_OTHER_THREAD;
 	/* S: the test holds; C: a word differs (the function, not the
 	 * filter); N: the filter decides. */
 	const struct {
@@ -1075,17 +1081,34 @@ static void shadow_test_skips_exactly_when_it_holds(void **state)
 	    {25, 1, 'S'}, /* sh[13]: byte 1 of cell 6 */
 	    {26, 1, 'C'}, /* byte 2 is not in it */
 	    {32, 2, 'S'}, /* sh[16] and sh[18] */
-	    {40, 2, 'C'}, /* sh[20] but not sh[22] */
+	    {40, 2, 'C'}, /* sh[20], but sh[22] another site's beside
+			     another thread's */
 	    {8, 3, 'N'},  /* a site without the test */
 	    {8, 5, 'N'},  /* past the sites */
 	    {60, 0, 'S'}, /* sh[30], the last four bytes */
 	    {60, 2, 'N'}, /* past the limit */
 	    {2, 4, 'S'},  /* sh[1]: bytes 2 and 3 of cell 0 */
 	    {3, 4, 'N'},  /* misaligned */
+	    {4, 0, 'S'},  /* sh[2]: another site's, nothing beside it */
+	    {28, 0, 'S'}, /* sh[14]: another site's, the thread's beside */
+	    {48, 0, 'C'}, /* sh[24]: another site's, another thread's
+			     beside */
+	    {53, 1, 'C'}, /* sh[27]: another site's, and site 1 has no
+			     other word */
+	    {56, 4, 'S'}, /* sh[29]: another site's, nothing beside (-8) */
+	    {52, 0, 'C'}, /* sh[26]: another site's, but another epoch */
 	};
-	eng_shadow_thread rec[2] = {{0, 0, 0}, {0, 0, 0}};
-	eng_shadow_test test = {rec, 2,	 sizeof *rec, sites,
-				5,   sh, 64,	      0xffff0000ffffffffull};
+	eng_shadow_thread rec[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+	eng_shadow_test test = {rec,
+				2,
+				sizeof *rec,
+				sites,
+				5,
+				sh,
+				64,
+				0xffff0000ffffffffull,
+				0x80000000ffffffffull,
+				SH_OCARE};
 	wasm_module *m = NULL;
 	eng_module *cm = NULL;
 	uint8_t ty[2] = {0x7f, 0x7f};
@@ -1111,6 +1134,14 @@ static void shadow_test_skips_exactly_when_it_holds(void **state)
 	sh[22] = w | SH_BITS(0) | SH_MASK(0xf);
 	sh[30] = sh[4];
 	sh[1] = w | SH_BITS(4) | SH_MASK(0xc);
+	sh[23] = foreign | SH_MASK(0xf);
+	sh[2] = w | SH_BITS(3) | SH_MASK(0xf);
+	sh[14] = sh[24] = sh[2];
+	sh[15] = own | SH_BITS(1) | SH_MASK(0x3);
+	sh[25] = foreign;
+	sh[27] = w | SH_BITS(3) | SH_MASK(0x2);
+	sh[29] = w | SH_BITS(0) | SH_MASK(0x3);
+	sh[26] = (w + 1) | SH_BITS(3) | SH_MASK(0xf);
 	assert_int_equal(
 	    wasm_decode(shadow_bytes, sizeof shadow_bytes, &m, &err), WASM_OK);
 	assert_int_equal(wasm_validate(m, &err), WASM_OK);
@@ -1121,6 +1152,7 @@ static void shadow_test_skips_exactly_when_it_holds(void **state)
 	tid = eng_thread_id(t);
 	assert_true(tid < 2);
 	rec[tid].word = w;
+	rec[tid].own = own;
 	h = eng_host_func_new(p, &ft, filt_host, &f, "probe");
 	/* The test needs the filter it stands for. */
 	assert_false(eng_host_func_set_shadow_test(h, &test));

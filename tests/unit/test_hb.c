@@ -110,8 +110,9 @@ static void repeats_of_an_epoch(void **state)
 	/* Another cell, the same site. */
 	det_hb_access(h, 1, 128, S_WRITE);
 	assert_true(repeat(h, 1, 128, S_WRITE));
-	/* Another site, another thread, a read, more bytes: not. */
-	assert_false(repeat(h, 1, 64, S_WRITE1));
+	/* A write of another line, another thread, a read, more bytes:
+	 * not. */
+	assert_false(repeat(h, 1, 65, S_WRITE1));
 	assert_false(repeat(h, 2, 64, S_WRITE));
 	assert_false(repeat(h, 1, 64, S_READ));
 	det_hb_access(h, 1, 200, S_WRITE1);
@@ -132,6 +133,50 @@ static void repeats_of_an_epoch(void **state)
 	assert_int_equal(s.r[0].tid[0], 1);
 	assert_int_equal(s.r[0].tid[1], 2);
 	assert_false(repeat(h, 1, 1 << 20, S_WRITE));
+	det_hb_free(h);
+}
+
+/* A read of another line of the thread's epoch is skipped only when the
+ * cell has no other thread's write: each line still meets another
+ * thread's write and reports its own pair. A write of another line is
+ * never skipped. A line that reads a cell's bytes one at a time keeps
+ * them all in its record. */
+static void other_lines_of_an_epoch(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	(void)state;
+	spawn_two(h);
+	det_hb_access(h, 1, 64, S_READ);
+	assert_true(repeat(h, 1, 66, S_READ1));
+	det_hb_access(h, 2, 64, S_WRITE1);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].site[0], S_READ);
+	/* Thread 2's write beside thread 1's read record: not skipped. */
+	assert_false(repeat(h, 1, 64, S_READ1));
+	det_hb_access(h, 1, 64, S_READ1);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.r[1].site[0], S_WRITE1);
+	assert_int_equal(s.r[1].site[1], S_READ1);
+	/* Writes of two lines: the record keeps the last, the one a
+	 * racing read then names. */
+	det_hb_access(h, 1, 128, S_WRITE);
+	assert_false(repeat(h, 1, 128, S_WRITE1));
+	det_hb_access(h, 1, 128, S_WRITE1);
+	det_hb_access(h, 2, 128, S_READ);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.r[2].site[0], S_WRITE1);
+	assert_int_equal(s.r[2].site[1], S_READ);
+	/* One line, one byte at a time: the record grows to all four. */
+	for (uint32_t a = 200; a < 204; a++)
+		det_hb_access(h, 1, a, S_READ1);
+	for (uint32_t a = 200; a < 204; a++)
+		assert_true(repeat(h, 1, a, S_READ1));
+	det_hb_access(h, 2, 200, S_WRITE1);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.r[3].site[0], S_READ1);
+	assert_int_equal(s.r[3].addr[0], 200);
 	det_hb_free(h);
 }
 
@@ -557,6 +602,7 @@ int main(void)
 	    cmocka_unit_test(rereads_of_a_cell_still_race),
 	    cmocka_unit_test(unordered_writes_race),
 	    cmocka_unit_test(repeats_of_an_epoch),
+	    cmocka_unit_test(other_lines_of_an_epoch),
 	    cmocka_unit_test(ranges_cover_every_byte),
 	    cmocka_unit_test(notify_orders_the_woken_wait),
 	    cmocka_unit_test(many_sites_get_slots),

@@ -899,9 +899,13 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	if (conflicts(t, tid, w, mask, atomic))
 		found(h, w, record_site(h, w), true, cellno, mask, tid, addr,
 		      site, true);
-	/* Reads this write follows are done with; a read it races with is
-	 * kept, so that the thread's next writes of the cell (another line
-	 * of the same epoch) are reported against it too. */
+	/* Other threads' reads this write follows are done with; a read it
+	 * races with is kept, so that the thread's next writes of the cell
+	 * (another line of the same epoch) are reported against it too, and
+	 * so is the thread's own read: its next reads of the cell find it
+	 * (a read, a write, a read of one element: one call, not two), and
+	 * another thread's write that races with it is reported against it
+	 * as well as against this write. */
 	if (r & R_SET) {
 		rset *s = rset_at(h, r_set(r) - 1);
 		bool left = false;
@@ -921,7 +925,7 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 	} else if (conflicts(t, tid, r, mask, atomic)) {
 		found(h, r, record_site(h, r), false, cellno, mask, tid, addr,
 		      site, true);
-	} else {
+	} else if (!(r & E_VALID) || e_tid(r) != tid) {
 		c->r = 0;
 	}
 	c->w = merged(w, e) | W_LOCK; /* unlock_cell clears the lock */

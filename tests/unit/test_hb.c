@@ -139,8 +139,9 @@ static void repeats_of_an_epoch(void **state)
 /* A read of another line of the thread's epoch is skipped only when the
  * cell has no other thread's write: each line still meets another
  * thread's write and reports its own pair. A write of another line is
- * never skipped. A line that reads a cell's bytes one at a time keeps
- * them all in its record. */
+ * never skipped. A thread's read record outlives its own write. A line
+ * that reads a cell's bytes one at a time keeps them all in its
+ * record. */
 static void other_lines_of_an_epoch(void **state)
 {
 	seen s;
@@ -168,15 +169,26 @@ static void other_lines_of_an_epoch(void **state)
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.r[2].site[0], S_WRITE1);
 	assert_int_equal(s.r[2].site[1], S_READ);
+	/* The thread's own read outlives its write: the next read of
+	 * another line is skipped, and another thread's racing write is
+	 * reported against both. */
+	det_hb_access(h, 1, 300, S_READ);
+	det_hb_access(h, 1, 300, S_WRITE);
+	assert_true(repeat(h, 1, 300, S_READ1));
+	det_hb_access(h, 2, 300, S_WRITE1);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.r[3].site[0], S_WRITE);
+	assert_int_equal(s.r[4].site[0], S_READ);
+	assert_int_equal(s.r[4].site[1], S_WRITE1);
 	/* One line, one byte at a time: the record grows to all four. */
 	for (uint32_t a = 200; a < 204; a++)
 		det_hb_access(h, 1, a, S_READ1);
 	for (uint32_t a = 200; a < 204; a++)
 		assert_true(repeat(h, 1, a, S_READ1));
 	det_hb_access(h, 2, 200, S_WRITE1);
-	assert_int_equal(s.n, 4);
-	assert_int_equal(s.r[3].site[0], S_READ1);
-	assert_int_equal(s.r[3].addr[0], 200);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.r[5].site[0], S_READ1);
+	assert_int_equal(s.r[5].addr[0], 200);
 	det_hb_free(h);
 }
 

@@ -27,7 +27,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
-static int queue[JOBS], queued, taken, done, sum, stop;
+static int queue[JOBS], queued, taken, done, sum, stop, waiting;
 static atomic_int on_hold, held;
 
 static void hold(int sig)
@@ -42,8 +42,11 @@ static void *worker(void *arg)
 {
 	pthread_mutex_lock(&m);
 	for (;;) {
-		while (taken == queued && !stop)
+		while (taken == queued && !stop) {
+			waiting++;
 			pthread_cond_wait(&work_cv, &m);
+			waiting--;
+		}
 		if (taken == queued)
 			break;
 		int job = queue[taken++];
@@ -69,6 +72,16 @@ static void pool(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	for (int i = 0; i < WORKERS; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
+	/* Held only once all wait for work, with m released: a worker held
+	 * between its lock and its wait would keep m from main for good (a
+	 * loaded machine found that window). */
+	pthread_mutex_lock(&m);
+	while (waiting < WORKERS) {
+		pthread_mutex_unlock(&m);
+		usleep(1000);
+		pthread_mutex_lock(&m);
+	}
+	pthread_mutex_unlock(&m);
 
 	atomic_store(&on_hold, 1);
 	for (int i = 0; i < WORKERS; i++)

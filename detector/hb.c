@@ -21,10 +21,14 @@
  * R_SET in a read record, whose bits 0-31 are then a read set's index.
  *
  * Slots: a site id is recorded as site + 1 when the program has fewer
- * sites than E_SLOTS; else each site gets a slot when a run first
- * executes it, and a site past the E_SLOTS - 1st executed is recorded
- * without one (a race against its record is then not reported). Two
- * words of 8 bytes a cell: the shadow is 4 times the memory it covers. */
+ * sites than E_MULTI; else each site gets a slot when a run first
+ * executes it, and a site past the E_MULTI - 1st executed is recorded
+ * without one (a race against its record is then not reported). Slot
+ * E_MULTI is a read record of several lines of one thread's epoch
+ * (two fields of a cell read by two lines): the line of each byte is
+ * then in the cell's entry of det_hb.lines. Two words of 8 bytes a
+ * cell: the shadow is 4 times the memory it covers (and lines, 16 bytes
+ * a cell, is touched only where such records are). */
 #define E_CLOCK_MAX  0xffffffu
 #define E_TID_SHIFT  24
 #define E_MASK_SHIFT 40
@@ -32,6 +36,7 @@
 #define E_VALID	     ((uint64_t)1 << 45)
 #define E_SLOT_SHIFT 46
 #define E_SLOTS	     ((uint32_t)1 << 17)
+#define E_MULTI	     (E_SLOTS - 1)
 #define R_SET	     ((uint64_t)1 << 63)
 #define W_LOCK	     ((uint64_t)1 << 63)
 
@@ -196,6 +201,12 @@ struct det_hb {
 	uint64_t mem_bytes, ncells;
 	cell *shadow;
 	size_t shadow_bytes;
+	/* The line of each byte of a cell whose read record is E_MULTI,
+	 * written and read under the cell's lock; reserved like shadow. */
+	struct lines {
+		uint32_t site[4];
+	} * lines;
+	size_t lines_bytes;
 	det_hb_report report;
 	void *ctx;
 	thr **thr;     /* HB_MAX_THREADS slots, each owned by its thread */
@@ -214,6 +225,15 @@ struct det_hb {
 	eng_shadow_test test;
 };
 
+/* bytes of zeroes reserved, touched lazily; NULL when they cannot be. */
+static void *reserve(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
 		       det_hb_report report, void *ctx, det_hb **out,
 		       wasm_err *err)
@@ -228,7 +248,7 @@ wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
 	h->site = sites->sites;
 	h->nsites = sites->nsites;
 	h->ranges = sites->version >= 3;
-	h->direct = sites->nsites < E_SLOTS;
+	h->direct = sites->nsites < E_MULTI;
 	h->mem_bytes = mem_bytes;
 	h->ncells = (mem_bytes + 3) / 4;
 	h->report = report;
@@ -248,19 +268,18 @@ wasm_status det_hb_new(const rw_sites *sites, uint64_t mem_bytes,
 		goto nomem;
 	if (h->ncells) {
 		h->shadow_bytes = (size_t)h->ncells * sizeof(cell);
-		h->shadow =
-		    mmap(NULL, h->shadow_bytes, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (h->shadow == MAP_FAILED) {
-			h->shadow = NULL;
+		h->lines_bytes = (size_t)h->ncells * sizeof *h->lines;
+		h->shadow = reserve(h->shadow_bytes);
+		h->lines = reserve(h->lines_bytes);
+		if (!h->shadow || !h->lines) {
+			size_t mib = (h->shadow_bytes + h->lines_bytes) >> 20;
 			det_hb_free(h);
 			return wasm_err_set(
 			    err, WASM_NOMEM, WASM_NO_OFFSET,
 			    "cannot reserve %zu MiB of address space for the "
 			    "happens-before shadow of a %llu-byte memory "
 			    "(give the program's memory a smaller maximum)",
-			    h->shadow_bytes >> 20,
-			    (unsigned long long)mem_bytes);
+			    mib, (unsigned long long)mem_bytes);
 		}
 	}
 	*out = h;
@@ -277,6 +296,8 @@ void det_hb_free(det_hb *h)
 		return;
 	if (h->shadow)
 		munmap(h->shadow, h->shadow_bytes);
+	if (h->lines)
+		munmap(h->lines, h->lines_bytes);
 	for (uint32_t i = 0; h->thr && i < HB_MAX_THREADS; i++)
 		if (h->thr[i]) {
 			wasm_free(h->thr[i]->vc.c);
@@ -671,13 +692,13 @@ static uint32_t slot_new(det_hb *h, uint32_t site)
 
 	pthread_mutex_lock(&h->rlock);
 	if (!(s = h->slot_of[site])) {
-		s = h->nslots + 1 < E_SLOTS ? ++h->nslots : E_SLOTS;
-		if (s < E_SLOTS)
+		s = h->nslots + 1 < E_MULTI ? ++h->nslots : E_SLOTS;
+		if (s < E_MULTI)
 			h->site_of[s] = site;
 		__atomic_store_n(&h->slot_of[site], s, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&h->rlock);
-	return s < E_SLOTS ? s : 0;
+	return s < E_MULTI ? s : 0;
 }
 
 /* The slot site is recorded with (0: none). */
@@ -690,17 +711,36 @@ static inline uint32_t site_slot(det_hb *h, uint32_t site)
 	s = __atomic_load_n(&h->slot_of[site], __ATOMIC_ACQUIRE);
 	if (!s)
 		return slot_new(h, site);
-	return s < E_SLOTS ? s : 0;
+	return s < E_MULTI ? s : 0;
 }
 
-/* The site a record names, or UINT32_MAX when it names none. */
+/* The site a record names, or UINT32_MAX when it names none (or
+ * several: read_site). */
 static inline uint32_t record_site(const det_hb *h, uint64_t e)
 {
 	uint32_t s = e_slot(e);
 
-	if (!s)
+	if (!s || s == E_MULTI)
 		return UINT32_MAX;
 	return h->direct ? s - 1 : h->site_of[s];
+}
+
+/* A read set's site for an entry of several lines (E_MULTI). */
+#define RS_MULTI UINT32_MAX
+
+/* The site of read record e of cell cellno (a read set's entry: its
+ * site there, RS_MULTI for several lines) for the first byte of `mask`
+ * it covers, as found reports it. Called with the cell locked. */
+static uint32_t read_site(const det_hb *h, uint64_t e, uint32_t site,
+			  uint32_t cellno, uint32_t mask)
+{
+	uint32_t m = e_mask(e) & mask, off = 0;
+
+	if (e_slot(e) != E_MULTI)
+		return site;
+	while (off < 3 && !(m & 1u << off))
+		off++;
+	return h->lines[cellno].site[off];
 }
 
 /* ---- the check --------------------------------------------------------------
@@ -837,6 +877,40 @@ static void unlock_cell(cell *c, uint64_t w)
 	__atomic_store_n(&c->w, w & ~W_LOCK, __ATOMIC_RELEASE);
 }
 
+/* The read record that replaces r, empty, the thread's own or another
+ * thread's read that this one follows, for the read e at site of cell
+ * cellno: e, but for a plain read of r's epoch and thread, which keeps
+ * the bytes r has that e does not, with their lines: r's own line's
+ * (merged), or, when r is another line's (or several), the line of each
+ * byte in lines (the record's slot E_MULTI). Two fields of a cell read
+ * by two lines in turn then leave a record of both, which the inline
+ * test finds, where each used to replace the other's. Called with the
+ * cell locked. */
+static uint64_t own_read(det_hb *h, uint32_t cellno, uint64_t r, uint64_t e,
+			 uint32_t site)
+{
+	uint32_t rm = e_mask(r), em = e_mask(e);
+	struct lines *l = &h->lines[cellno];
+
+	if ((r & E_EPOCH) != (e & E_EPOCH) || (e & E_ATOMIC))
+		return e;
+	if (e_slot(r) == e_slot(e))
+		return merged(r, e);
+	if (!(rm & ~em))
+		return e;
+	if (e_slot(r) != E_MULTI)
+		for (uint32_t b = 0; b < 4; b++)
+			if (rm & 1u << b)
+				l->site[b] = record_site(h, r);
+	for (uint32_t b = 0; b < 4; b++)
+		if (em & 1u << b)
+			l->site[b] = site;
+	return (r & ~((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT |
+		      (uint64_t)0xf << E_MASK_SHIFT)) |
+	       (uint64_t)E_MULTI << E_SLOT_SHIFT |
+	       (uint64_t)(rm | em) << E_MASK_SHIFT;
+}
+
 /* A read of cell c by thread t (epoch e): check it against the last
  * write, then keep it among the cell's readers. */
 static void read_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
@@ -869,7 +943,7 @@ static void read_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 		return;
 	}
 	if (!(r & E_VALID) || e_tid(r) == tid || before(t, r)) {
-		c->r = merged(r, e);
+		c->r = own_read(h, cellno, r, e, site);
 		return;
 	}
 	/* Another thread's read, concurrent with this one: both are kept. */
@@ -882,7 +956,8 @@ static void read_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 		}
 		s = rset_at(h, i - 1);
 		s->e[0] = r;
-		s->site[0] = record_site(h, r);
+		s->site[0] =
+		    e_slot(r) == E_MULTI ? RS_MULTI : record_site(h, r);
 		s->e[1] = e;
 		s->site[1] = site;
 		c->r = R_SET | E_VALID | i;
@@ -911,8 +986,11 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 		bool left = false;
 		for (uint32_t i = 0; i < HB_READERS; i++) {
 			if (conflicts(t, tid, s->e[i], mask, atomic)) {
-				found(h, s->e[i], s->site[i], false, cellno,
-				      mask, tid, addr, site, true);
+				found(h, s->e[i],
+				      read_site(h, s->e[i], s->site[i], cellno,
+						mask),
+				      false, cellno, mask, tid, addr, site,
+				      true);
 				left = true;
 			} else {
 				s->e[i] = 0;
@@ -923,8 +1001,8 @@ static void write_cell(det_hb *h, cell *c, thr *t, uint32_t tid, uint64_t e,
 			c->r = 0;
 		}
 	} else if (conflicts(t, tid, r, mask, atomic)) {
-		found(h, r, record_site(h, r), false, cellno, mask, tid, addr,
-		      site, true);
+		found(h, r, read_site(h, r, record_site(h, r), cellno, mask),
+		      false, cellno, mask, tid, addr, site, true);
 	} else if (!(r & E_VALID) || e_tid(r) != tid) {
 		c->r = 0;
 	}
@@ -957,6 +1035,11 @@ static inline bool reread(cell *c, const thr *t, uint32_t tid, uint64_t e)
 
 	if ((r & (E_VALID | R_SET)) != E_VALID || e_tid(r) != tid ||
 	    (w & W_LOCK) || conflicts(t, tid, w, e_mask(e), false))
+		return false;
+	/* Another line's bytes this read does not cover: own_read keeps
+	 * both, under the lock. */
+	if ((r & E_EPOCH) == (e & E_EPOCH) && e_slot(r) != e_slot(e) &&
+	    (e_mask(r) & ~e_mask(e)))
 		return false;
 	__atomic_store_n(&c->r, merged(r, e), __ATOMIC_RELAXED);
 	return true;
@@ -1222,13 +1305,16 @@ uint64_t det_hb_shadow_bytes(const det_hb *h)
 {
 	uint64_t bytes = clock_bytes(h);
 	long page = sysconf(_SC_PAGESIZE);
-	/* The shadow of one 4 KiB page of memory: asked of the kernel only
-	 * for pages the program touched, not for the whole reservation. */
+	/* The shadow and lines of one 4 KiB page of memory (1024 cells,
+	 * as many bytes in each): asked of the kernel only for pages the
+	 * program touched, not for the whole reservation. */
 	size_t span = 1024 * sizeof(cell), npages;
+	char *const base[2] = {(char *)h->shadow, (char *)h->lines};
 	unsigned char vec[64];
 
 	if (!h->shadow || page <= 0 || span % (size_t)page ||
-	    span / (size_t)page > sizeof vec)
+	    span / (size_t)page > sizeof vec ||
+	    sizeof(cell) != sizeof *h->lines)
 		return bytes;
 	npages = span / (size_t)page;
 	for (uint64_t i = 0; i <= (h->mem_bytes >> 12) / 64; i++) {
@@ -1236,10 +1322,13 @@ uint64_t det_hb_shadow_bytes(const det_hb *h)
 		while (w) {
 			uint64_t pg = i * 64 + (uint64_t)__builtin_ctzll(w);
 			w &= w - 1;
-			if (mincore((char *)h->shadow + pg * span, span, vec))
-				continue;
-			for (size_t k = 0; k < npages; k++)
-				bytes += (vec[k] & 1) ? (uint64_t)page : 0;
+			for (int b = 0; b < 2; b++) {
+				if (mincore(base[b] + pg * span, span, vec))
+					continue;
+				for (size_t k = 0; k < npages; k++)
+					bytes +=
+					    (vec[k] & 1) ? (uint64_t)page : 0;
+			}
 		}
 	}
 	return bytes;

@@ -32,20 +32,22 @@
  * cell it covered, atomic or not, its site) and the last read, widened to a
  * read set of up to HB_READERS readers when reads of different threads are
  * concurrent (a line reading a cell's bytes one at a time in an epoch
- * leaves one record of them all). An access checks the cell's records
- * that overlap its bytes: a
- * record of another thread whose epoch does not happen before the current
- * thread's clock is a race, unless both accesses are atomic or both are
- * reads. A race is reported as a det_violation (the previous access's site,
- * thread and first byte, and the current one's), deduplicated by unordered
- * site pair like a collision, so both detectors meet on one bug.
+ * leaves one record of them all; lines of one thread's epoch reading
+ * different bytes of a cell leave one record with the line of each
+ * byte beside it, 16 bytes a cell more where there are such records). An access
+ * checks the cell's records that overlap its bytes: a record of another thread
+ * whose epoch does not happen before the current thread's clock is a race,
+ * unless both accesses are atomic or both are reads. A race is reported as a
+ * det_violation (the previous access's site, thread and first byte, and the
+ * current one's), deduplicated by unordered site pair like a collision, so both
+ * detectors meet on one bug.
  *
  * Limits, each losing races rather than inventing them: a read set full of
  * concurrent readers forgets its oldest; a write that covers part of a cell
  * replaces the record of a write to its other bytes; threads with ids of
  * HB_MAX_THREADS and above are not checked; a record keeps a clock up to
  * 2^24-1 (a thread past it looks ordered after its 2^24-1st release); in a
- * program of 2^17 sites and more, a record names only the first 2^17 - 1
+ * program of 2^17 - 1 sites and more, a record names only the first 2^17 - 2
  * sites a run executes. A range access (memory.copy/fill/init) covers
  * every byte of its destination, and a copy's source is read under the
  * same site.
@@ -99,7 +101,7 @@ bool det_hb_repeat(const det_hb *h, uint32_t tid, uint32_t addr, uint32_t site);
 /* The same test as a table that compiled code tests inline
  * (eng_host_func_set_shadow_test), for threads below 64 and sites of
  * plain reads and writes of 1, 2, 4 or 8 aligned bytes; NULL when out of
- * memory or when the program has 2^17 sites or more (their slots are
+ * memory or when the program has 2^17 - 1 sites or more (their slots are
  * given out as they run). Owned by h. det_hb_skipped: the calls it
  * skipped. det_hb_tested: whether it found thread tid's latest access
  * no repeat (det_hb_repeat would say false), which it then forgets. */

@@ -24,7 +24,8 @@ enum {
 	S_ALOAD,
 	S_ASTORE,
 	S_RMW,
-	S_RANGE, /* memory.copy/fill/init */
+	S_RANGE,  /* memory.copy/fill/init */
+	S_READ2B, /* two bytes, another line */
 	NSITES
 };
 static rw_site site_table[NSITES] = {
@@ -39,6 +40,7 @@ static rw_site site_table[NSITES] = {
     [S_ALOAD] = {0, 0, 0, 4, RW_ATOMIC_READ, 0},
     [S_ASTORE] = {0, 0, 0, 4, RW_ATOMIC_WRITE, 0},
     [S_RMW] = {0, 0, 0, 4, RW_ATOMIC_RMW, 0},
+    [S_READ2B] = {0, 0, 0, 2, RW_READ, 0},
 };
 static const rw_sites sites = {
     .version = RW_SITES_VERSION, .nsites = NSITES, .sites = site_table};
@@ -189,6 +191,49 @@ static void other_lines_of_an_epoch(void **state)
 	assert_int_equal(s.n, 6);
 	assert_int_equal(s.r[5].site[0], S_READ1);
 	assert_int_equal(s.r[5].addr[0], 200);
+	det_hb_free(h);
+}
+
+/* Two fields of a cell read by two lines in turn: the record keeps
+ * both, with the line of each byte, so that the inline test skips
+ * either line's next reads, and another thread's write of each field is
+ * reported against the line that read it (before, each line replaced
+ * the other's record, and a write of the field not in it raced with
+ * nothing). */
+static void two_lines_of_one_cell(void **state)
+{
+	seen s;
+	det_hb *h = fresh(&s);
+
+	(void)state;
+	spawn_two(h);
+	det_hb_access(h, 1, 400, S_READ1);
+	det_hb_access(h, 1, 402, S_READ2B);
+	assert_true(repeat(h, 1, 400, S_READ1));
+	assert_true(repeat(h, 1, 402, S_READ2B));
+	assert_true(repeat(h, 1, 403, S_READ1));
+	assert_false(repeat(h, 1, 401, S_READ1));
+	det_hb_access(h, 1, 400, S_READ1);
+	det_hb_access(h, 1, 402, S_READ2B);
+	assert_int_equal(s.n, 0);
+	det_hb_access(h, 2, 400, S_WRITE1);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.r[0].site[0], S_READ1);
+	assert_int_equal(s.r[0].addr[0], 400);
+	det_hb_access(h, 2, 403, S_WRITE1);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.r[1].site[0], S_READ2B);
+	assert_int_equal(s.r[1].addr[0], 403);
+	/* A third thread's read joins them in a read set: still each
+	 * byte's line. */
+	det_hb_start(h, 3, det_hb_spawn(h, 0));
+	det_hb_access(h, 1, 500, S_READ1);
+	det_hb_access(h, 1, 502, S_READ2B);
+	det_hb_access(h, 3, 501, S_READ1);
+	det_hb_access(h, 2, 502, S_WRITE1);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.r[2].site[0], S_READ2B);
+	assert_int_equal(s.r[2].tid[0], 1);
 	det_hb_free(h);
 }
 
@@ -615,6 +660,7 @@ int main(void)
 	    cmocka_unit_test(unordered_writes_race),
 	    cmocka_unit_test(repeats_of_an_epoch),
 	    cmocka_unit_test(other_lines_of_an_epoch),
+	    cmocka_unit_test(two_lines_of_one_cell),
 	    cmocka_unit_test(ranges_cover_every_byte),
 	    cmocka_unit_test(notify_orders_the_woken_wait),
 	    cmocka_unit_test(many_sites_get_slots),

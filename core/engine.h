@@ -416,7 +416,9 @@ bool eng_host_func_set_filter(eng_func *f, eng_host_filter filter);
  * may write it). When the conditions on the thread, the site and the
  * address hold but a word does not, the function is called without the
  * filter (the test stood for it), r->tested set to 1 for the owner to
- * see and clear. The owner fills the tables so that the
+ * see and clear. Compiled code keeps a thread's record from its first
+ * test of the table on (a run is serial or not from its start). The
+ * owner fills the tables so that the
  * test answers as its filter would, may change words, records and the
  * shadow while threads run (aligned 64-bit words, read as relaxed
  * atomics), must not change the rest, and keeps all of it valid while

@@ -409,6 +409,11 @@ struct eng_thread {
 	bool in_wasm;         /* running guest code (signal handler check) */
 	bool stop_noted;      /* its stack is in proc->stops */
 	uint32_t polls;       /* since the last throttle yield */
+	/* The shadow test (engine.h) compiled code last looked this
+	 * thread's record up in, and the record: set at the thread's first
+	 * test of a table in a run that is not serial. */
+	const eng_shadow_test *shadow_test;
+	eng_shadow_thread *shadow_rec;
 	uint32_t throttle;    /* polls between its yields (0: lim.throttle) */
 	/* The C stack the guest runs this thread on, [sp_lo, sp_hi) of its
 	 * memory, from eng_thread_set_c_stack; sp_lo 0: unknown. */

@@ -2083,11 +2083,19 @@ static void shadow_test(jit *j, const eng_cell *ip, uint32_t idx,
 			uint32_t *miss, uint32_t *nmiss, uint32_t *differ,
 			uint32_t *ndiffer, uint32_t *done)
 {
-	uint32_t argbase = ip[1].u32[0];
+	uint32_t argbase = ip[1].u32[0], one, cached, have;
 
 #define ST(f) ((int32_t)offsetof(eng_shadow_test, f))
 #define SS(f) ((int32_t)offsetof(eng_shadow_site, f))
+	/* The test and the thread's record: cached in the thread at its
+	 * first test of this table (eng_thread.shadow_test), looked up
+	 * there, as the filter would be, when the import's differs. */
+	op_m(j, 0, true, 0x8b, R11, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, shadow_test));
 	import_func(j, idx);
+	op_m(j, 0, true, 0x3b, R11, RAX, NOIDX,
+	     (int32_t)offsetof(eng_func, shadow));
+	cached = jcc32(j, CC_E);
 	op_m(j, 0, true, 0x8b, R11, RAX, NOIDX,
 	     (int32_t)offsetof(eng_func, shadow));
 	op_r(j, 0, true, 0x85, R11, R11);
@@ -2098,13 +2106,25 @@ static void shadow_test(jit *j, const eng_cell *ip, uint32_t idx,
 	     (int32_t)offsetof(eng_proc, serial)); /* cmp byte, 0 */
 	b1(j, 0);
 	miss[(*nmiss)++] = jcc32(j, CC_NE);
-	/* the thread's record: rcx = threads + tid * stride, its word */
+	/* rcx = threads + tid * stride */
 	op_m(j, 0, false, 0x8b, RCX, TH, NOIDX,
 	     (int32_t)offsetof(eng_thread, id));
 	op_m(j, 0, false, 0x3b, RCX, R11, NOIDX, ST(nthreads));
 	miss[(*nmiss)++] = jcc32(j, CC_AE);
 	op_m(j, 0, false, 0x0faf, RCX, R11, NOIDX, ST(stride));
 	op_m(j, 0, true, 0x03, RCX, R11, NOIDX, ST(threads));
+	op_m(j, 0, true, 0x89, R11, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, shadow_test));
+	op_m(j, 0, true, 0x89, RCX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, shadow_rec));
+	have = jmp32(j);
+	here(j, cached);
+	op_r(j, 0, true, 0x85, R11, R11);
+	miss[(*nmiss)++] = jcc32(j, CC_E);
+	op_m(j, 0, true, 0x8b, RCX, TH, NOIDX,
+	     (int32_t)offsetof(eng_thread, shadow_rec));
+	here(j, have);
+	/* its word */
 	op_m(j, 0, true, 0x8b, RDX, RCX, NOIDX,
 	     (int32_t)offsetof(eng_shadow_thread, word));
 	op_r(j, 0, true, 0x85, RDX, RDX);
@@ -2154,6 +2174,7 @@ static void shadow_test(jit *j, const eng_cell *ip, uint32_t idx,
 	 * site's entry, -40 next). A word that differs is the filter's
 	 * answer too. */
 	*ndiffer = 0;
+	one = 0;
 	for (int w = 0; w < 2; w++) {
 		uint32_t ok, no_other;
 		/* this very access again */
@@ -2188,9 +2209,15 @@ static void shadow_test(jit *j, const eng_cell *ip, uint32_t idx,
 		op_r(j, 0, true, 0x39, RCX, RAX); /* cmp rax, rcx */
 		differ[(*ndiffer)++] = jcc32(j, CC_NE);
 		here(j, ok);
-		if (!w)
-			op_m(j, 0, true, 0x03, RBP, RSP, NOIDX, -40);
+		if (!w) {
+			/* no second cell: done (most accesses) */
+			op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -40);
+			op_r(j, 0, true, 0x85, RCX, RCX);
+			one = jcc32(j, CC_E);
+			op_r(j, 0, true, 0x01, RCX, RBP); /* add rbp, rcx */
+		}
 	}
+	here(j, one);
 	/* skipped++ in the thread's record */
 	op_m(j, 0, true, 0x8b, RCX, RSP, NOIDX, -8);
 	op_m(j, 0, true, 0x83, 0, RCX, NOIDX,

@@ -449,7 +449,8 @@ struct eng_thread {
 struct eng_proc {
 	eng_limits lim;
 	/* ENG_STOP_REQ: every thread must stop. ENG_STOP_THROTTLE: polls
-	 * take the slow path to count for lim.throttle. Interpreted code
+	 * take the slow path to count for lim.throttle (set while spawned
+	 * threads are alive, runtime.c's set_live). Interpreted code
 	 * tests the word for non-zero only, so throttling costs nothing
 	 * unless it is on. */
 	atomic_int stop;

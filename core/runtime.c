@@ -285,12 +285,25 @@ eng_proc *eng_proc_new(const eng_limits *lim)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->wd_cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (p->lim.throttle)
-		atomic_store(&p->stop, ENG_STOP_THROTTLE);
 	if (p->lim.timeout_s > 0 &&
 	    pthread_create(&p->watchdog, NULL, watchdog_main, p) == 0)
 		p->has_watchdog = true;
 	return p;
+}
+
+/* The spawned threads alive: n, with p->lock held. Polls take the slow
+ * path of a throttled profile (ENG_STOP_THROTTLE) only while there are
+ * some: the first thread alone has nobody to take turns with, and its
+ * calls and loops then poll as fast as under the default profile. */
+static void set_live(eng_proc *p, uint32_t n)
+{
+	__atomic_store_n(&p->live, n, __ATOMIC_RELAXED);
+	if (!p->lim.throttle)
+		return;
+	if (n)
+		atomic_fetch_or(&p->stop, ENG_STOP_THROTTLE);
+	else
+		atomic_fetch_and(&p->stop, ~ENG_STOP_THROTTLE);
 }
 
 void eng_proc_stop(eng_proc *p, const eng_trap *why)
@@ -565,7 +578,7 @@ static void thread_ended(eng_thread *t, bool os)
 
 	thread_release(t);
 	pthread_mutex_lock(&p->lock);
-	__atomic_store_n(&p->live, p->live - 1, __ATOMIC_RELAXED);
+	set_live(p, p->live - 1);
 	if (os && p->nfinished == p->cap_finished) {
 		uint32_t nc = p->cap_finished ? p->cap_finished * 2 : 16;
 		pthread_t *nf = wasm_realloc(p->finished, nc * sizeof *nf);
@@ -648,7 +661,7 @@ int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
 			     p->lim.max_threads);
 		return -1;
 	}
-	__atomic_store_n(&p->live, p->live + 1, __ATOMIC_RELAXED);
+	set_live(p, p->live + 1);
 	p->nspawned++;
 	/* Join threads that have finished, so that a program spawning
 	 * many short threads does not pile up their OS resources. */
@@ -700,7 +713,7 @@ int32_t eng_proc_spawn(eng_proc *p, eng_thread_fn fn, void *arg,
 	return (int32_t)t->id;
 undo:
 	pthread_mutex_lock(&p->lock);
-	__atomic_store_n(&p->live, p->live - 1, __ATOMIC_RELAXED);
+	set_live(p, p->live - 1);
 	pthread_cond_broadcast(&p->done_cv);
 	pthread_mutex_unlock(&p->lock);
 	return -1;

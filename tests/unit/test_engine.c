@@ -1051,6 +1051,34 @@ static void throttle_backs_off_on_a_loaded_machine(void **state)
 	assert_true(n > 100 && n < 200); /* 2^20 -> 64 by 15/16 steps */
 }
 
+/* A throttled proc's polls take the slow path only while a spawned
+ * thread is alive: the first thread alone yields to nobody. */
+static void hold_until_told(eng_thread *t, void *arg)
+{
+	(void)t;
+	while (!__atomic_load_n((int *)arg, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void throttle_polls_only_beside_spawned_threads(void **state)
+{
+	eng_limits lim = {.throttle = 64, .max_threads = 4};
+	eng_proc *p;
+	wasm_err err;
+	int go = 0;
+	(void)state;
+
+	assert_non_null(p = eng_proc_new(&lim));
+	assert_false(atomic_load(&p->stop) & ENG_STOP_THROTTLE);
+	if (eng_proc_spawn(p, hold_until_told, &go, &err) < 0)
+		fail_msg("spawn: %s", err.msg);
+	assert_true(atomic_load(&p->stop) & ENG_STOP_THROTTLE);
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	eng_proc_join(p);
+	assert_false(atomic_load(&p->stop) & ENG_STOP_THROTTLE);
+	eng_proc_free(p);
+}
+
 static void shadow_test_skips_exactly_when_it_holds(void **state)
 {
 	/* Sites: 0 four bytes (a cell's first word), 1 one byte (its
@@ -1566,6 +1594,7 @@ int main(void)
 	    cmocka_unit_test(backtrace_names_each_frames_call),
 	    cmocka_unit_test(filter_skips_the_calls_it_takes),
 	    cmocka_unit_test(throttle_backs_off_on_a_loaded_machine),
+	    cmocka_unit_test(throttle_polls_only_beside_spawned_threads),
 	    cmocka_unit_test(shadow_test_skips_exactly_when_it_holds),
 	    cmocka_unit_test(every_simd_instruction_compiles),
 	    cmocka_unit_test(simd_templates_agree_with_simd_h),

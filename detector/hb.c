@@ -37,6 +37,10 @@
 #define E_SLOT_SHIFT 46
 #define E_SLOTS	     ((uint32_t)1 << 17)
 #define E_MULTI	     (E_SLOTS - 1)
+/* The fields of a record, in place. */
+#define E_TID_BITS   ((uint64_t)0xffff << E_TID_SHIFT)
+#define E_MASK_BITS  ((uint64_t)0xf << E_MASK_SHIFT)
+#define E_SLOT_BITS  ((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT)
 #define R_SET	     ((uint64_t)1 << 63)
 #define W_LOCK	     ((uint64_t)1 << 63)
 
@@ -799,9 +803,8 @@ static void found(det_hb *h, uint64_t prev, uint32_t psite, bool pwrite,
 /* A record's bits that name its access: all but the bytes it covered
  * (same_epoch, and the inline test's care mask). */
 #define E_ID                                                                   \
-	(E_VALID | E_ATOMIC | R_SET | W_LOCK |                                 \
-	 ((uint64_t)0xffff << E_TID_SHIFT) | E_CLOCK_MAX |                     \
-	 ((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT))
+	(E_VALID | E_ATOMIC | R_SET | W_LOCK | E_TID_BITS | E_CLOCK_MAX |      \
+	 E_SLOT_BITS)
 
 /* Whether record x is this very access again: the same thread, clock,
  * atomicity and site, covering its bytes (FastTrack's same-epoch case;
@@ -816,9 +819,9 @@ static inline bool same_epoch(uint64_t x, uint64_t e)
 }
 
 /* E_ID but the site: another line of the thread's epoch. */
-#define E_EPOCH (E_ID & ~((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT))
+#define E_EPOCH (E_ID & ~E_SLOT_BITS)
 /* Whose a record is, and whether a writer holds the cell. */
-#define E_OWNER (E_VALID | W_LOCK | ((uint64_t)0xffff << E_TID_SHIFT))
+#define E_OWNER (E_VALID | W_LOCK | E_TID_BITS)
 
 /* Whether access e (a plain read or write) may be skipped in a cell
  * whose record of its kind is x and whose other record is o: x is this
@@ -841,7 +844,7 @@ static inline bool skippable(uint64_t x, uint64_t o, uint64_t e, bool write)
 	o &= E_OWNER;
 	return !write && (x & E_EPOCH) == (e & E_EPOCH) &&
 	       (e_mask(x) & m) == m &&
-	       (!o || o == (E_VALID | (e & ((uint64_t)0xffff << E_TID_SHIFT))));
+	       (!o || o == (E_VALID | (e & E_TID_BITS)));
 }
 
 /* The record that replaces x for access e: e, with x's bytes when x is
@@ -849,9 +852,7 @@ static inline bool skippable(uint64_t x, uint64_t o, uint64_t e, bool write)
  * time, then finds them all there). */
 static inline uint64_t merged(uint64_t x, uint64_t e)
 {
-	return (x & E_ID) == (e & E_ID)
-		   ? e | (x & (uint64_t)0xf << E_MASK_SHIFT)
-		   : e;
+	return (x & E_ID) == (e & E_ID) ? e | (x & E_MASK_BITS) : e;
 }
 
 static void lock_cell(cell *c)
@@ -905,8 +906,7 @@ static uint64_t own_read(det_hb *h, uint32_t cellno, uint64_t r, uint64_t e,
 	for (uint32_t b = 0; b < 4; b++)
 		if (em & 1u << b)
 			l->site[b] = site;
-	return (r & ~((uint64_t)(E_SLOTS - 1) << E_SLOT_SHIFT |
-		      (uint64_t)0xf << E_MASK_SHIFT)) |
+	return (r & ~(E_SLOT_BITS | E_MASK_BITS)) |
 	       (uint64_t)E_MULTI << E_SLOT_SHIFT |
 	       (uint64_t)(rm | em) << E_MASK_SHIFT;
 }

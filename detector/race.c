@@ -5,8 +5,9 @@
  *
  * Algorithm 1 without the paper's per-entry mutex: an entry is a sequence
  * word and the armed access. The low two bits of the word are the state
- * (free, locked while the arming thread writes the access, armed), the
- * rest a generation bumped by every disarm. A thread arms a free cell with
+ * (free, locked while the arming thread writes the access, armed, asked:
+ * armed, and a thread that collided with it wants its stack), the rest a
+ * generation bumped by every disarm. A thread arms a free cell with
  * one CAS, writes the access, then publishes "armed" with a release store;
  * a thread that finds the cell taken reads word, access, word again and
  * trusts the access only if the word did not change (a seqlock), so a
@@ -31,6 +32,7 @@
 #define ST_FREE	  0u
 #define ST_LOCKED 1u
 #define ST_ARMED  2u
+#define ST_ASKED  3u
 /* A checker waits this many pauses for an arming thread to publish its
  * access before it gives the cell up (the window is a few stores long
  * unless the arming thread was preempted inside it). */
@@ -89,7 +91,7 @@ typedef struct race_cell {
 } race_cell;
 
 /* The armed access a new bug asks for its stack: its thread, cell and the
- * cell's word while it was armed. */
+ * generation of the cell's word while it was armed. */
 typedef struct armed_ref {
 	uint32_t tid, seq;
 	uint64_t cell;
@@ -146,8 +148,10 @@ struct det_probe {
 	shard calls[NSHARDS];
 
 	/* Stack requests of new bugs to the armed thread of their pair (see
-	 * race.h), under lock; nreq alone on its line, read by every
-	 * disarming thread. */
+	 * race.h), under lock. asking (atomic, on its own line) counts the
+	 * threads between asking a cell (ask) and the end of their record():
+	 * an armed thread that finds its cell asked waits for it to drop to
+	 * zero, so the request is there when it looks. */
 	bool stacks;
 	struct stack_req {
 		uint32_t tid, seq, bug;
@@ -155,8 +159,8 @@ struct det_probe {
 		uint64_t cell;
 	} req[MAX_REQS];
 	uint32_t nreqs;
-	_Alignas(64) uint32_t nreq_live;
-	char nreq_pad[60];
+	_Alignas(64) uint32_t asking;
+	char asking_pad[60];
 
 	/* The breakpoint (det_probe_set_trigger), its waiters by role (0:
 	 * site[0]; 1: site[1]; one waiter per role) and per-thread wait
@@ -1256,8 +1260,8 @@ static bool same_collision(const det_violation *v, const pair *x, int cur)
 
 /* Whether bug b of p can take another collision as its example: it lacks
  * a stack, none is on its way, and this one can take both. The armed
- * thread's window may close before the finder asks it (a loaded machine,
- * a short delay); the pair usually collides again in the same run. */
+ * thread's window may close before the finder asks it (ask); the pair
+ * usually collides again in the same run. */
 static bool wants_example(const det_probe *p, uint32_t b,
 			  const armed_ref *armed)
 {
@@ -1272,7 +1276,7 @@ static bool wants_example(const det_probe *p, uint32_t b,
 	return true;
 }
 
-/* Record x; armed, when non-NULL, is side 0's access, still armed, which
+/* Record x; armed, when non-NULL, is side 0's access, asked (ask), which
  * the bug asks for its stack; hb, when non-NULL, the happens-before race
  * x is, whose earlier access (side 0) is looked up in its thread's
  * trace. */
@@ -1341,7 +1345,6 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 	}
 	v->cur = (uint8_t)cur;
 	v->count = count;
-	/* Ask first: the armed access may be about to go. */
 	if (p->stacks && armed && p->nreqs < MAX_REQS) {
 		p->req[p->nreqs++] = (struct stack_req){
 		    .tid = armed->tid,
@@ -1350,7 +1353,6 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 		    .side = (uint8_t)(1 - cur),
 		    .cell = armed->cell,
 		};
-		__atomic_store_n(&p->nreq_live, p->nreqs, __ATOMIC_RELEASE);
 	}
 	if (p->stacks) {
 		take_stack(&v->stack[cur]);
@@ -1462,11 +1464,57 @@ static void trigger_spin(const uint32_t *flag, uint64_t deadline)
 	}
 }
 
+/* Whether word s is the armed (or asked) state of generation gen. */
+static bool armed_as(uint32_t s, uint32_t gen)
+{
+	return (s & ~ST_MASK) == gen && (s & ST_MASK) >= ST_ARMED;
+}
+
+/* Ask the access armed on e, whose word was s, for its stack: true when it
+ * is still armed, and its thread will then wait for p->asking to drop
+ * (the caller drops it once its record() is done) and answer the request
+ * record() leaves. False when the window has closed: nobody would answer. */
+static bool ask(det_probe *p, race_cell *e, uint32_t s)
+{
+	uint32_t gen = s & ~ST_MASK, want = s;
+
+	if (!p->stacks || !probe_thread)
+		return false;
+	__atomic_add_fetch(&p->asking, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_compare_exchange_n(&e->seq, &want, gen | ST_ASKED, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) ||
+	    want == (gen | ST_ASKED))
+		return true;
+	__atomic_sub_fetch(&p->asking, 1, __ATOMIC_RELEASE);
+	return false;
+}
+
+/* An armed thread whose cell was asked waits for the askers to leave
+ * their request; a thread preempted between ask and record() is given
+ * up after TRIGGER_FOLLOW_NS (its request is dropped unanswered). */
+static void wait_asking(const det_probe *p)
+{
+	uint64_t deadline = 0;
+
+	for (uint32_t n = 0; __atomic_load_n(&p->asking, __ATOMIC_ACQUIRE);
+	     n++) {
+		if (n < 4096) {
+			cpu_relax();
+			continue;
+		}
+		if (!deadline)
+			deadline = mono_ns() + TRIGGER_FOLLOW_NS;
+		else if (mono_ns() >= deadline)
+			return;
+		sched_yield();
+	}
+}
+
 /* Thread tid, whose access covered the cells armed[0..narmed) with the
- * words armed_seq[], has disarmed them: answer the stack requests made of
- * it, and drop those whose access has gone by. mb: its width bytes in
- * linear memory, which it copied to `before` ahead of its window (NULL:
- * no value evidence). */
+ * generations armed_seq[], has disarmed them, one or more of them asked: answer
+ * the stack requests made of it, and drop those whose access has gone by. mb:
+ * its width bytes in linear memory, which it copied to `before` ahead of its
+ * window (NULL: no value evidence). */
 static void serve_requests(det_probe *p, uint32_t tid, const uint64_t *armed,
 			   const uint32_t *armed_seq, int narmed,
 			   const uint8_t *mb, const uint8_t *before,
@@ -1480,7 +1528,7 @@ static void serve_requests(det_probe *p, uint32_t tid, const uint64_t *armed,
 		bool mine = false;
 		for (int k = 0; k < narmed && !mine; k++)
 			mine = q->tid == tid && q->cell == armed[k] &&
-			       q->seq == (armed_seq[k] | ST_ARMED);
+			       q->seq == armed_seq[k];
 		if (mine) {
 			det_violation *v = &p->bugs[q->bug];
 			take_stack(&v->stack[q->side]);
@@ -1491,14 +1539,14 @@ static void serve_requests(det_probe *p, uint32_t tid, const uint64_t *armed,
 				memcpy(v->before, before, width);
 				copy_racy(v->after, mb, width);
 			}
-		} else if (__atomic_load_n(&t[q->cell].seq, __ATOMIC_ACQUIRE) ==
-			   q->seq) {
+		} else if (armed_as(__atomic_load_n(&t[q->cell].seq,
+						    __ATOMIC_ACQUIRE),
+				    q->seq)) {
 			i++;
 			continue;
 		}
 		*q = p->req[--p->nreqs];
 	}
-	__atomic_store_n(&p->nreq_live, p->nreqs, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -1574,8 +1622,11 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 		    .addr = {o.addr, addr},
 		    .kind = {os->kind, kind},
 		};
-		armed_ref ref = {o.tid, o.seq, c};
-		record(p, &x, &ref, NULL);
+		armed_ref ref = {o.tid, o.seq & ~ST_MASK, c};
+		bool asked = ask(p, e, o.seq);
+		record(p, &x, asked ? &ref : NULL, NULL);
+		if (asked)
+			__atomic_sub_fetch(&p->asking, 1, __ATOMIC_RELEASE);
 	}
 	if (!narmed)
 		return;
@@ -1589,13 +1640,17 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 	delay(p);
 	if (hold)
 		trigger_spin(hold, mono_ns() + TRIGGER_FOLLOW_NS);
+	bool asked = false;
 	for (int i = 0; i < narmed; i++)
-		__atomic_store_n(&t[armed[i]].seq,
-				 (armed_seq[i] + (ST_MASK + 1)) & ~ST_MASK,
-				 __ATOMIC_RELEASE);
-	if (__atomic_load_n(&p->nreq_live, __ATOMIC_ACQUIRE))
+		asked |= (__atomic_exchange_n(&t[armed[i]].seq,
+					      armed_seq[i] + (ST_MASK + 1),
+					      __ATOMIC_ACQ_REL) &
+			  ST_MASK) == ST_ASKED;
+	if (asked) {
+		wait_asking(p);
 		serve_requests(p, tid, armed, armed_seq, narmed, mb, before,
 			       width);
+	}
 }
 
 /* ---- concurrent breakpoint ------------------------------------------------
@@ -1688,7 +1743,7 @@ static trig_part trigger_access(det_probe *p, uint32_t tid, uint32_t addr,
 		for (uint32_t n = 0;; n++) {
 			uint32_t sq =
 			    __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-			if ((sq & ST_MASK) == ST_ARMED &&
+			if ((sq & ST_MASK) >= ST_ARMED &&
 			    __atomic_load_n(&e->tid, __ATOMIC_RELAXED) == lead)
 				break;
 			if (n < 4096) {

@@ -38,14 +38,15 @@
  *
  * Stacks and values at a collision. A new bug's finder takes its own call
  * stack. The armed access's thread is still inside its probe, spinning:
- * the finder leaves it a request (thread, cell, the cell's sequence word),
- * and the armed thread, once its window closes and it has disarmed, looks
- * for requests only when a request counter on its own cache line is
- * non-zero, so an access that collides with nobody pays one load of a
- * line nobody writes. It then takes its own stack and reads its bytes
- * again; it read them just before its window, which is what a "value
- * changed" line compares. A request whose access has already gone by
- * (the cell's word moved on) is dropped by the next thread that looks.
+ * the finder first marks the cell "asked" (one CAS on its word, which
+ * fails once the window has closed), then leaves a request (thread, cell,
+ * the word's generation). The armed thread disarms with an exchange, so
+ * it sees the mark; only then does it wait for the askers to be done
+ * (a counter on its own cache line) and answer: it takes its own stack
+ * and reads its bytes again; it read them just before its window, which
+ * is what a "value changed" line compares. An access that collides with
+ * nobody pays nothing more. A request its thread never answered (it was
+ * given up after 2 ms) is dropped by the next thread that answers.
  * The pair's next collision in the run, while no request of its bug is
  * outstanding, then replaces the example (threads, addresses, stacks,
  * value, location) and asks again, until one has both stacks; a bug

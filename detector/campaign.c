@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/wasi.h"
+#include "detector/hb.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -156,7 +157,7 @@ wasm_status det_prog_load(const char *path, det_prog **out, wasm_err *err)
 		if (from_cache(hash, &im, &p->sites)) {
 			p->cached = true;
 		} else {
-			rw_options opt = {0};
+			rw_options opt = {.cover = true};
 			char cpath[4200];
 			wasm_err_clear(err);
 			if ((st = rw_instrument(m, &opt, &ibytes, &ilen,
@@ -1697,6 +1698,7 @@ wasm_status det_sweep_slice(db *d, det_prog *p, db_campaign *c, uint64_t lo,
 	uint64_t want, have = 0;
 	pool pl = {0};
 	const char **argv = NULL;
+	uint32_t *hb_pool = NULL;
 	det_failure failure;
 	wasm_status st;
 
@@ -1749,6 +1751,19 @@ wasm_status det_sweep_slice(db *d, det_prog *p, db_campaign *c, uint64_t lo,
 	pl.timeout_s = c->timeout_s;
 	pl.pool_sites = c->prune ? c->pruned : NULL;
 	pl.npool = c->prune ? c->npruned : p->sites.nsites;
+	/* A check probes what happens-before needs (det_hb_sites). Under a
+	 * schedule every site stays armed: each is a schedule point, and a
+	 * recorded schedule counts them. */
+	if (c->kind == DB_KIND_CHECK && !c->prune && !c->schedule) {
+		if (!(hb_pool = wasm_malloc(((size_t)p->sites.nsites + 1) *
+					    sizeof *hb_pool))) {
+			st = wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+					  "out of memory");
+			goto out;
+		}
+		pl.npool = det_hb_sites(&p->sites, hb_pool);
+		pl.pool_sites = hb_pool;
+	}
 	if (c->schedule) {
 		if (!hooks || !hooks->sched) {
 			st = wasm_err_set(err, WASM_INVALID, WASM_NO_OFFSET,
@@ -1800,6 +1815,7 @@ wasm_status det_sweep_slice(db *d, det_prog *p, db_campaign *c, uint64_t lo,
 	}
 out:
 	wasm_free(argv);
+	wasm_free(hb_pool);
 	wasm_free(pl.w);
 	wasm_free(s.perm);
 	wasm_free(s.profiles);

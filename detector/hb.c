@@ -1333,3 +1333,13 @@ uint64_t det_hb_shadow_bytes(const det_hb *h)
 	}
 	return bytes;
 }
+
+uint32_t det_hb_sites(const rw_sites *sites, uint32_t *ids)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < sites->nsites; i++)
+		if (!sites->sites[i].covered)
+			ids[n++] = i;
+	return n;
+}

@@ -154,6 +154,13 @@ void det_hb_drop(void *token);
  * its life then holds the clocks of those alive, not of all. */
 void det_hb_end(det_hb *h, uint32_t tid);
 
+/* The sites a happens-before run needs probed, into ids (room for
+ * sites->nsites), in order; returns how many: every site but the reads a
+ * later store of the same stretch covers (rw_site.covered,
+ * rewriter/cover.h), which the store's probe checks in their place
+ * (det_probe_set_mask). */
+uint32_t det_hb_sites(const rw_sites *sites, uint32_t *ids);
+
 /* For `make bench`: bytes of shadow and clocks in memory (resident pages
  * of the shadow, by mincore), and bytes of the program's memory its
  * probed accesses touched (in 4 KiB pages). */

@@ -131,6 +131,9 @@ struct det_probe {
 	void *table;
 	size_t table_bytes;
 	uint8_t *shared; /* P, nsites bytes */
+	/* DET_HB: per write site, 1 + the unarmed read it covers, or 0
+	 * (det_probe_set_mask); NULL when none. */
+	uint32_t *cover;
 
 	pthread_mutex_t lock; /* everything below */
 	det_violation *bugs;
@@ -345,6 +348,7 @@ void det_probe_free(det_probe *p)
 		munmap(p->table, p->table_bytes);
 	}
 	det_hb_free(p->hb);
+	wasm_free(p->cover);
 	for (uint32_t i = 0; i < p->bcap; i++)
 		wasm_free(p->blocks[i].frames);
 	wasm_free(p->blocks);
@@ -1658,6 +1662,27 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 
 void det_probe_set_stacks(det_probe *p, bool on) { p->stacks = on; }
 
+wasm_status det_probe_set_mask(det_probe *p, const uint8_t *mask, wasm_err *err)
+{
+	wasm_free(p->cover);
+	p->cover = NULL;
+	if (p->algo != DET_HB)
+		return WASM_OK;
+	for (uint32_t i = 0; i < p->nsites; i++) {
+		const rw_site *r = &p->site[i];
+		if (!r->covered || mask[i] || r->covered_by >= p->nsites ||
+		    !mask[r->covered_by])
+			continue;
+		if (!p->cover &&
+		    !(p->cover = wasm_calloc(p->nsites, sizeof *p->cover)))
+			return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+					    "out of memory for the probe "
+					    "state");
+		p->cover[r->covered_by] = i + 1;
+	}
+	return WASM_OK;
+}
+
 void det_probe_set_trigger(det_probe *p, const det_trigger *t)
 {
 	p->trig = *t;
@@ -1934,22 +1959,32 @@ void det_probe_access(det_probe *p, const eng_thread *t, uint32_t tid,
 		return;
 	}
 	count_call(p, tid);
-	if (ignored(p, site))
-		return;
 	if (p->algo == DET_HB) {
 		/* Most accesses of a loop repeat one of the same epoch: no
 		 * caller context to note, no cell to lock. */
 		bool tested = repeat_tested | det_hb_tested(p->hb, tid);
+		bool self = !ignored(p, site);
+		uint32_t r = p->cover && site < p->nsites ? p->cover[site] : 0;
+		uint64_t raddr =
+		    r ? (uint64_t)addr + p->site[r - 1].cover_at : 0;
 
 		repeat_tested = false;
-		if ((!tested && det_hb_repeat(p->hb, tid, addr, site)) ||
+		if (r && (ignored(p, r - 1) || raddr > UINT32_MAX))
+			r = 0;
+		if ((!self && !r) ||
+		    (!tested && det_hb_repeat(p->hb, tid, addr, site)) ||
 		    nosync_serial == p->serial)
 			return;
 		if (p->stacks && t)
 			note_context(p, t, tid);
-		det_hb_access(p->hb, tid, addr, site);
+		if (r && !det_hb_repeat(p->hb, tid, (uint32_t)raddr, r - 1))
+			det_hb_access(p->hb, tid, (uint32_t)raddr, r - 1);
+		if (self)
+			det_hb_access(p->hb, tid, addr, site);
 		return;
 	}
+	if (ignored(p, site))
+		return;
 	if (site >= p->nsites || addr >= p->mem_bytes)
 		return;
 	width = site_width(&p->site[site]);

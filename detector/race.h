@@ -286,6 +286,14 @@ const eng_shadow_test *det_probe_shadow_test(det_probe *p);
  * only for benchmarks: what capture costs a run. */
 void det_probe_set_stacks(det_probe *p, bool on);
 
+/* The run's mask (nsites bytes, not kept), for DET_HB: a write whose
+ * covered read (rw_site.covered_by) is left unarmed checks that read
+ * first, at its bytes, as the read's own probe would have (nothing
+ * happens between them: rewriter/cover.h). WASM_NOMEM when out of
+ * memory. */
+wasm_status det_probe_set_mask(det_probe *p, const uint8_t *mask,
+			       wasm_err *err);
+
 /* A concurrent breakpoint (papers/concurrent-breakpoints.txt, BTrigger)
  * on DET_RACE: a thread whose access at site[0] or site[1] finds no
  * partner waits up to hold_ns (spinning and yielding, so that it wakes at

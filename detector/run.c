@@ -586,6 +586,10 @@ wasm_status det_run(eng_module *cm, const rw_sites *sites,
 	if (opts->trigger && opts->algo == DET_RACE)
 		det_probe_set_trigger(r.probe, opts->trigger);
 	det_probe_set_stacks(r.probe, !opts->no_stacks);
+	if (opts->mask && (st = det_probe_set_mask(r.probe, opts->mask, err))) {
+		det_probe_free(r.probe);
+		return st;
+	}
 	pthread_mutex_init(&r.lock, NULL);
 	wasm_err_clear(&r.err);
 	wasm_err_clear(&werr);

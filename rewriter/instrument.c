@@ -3,7 +3,7 @@
  * shared memory (DESIGN.md "Probe ABI"), and the heisen.sites table.
  *
  * How it works:
- *   One pass over every body. A small scanner (scan(), driven by tables
+ *   One pass over every body. A small scanner (scan.h, driven by tables
  *   built from opcodes.def) steps over the instructions the rewriter
  *   leaves alone without decoding them, and decodes only those that name
  *   a function or a memory: calls and ref.func (their index moves), and
@@ -27,7 +27,8 @@
  *   and memory indices in exports, start, element and data segments and
  *   constant expressions, append the imports (and the probe's type if the
  *   module has no (i32 i32)->() type), rebuild the name section and add
- *   heisen.sites after the code section.
+ *   heisen.sites after the code section. After each body, a second walk
+ *   of the original (cover.h) marks the reads a later store covers.
  *   The FNV-1a hash of the input (serial by design) runs on a thread of
  *   its own during the pass, for inputs of 1 MiB or more.
  *   Cost: on genmod's 24 MB module (11 M instructions, 1 M sites, output
@@ -54,6 +55,8 @@
  *     site table's offsets are what maps the new code back to them.
  */
 #include "instrument.h"
+#include "cover.h"
+#include "scan.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -138,12 +141,10 @@ typedef struct rw_ctx {
 	uint8_t new_types[1 + NSLOTS]; /* types of the added locals */
 	uint32_t nnew;
 	uint64_t base; /* index of the first added local */
-	/* (prefix slot, code) -> op + 1, from opcodes.def, for the scanner. */
-	uint16_t opmap[4 * 256];
-	uint8_t imm[4 * 256]; /* the same -> wasm_imm */
+	rw_scan scan;
 	/* One-byte opcodes the loop steps over inline (most instructions:
 	 * local.get, i32.const, i32.add…): FAST_NONE has no immediate,
-	 * FAST_LEB one LEB128; the rest go through scan(). */
+	 * FAST_LEB one LEB128; the rest go through rw_scan_next. */
 	uint8_t fast[256];
 } rw_ctx;
 
@@ -375,117 +376,6 @@ static void put_site(rw_ctx *c, const wasm_instr *in, uint32_t id, uint64_t off)
 	buf_put(&c->body, q, n);
 }
 
-/* Skip one LEB128 number. The module is valid, so it is well formed;
- * the bound only keeps a bug from reading past the body. */
-static inline const uint8_t *skip_leb(const uint8_t *p, const uint8_t *end)
-{
-	while (p < end && (*p++ & 0x80))
-		;
-	return p;
-}
-
-static inline uint64_t get_leb_fast(const uint8_t **pp, const uint8_t *end)
-{
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-
-	for (unsigned sh = 0; p < end && sh < 64; sh += 7) {
-		v |= (uint64_t)(*p & 0x7f) << sh;
-		if (!(*p++ & 0x80))
-			break;
-	}
-	*pp = p;
-	return v;
-}
-
-/* The scan: read one instruction at *pp. Instructions the rewriter leaves
- * alone are only stepped over; those that name a function or a memory
- * (the only ones it changes or probes) get op, offset and the immediates
- * wasm_encode_instr needs filled into *in, and the scan returns true.
- * A full wasm_reader_next per instruction was 40% of the rewrite: this
- * does the same for a valid module (validation checked the encoding;
- * the bounds only keep a bug inside the body). */
-static bool scan(const rw_ctx *c, const uint8_t *base, const uint8_t **pp,
-		 const uint8_t *end, wasm_instr *in)
-{
-	const uint8_t *p = *pp, *at = p;
-	unsigned slot = 0;
-	uint32_t code = *p++;
-	uint16_t op1;
-	bool hit = false;
-
-	if (code >= 0xFC && code <= 0xFE) {
-		slot = code - 0xFB;
-		code = (uint32_t)get_leb_fast(&p, end);
-	}
-	op1 = code < 256 ? c->opmap[slot * 256 + code] : 0;
-	switch ((wasm_imm)c->imm[slot * 256 + (code & 0xff)]) {
-	case WASM_IMM_NONE: break;
-	case WASM_IMM_BLOCK:
-		if (p < end && (*p == 0x40 || (*p >= 0x6F && *p <= 0x7F)))
-			p++;
-		else
-			p = skip_leb(p, end);
-		break;
-	case WASM_IMM_FUNC:
-	case WASM_IMM_MEM:
-		in->u.idx = (uint32_t)get_leb_fast(&p, end);
-		hit = true;
-		break;
-	case WASM_IMM_MEMORY_INIT:
-	case WASM_IMM_MEMORY_COPY:
-		in->u.idx2.a = (uint32_t)get_leb_fast(&p, end);
-		in->u.idx2.b = (uint32_t)get_leb_fast(&p, end);
-		hit = true;
-		break;
-	case WASM_IMM_CALL_INDIRECT:
-	case WASM_IMM_TABLE_INIT:
-	case WASM_IMM_TABLE_COPY: p = skip_leb(skip_leb(p, end), end); break;
-	case WASM_IMM_BR_TABLE: {
-		uint64_t n = get_leb_fast(&p, end);
-		for (uint64_t i = 0; i <= n && p < end; i++)
-			p = skip_leb(p, end);
-		break;
-	}
-	case WASM_IMM_SELECT_T: {
-		uint64_t n = get_leb_fast(&p, end);
-		p += n <= (uint64_t)(end - p) ? n : (uint64_t)(end - p);
-		break;
-	}
-	case WASM_IMM_MEMARG:
-	case WASM_IMM_MEMARG_LANE: {
-		uint32_t align = (uint32_t)get_leb_fast(&p, end);
-		in->u.mem.m.mem = 0;
-		if (align & 0x40) {
-			align &= ~0x40u;
-			in->u.mem.m.mem = (uint32_t)get_leb_fast(&p, end);
-		}
-		in->u.mem.m.align = align;
-		in->u.mem.m.offset = get_leb_fast(&p, end);
-		in->u.mem.lane = 0;
-		if (c->imm[slot * 256 + code] == WASM_IMM_MEMARG_LANE &&
-		    p < end)
-			in->u.mem.lane = *p++;
-		hit = true;
-		break;
-	}
-	case WASM_IMM_F32: p += 4; break;
-	case WASM_IMM_F64: p += 8; break;
-	case WASM_IMM_V128:
-	case WASM_IMM_SHUFFLE: p += 16; break;
-	case WASM_IMM_LANE:
-	case WASM_IMM_REFTYPE:
-	case WASM_IMM_FENCE: p++; break;
-	default: p = skip_leb(p, end); break; /* one index or constant */
-	}
-	*pp = p < end ? p : end;
-	if (hit) {
-		in->op = (wasm_op)(op1 - 1);
-		in->offset = (size_t)(at - base);
-	}
-	return hit;
-}
-
 /* Rewrite defined function i into c->code. */
 static wasm_status do_func(rw_ctx *c, uint32_t i, wasm_err *err)
 {
@@ -528,18 +418,18 @@ static wasm_status do_func(rw_ctx *c, uint32_t i, wasm_err *err)
 				break;
 			p += k;
 			if (more)
-				p = skip_leb(p, end);
+				p = rw_skip_leb(p, end);
 		}
 		if (p >= lim) {
 			if (p >= end)
 				break;
 			switch (c->fast[*p]) {
 			case FAST_NONE: p++; continue;
-			case FAST_LEB: p = skip_leb(p + 1, end); continue;
+			case FAST_LEB: p = rw_skip_leb(p + 1, end); continue;
 			default: break;
 			}
 		}
-		if (!scan(c, m->bytes, &p, end, &in))
+		if (!rw_scan_next(&c->scan, m->bytes, &p, end, &in))
 			continue;
 		oi = wasm_op_info(in.op);
 		switch ((wasm_imm)oi->imm) {
@@ -668,6 +558,39 @@ static void put_str(wasm_buf *b, const char *p, uint32_t n)
 	wasm_buf_put(b, p, n);
 }
 
+/* The offset map of a version 2 table and later (format: instrument.h). */
+static void put_map(wasm_buf *s, const rw_sites *t)
+{
+	for (uint32_t i = 0; i < t->nmapfn; i++) {
+		struct rw_offmap prev = {0, 0};
+		wasm_buf_u32(s, t->map_at[i + 1] - t->map_at[i]);
+		for (uint32_t k = t->map_at[i]; k < t->map_at[i + 1]; k++) {
+			uint8_t q[10];
+			size_t n = leb_u32(q, t->map[k].at - prev.at);
+			n += leb_u32(q + n, t->map[k].orig - prev.orig);
+			wasm_buf_put(s, q, n);
+			prev = t->map[k];
+		}
+	}
+}
+
+/* The covered sites of a version 4 table (format: instrument.h). */
+static void put_covered(wasm_buf *s, const rw_sites *t)
+{
+	uint32_t n = 0, prev = 0;
+
+	for (uint32_t i = 0; i < t->nsites; i++)
+		n += t->sites[i].covered;
+	wasm_buf_u32(s, n);
+	for (uint32_t i = 0; i < t->nsites; i++)
+		if (t->sites[i].covered) {
+			wasm_buf_u32(s, i - prev);
+			wasm_buf_u32(s, t->sites[i].covered_by - i);
+			wasm_buf_u32(s, t->sites[i].cover_at);
+			prev = i;
+		}
+}
+
 static wasm_status hook_after(void *ctx, uint8_t id, wasm_buf *s, wasm_err *err)
 {
 	rw_ctx *c = ctx;
@@ -695,17 +618,8 @@ static wasm_status hook_after(void *ctx, uint8_t id, wasm_buf *s, wasm_err *err)
 		wasm_buf_put(s, q, n);
 	}
 	wasm_buf_u32(s, t->nmapfn);
-	for (uint32_t i = 0; i < t->nmapfn; i++) {
-		struct rw_offmap prev = {0, 0};
-		wasm_buf_u32(s, t->map_at[i + 1] - t->map_at[i]);
-		for (uint32_t k = t->map_at[i]; k < t->map_at[i + 1]; k++) {
-			uint8_t q[10];
-			size_t n = leb_u32(q, t->map[k].at - prev.at);
-			n += leb_u32(q + n, t->map[k].orig - prev.orig);
-			wasm_buf_put(s, q, n);
-			prev = t->map[k];
-		}
-	}
+	put_map(s, t);
+	put_covered(s, t);
 	return WASM_OK;
 }
 
@@ -913,6 +827,7 @@ wasm_status rw_instrument(const wasm_module *m, const rw_options *opt,
 	size_t gap = 0;
 	pthread_t ht;
 	bool threaded = false;
+	rw_cover *cover;
 
 	*out = NULL;
 	*len = 0;
@@ -957,12 +872,10 @@ wasm_status rw_instrument(const wasm_module *m, const rw_options *opt,
 		}
 	}
 	c.sites_after = sites_place(m);
+	rw_scan_init(&c.scan);
 	for (int op = 0; op < WASM_OP_COUNT; op++) {
 		const wasm_opinfo *oi = wasm_op_info((wasm_op)op);
-		unsigned slot = oi->prefix ? oi->prefix - 0xFB : 0;
-		c.opmap[slot * 256 + oi->code] = (uint16_t)(op + 1);
-		c.imm[slot * 256 + oi->code] = oi->imm;
-		if (slot)
+		if (oi->prefix)
 			continue;
 		switch ((wasm_imm)oi->imm) {
 		case WASM_IMM_NONE: c.fast[oi->code] = FAST_NONE; break;
@@ -1007,8 +920,14 @@ wasm_status rw_instrument(const wasm_module *m, const rw_options *opt,
 			c.code.len = gap;
 	}
 	wasm_buf_u32(&c.code, m->nfuncs);
-	for (uint32_t i = 0; i < m->nfuncs && !st; i++)
-		st = do_func(&c, i, err);
+	cover = opt && opt->cover ? rw_cover_new() : NULL;
+	for (uint32_t i = 0; i < m->nfuncs && !st; i++) {
+		uint32_t first = sites->nsites;
+		if (!(st = do_func(&c, i, err)))
+			rw_cover_func(cover, m, i, sites->sites + first, first,
+				      sites->nsites - first);
+	}
+	rw_cover_free(cover);
 	if (threaded) {
 		pthread_join(ht, NULL);
 		threaded = false;
@@ -1113,6 +1032,48 @@ static wasm_status read_map(cur *c, const wasm_module *m, rw_sites *t,
 	return WASM_OK;
 }
 
+/* The covered sites of a version 4 table: increasing ids of plain reads,
+ * each covered by a later plain write whose bytes hold its bytes, no
+ * write covering two. */
+static wasm_status read_covered(cur *c, const wasm_module *m, rw_sites *t,
+				wasm_err *err)
+{
+	const uint8_t *at = c->p;
+	uint32_t n = get_u32(c);
+	uint64_t id = 0;
+	uint8_t *taken;
+
+	if (c->bad || n > t->nsites)
+		return wasm_err_set(
+		    err, WASM_MALFORMED, (size_t)(at - m->bytes),
+		    "heisen.sites: %u covered sites of %u", n, t->nsites);
+	if (!(taken = wasm_calloc((size_t)t->nsites / 8 + 1, 1)))
+		return wasm_err_set(err, WASM_NOMEM, WASM_NO_OFFSET,
+				    "out of memory for the site table");
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t d = get_u32(c);
+		uint64_t by = (id += d) + get_u32(c);
+		uint32_t off = get_u32(c);
+		rw_site *r = id < t->nsites ? &t->sites[id] : NULL;
+		rw_site *w = by < t->nsites ? &t->sites[by] : NULL;
+		if (c->bad || (i && !d) || !r || !w || by == id ||
+		    r->kind != RW_READ || w->kind != RW_WRITE ||
+		    off + r->width > w->width ||
+		    (taken[by / 8] & (1u << (by % 8)))) {
+			wasm_free(taken);
+			return wasm_err_set(
+			    err, WASM_MALFORMED, (size_t)(at - m->bytes),
+			    "heisen.sites: covered site %u is broken", i);
+		}
+		taken[by / 8] |= (uint8_t)(1u << (by % 8));
+		r->covered = true;
+		r->cover_at = (uint8_t)off;
+		r->covered_by = (uint32_t)by;
+	}
+	wasm_free(taken);
+	return WASM_OK;
+}
+
 bool rw_sites_orig(const rw_sites *s, uint32_t defined, uint32_t at,
 		   uint32_t *orig)
 {
@@ -1193,7 +1154,8 @@ wasm_status rw_sites_read(const wasm_module *m, rw_sites *sites, wasm_err *err)
 		s->width = (uint8_t)width;
 		s->kind = (uint8_t)kind;
 	}
-	if (t.version >= 2 && read_map(&c, m, &t, err)) {
+	if ((t.version >= 2 && read_map(&c, m, &t, err)) ||
+	    (t.version >= 4 && read_covered(&c, m, &t, err))) {
 		rw_sites_free(&t);
 		return err->status;
 	}

@@ -73,6 +73,14 @@ typedef struct rw_site {
 	uint8_t width;   /* bytes accessed; 0 for range accesses */
 	uint8_t kind;    /* rw_kind */
 	uint32_t mem;    /* memory index in the ORIGINAL module */
+	/* A plain read a later store of the same stretch covers, which a
+	 * happens-before check may leave unprobed (rewriter/cover.h): the
+	 * store's site, which checks this read first, at cover_at bytes
+	 * past its own address. Version 4 tables and later; false in
+	 * older ones. A store covers at most one read. */
+	bool covered;
+	uint8_t cover_at;
+	uint32_t covered_by;
 } rw_site;
 
 /* The site table of an instrumented module. `hash` is the FNV-1a 64 hash
@@ -105,7 +113,7 @@ typedef struct rw_sites {
 	} *map;
 } rw_sites;
 
-#define RW_SITES_VERSION 3
+#define RW_SITES_VERSION 4
 
 /* Flags of the extra probe calls of a range site (version 3 and later;
  * see the ABI above), and the sites a module may have. */
@@ -121,7 +129,10 @@ typedef struct rw_sites {
  *   n entries (at, orig), each the difference from the previous entry of
  *   the function (the first: at from 0, orig from 0).
  * Version 3 is version 2 whose range sites make the extra probe calls.
- * Versions 1 (no map) and 2 are still read. */
+ * Version 4 then adds: ncovered, and per covered site (rw_site.covered),
+ * by increasing id: its id as the difference from the previous one (the
+ * first from 0), covered_by - id, cover_at. Versions 1 (no map), 2 and 3
+ * are still read. */
 
 /* The original file offset of the instruction `at` bytes past the first
  * instruction of defined function `defined` (0 = the module's first
@@ -139,6 +150,10 @@ typedef struct rw_options {
 	 * them); static_len bytes. */
 	const uint8_t *static_mask;
 	uint32_t static_len;
+	/* Mark the reads a later store covers (rw_site.covered, cover.h):
+	 * a second walk of every body, about twice the rewrite's time on
+	 * genmod's module (make bench), for `heisen check`'s speed. */
+	bool cover;
 } rw_options;
 
 /* Instrument a validated module whose original bytes are m->bytes.

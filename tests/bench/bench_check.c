@@ -6,7 +6,8 @@
  *
  * PLAIN runs under the engine alone (wasi_run); CHECKED (PLAIN
  * instrumented, or PLAIN itself when it is a demo that det_prog_load
- * instruments) runs with every site probed and the happens-before probe,
+ * instruments) runs with the sites `heisen check` probes (det_hb_sites)
+ * and the happens-before probe,
  * under the default profile and under throttled (what `heisen check` uses
  * unless told otherwise). Each best of 3 by its own run time. Prints one
  * line: plain_s hb_s hb_throttled_s shadow_bytes touched_bytes races.
@@ -14,6 +15,7 @@
  */
 #include "core/wasi.h"
 #include "detector/campaign.h"
+#include "detector/hb.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,6 +42,7 @@ int main(int argc, char **argv)
 	eng_module *cm;
 	det_prog *p;
 	uint8_t *mask;
+	uint32_t *ids;
 	wasm_err e;
 
 	if (argc < 3 || devnull < 0) {
@@ -79,7 +82,13 @@ int main(int argc, char **argv)
 	}
 	if (!(mask = malloc(p->sites.nsites + 1)))
 		return 3;
-	memset(mask, 1, p->sites.nsites + 1);
+	/* What `heisen check` probes: every site but the covered reads. */
+	if (!(ids = malloc((p->sites.nsites + 1) * sizeof *ids)))
+		return 3;
+	memset(mask, 0, p->sites.nsites + 1);
+	for (uint32_t i = 0, n = det_hb_sites(&p->sites, ids); i < n; i++)
+		mask[ids[i]] = 1;
+	free(ids);
 	for (int prof = 0; prof < 2; prof++)
 		for (int i = 0; i < 3; i++) {
 			det_run_opts o = {0};

@@ -11,6 +11,9 @@
  * a user hands to `heisen instrument`. Shared memories only when the
  * module has one (the common case, and genmod's); otherwise all memories.
  *
+ * Then the same RUNS times with rw_options.cover (the covered reads
+ * marked, what `heisen instrument` does), reported as cover_s.
+ *
  * Output: a human line, then one `key=value` line for scripts (run.sh).
  * MB is 10^6 bytes. This is a report: nothing asserts a timing.
  */
@@ -82,14 +85,20 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < m->nmems; i++)
 		any_shared |= m->mems[i].shared;
 	const rw_options o = {.all_memories = !any_shared};
+	/* Then with the covered reads marked (rw_options.cover), as
+	 * `heisen instrument` and the campaigns instrument. */
+	double best_cover = -1;
 
-	for (long i = 0; i < runs; i++) {
+	for (long i = 0; i < 2 * runs; i++) {
 		uint8_t *out = NULL;
 		rw_sites sites = {0};
+		rw_options oi = o;
+		double *b = i < runs ? &best : &best_cover;
+		oi.cover = i >= runs;
 		wasm_err_clear(&err);
 		double t0 = now();
-		wasm_status st = rw_instrument(m, &o, &out, &outlen, &sites,
-					       &err);
+		wasm_status st =
+		    rw_instrument(m, &oi, &out, &outlen, &sites, &err);
 		double t1 = now();
 		nsites = sites.nsites;
 		wasm_free(out);
@@ -98,8 +107,8 @@ int main(int argc, char **argv)
 			rc = report_error(&err, path);
 			goto done;
 		}
-		if (best < 0 || t1 - t0 < best)
-			best = t1 - t0;
+		if (*b < 0 || t1 - t0 < *b)
+			*b = t1 - t0;
 	}
 
 	printf("bench_rewrite: %s: %zu bytes -> %zu bytes, %u sites%s, best "
@@ -107,8 +116,9 @@ int main(int argc, char **argv)
 	       path, len, outlen, nsites, o.all_memories ? " (all memories)" : "",
 	       runs, best, (double)len / 1e6 / best);
 	printf("bytes=%zu out_bytes=%zu sites=%u runs=%ld best_s=%.6f "
-	       "mb_s=%.3f\n",
-	       len, outlen, nsites, runs, best, (double)len / 1e6 / best);
+	       "mb_s=%.3f cover_s=%.6f cover_mb_s=%.3f\n",
+	       len, outlen, nsites, runs, best, (double)len / 1e6 / best,
+	       best_cover, (double)len / 1e6 / best_cover);
 done:
 	wasm_module_free(m);
 	wasm_free(data);

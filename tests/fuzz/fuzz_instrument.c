@@ -70,7 +70,7 @@ static bool named(const wasm_import *imp, const char *mod, const char *name)
 static void one(const wasm_module *m, const uint8_t *data, size_t size,
 		bool all)
 {
-	const rw_options o = {.all_memories = all};
+	const rw_options o = {.all_memories = all, .cover = true};
 	uint8_t *out = NULL, *out2 = NULL;
 	size_t len = 0, len2 = 0;
 	wasm_module *im = NULL;

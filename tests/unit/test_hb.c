@@ -434,7 +434,7 @@ static void many_sites_get_slots(void **state)
 
 	assert_non_null(tab);
 	for (uint32_t i = 0; i < n; i++)
-		tab[i] = (rw_site){0, 0, 0, 4, RW_WRITE, 0};
+		tab[i] = (rw_site){.width = 4, .kind = RW_WRITE};
 	assert_int_equal(det_hb_new(&big, 1u << 20, on_race, &s, &h, &e),
 			 WASM_OK);
 	spawn_two(h);

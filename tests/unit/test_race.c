@@ -568,6 +568,48 @@ static void run_probes_only_armed_sites(void **state)
 	free_prog(&g);
 }
 
+/* A happens-before run whose read is left unarmed, covered by a write of
+ * its stretch (rewriter/cover.h): the write's probe checks the read at
+ * its bytes, so another thread's racing write pairs with the read's site
+ * as well as the write's. Armed, the read is its own probe's business. */
+static void a_covering_write_checks_its_read(void **state)
+{
+	rw_site tab[3] = {
+	    {.width = 4,
+	     .kind = RW_READ,
+	     .covered = true,
+	     .covered_by = 1,
+	     .cover_at = 4},
+	    {.width = 8, .kind = RW_WRITE},
+	    {.width = 4, .kind = RW_WRITE},
+	};
+	rw_sites st = {.version = RW_SITES_VERSION, .nsites = 3, .sites = tab};
+	for (int armed = 0; armed < 2; armed++) {
+		uint8_t mask[3] = {(uint8_t)armed, 1, 1};
+		uint32_t one = 1, two = 2, n, dropped, pairs = 0;
+		const det_violation *v;
+		det_probe *p;
+		wasm_err e;
+
+		assert_int_equal(det_probe_new(DET_HB, &st, 65536, 0, &p, &e),
+				 WASM_OK);
+		assert_int_equal(det_probe_set_mask(p, mask, &e), WASM_OK);
+		det_probe_start(p, &one, det_probe_spawn(p, NULL, 0));
+		det_probe_start(p, &two, det_probe_spawn(p, NULL, 0));
+		det_probe_access(p, NULL, 1, 100, 1); /* writes 100..107 */
+		det_probe_access(p, NULL, 2, 104, 2); /* writes 104..107 */
+		v = det_probe_violations(p, &n, &dropped);
+		for (uint32_t i = 0; i < n; i++) {
+			assert_int_equal(v[i].site[1], 2);
+			pairs |= 1u << v[i].site[0];
+			if (v[i].site[0] == 0)
+				assert_int_equal(v[i].addr[0], 104);
+		}
+		assert_int_equal(pairs, armed ? 2 : 3);
+		det_probe_free(p);
+	}
+}
+
 /* A collision asked while its access was armed gets the armed side's
  * answer (its stack and bytes): the armed thread sees the ask when it
  * disarms and waits for the request. Windows of ~20 ms make the two threads
@@ -688,6 +730,7 @@ int main(void)
 	    cmocka_unit_test(run_finds_the_shared_sites),
 	    cmocka_unit_test(run_probes_only_armed_sites),
 	    cmocka_unit_test(an_asked_collision_is_answered),
+	    cmocka_unit_test(a_covering_write_checks_its_read),
 	    cmocka_unit_test(run_reports_a_mask_that_does_not_fit),
 	    cmocka_unit_test(names_profiles_and_spans),
 	};

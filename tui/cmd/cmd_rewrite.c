@@ -22,7 +22,7 @@ int tui_cmd_instrument(const tui_cmd *cmd, const tui_args *a, FILE *out,
 	const char *outp = tui_opt_value(cmd, a, "-o");
 	const char *maskp = tui_opt_value(cmd, a, "--static");
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	rw_options opt = {0};
+	rw_options opt = {.cover = true};
 	wasm_module *m = NULL;
 	uint8_t *bytes = NULL, *mask = NULL;
 	size_t len = 0;
@@ -134,7 +134,7 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 {
 	const char *path = a->operands[0];
 	bool json = tui_opt_value(cmd, a, "--json") != NULL;
-	rw_options opt = {0};
+	rw_options opt = {.cover = true};
 	wasm_module *m = NULL;
 	rw_srcmap *sm = NULL;
 	rw_sites t = {0};
@@ -197,6 +197,10 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 			else
 				tui_json_null(&j, "function");
 			tui_json_u64(&j, "offset", s->offset);
+			if (s->covered)
+				tui_json_u64(&j, "covered_by", s->covered_by);
+			else
+				tui_json_null(&j, "covered_by");
 			if (sm &&
 			    rw_srcmap_lookup_near(
 				sm, (size_t)(s->offset + shift), &pos) &&
@@ -246,11 +250,14 @@ int tui_cmd_sites(const tui_cmd *cmd, const tui_args *a, FILE *out, FILE *err)
 					 pos.line, pos.column);
 			else
 				snprintf(src, sizeof src, "-");
-			fprintf(out,
-				"%-6u %-12s %-*s %5u %3u  %-24s 0x%-8x %s\n", i,
-				rw_kind_name(s->kind), opw,
+			fprintf(out, "%-6u %-12s %-*s %5u %3u  %-24s 0x%-8x %s",
+				i, rw_kind_name(s->kind), opw,
 				wasm_op_info(s->op)->name, s->width, s->mem, fn,
 				s->offset, src);
+			if (s->covered)
+				fprintf(out, "  (covered by %u)",
+					s->covered_by);
+			fputc('\n', out);
 		}
 	}
 	rc = TUI_EXIT_OK;

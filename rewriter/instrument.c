@@ -102,6 +102,21 @@ static void *hash_thread(void *arg)
 	return NULL;
 }
 
+bool rw_sites_same(const rw_sites *a, const rw_sites *b)
+{
+	for (uint32_t i = 0; i < a->nsites; i++) {
+		const rw_site *x = &a->sites[i], *y = &b->sites[i];
+		if (x->func != y->func || x->offset != y->offset ||
+		    x->op != y->op || x->width != y->width ||
+		    x->kind != y->kind || x->mem != y->mem ||
+		    x->covered != y->covered ||
+		    (x->covered && (x->covered_by != y->covered_by ||
+				    x->cover_at != y->cover_at)))
+			return false;
+	}
+	return true;
+}
+
 void rw_sites_free(rw_sites *s)
 {
 	if (!s)
@@ -923,7 +938,7 @@ wasm_status rw_instrument(const wasm_module *m, const rw_options *opt,
 	cover = opt && opt->cover ? rw_cover_new() : NULL;
 	for (uint32_t i = 0; i < m->nfuncs && !st; i++) {
 		uint32_t first = sites->nsites;
-		if (!(st = do_func(&c, i, err)))
+		if (!(st = do_func(&c, i, err)) && sites->nsites > first)
 			rw_cover_func(cover, m, i, sites->sites + first, first,
 				      sites->nsites - first);
 	}

@@ -173,6 +173,10 @@ wasm_status rw_sites_read(const wasm_module *m, rw_sites *sites,
 
 void rw_sites_free(rw_sites *s);
 
+/* Whether the sites of a and b (a->nsites of them, which b must have)
+ * are the same, field by field (rw_site has padding). */
+bool rw_sites_same(const rw_sites *a, const rw_sites *b);
+
 /* FNV-1a 64 of a byte range (the module hash above). */
 uint64_t rw_hash(const uint8_t *p, size_t n);
 

@@ -112,9 +112,7 @@ static void one(const wasm_module *m, const uint8_t *data, size_t size,
 		fail("rw_sites_read on the output", &err, NULL);
 	if (back.version != RW_SITES_VERSION || back.nsites != sites.nsites ||
 	    back.hash != sites.hash || back.probe_func != sites.probe_func ||
-	    back.mask_mem != sites.mask_mem ||
-	    (sites.nsites && memcmp(back.sites, sites.sites,
-				    sites.nsites * sizeof *sites.sites))) {
+	    back.mask_mem != sites.mask_mem || !rw_sites_same(&back, &sites)) {
 		snprintf(why, sizeof why,
 			 "read %u sites probe %u mask %u, returned %u sites "
 			 "probe %u mask %u",

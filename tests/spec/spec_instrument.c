@@ -289,10 +289,7 @@ static void check_module(runner *r, const char *loc, const char *path,
 	if (back.version != RW_SITES_VERSION || back.nsites != sites.nsites ||
 	    back.hash != sites.hash || back.hash != rw_hash(bytes, len) ||
 	    back.probe_func != sites.probe_func ||
-	    back.mask_mem != sites.mask_mem ||
-	    (sites.nsites &&
-	     memcmp(back.sites, sites.sites,
-		    sites.nsites * sizeof *sites.sites) != 0)) {
+	    back.mask_mem != sites.mask_mem || !rw_sites_same(&back, &sites)) {
 		fail(r, loc,
 		     "site table read back differs from rw_instrument's: "
 		     "version %u, %u sites, probe %u, mask %u; returned %u "

@@ -850,7 +850,9 @@ const tui_cmd tui_commands[] = {
      "v128.store...), width in bytes (16 for v128.load and v128.store), "
      "memory, function (its name-section name or func[N]), offset of the "
      "access in the original binary, and file:line:column from DWARF or "
-     "-.\n"
+     "-; then '(covered by N)' for a plain read that store N, later in "
+     "the same straight stretch of code, covers: 'heisen check' leaves "
+     "it unprobed and store N's probe checks it in its place.\n"
      "Exit status: 0 on success; 2 if FILE.wasm is unreadable, invalid, "
      "has a broken site table, or (not instrumented) has no shared "
      "memory; 3 on an internal error.",
@@ -937,7 +939,9 @@ const tui_cmd tui_commands[] = {
      "[-- ARGS...]",
      "find every race of a run by happens-before, as ThreadSanitizer does",
      "Runs FILE.wasm (instrumented on the fly when it is not, cached by "
-     "hash) N times with every site probed and no delay, and tracks "
+     "hash) N times with every site probed (but the reads a later store "
+     "of their stretch covers, which that store's probe checks: 'heisen "
+     "help sites') and no delay, and tracks "
      "happens-before: a vector clock per thread, ordered only by what "
      "WebAssembly itself orders (atomics are sequentially consistent: "
      "a store or read-modify-write releases, a load or read-modify-write "

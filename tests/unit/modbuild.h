@@ -44,6 +44,20 @@ static inline void mb_cstr(wasm_buf *b, const char *s)
 	wasm_buf_put(b, s, strlen(s) + 1);
 }
 
+/* Decode and validate bytes into a module (free with wasm_module_free);
+ * NULL with *e filled when either fails. */
+static inline wasm_module *mb_load(const uint8_t *bytes, size_t len,
+				   wasm_err *e)
+{
+	wasm_module *m = NULL;
+
+	if (wasm_decode(bytes, len, &m, e) || wasm_validate(m, e)) {
+		wasm_module_free(m);
+		return NULL;
+	}
+	return m;
+}
+
 /* Decode and validate; returns the first failing status. */
 static inline wasm_status mb_check(const wasm_buf *b, wasm_err *e)
 {

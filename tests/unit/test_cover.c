@@ -44,6 +44,7 @@
 
 #include <cmocka.h>
 
+#include "modbuild.h"
 #include "rewriter/cover.h"
 
 #include <string.h>
@@ -86,10 +87,10 @@ static const rw_options cover_opt = {.cover = true};
 
 static wasm_module *load(const uint8_t *bytes, size_t len)
 {
-	wasm_module *m = NULL;
 	wasm_err e;
+	wasm_module *m = mb_load(bytes, len, &e);
 
-	if (wasm_decode(bytes, len, &m, &e) || wasm_validate(m, &e))
+	if (!m)
 		fail_msg("load: %s", e.msg);
 	return m;
 }

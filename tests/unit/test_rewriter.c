@@ -321,10 +321,10 @@ static const uint8_t imp_wasm[] = {
 
 static wasm_module *load(const uint8_t *bytes, size_t len)
 {
-	wasm_module *m = NULL;
 	wasm_err e;
+	wasm_module *m = mb_load(bytes, len, &e);
 
-	if (wasm_decode(bytes, len, &m, &e) || wasm_validate(m, &e))
+	if (!m)
 		fail_msg("load: %s", e.msg);
 	return m;
 }

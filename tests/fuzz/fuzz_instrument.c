@@ -17,6 +17,9 @@
  *   - the mask and probe indices point at the heisen imports;
  *   - instrumenting the output again is refused (it has a site table).
  *
+ * An input's own site table (a mutated instrumented module in the
+ * corpus) is read first: it is read or refused, never a crash.
+ *
  * A broken property prints what broke and calls __builtin_trap(), so
  * libFuzzer keeps the input as a crash. `make fuzz-regress` replays the
  * committed corpus (tests/fuzz/corpus/module) through this target too.
@@ -167,6 +170,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wasm_err_clear(&err);
 	if (wasm_validate(m, &err) != WASM_OK)
 		goto done;
+	/* An input with a site table of its own (a mutated instrumented
+	 * module): reading it either succeeds or says why not. */
+	{
+		rw_sites t;
+		wasm_status st = rw_sites_read(m, &t, &err);
+		if (st == WASM_OK)
+			rw_sites_free(&t);
+		else if (st != WASM_INVALID && st != WASM_MALFORMED &&
+			 !resource(st))
+			fail("rw_sites_read on the input", &err, NULL);
+	}
 	one(m, data, size, false);
 	one(m, data, size, true);
 done:

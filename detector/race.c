@@ -40,6 +40,8 @@
 /* The widest access (v128) covers 5 cells when unaligned; a wider one
  * (a damaged site table) arms only its first 5. */
 #define MAX_CELLS 5
+/* Slots of det_probe.complete. */
+#define COMPLETE_SLOTS 256u
 /* Call counters are sharded by thread id so that threads do not share a
  * cache line on every call. */
 #define NSHARDS 64
@@ -152,8 +154,8 @@ struct det_probe {
 
 	/* Stack requests of new bugs to the armed thread of their pair (see
 	 * race.h), under lock. asking (atomic, on its own line) counts the
-	 * threads between asking a cell (ask) and the end of their record():
-	 * an armed thread that finds its cell asked waits for it to drop to
+	 * threads between asking a cell (ask) and leaving their request: an
+	 * armed thread that finds its cell asked waits for it to drop to
 	 * zero, so the request is there when it looks. */
 	bool stacks;
 	struct stack_req {
@@ -164,6 +166,10 @@ struct det_probe {
 	uint32_t nreqs;
 	_Alignas(64) uint32_t asking;
 	char asking_pad[60];
+	/* Keys of bugs with both stacks (they ask no more), by the key's
+	 * hash; written under lock, read by finders without it (atomic
+	 * words): a finder asks only for a pair not found here. */
+	uint64_t complete[COMPLETE_SLOTS];
 
 	/* The breakpoint (det_probe_set_trigger), its waiters by role (0:
 	 * site[0]; 1: site[1]; one waiter per role) and per-thread wait
@@ -411,6 +417,25 @@ static bool pairs_grow(det_probe *p)
 }
 
 /* The slot of key, or the empty slot where it belongs. */
+/* The pair key of sites a and b, either order. */
+static uint64_t pair_key(uint32_t a, uint32_t b)
+{
+	return (a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a) + 1;
+}
+
+/* Under p->lock: bug b's example has both stacks now, so the finders of
+ * its pair need not ask (ask) any more. */
+static void note_complete(det_probe *p, const det_violation *v)
+{
+	uint64_t key;
+
+	if (!v->stack[0].n || !v->stack[1].n)
+		return;
+	key = pair_key(v->site[0], v->site[1]);
+	__atomic_store_n(&p->complete[mix(key) % COMPLETE_SLOTS], key,
+			 __ATOMIC_RELAXED);
+}
+
 static uint32_t pair_slot(const det_probe *p, uint64_t key)
 {
 	uint32_t j = (uint32_t)mix(key) & (p->hcap - 1);
@@ -1262,6 +1287,32 @@ static bool same_collision(const det_violation *v, const pair *x, int cur)
 	return true;
 }
 
+/* Whether word s is the armed (or asked) state of generation gen. */
+static bool armed_as(uint32_t s, uint32_t gen)
+{
+	return (s & ~ST_MASK) == gen && (s & ST_MASK) >= ST_ARMED;
+}
+
+/* Ask the access armed on e, whose word was s, for its stack, as soon as
+ * the collision is seen: true when it is still armed, and its thread will
+ * then wait for p->asking to drop (record drops it once the request is
+ * in, or once the bug turns out not to want one) and answer. False when
+ * the window has closed: nobody would answer. */
+static bool ask(det_probe *p, race_cell *e, uint32_t s)
+{
+	uint32_t gen = s & ~ST_MASK, want = s;
+
+	if (!p->stacks || !probe_thread)
+		return false;
+	__atomic_add_fetch(&p->asking, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_compare_exchange_n(&e->seq, &want, gen | ST_ASKED, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) ||
+	    want == (gen | ST_ASKED))
+		return true;
+	__atomic_sub_fetch(&p->asking, 1, __ATOMIC_RELEASE);
+	return false;
+}
+
 /* Whether bug b of p can take another collision as its example: it lacks
  * a stack, none is on its way, and this one can take both. The armed
  * thread's window may close before the finder asks it (ask); the pair
@@ -1280,10 +1331,19 @@ static bool wants_example(const det_probe *p, uint32_t b,
 	return true;
 }
 
-/* Record x; armed, when non-NULL, is side 0's access, asked (ask), which
- * the bug asks for its stack; hb, when non-NULL, the happens-before race
- * x is, whose earlier access (side 0) is looked up in its thread's
- * trace. */
+/* Done with an ask (ask): the armed thread may look for its request. */
+static void unask(det_probe *p, const armed_ref **armed)
+{
+	if (*armed)
+		__atomic_sub_fetch(&p->asking, 1, __ATOMIC_RELEASE);
+	*armed = NULL;
+}
+
+/* Record x; armed, when non-NULL, is side 0's access, already asked
+ * (ask): the bug leaves it a request when it wants the example, and
+ * record drops the ask as soon as that is decided (unask); hb, when non-NULL,
+ * the happens-before race x is, whose earlier access (side 0) is looked up in
+ * its thread's trace. */
 static void record(det_probe *p, const pair *x, const armed_ref *armed,
 		   const det_hb_race *hb)
 {
@@ -1293,7 +1353,7 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 	uint32_t j, b;
 	det_violation *v;
 
-	key = ((uint64_t)x->site[1 - cur] << 32 | x->site[cur]) + 1;
+	key = pair_key(x->site[0], x->site[1]);
 	for (int k = 0; k < 2; k++) {
 		const struct benign_range *out =
 		    x->site[k] < p->nsites
@@ -1301,6 +1361,7 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 				    site_width(&p->site[x->site[k]]))
 			: NULL;
 		if (out) {
+			unask(p, &armed);
 			if (!out->silent)
 				benign_note(p, key);
 			return;
@@ -1349,7 +1410,7 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 	}
 	v->cur = (uint8_t)cur;
 	v->count = count;
-	if (p->stacks && armed && p->nreqs < MAX_REQS) {
+	if (p->stacks && armed && p->nreqs < MAX_REQS)
 		p->req[p->nreqs++] = (struct stack_req){
 		    .tid = armed->tid,
 		    .seq = armed->seq,
@@ -1357,7 +1418,8 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 		    .side = (uint8_t)(1 - cur),
 		    .cell = armed->cell,
 		};
-	}
+	/* The armed thread takes p->lock to read it. */
+	unask(p, &armed);
 	if (p->stacks) {
 		take_stack(&v->stack[cur]);
 		take_locks(p, &v->locks[cur]);
@@ -1370,6 +1432,7 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 			lockset_of(&ctx_at(p, c)->locks, &v->locks[1 - cur]);
 		}
 	}
+	note_complete(p, v);
 	if (b == p->nbugs) {
 		p->vals[j] = b;
 		/* Published last: det_probe_violations may run meanwhile. */
@@ -1401,6 +1464,7 @@ static void record(det_probe *p, const pair *x, const armed_ref *armed,
 	}
 	return;
 done:
+	unask(p, &armed);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -1468,31 +1532,6 @@ static void trigger_spin(const uint32_t *flag, uint64_t deadline)
 	}
 }
 
-/* Whether word s is the armed (or asked) state of generation gen. */
-static bool armed_as(uint32_t s, uint32_t gen)
-{
-	return (s & ~ST_MASK) == gen && (s & ST_MASK) >= ST_ARMED;
-}
-
-/* Ask the access armed on e, whose word was s, for its stack: true when it
- * is still armed, and its thread will then wait for p->asking to drop
- * (the caller drops it once its record() is done) and answer the request
- * record() leaves. False when the window has closed: nobody would answer. */
-static bool ask(det_probe *p, race_cell *e, uint32_t s)
-{
-	uint32_t gen = s & ~ST_MASK, want = s;
-
-	if (!p->stacks || !probe_thread)
-		return false;
-	__atomic_add_fetch(&p->asking, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_compare_exchange_n(&e->seq, &want, gen | ST_ASKED, false,
-					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) ||
-	    want == (gen | ST_ASKED))
-		return true;
-	__atomic_sub_fetch(&p->asking, 1, __ATOMIC_RELEASE);
-	return false;
-}
-
 /* An armed thread whose cell was asked waits for the askers to leave
  * their request; a thread preempted between ask and record() is given
  * up after TRIGGER_FOLLOW_NS (its request is dropped unanswered). */
@@ -1537,6 +1576,7 @@ static void serve_requests(det_probe *p, uint32_t tid, const uint64_t *armed,
 			det_violation *v = &p->bugs[q->bug];
 			take_stack(&v->stack[q->side]);
 			take_locks(p, &v->locks[q->side]);
+			note_complete(p, v);
 			if (mb) {
 				v->vwidth = (uint8_t)width;
 				v->vside = q->side;
@@ -1627,10 +1667,11 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 		    .kind = {os->kind, kind},
 		};
 		armed_ref ref = {o.tid, o.seq & ~ST_MASK, c};
-		bool asked = ask(p, e, o.seq);
-		record(p, &x, asked ? &ref : NULL, NULL);
-		if (asked)
-			__atomic_sub_fetch(&p->asking, 1, __ATOMIC_RELEASE);
+		uint64_t key = pair_key(o.site, site);
+		bool done =
+		    __atomic_load_n(&p->complete[mix(key) % COMPLETE_SLOTS],
+				    __ATOMIC_RELAXED) == key;
+		record(p, &x, !done && ask(p, e, o.seq) ? &ref : NULL, NULL);
 	}
 	if (!narmed)
 		return;

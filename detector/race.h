@@ -39,14 +39,16 @@
  * Stacks and values at a collision. A new bug's finder takes its own call
  * stack. The armed access's thread is still inside its probe, spinning:
  * the finder first marks the cell "asked" (one CAS on its word, which
- * fails once the window has closed), then leaves a request (thread, cell,
- * the word's generation). The armed thread disarms with an exchange, so
- * it sees the mark; only then does it wait for the askers to be done
- * (a counter on its own cache line) and answer: it takes its own stack
- * and reads its bytes again; it read them just before its window, which
- * is what a "value changed" line compares. An access that collides with
- * nobody pays nothing more. A request its thread never answered (it was
- * given up after 2 ms) is dropped by the next thread that answers.
+ * fails once the window has closed), unless its pair already has both
+ * stacks (a small table of such pairs, read without the lock), then
+ * leaves a request (thread, cell, the word's generation) if the bug
+ * still wants one. The armed thread disarms with an exchange, so it sees
+ * the mark; only then does it wait for the askers to be done (a counter
+ * on its own cache line) and answer: it takes its own stack and reads
+ * its bytes again; it read them just before its window, which is what a
+ * "value changed" line compares. An access that collides with nobody
+ * pays nothing more. A request its thread never answered (it was given
+ * up after 2 ms) is dropped by the next thread that answers.
  * The pair's next collision in the run, while no request of its bug is
  * outstanding, then replaces the example (threads, addresses, stacks,
  * value, location) and asks again, until one has both stacks; a bug

@@ -6,8 +6,9 @@
 #
 # 1. Cost: each demo and each kernel (BUILD_DIR/kernels/, built by
 #    kernels.sh; instrumented with --all-memories, run at the detector
-#    benchmark's small sizes) runs under the engine alone and with every
-#    site probed by the happens-before detector, under the default profile
+#    benchmark's small sizes) runs under the engine alone and with the
+#    sites heisen check probes (every site but the reads a store covers)
+#    by the happens-before detector, under the default profile
 #    and under throttled (check's default), in one process
 #    (BUILD_DIR/tests/bench/bench_check), best of 3 by the runs' own time.
 #    Ratio to the engine alone; geometric mean. Goal: <= 8x (ThreadSanitizer
@@ -40,7 +41,7 @@ racy="fibonacci fibonacci-lock lock-free-queue antidep indirectaccess comp-opt-b
 controls="control-mutex control-barrier control-atomics mutex-counter parallel-sum prod-cons atomic-sum barrier-phases"
 
 echo
-echo "heisen check: every site probed by the happens-before detector, against"
+echo "heisen check: the sites it probes, by the happens-before detector, against"
 echo "the engine alone; best of 3; goal <= 8x time, <= 4x memory"
 echo
 echo "| program | engine | check | ratio | check, throttled | ratio | shadow | touched | ratio |"

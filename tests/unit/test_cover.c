@@ -85,25 +85,16 @@ static const bool want_covered[NSITES] = {
 
 static const rw_options cover_opt = {.cover = true};
 
-static wasm_module *load(const uint8_t *bytes, size_t len)
-{
-	wasm_err e;
-	wasm_module *m = mb_load(bytes, len, &e);
-
-	if (!m)
-		fail_msg("load: %s", e.msg);
-	return m;
-}
-
 static void covers_exactly_the_safe_reads(void **state)
 {
-	wasm_module *m = load(cover_wasm, sizeof cover_wasm), *o;
+	wasm_err e;
+	wasm_module *m = mb_load(cover_wasm, sizeof cover_wasm, &e), *o;
 	uint8_t *out = NULL;
 	size_t len = 0;
 	rw_sites t, back;
-	wasm_err e;
 	(void)state;
 
+	assert_non_null(m);
 	assert_int_equal(rw_instrument(m, &cover_opt, &out, &len, &t, &e),
 			 WASM_OK);
 	assert_int_equal(t.nsites, NSITES);
@@ -119,7 +110,7 @@ static void covers_exactly_the_safe_reads(void **state)
 			assert_int_equal(t.sites[i].cover_at, i == 6 ? 4 : 0);
 		}
 	/* The marks travel in the instrumented module's table. */
-	o = load(out, len);
+	assert_non_null(o = mb_load(out, len, &e));
 	assert_int_equal(rw_sites_read(o, &back, &e), WASM_OK);
 	assert_int_equal(back.version, 4);
 	assert_int_equal(back.nsites, NSITES);
@@ -146,11 +137,11 @@ static void covers_exactly_the_safe_reads(void **state)
  * read its id's delta, covered_by - id and cover_at. */
 static void a_broken_covered_list_is_malformed(void **state)
 {
-	wasm_module *m = load(cover_wasm, sizeof cover_wasm), *o;
+	wasm_err e;
+	wasm_module *m = mb_load(cover_wasm, sizeof cover_wasm, &e), *o;
 	uint8_t *out = NULL;
 	size_t len = 0;
 	rw_sites t, back;
-	wasm_err e;
 	/* the list as written: reads 0, 2, 6, 17 by writes 1, 3, 7, 18, the
 	 * third 4 bytes into its write */
 	static const uint8_t good[] = {4, 0, 1, 0, 2, 1, 0, 4, 1, 4, 11, 1, 0};
@@ -171,6 +162,7 @@ static void a_broken_covered_list_is_malformed(void **state)
 	};
 	(void)state;
 
+	assert_non_null(m);
 	assert_int_equal(rw_instrument(m, &cover_opt, &out, &len, &t, &e),
 			 WASM_OK);
 	rw_sites_free(&t);
@@ -179,7 +171,7 @@ static void a_broken_covered_list_is_malformed(void **state)
 	assert_memory_equal(out + len - sizeof good, good, sizeof good);
 	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
 		memcpy(out + len - sizeof good, bad[k].list, sizeof good);
-		o = load(out, len);
+		assert_non_null(o = mb_load(out, len, &e));
 		assert_int_equal(rw_sites_read(o, &back, &e), WASM_MALFORMED);
 		if (!strstr(e.msg, bad[k].why))
 			fail_msg("case %zu: %s", k, e.msg);

@@ -6,7 +6,8 @@
 # kind at that file:line, in the demos built with -g (DWARF 4, clang's
 # default for wasm32) and in one demo built with -gdwarf-5. A plain
 # `read`/`write` marker also accepts the atomic and range forms, since
-# the compiler picks the instruction.
+# the compiler picks the instruction. And a read that a store covers
+# (rewriter/cover.h) says so, by the store's site id.
 . "$(dirname "$0")/lib.sh"
 
 need_demos
@@ -91,6 +92,42 @@ if "$HEISEN" cc -gdwarf-5 -O1 -o "$dir/mutex-counter-v5.wasm" demos/mutex-counte
 	check_demo demos/mutex-counter.c "$dir/mutex-counter-v5.wasm" "mutex-counter (DWARF 5)"
 else
 	bad "heisen cc -gdwarf-5 failed: $(snippet "$dir/cc.out")"
+fi
+
+# Reads a later store of their stretch covers (what `heisen check` leaves
+# to the store's probe): lost-update.c's `unsigned b = balance` is covered
+# by the store of `balance = b + amount` on the next line, in the JSON
+# (covered_by) and in the table ("(covered by N)"); the store is not.
+lu=demos/build/lost-update.wasm
+if ! "$HEISEN" sites "$lu" --json >"$dir/lu.json" 2>"$dir/lu.err" ||
+	! "$HEISEN" sites "$lu" >"$dir/lu.txt" 2>>"$dir/lu.err"; then
+	bad "heisen sites $lu failed: $(snippet "$dir/lu.err")"
+else
+	read_line=$(grep -n 'heisen:site read balance' demos/lost-update.c | cut -d: -f1)
+	if python3 - "$dir/lu.json" "$read_line" >"$dir/lu.ids" 2>&1 <<'EOF'; then
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+line = int(sys.argv[2])
+at = {s["id"]: s for s in d["sites"]}
+def where(s):
+    src = s.get("source") or {}
+    return (os.path.basename(src.get("file") or "?"), src.get("line"))
+reads = [s for s in d["sites"] if s["kind"] == "read" and where(s) == ("lost-update.c", line)]
+assert reads, "no read site at line %d" % line
+for r in reads:
+    w = at.get(r["covered_by"])
+    assert w and w["kind"] == "write" and where(w) == ("lost-update.c", line + 1), \
+        "read site %d: covered_by %s" % (r["id"], r["covered_by"])
+    assert w["covered_by"] is None, "store %d covered too" % w["id"]
+    print(r["id"], w["id"])
+EOF
+		while read -r r w; do
+			grep -qE "^$r +read .*\(covered by $w\)\$" "$dir/lu.txt" ||
+				bad "lost-update: the table does not show site $r covered by $w"
+		done <"$dir/lu.ids"
+	else
+		bad "lost-update: $(snippet "$dir/lu.ids")"
+	fi
 fi
 
 # Without DWARF the sites are still listed, with no source (not an error).

@@ -1516,38 +1516,22 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Spin until *flag is set or the deadline passes: tightly at first (the
- * partner is a few instructions away on another core), then yielding so
- * that a partner on the same core can run. */
-static void trigger_spin(const uint32_t *flag, uint64_t deadline)
+/* Spin until *w is non-zero (set) or zero (!set), or the deadline
+ * passes: tightly at first (the other thread is a few instructions away
+ * on another core), then yielding so that one on the same core can run.
+ * Waits on a breakpoint's flags (set), and on p->asking (zero) for an
+ * armed thread whose cell was asked; an asker preempted before leaving
+ * its request is given up at the deadline (the request is dropped
+ * unanswered). */
+static void spin_until(const uint32_t *w, bool set, uint64_t deadline)
 {
-	for (uint32_t n = 0; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); n++) {
-		if (n < 4096) {
-			cpu_relax();
-			continue;
-		}
-		if (mono_ns() >= deadline)
-			return;
-		sched_yield();
-	}
-}
-
-/* An armed thread whose cell was asked waits for the askers to leave
- * their request; a thread preempted between ask and record() is given
- * up after TRIGGER_FOLLOW_NS (its request is dropped unanswered). */
-static void wait_asking(const det_probe *p)
-{
-	uint64_t deadline = 0;
-
-	for (uint32_t n = 0; __atomic_load_n(&p->asking, __ATOMIC_ACQUIRE);
+	for (uint32_t n = 0; (__atomic_load_n(w, __ATOMIC_ACQUIRE) != 0) != set;
 	     n++) {
 		if (n < 4096) {
 			cpu_relax();
 			continue;
 		}
-		if (!deadline)
-			deadline = mono_ns() + TRIGGER_FOLLOW_NS;
-		else if (mono_ns() >= deadline)
+		if (mono_ns() >= deadline)
 			return;
 		sched_yield();
 	}
@@ -1684,7 +1668,7 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 		copy_racy(before, mb, width);
 	delay(p);
 	if (hold)
-		trigger_spin(hold, mono_ns() + TRIGGER_FOLLOW_NS);
+		spin_until(hold, true, mono_ns() + TRIGGER_FOLLOW_NS);
 	bool asked = false;
 	for (int i = 0; i < narmed; i++)
 		asked |= (__atomic_exchange_n(&t[armed[i]].seq,
@@ -1692,7 +1676,7 @@ static void race_access(det_probe *p, uint32_t tid, uint32_t addr,
 					      __ATOMIC_ACQ_REL) &
 			  ST_MASK) == ST_ASKED;
 	if (asked) {
-		wait_asking(p);
+		spin_until(&p->asking, false, mono_ns() + TRIGGER_FOLLOW_NS);
 		serve_requests(p, tid, armed, armed_seq, narmed, mb, before,
 			       width);
 	}
@@ -1797,7 +1781,7 @@ static trig_part trigger_access(det_probe *p, uint32_t tid, uint32_t addr,
 	/* Spinning, not a condition variable: a wake-up takes longer than
 	 * the delay window the two accesses share. */
 	deadline = mono_ns() + t->hold_ns;
-	trigger_spin(&me->released, deadline);
+	spin_until(&me->released, true, deadline);
 	pthread_mutex_lock(&p->lock);
 	me->busy = false;
 	if (__atomic_load_n(&me->released, __ATOMIC_ACQUIRE)) {
